@@ -1,0 +1,45 @@
+"""The assignment policy, as pure code: which item a rater gets next, or none.
+
+Rules: never an item the rater has seen; never beyond an item's target of raters (answered plus
+unexpired slots held); with balance, never beyond the rater's group quota on that item; the
+least-taken items first, import order breaking ties; gold items when one is due.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLoad:
+    item_id: str
+    position: int
+    taken: int                                        # distinct raters answered or holding a slot
+    taken_by_group: Mapping[str, int] = field(default_factory=dict)
+    gold: bool = False
+
+
+def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> bool:
+    """Serve a gold item when the share of gold so far has fallen below the target rate."""
+    if gold_rate <= 0:
+        return False
+    return answered_gold < gold_rate * (answered_regular + answered_gold + 1)
+
+
+def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
+                rater_group: str | None = None, quota: Mapping[str, int] | None = None,
+                want_gold: bool = False) -> str | None:
+    loads = [l for l in loads if l.item_id not in seen]
+    if want_gold:
+        gold = [l for l in loads if l.gold]
+        if gold:
+            return min(gold, key=lambda l: (l.taken, l.position)).item_id
+    open_items = [l for l in loads if not l.gold and l.taken < target]
+    if quota is not None:
+        if rater_group not in quota:
+            return None
+        cap = quota[rater_group]
+        open_items = [l for l in open_items if l.taken_by_group.get(rater_group, 0) < cap]
+    if not open_items:
+        return None
+    return min(open_items, key=lambda l: (l.taken, l.position)).item_id

@@ -1,0 +1,243 @@
+"""`fairval`: the command line, a thin shell over the library. Library errors become ClickExceptions."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from annotate import importers, results
+from annotate.records import ImportProblem
+from annotate.studies import StudyError, configure_study, create_study, list_study_names, load_study
+from annotate.tasks import PRESETS
+from store import StoreError, open_db
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+
+
+def friendly(fn):
+    """Turn the library's refusals into one clear line and exit code 1."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (ImportProblem, StudyError, StoreError, ValueError, KeyError) as e:
+            raise click.ClickException(e.args[0] if isinstance(e, KeyError) else str(e)) from None
+    return wrapper
+
+
+@click.group()
+@click.option("--db", "db_path", envvar="FAIRVAL_DB", default="fairval.db", show_default=True,
+              type=click.Path(dir_okay=False), help="SQLite file (or set FAIRVAL_DB).")
+@click.version_option(package_name="fairval")
+@click.pass_context
+def cli(ctx: click.Context, db_path: str) -> None:
+    """fairval: human validation of LLM fairness evaluations."""
+    ctx.obj = {"db_path": db_path}
+
+
+def _db(ctx: click.Context):
+    return open_db(ctx.obj["db_path"])
+
+
+@cli.command()
+@click.pass_context
+@friendly
+def init(ctx):
+    """Create the database (or bring its schema up to date)."""
+    _db(ctx)
+    click.echo(f"database ready: {ctx.obj['db_path']}")
+
+
+@cli.group()
+def study():
+    """Create, list and configure studies."""
+
+
+@study.command("create")
+@click.argument("name")
+@click.option("--task", type=click.Choice(sorted(PRESETS)), required=True)
+@click.option("--raters-per-item", type=int, default=3, show_default=True)
+@click.option("--balance-by", type=click.Choice(["gender", "race", "country"]))
+@click.option("--balance-groups", help="Comma-separated groups sharing each item's raters, e.g. female,male.")
+@click.option("--flip-probability", type=float, default=0.5, show_default=True)
+@click.option("--gold-rate", type=float, default=0.0, show_default=True)
+@click.option("--timeout", "timeout_seconds", type=float, default=1800, show_default=True,
+              help="Seconds before a served, unanswered item goes back to the pool.")
+@click.option("--min-seconds", type=float, default=0.0, show_default=True,
+              help="Median seconds per item under which a rater is flagged.")
+@click.option("--max-items-per-rater", type=int)
+@click.option("--ask", "demographics", multiple=True, type=click.Choice(["gender", "race", "country"]),
+              help="Demographics asked of raters (repeat the option).")
+@click.option("--completion-code")
+@click.option("--prolific-redirect/--no-prolific-redirect", default=False)
+@click.option("--seed", type=int)
+@click.pass_context
+@friendly
+def study_create(ctx, name, task, balance_groups, **options):
+    """Create study NAME for TASK."""
+    settings = {k: v for k, v in options.items() if v is not None}
+    settings["demographics"] = list(options["demographics"])
+    if balance_groups:
+        settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
+    created = create_study(_db(ctx), name, task, **settings)
+    click.echo(f"created study {created.study_id!r} ({task}); completion code "
+               f"{created.settings.completion_code}")
+
+
+@study.command("list")
+@click.pass_context
+@friendly
+def study_list(ctx):
+    """List studies."""
+    db = _db(ctx)
+    for name in list_study_names(db):
+        s = load_study(db, name)
+        click.echo(f"{name}\t{s.task.name}\t{s.status}")
+
+
+@study.command("set")
+@click.argument("name")
+@click.argument("assignments", nargs=-1, required=True)
+@click.pass_context
+@friendly
+def study_set(ctx, name, assignments):
+    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
+    changes = {}
+    for pair in assignments:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE")
+        try:
+            changes[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            changes[key] = raw
+    status = changes.pop("status", None)
+    configure_study(_db(ctx), name, status=status, **changes)
+    click.echo(f"study {name!r} updated")
+
+
+@cli.group()
+def items():
+    """Import items."""
+
+
+@items.command("import")
+@click.argument("study_name")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+@friendly
+def items_import(ctx, study_name, file):
+    """Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing."""
+    result = importers.import_items(_db(ctx), study_name, file)
+    click.echo(f"imported {result.written} items into {study_name!r}")
+
+
+@cli.group()
+def ratings():
+    """Import ratings collected elsewhere."""
+
+
+@ratings.command("import")
+@click.argument("study_name")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+@friendly
+def ratings_import(ctx, study_name, file):
+    """Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*])."""
+    result = importers.import_ratings(_db(ctx), study_name, file)
+    click.echo(f"imported {result.written} ratings into {study_name!r}"
+               + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
+
+
+@cli.group()
+def lmra():
+    """LLM judge (LMRA) scores."""
+
+
+@lmra.command("import")
+@click.argument("study_name")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+@friendly
+def lmra_import(ctx, study_name, file):
+    """Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c."""
+    result = importers.import_lmra(_db(ctx), study_name, file)
+    click.echo(f"imported {result.written} LMRA scores into {study_name!r}")
+
+
+@cli.command()
+@click.argument("study_name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--exclude-flagged", is_flag=True, help="Leave out raters flagged for quality.")
+@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for alpha's interval.")
+@click.pass_context
+@friendly
+def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
+    """Compute a study's numbers."""
+    numbers = results.study_results(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot)
+    if as_json:
+        click.echo(json.dumps(numbers))
+        return
+    click.echo(f"{numbers['study']} ({numbers['task']}): {numbers['n_items']} items, "
+               f"{numbers['n_raters']} raters, {numbers['n_ratings']} ratings")
+    for qid, q in numbers["questions"].items():
+        line = f"  {qid}: n={q['n']} alpha({q['level']})={_fmt(q['alpha'])}"
+        if q.get("alpha_ci"):
+            line += f" [{_fmt(q['alpha_ci'][0])}, {_fmt(q['alpha_ci'][1])}]"
+        if "mean" in q:
+            line += f" mean={_fmt(q['mean'])} share 4-5={_fmt(q['share_4_or_5'])}"
+        click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
+    if numbers.get("lmra"):
+        l = numbers["lmra"]
+        click.echo(f"  LMRA {l['model']}: r={_fmt(l['pearson_r'])} sign agreement="
+                   f"{_fmt(l['sign_agreement'])} n={l['n_items']}")
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None else f"{x:.3f}"
+
+
+def _streamlit(db_path: str, port: int | None, extra_env: dict | None = None) -> None:
+    env = {**os.environ, "FAIRVAL_DB": str(Path(db_path).resolve()), **(extra_env or {})}
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false"]
+    if port:
+        cmd += ["--server.port", str(port)]
+    raise SystemExit(subprocess.call(cmd, env=env, cwd=APP.parent))
+
+
+@cli.command()
+@click.option("--port", type=int)
+@click.pass_context
+def serve(ctx, port):
+    """Run the app (raters' page and researcher pages) on this database."""
+    _db(ctx)
+    _streamlit(ctx.obj["db_path"], port)
+
+
+@cli.command()
+@click.option("--port", type=int)
+@click.option("--no-serve", is_flag=True, help="Only create the demo studies.")
+@click.pass_context
+@friendly
+def demo(ctx, port, no_serve):
+    """Create the demo studies (once) and run the app on them."""
+    from annotate.demo import ensure_demo
+
+    db = _db(ctx)
+    created = ensure_demo(db)
+    click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")
+    password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
+    click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
+    click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
+    if not no_serve:
+        _streamlit(ctx.obj["db_path"], port, {"FAIRVAL_RESEARCHER_PASSWORD": password})
+
+
+def main() -> None:
+    cli(prog_name="fairval")

@@ -1,0 +1,163 @@
+"""A study's numbers (SPEC §5, §6): reads the store once, hands frames to analysis/, returns plain data."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import pandas as pd
+from sqlite_utils import Database
+
+from analysis.calibration import calibrate, calibrate_by_group, harm_rate, human_scores
+from analysis.names import accuracy_by_intended, confusion
+from analysis.raters import QualityRules, RaterQuality, rater_quality
+from analysis.reliability import krippendorff_alpha
+from analysis.scores import likert_by_group, likert_summary
+from annotate.studies import Study, load_study
+from annotate.tasks import Question
+from store import items as item_store
+from store import lmra as lmra_store
+from store import ratings as rating_store
+
+TEMPLATE_KEY = "decision_question_id"
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """Everything the numbers are computed from, already filtered (no gold, no excluded raters)."""
+    study: Study
+    items: pd.DataFrame           # item_id, data, gold, practice …
+    ratings: pd.DataFrame         # regular-item ratings of the raters kept
+    all_ratings: pd.DataFrame     # every rating, gold included, for rater quality
+    lmra: pd.DataFrame            # item_id, model, score
+    quality: list[RaterQuality]
+    excluded: dict[str, tuple[str, ...]]
+
+
+def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False) -> StudyData:
+    study = load_study(db, study_id)
+    items = item_store.items_frame(db, study.study_id)
+    ratings = rating_store.ratings_frame(db, study.study_id)
+    gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
+    rules = QualityRules(min_median_seconds=study.settings.min_seconds)
+    quality = rater_quality(ratings, gold, rules)
+    excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
+    kept = ratings[~ratings["gold_item"] & ~ratings["rater_id"].isin(list(excluded))]
+    return StudyData(study, items, kept.reset_index(drop=True), ratings,
+                     lmra_store.scores_frame(db, study.study_id), quality, excluded)
+
+
+def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                  n_boot: int = 1000) -> dict:
+    """The JSON-ready numbers of a study (the keys of `fairval analyze --json`)."""
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    study, ratings = data.study, data.ratings
+    regular_items = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+    out: dict = {
+        "study": study.study_id, "task": study.task.name,
+        "n_items": len(regular_items), "n_raters": int(ratings["rater_id"].nunique()),
+        "n_ratings": len(ratings),
+        "excluded_raters": {r: list(f) for r, f in data.excluded.items()},
+        "questions": {q.id: question_numbers(q, ratings[ratings["question"] == q.id], n_boot=n_boot,
+                                             seed=study.settings.seed)
+                      for q in study.task.questions},
+    }
+    if study.task.name == "template_quality":
+        out["templates"] = template_table(data)
+    if study.task.name == "harmful_stereotype":
+        out.update(pair_numbers(data))
+    if study.task.name == "name_perception":
+        out["names"] = name_numbers(data)
+    return _plain(out)
+
+
+def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
+    if q.is_likert:
+        values = ratings.assign(value=pd.to_numeric(ratings["value"]))
+        rel = krippendorff_alpha(values, level="ordinal", domain=[1, 2, 3, 4, 5], n_boot=n_boot, seed=seed)
+        summary = likert_summary(ratings["value"])
+        extra = {"mean": summary.mean, "share_4_or_5": summary.share_4_or_5,
+                 "distribution": {str(k): v for k, v in summary.distribution.items()}}
+    elif q.canonical == "harm":
+        scores = ratings.assign(value=pd.to_numeric(ratings["canonical"]))
+        rel = krippendorff_alpha(scores, level="interval", domain=[-1, 0, 1], n_boot=n_boot, seed=seed)
+        nominal = krippendorff_alpha(ratings.assign(value=ratings["canonical"]), level="nominal",
+                                     domain=["1", "0", "-1"], n_boot=0)
+        extra = {"alpha_nominal": nominal.alpha, "mean_canonical": _mean(scores["value"]),
+                 "distribution": _counts(ratings["canonical"], ["1", "-1", "0"])}
+    else:
+        canon = ratings.assign(value=ratings["canonical"])
+        rel = krippendorff_alpha(canon, level="nominal", domain=list(q.values), n_boot=n_boot, seed=seed)
+        extra = {"distribution": _counts(ratings["canonical"], list(q.values))}
+    return {"n": len(ratings), "level": rel.level, "alpha": rel.alpha, "alpha_ci": rel.interval,
+            "percent_agreement": rel.percent_agreement, "n_items_pairable": rel.n_items,
+            **({"reason": rel.reason} if rel.reason else {}), **extra}
+
+
+def template_table(data: StudyData) -> list[dict]:
+    """Per template (decision_question_id; an item is its own template when it has none)."""
+    key = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in data.items.itertuples()}
+    ratings = data.ratings.assign(template=data.ratings["item_id"].map(key))
+    if ratings.empty:
+        return []
+    table = likert_by_group(ratings, "template")
+    return table.to_dict(orient="records")
+
+
+def pair_numbers(data: StudyData) -> dict:
+    ratings = data.ratings[data.ratings["question"] == "harm"]
+    human = human_scores(ratings)
+    out: dict = {"harm": {"human": asdict(harm_rate(human))}}
+    if data.lmra.empty:
+        out["lmra"] = None
+        out["harm"]["lmra"] = None
+        return out
+    models = sorted(data.lmra["model"].unique())
+    by_model = {}
+    for model in models:
+        lmra = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
+        numbers = asdict(calibrate(human, lmra))
+        numbers["by_rater_group"] = {
+            attr: {g: asdict(c) for g, c in calibrate_by_group(
+                ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()}
+            for attr in ("gender", "race")}
+        numbers["harm_lmra"] = asdict(harm_rate(lmra))
+        by_model[model] = numbers
+    main = models[0]
+    out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
+    out["harm"]["lmra"] = by_model[main]["harm_lmra"]
+    return out
+
+
+def name_numbers(data: StudyData) -> dict:
+    intended = {r.item_id: r.data for r in data.items.itertuples()}
+    out: dict = {}
+    for attr in ("race", "gender"):
+        part = data.ratings[data.ratings["question"] == attr]
+        part = part.assign(intended=part["item_id"].map(lambda i: intended[i].get(attr)))
+        acc = accuracy_by_intended(part)
+        out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
+        out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
+        labels = list(data.study.task.question(attr).values)
+        out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
+    return out
+
+
+def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
+    return {v: int((values == v).sum()) for v in order}
+
+
+def _mean(values: pd.Series) -> float | None:
+    return float(values.mean()) if len(values) else None
+
+
+def _plain(value):
+    """Plain JSON types: tuples to lists, NaN to None, numpy scalars to Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value

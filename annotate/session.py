@@ -1,0 +1,203 @@
+"""The rater's session: where a rater is in the flow, serving the next item, recording answers.
+
+Serving and recording each run in one IMMEDIATE transaction, so several Streamlit workers or
+processes sharing the SQLite file cannot hand out the same slot twice or lose an answer.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlite_utils import Database
+
+from annotate.assignment import ItemLoad, choose_item, gold_due
+from annotate.pairs import canonical_value, draw_flip
+from annotate.studies import Study, load_study
+from store import immediate
+from store import assignments as ledger
+from store import items as item_store
+from store import raters as rater_store
+from store import ratings as rating_store
+
+Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
+               "practice", "item", "done", "no_items"]
+
+
+class AnswerError(ValueError):
+    "An answer that cannot be recorded; says which question and what is allowed."
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    item_id: str
+    data: dict
+    flipped: bool
+    served_at: float
+    gold: bool
+    practice: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    answered: int
+    expected: int          # items this rater can expect in all (a cap, or what is left for them)
+
+
+def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
+           platform_study_id: str | None = None, platform_session_id: str | None = None) -> dict:
+    rater_id = rater_id.strip()
+    if not rater_id or len(rater_id) > 128:
+        raise ValueError("a rater id must be 1-128 characters")
+    return rater_store.ensure_rater(db, study_id, rater_id, source=source,
+                                    platform_study_id=platform_study_id,
+                                    platform_session_id=platform_session_id)
+
+
+def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
+    """Where this rater stands; reading it changes nothing."""
+    rater = rater_store.get_rater(db, study.study_id, rater_id)
+    if rater is None or rater["consent"] is None:
+        return "closed" if study.status == "closed" else "consent"
+    if rater["consent"] == "declined":
+        return "declined"
+    if rater["finished_at"] is not None:
+        return "done"
+    if study.status != "open":
+        return "paused" if study.status == "paused" else "closed"
+    if any(rater[a] is None for a in study.settings.asks()):
+        return "demographics"
+    if not rater["instructions_done"]:
+        return "instructions"
+    if not rater["practice_done"] and item_store.list_items(db, study.study_id, practice=True):
+        return "practice"
+    return "item"
+
+
+def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool) -> None:
+    rater_store.update_rater(db, study_id, rater_id, consent="given" if agreed else "declined")
+
+
+def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[str, str]) -> None:
+    missing = [a for a in study.settings.asks() if not (answers.get(a) or "").strip()]
+    if missing:
+        raise AnswerError(f"please answer: {', '.join(missing)}")
+    rater_store.update_rater(db, study.study_id, rater_id,
+                             **{a: answers[a].strip() for a in study.settings.asks()})
+
+
+def finish_instructions(db: Database, study_id: str, rater_id: str) -> None:
+    rater_store.update_rater(db, study_id, rater_id, instructions_done=1)
+
+
+def finish_practice(db: Database, study_id: str, rater_id: str) -> None:
+    rater_store.update_rater(db, study_id, rater_id, practice_done=1)
+
+
+def practice_items(db: Database, study: Study) -> list[Served]:
+    return [Served(i["item_id"], i["data"], False, 0.0, False, True)
+            for i in item_store.list_items(db, study.study_id, practice=True)]
+
+
+def serve_next_item(db: Database, study: Study, rater_id: str, *,
+                    now: float | None = None) -> Served | None:
+    """The item this rater should answer now: their open slot if they hold one, else a new one.
+
+    Returning to the same open slot is what makes a reload, or a second tab, show the same item
+    rather than take another. None when nothing is left for this rater.
+    """
+    now = time.time() if now is None else now
+    s = study.settings
+    since = now - s.timeout_seconds
+    with immediate(db):
+        held = ledger.open_assignment(db, study.study_id, rater_id, since)
+        if held is not None:
+            return _served(db, study, held)
+        regular, gold = ledger.answered_count(db, study.study_id, rater_id)
+        if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
+            return None
+        rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
+        item_id = choose_item(
+            _loads(ledger.load_by_item(db, study.study_id, since, s.balance_by)),
+            seen=ledger.seen_items(db, study.study_id, rater_id), target=s.raters_per_item,
+            rater_group=rater.get(s.balance_by) if s.balance_by else None, quota=s.quota(),
+            want_gold=gold_due(regular, gold, s.gold_rate))
+        if item_id is None:
+            return None
+        flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
+                                                   s.flip_probability)
+        ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
+        return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+
+
+def _served(db: Database, study: Study, assignment: dict) -> Served:
+    item = item_store.get_item(db, study.study_id, assignment["item_id"])
+    return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
+                  assignment["served_at"], item["gold"] is not None)
+
+
+def _loads(rows: list[dict]) -> list[ItemLoad]:
+    by_item: dict[str, dict] = {}
+    for r in rows:
+        entry = by_item.setdefault(r["item_id"], {"position": r["position"], "gold": bool(r["gold"]),
+                                                  "taken": 0, "groups": defaultdict(int)})
+        entry["taken"] += r["n"]
+        if r["rater_group"] is not None:
+            entry["groups"][r["rater_group"]] += r["n"]
+    return [ItemLoad(i, e["position"], e["taken"], dict(e["groups"]), e["gold"])
+            for i, e in by_item.items()]
+
+
+def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
+    clean = {}
+    for q in study.task.questions:
+        value = answers.get(q.id)
+        if value is None or value == "":
+            raise AnswerError(f"please answer: {q.prompt.format_map(defaultdict(str))[:60]}")
+        if str(value) not in q.values:
+            raise AnswerError(f"{value!r} is not an answer to {q.id!r}; answers are {', '.join(q.values)}")
+        clean[q.id] = str(value)
+    return clean
+
+
+def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+                  *, comment: str | None = None, now: float | None = None) -> bool:
+    """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
+
+    An answer to a slot that timed out is still kept: the rater did the work and saw it accepted.
+    """
+    now = time.time() if now is None else now
+    clean = validate_answers(study, answers)
+    with immediate(db):
+        assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
+        if assignment is None:
+            raise AnswerError(f"item {item_id!r} was never served to rater {rater_id!r}")
+        flipped = bool(assignment["flipped"])
+        shown = assignment["served_at"]
+        rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
+                 "canonical": canonical_value(q, clean[q.id], flipped),
+                 "flipped": int(flipped) if study.task.is_pair else None,
+                 "comment": (comment or "").strip() or None, "shown_at": shown, "answered_at": now,
+                 "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
+        new = rating_store.insert_ratings(db, study.study_id, rows)
+        ledger.mark_answered(db, study.study_id, rater_id, item_id, now)
+    return new > 0
+
+
+def finish(db: Database, study_id: str, rater_id: str) -> None:
+    rater = rater_store.get_rater(db, study_id, rater_id)
+    if rater and rater["finished_at"] is None:
+        rater_store.update_rater(db, study_id, rater_id, finished_at=time.time())
+
+
+def progress(db: Database, study: Study, rater_id: str) -> Progress:
+    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
+    n_items = sum(1 for i in item_store.list_items(db, study.study_id, practice=False) if i["gold"] is None)
+    expected = n_items if study.settings.max_items_per_rater is None else min(
+        n_items, study.settings.max_items_per_rater)
+    return Progress(regular, max(expected, regular))
+
+
+def load(db: Database, study_id: str) -> Study:
+    return load_study(db, study_id)

@@ -1,0 +1,146 @@
+"""Study settings: validated once here, stored as JSON by store/."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from annotate.tasks import PRESETS, Task, get_task
+from store import studies as study_store
+from store.raters import ATTRIBUTES
+
+DEFAULT_CONSENT = (
+    "This study is part of research on the fairness of AI systems. You will read short texts "
+    "written by or for an AI system and answer questions about them. Some texts may touch on "
+    "stereotypes about groups of people. Participation is voluntary: you may stop at any time, "
+    "and closing the page keeps the answers you have already submitted. Your answers are stored "
+    "with your participant ID and the background details you choose to give, used only for this "
+    "research, and reported only in aggregate.")
+
+STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class StudyError(ValueError):
+    "A study name or setting that cannot be used; the message says what is allowed."
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    raters_per_item: int = 3
+    balance_by: str | None = None               # rater attribute: gender, race or country
+    balance_groups: tuple[str, ...] = ()        # e.g. ("female", "male"): equal quotas per item
+    flip_probability: float = 0.5
+    seed: int = 0
+    gold_rate: float = 0.0                      # share of served items that are gold, when gold exists
+    min_seconds: float = 0.0                    # answers faster than this count as too fast
+    timeout_seconds: float = 1800.0             # a served, unanswered item goes back to the pool
+    max_items_per_rater: int | None = None
+    demographics: tuple[str, ...] = ()          # asked of each rater, from ATTRIBUTES
+    consent_text: str = DEFAULT_CONSENT
+    instructions: str = ""                      # empty: the task's own instructions
+    completion_code: str = ""
+    prolific_redirect: bool = False             # send finished raters to Prolific with the code
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:
+            raise StudyError(f"raters_per_item must be a whole number of at least 1, "
+                             f"not {self.raters_per_item!r}")
+        if self.balance_by is not None and self.balance_by not in ATTRIBUTES:
+            raise StudyError(f"balance_by must be one of {', '.join(ATTRIBUTES)}, "
+                             f"not {self.balance_by!r}")
+        if self.balance_by and len(self.balance_groups) < 2:
+            raise StudyError("balance_by needs at least two balance_groups "
+                             "(e.g. female,male) to split each item's raters between")
+        for name in ("flip_probability", "gold_rate"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise StudyError(f"{name} must lie between 0 and 1, not {value!r}")
+        if self.timeout_seconds <= 0:
+            raise StudyError(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
+        unknown = set(self.demographics) - set(ATTRIBUTES)
+        if unknown:
+            raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
+                             f"not {', '.join(sorted(unknown))}")
+
+    def quota(self) -> dict[str, int] | None:
+        """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
+        if not self.balance_by:
+            return None
+        per = math.ceil(self.raters_per_item / len(self.balance_groups))
+        return {g: per for g in self.balance_groups}
+
+    def asks(self) -> tuple[str, ...]:
+        """Demographics to ask: the balance attribute always, since assignment needs it."""
+        extra = (self.balance_by,) if self.balance_by and self.balance_by not in self.demographics else ()
+        return tuple(self.demographics) + extra
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StudySettings":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known - {"task_definition"}
+        if unknown:
+            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}")
+        values = {k: v for k, v in d.items() if k in known}
+        for key in ("balance_groups", "demographics"):
+            if key in values:
+                values[key] = tuple(values[key] or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Study:
+    study_id: str
+    task: Task
+    settings: StudySettings
+    status: str
+    extra: dict = field(default_factory=dict)
+
+
+def create_study(db: Database, name: str, task: str, **settings) -> Study:
+    if not STUDY_NAME.match(name):
+        raise StudyError(f"study name {name!r} must be 1-64 letters, digits, '-', '_' or '.', "
+                         "starting with a letter or digit")
+    if task not in PRESETS:
+        raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
+    settings.setdefault("seed", secrets.randbelow(2**31))
+    settings.setdefault("completion_code", secrets.token_hex(4).upper())
+    parsed = StudySettings.from_dict(settings)
+    try:
+        study_store.insert_study(db, name, task, parsed.to_dict())
+    except study_store.StoreError as e:
+        raise StudyError(str(e)) from None
+    return load_study(db, name)
+
+
+def load_study(db: Database, name: str) -> Study:
+    row = study_store.get_study(db, name)
+    if row is None:
+        known = [s["study_id"] for s in study_store.list_studies(db)]
+        raise StudyError(f"no study named {name!r}" +
+                         (f"; studies here: {', '.join(known)}" if known else "; none exist yet"))
+    raw = row["settings"]
+    task = Task.from_dict(raw["task_definition"]) if raw.get("task_definition") else get_task(row["task"])
+    return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"])
+
+
+def configure_study(db: Database, name: str, *, status: str | None = None, **changes) -> Study:
+    """Change settings (validated as a whole) or the status: open, paused or closed."""
+    study = load_study(db, name)
+    if status is not None and status not in ("open", "paused", "closed"):
+        raise StudyError(f"status must be open, paused or closed, not {status!r}")
+    settings = None
+    if changes:
+        settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
+    study_store.update_study(db, name, settings=settings, status=status)
+    return load_study(db, name)
+
+
+def list_study_names(db: Database) -> list[str]:
+    return [s["study_id"] for s in study_store.list_studies(db)]

@@ -1,0 +1,77 @@
+"""Items of a study: written all at once or not at all."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+from sqlite_utils import Database
+
+from store.db import StoreError, immediate
+
+
+def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> int:
+    """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
+
+    Refuses the whole batch when any id is taken already, naming it.
+    """
+    with immediate(db):
+        start = db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM items WHERE study_id = ?",
+                           [study_id]).fetchone()[0]
+        ids = [r["item_id"] for r in rows]
+        taken = _existing_ids(db, study_id, ids)
+        if taken:
+            raise StoreError(f"item id {sorted(taken)[0]!r} is in study {study_id!r} already "
+                             f"({len(taken)} of the file's ids are); nothing was imported")
+        db["items"].insert_all(
+            ({"study_id": study_id, "position": start + i, "item_id": r["item_id"],
+              "data": json.dumps(r["data"], ensure_ascii=False),
+              "source_line": r.get("source_line"), "source_format": r["source_format"],
+              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
+              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)),
+            batch_size=500)
+    return len(rows)
+
+
+def _existing_ids(db: Database, study_id: str, ids: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start:start + 500])
+        marks = ",".join("?" * len(chunk))
+        found |= {r[0] for r in db.execute(
+            f"SELECT item_id FROM items WHERE study_id = ? AND item_id IN ({marks})",
+            [study_id, *chunk])}
+    return found
+
+
+def item_ids(db: Database, study_id: str) -> set[str]:
+    return {r[0] for r in db.execute("SELECT item_id FROM items WHERE study_id = ?", [study_id])}
+
+
+def get_item(db: Database, study_id: str, item_id: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM items WHERE study_id = ? AND item_id = ?",
+                         [study_id, item_id]))
+    return _decode(rows[0]) if rows else None
+
+
+def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> list[dict]:
+    sql = "SELECT * FROM items WHERE study_id = ?"
+    args: list = [study_id]
+    if practice is not None:
+        sql += " AND practice = ?"
+        args.append(int(practice))
+    return [_decode(r) for r in db.query(sql + " ORDER BY position", args)]
+
+
+def items_frame(db: Database, study_id: str) -> pd.DataFrame:
+    """One row per item: item_id, position, gold, practice, data (dict)."""
+    items = list_items(db, study_id)
+    cols = ["item_id", "position", "gold", "practice", "data", "source_line", "source_format"]
+    return pd.DataFrame(items, columns=cols)
+
+
+def _decode(row: dict) -> dict:
+    row["data"] = json.loads(row["data"])
+    row["gold"] = json.loads(row["gold"]) if row["gold"] else None
+    row["practice"] = bool(row["practice"])
+    return row

@@ -1,0 +1,27 @@
+"""LMRA (LLM judge) scores per item and model."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pandas as pd
+from sqlite_utils import Database
+
+from store.db import immediate
+
+
+def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
+    """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
+    with immediate(db):
+        db["lmra_scores"].upsert_all(
+            ({"study_id": study_id, "item_id": r["item_id"], "model": r["model"],
+              "score": r["score"],
+              "probabilities": json.dumps(r["probabilities"]) if r.get("probabilities") else None}
+             for r in rows), pk=("study_id", "item_id", "model"))
+    return len(rows)
+
+
+def scores_frame(db: Database, study_id: str) -> pd.DataFrame:
+    rows = list(db.query("SELECT item_id, model, score FROM lmra_scores WHERE study_id = ? "
+                         "ORDER BY model, item_id", [study_id]))
+    return pd.DataFrame(rows, columns=["item_id", "model", "score"])

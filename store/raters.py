@@ -1,0 +1,46 @@
+"""Raters of a study: how they arrived, consent, self-reported attributes, progress through the flow."""
+from __future__ import annotations
+
+import time
+
+from sqlite_utils import Database
+
+from store.db import immediate
+
+ATTRIBUTES = ("gender", "race", "country")
+_FLAGS = ("consent", "instructions_done", "practice_done", "finished_at")
+
+
+def get_rater(db: Database, study_id: str, rater_id: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM raters WHERE study_id = ? AND rater_id = ?",
+                         [study_id, rater_id]))
+    return rows[0] if rows else None
+
+
+def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
+                 platform_study_id: str | None = None,
+                 platform_session_id: str | None = None,
+                 attributes: dict | None = None) -> dict:
+    """The rater's row, created on first arrival; a returning rater's row is left as it was."""
+    with immediate(db):
+        row = get_rater(db, study_id, rater_id)
+        if row is None:
+            record = {"study_id": study_id, "rater_id": rater_id, "source": source,
+                      "platform_study_id": platform_study_id,
+                      "platform_session_id": platform_session_id, "started_at": time.time()}
+            record.update({k: v for k, v in (attributes or {}).items() if k in ATTRIBUTES})
+            db["raters"].insert(record)
+            row = get_rater(db, study_id, rater_id)
+    return row
+
+
+def update_rater(db: Database, study_id: str, rater_id: str, **changes) -> None:
+    unknown = set(changes) - set(ATTRIBUTES) - set(_FLAGS)
+    if unknown:
+        raise ValueError(f"raters have no field(s) {sorted(unknown)}")
+    with immediate(db):
+        db["raters"].update((study_id, rater_id), changes)
+
+
+def raters_frame_rows(db: Database, study_id: str) -> list[dict]:
+    return list(db.query("SELECT * FROM raters WHERE study_id = ? ORDER BY started_at", [study_id]))

@@ -1,0 +1,83 @@
+"""Versioned migrations: append a function, never edit one that has shipped."""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+
+def _v1_initial(db: Database) -> None:
+    statements = [
+        """CREATE TABLE studies (
+            study_id TEXT PRIMARY KEY,
+            task TEXT NOT NULL,
+            settings TEXT NOT NULL,          -- JSON, see annotate.studies.StudySettings
+            status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'paused', 'closed')),
+            created_at REAL NOT NULL
+        )""",
+        """CREATE TABLE items (
+            study_id TEXT NOT NULL REFERENCES studies(study_id),
+            item_id TEXT NOT NULL,
+            position INTEGER NOT NULL,       -- import order, the tie-breaker when serving
+            data TEXT NOT NULL,              -- the row as JSON with its field order
+            source_line TEXT,                -- the JSONL line exactly as imported (byte-identical export)
+            source_format TEXT NOT NULL,     -- 'jsonl' | 'csv' | 'demo'
+            gold TEXT,                       -- JSON {question: expected value} for attention checks
+            practice INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (study_id, item_id)
+        )""",
+        """CREATE TABLE raters (
+            study_id TEXT NOT NULL REFERENCES studies(study_id),
+            rater_id TEXT NOT NULL,
+            source TEXT NOT NULL,            -- 'prolific' | 'link' | 'import'
+            platform_study_id TEXT,
+            platform_session_id TEXT,
+            consent TEXT,                    -- NULL until asked; 'given' | 'declined'
+            gender TEXT, race TEXT, country TEXT,
+            instructions_done INTEGER NOT NULL DEFAULT 0,
+            practice_done INTEGER NOT NULL DEFAULT 0,
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            PRIMARY KEY (study_id, rater_id)
+        )""",
+        """CREATE TABLE assignments (
+            study_id TEXT NOT NULL,
+            rater_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            flipped INTEGER NOT NULL DEFAULT 0,   -- the rater sees response_b as Response 1
+            served_at REAL NOT NULL,
+            answered_at REAL,
+            PRIMARY KEY (study_id, rater_id, item_id),
+            FOREIGN KEY (study_id, item_id) REFERENCES items(study_id, item_id)
+        )""",
+        """CREATE TABLE ratings (
+            rating_id INTEGER PRIMARY KEY,
+            study_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            rater_id TEXT NOT NULL,
+            question TEXT NOT NULL,
+            value TEXT NOT NULL,             -- the answer as the rater saw it
+            canonical TEXT NOT NULL,         -- the answer in the item's true order
+            flipped INTEGER,
+            comment TEXT,
+            shown_at REAL,
+            answered_at REAL,
+            seconds REAL,
+            source TEXT NOT NULL,            -- 'app' | 'import'
+            UNIQUE (study_id, item_id, rater_id, question),
+            FOREIGN KEY (study_id, item_id) REFERENCES items(study_id, item_id)
+        )""",
+        "CREATE INDEX ratings_by_item ON ratings (study_id, item_id)",
+        """CREATE TABLE lmra_scores (
+            study_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            score REAL NOT NULL,
+            probabilities TEXT,              -- JSON {p_a..q_c} when imported as probabilities
+            PRIMARY KEY (study_id, item_id, model),
+            FOREIGN KEY (study_id, item_id) REFERENCES items(study_id, item_id)
+        )""",
+    ]
+    for sql in statements:
+        db.execute(sql)
+
+
+MIGRATIONS = [_v1_initial]

@@ -1,0 +1,45 @@
+"""Studies: one row each, settings kept as JSON so new settings need no migration."""
+from __future__ import annotations
+
+import json
+import time
+
+from sqlite_utils import Database
+
+from store.db import StoreError, immediate
+
+
+def insert_study(db: Database, study_id: str, task: str, settings: dict) -> None:
+    with immediate(db):
+        if get_study(db, study_id) is not None:
+            raise StoreError(f"a study named {study_id!r} exists already; choose another name")
+        db["studies"].insert({"study_id": study_id, "task": task, "settings": json.dumps(settings),
+                              "status": "open", "created_at": time.time()})
+
+
+def get_study(db: Database, study_id: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM studies WHERE study_id = ?", [study_id]))
+    if not rows:
+        return None
+    row = rows[0]
+    row["settings"] = json.loads(row["settings"])
+    return row
+
+
+def list_studies(db: Database) -> list[dict]:
+    rows = list(db.query("SELECT * FROM studies ORDER BY created_at"))
+    for row in rows:
+        row["settings"] = json.loads(row["settings"])
+    return rows
+
+
+def update_study(db: Database, study_id: str, *, settings: dict | None = None,
+                 status: str | None = None) -> None:
+    changes: dict = {}
+    if settings is not None:
+        changes["settings"] = json.dumps(settings)
+    if status is not None:
+        changes["status"] = status
+    if changes:
+        with immediate(db):
+            db["studies"].update(study_id, changes)
