@@ -20,10 +20,13 @@ class ItemLoad:
 
 
 def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> bool:
-    """Serve a gold item when the share of gold so far has fallen below the target rate."""
+    """Serve a gold item when doing so keeps the gold share at or under the target rate.
+
+    With rate 0.25 the 4th, 8th, 12th … item is gold: never the first, so a rater settles in.
+    """
     if gold_rate <= 0:
         return False
-    return answered_gold < gold_rate * (answered_regular + answered_gold + 1)
+    return (answered_gold + 1) <= gold_rate * (answered_regular + answered_gold + 1) + 1e-9
 
 
 def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,

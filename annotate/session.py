@@ -37,6 +37,7 @@ class Served:
     served_at: float
     gold: bool
     practice: bool = False
+    expected: dict | None = None      # gold answers, shown as feedback on practice items
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ def finish_practice(db: Database, study_id: str, rater_id: str) -> None:
 
 
 def practice_items(db: Database, study: Study) -> list[Served]:
-    return [Served(i["item_id"], i["data"], False, 0.0, False, True)
+    return [Served(i["item_id"], i["data"], False, 0.0, False, True, i["gold"])
             for i in item_store.list_items(db, study.study_id, practice=True)]
 
 

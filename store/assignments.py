@@ -80,3 +80,9 @@ def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int
             WHERE a.study_id = ? AND a.rater_id = ? AND a.answered_at IS NOT NULL
               AND i.practice = 0""", [study_id, rater_id]).fetchone()
     return int(row[0]), int(row[1])
+
+
+def active_raters(db: Database, study_id: str, since: float) -> int:
+    """Raters served or answering since `since` (still inside the timeout window)."""
+    return db.execute("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?
+                         AND (served_at >= ? OR answered_at >= ?)""", [study_id, since, since]).fetchone()[0]

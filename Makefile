@@ -1,0 +1,27 @@
+# Two entry points (see README): `make app` and `make test`. Both set everything up themselves.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PORT ?= 8501
+
+.PHONY: app test chromium bench
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade "pip>=24"
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+# Browser tests drive Debian's Chromium (no Playwright browser download on these machines).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+app: $(STAMP)
+	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
+
+test: $(STAMP) chromium
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) bench/run.py

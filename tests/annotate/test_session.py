@@ -1,0 +1,190 @@
+"""The rater session against a real SQLite file: serving, recording, resuming, timeouts, quotas."""
+import threading
+
+import pytest
+
+from annotate import session
+from annotate.importers import import_items
+from annotate.studies import configure_study, create_study, load_study
+from store import open_db
+from store import ratings as rating_store
+from tests.conftest import write_jsonl
+
+ANSWER = {"quality": "4", "yes_positive": "5"}
+
+
+def setup_items(db, tmp_path, study_id="tq", n=4, extra=None):
+    rows = [{"id": f"t{i}", "filled_template": f"Question {i}?", "decision_question_id": i % 2}
+            for i in range(n)] + (extra or [])
+    import_items(db, study_id, write_jsonl(tmp_path / f"{study_id}.jsonl", rows))
+
+
+def onboard(db, study, rater, **attrs):
+    session.arrive(db, study.study_id, rater, source="link")
+    session.give_consent(db, study.study_id, rater, True)
+    if study.settings.asks():
+        session.save_demographics(db, study, rater, attrs)
+    session.finish_instructions(db, study.study_id, rater)
+
+
+def rate_all(db, study, rater, now=None):
+    done = []
+    while (served := session.serve_next_item(db, study, rater, now=now)) is not None:
+        session.record_answer(db, study, rater, served.item_id, ANSWER, now=now)
+        done.append(served.item_id)
+    return done
+
+
+def test_flow_steps_in_order(db, tmp_path):
+    study = create_study(db, "s", "template_quality", demographics=["gender"])
+    setup_items(db, tmp_path, "s")
+    session.arrive(db, "s", "r", source="link")
+    assert session.next_step(db, study, "r") == "consent"
+    session.give_consent(db, "s", "r", True)
+    assert session.next_step(db, study, "r") == "demographics"
+    with pytest.raises(session.AnswerError, match="gender"):
+        session.save_demographics(db, study, "r", {})
+    session.save_demographics(db, study, "r", {"gender": "female"})
+    assert session.next_step(db, study, "r") == "instructions"
+    session.finish_instructions(db, "s", "r")
+    assert session.next_step(db, study, "r") == "item"
+
+
+def test_declining_consent_stores_only_the_refusal(db, template_study, tmp_path):
+    setup_items(db, tmp_path)
+    session.arrive(db, "tq", "r", source="prolific")
+    session.give_consent(db, "tq", "r", False)
+    assert session.next_step(db, template_study, "r") == "declined"
+    row = db.execute("SELECT consent, gender, race, country FROM raters").fetchone()
+    assert row == ("declined", None, None, None)
+    assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == 0
+
+
+def test_each_item_gets_raters_per_item_distinct_raters_and_no_rater_sees_one_twice(db, template_study, tmp_path):
+    setup_items(db, tmp_path, n=4)
+    seen = {}
+    for r in range(5):
+        onboard(db, template_study, f"r{r}")
+        seen[f"r{r}"] = rate_all(db, template_study, f"r{r}")
+        assert len(seen[f"r{r}"]) == len(set(seen[f"r{r}"]))
+    per_item = dict(db.execute("SELECT item_id, COUNT(DISTINCT rater_id) FROM ratings GROUP BY item_id"))
+    assert per_item == {f"t{i}": 3 for i in range(4)}
+    assert seen["r3"] == [] and seen["r4"] == []    # 4 items x 3 raters = 12 slots, taken by r0..r2
+
+
+def test_least_rated_items_go_first(db, template_study, tmp_path):
+    setup_items(db, tmp_path, n=3)
+    onboard(db, template_study, "a")
+    first = session.serve_next_item(db, template_study, "a")
+    session.record_answer(db, template_study, "a", first.item_id, ANSWER)
+    onboard(db, template_study, "b")
+    assert session.serve_next_item(db, template_study, "b").item_id != first.item_id
+
+
+def test_reload_and_second_tab_get_the_same_open_item(db, template_study, tmp_path):
+    setup_items(db, tmp_path)
+    onboard(db, template_study, "r")
+    one = session.serve_next_item(db, template_study, "r")
+    two = session.serve_next_item(db, template_study, "r")
+    assert one.item_id == two.item_id and one.served_at == two.served_at
+
+
+def test_a_repeated_submit_changes_nothing(db, template_study, tmp_path):
+    setup_items(db, tmp_path)
+    onboard(db, template_study, "r")
+    served = session.serve_next_item(db, template_study, "r", now=100.0)
+    assert session.record_answer(db, template_study, "r", served.item_id, ANSWER, now=110.0) is True
+    assert session.record_answer(db, template_study, "r", served.item_id,
+                                 {"quality": "1", "yes_positive": "1"}, now=120.0) is False
+    stored = rating_store.ratings_frame(db, "tq")
+    assert sorted(stored["value"]) == ["4", "5"]
+    assert set(stored["seconds"]) == {10.0}
+
+
+def test_answers_are_validated(db, template_study, tmp_path):
+    setup_items(db, tmp_path)
+    onboard(db, template_study, "r")
+    served = session.serve_next_item(db, template_study, "r")
+    with pytest.raises(session.AnswerError, match="not an answer"):
+        session.record_answer(db, template_study, "r", served.item_id, {"quality": "7", "yes_positive": "1"})
+    with pytest.raises(session.AnswerError, match="never served"):
+        session.record_answer(db, template_study, "r", "t3", ANSWER)
+    assert rating_store.rating_count(db, "tq") == 0
+
+
+def test_an_unanswered_slot_goes_back_to_the_pool_after_the_timeout(db, tmp_path):
+    study = create_study(db, "s", "template_quality", raters_per_item=1, timeout_seconds=60)
+    setup_items(db, tmp_path, "s", n=1)
+    onboard(db, study, "quitter")
+    onboard(db, study, "other")
+    assert session.serve_next_item(db, study, "quitter", now=1000.0).item_id == "t0"
+    assert session.serve_next_item(db, study, "other", now=1030.0) is None       # still held
+    assert session.serve_next_item(db, study, "other", now=1061.0).item_id == "t0"  # released
+    # the quitter's late answer is still kept: they saw it accepted
+    assert session.record_answer(db, study, "quitter", "t0", ANSWER, now=1100.0) is True
+
+
+def test_balance_quota_per_group(db, tmp_path):
+    study = create_study(db, "s", "template_quality", raters_per_item=2, balance_by="gender",
+                         balance_groups=["female", "male"])
+    setup_items(db, tmp_path, "s", n=2)
+    for r in ("f1", "f2"):
+        onboard(db, study, r, gender="female")
+    onboard(db, study, "m1", gender="male")
+    onboard(db, study, "x", gender="non-binary")
+    assert len(rate_all(db, study, "f1")) == 2
+    assert rate_all(db, study, "f2") == []            # female quota (1 per item) is full
+    assert len(rate_all(db, study, "m1")) == 2
+    assert rate_all(db, study, "x") == []             # not a balance group
+
+
+def test_gold_items_are_mixed_in_at_the_rate(db, tmp_path):
+    study = create_study(db, "s", "template_quality", raters_per_item=1, gold_rate=0.25)
+    setup_items(db, tmp_path, "s", n=6, extra=[
+        {"id": f"g{i}", "filled_template": "Attention: choose 1 and 1.", "_gold": {"quality": 1, "yes_positive": 1}}
+        for i in range(3)])
+    onboard(db, study, "r")
+    served = rate_all(db, study, "r")
+    gold = [i for i in served if i.startswith("g")]
+    assert [i.startswith("g") for i in served] == [False, False, False, True] * 2
+
+
+def test_max_items_per_rater(db, tmp_path):
+    study = create_study(db, "s", "template_quality", max_items_per_rater=2)
+    setup_items(db, tmp_path, "s", n=4)
+    onboard(db, study, "r")
+    assert len(rate_all(db, study, "r")) == 2
+
+
+def test_paused_and_closed_studies_serve_nothing_new(db, template_study, tmp_path):
+    setup_items(db, tmp_path)
+    onboard(db, template_study, "r")
+    paused = configure_study(db, "tq", status="paused")
+    assert session.next_step(db, paused, "r") == "paused"
+    closed = configure_study(db, "tq", status="closed")
+    assert session.next_step(db, closed, "r") == "closed"
+
+
+def test_concurrent_workers_never_overfill_an_item(db_path, tmp_path):
+    """Eight threads, each with its own connection, as several server workers would have."""
+    db = open_db(db_path)
+    study = create_study(db, "s", "template_quality", raters_per_item=2)
+    setup_items(db, tmp_path, "s", n=5)
+    errors = []
+
+    def worker(name):
+        conn = open_db(db_path)
+        try:
+            onboard(conn, study, name)
+            rate_all(conn, load_study(conn, "s"), name)
+        except Exception as e:  # collected so the test can show it
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    per_item = dict(db.execute("SELECT item_id, COUNT(DISTINCT rater_id) FROM ratings GROUP BY item_id"))
+    assert per_item == {f"t{i}": 2 for i in range(5)}

@@ -1,0 +1,44 @@
+"""Shared fixtures: a fresh SQLite file per test, studies, and the public samples in ../shared/data."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotate.studies import create_study
+from store import open_db
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = ROOT.parent / "shared" / "data"
+DISCRIM_EVAL = SHARED_DATA / "discrim-eval"
+
+
+@pytest.fixture
+def db_path(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "fairval.db"
+    monkeypatch.setenv("FAIRVAL_DB", str(path))
+    return path
+
+
+@pytest.fixture
+def db(db_path):
+    database = open_db(db_path)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def template_study(db):
+    return create_study(db, "tq", "template_quality", raters_per_item=3, seed=5, completion_code="DONE-42")
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def discrim_eval_files() -> list[Path]:
+    files = sorted(DISCRIM_EVAL.glob("*.jsonl"))
+    assert files, f"the public samples are missing from {DISCRIM_EVAL}"
+    return files

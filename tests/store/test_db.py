@@ -1,0 +1,33 @@
+import sqlite3
+
+import pytest
+
+from store import open_db
+from store.db import BUSY_TIMEOUT_SECONDS, schema_version
+from store.schema import MIGRATIONS
+
+
+def test_open_creates_schema_with_wal_and_busy_timeout(db_path):
+    db = open_db(db_path)
+    assert schema_version(db) == len(MIGRATIONS)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == int(BUSY_TIMEOUT_SECONDS * 1000)
+    assert {"studies", "items", "raters", "assignments", "ratings", "lmra_scores"} <= set(db.table_names())
+
+
+def test_reopening_does_not_migrate_again(db_path):
+    open_db(db_path).execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
+    again = open_db(db_path)
+    assert schema_version(again) == len(MIGRATIONS)
+    assert again.execute("SELECT COUNT(*) FROM studies").fetchone()[0] == 1
+
+
+def test_a_rating_is_unique_per_item_rater_question(db, template_study):
+    db.execute("INSERT INTO items (study_id, item_id, position, data, source_format) "
+               "VALUES ('tq', 'x', 0, '{}', 'jsonl')")
+    row = ("tq", "x", "r", "quality", "4", "4", "app")
+    sql = ("INSERT INTO ratings (study_id, item_id, rater_id, question, value, canonical, source) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)")
+    db.execute(sql, row)
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute(sql, row)

@@ -1,0 +1,27 @@
+"""Per-session database handle and small display helpers."""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from store import Database, open_db
+from store.db import default_db_path
+
+
+def get_db() -> Database:
+    """One connection per browser session, opened on the path configured now (not at import)."""
+    path = default_db_path()
+    held = st.session_state.get("_fairval_db")
+    if held is None or held[0] != path:
+        held = (path, open_db(path))
+        st.session_state["_fairval_db"] = held
+    return held[1]
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
+
+
+def literal_markdown(text: str) -> str:
+    """Escape text so st.markdown shows it exactly: no links, HTML, LaTeX or emphasis from imports."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")

@@ -1,0 +1,89 @@
+"""The Results page: progress, per-question numbers with intervals, distributions, templates, raters."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ui.studies import exclude_flagged_switch, pick_study, progress_for, results_for
+
+
+def render() -> None:
+    st.title("Results")
+    study_id = pick_study()
+    if study_id is None:
+        return
+    exclude = exclude_flagged_switch()
+    progress = progress_for(study_id)
+    numbers = results_for(study_id, exclude)
+    _progress(progress)
+    st.subheader("Questions")
+    st.table(question_table(numbers))
+    _distributions(numbers)
+    if numbers.get("templates"):
+        st.subheader("Per template")
+        st.table(pd.DataFrame(numbers["templates"]).round(3))
+    if numbers.get("names"):
+        _names(numbers["names"])
+    if numbers["excluded_raters"]:
+        st.subheader("Excluded raters")
+        st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
+                               for r, f in numbers["excluded_raters"].items()]))
+    if progress["flagged_raters"]:
+        st.subheader("Flagged raters")
+        st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
+                               for r, f in progress["flagged_raters"].items()]))
+
+
+def _progress(p: dict) -> None:
+    cols = st.columns(4)
+    cols[0].metric("Items complete", f"{p['items_complete']} / {p['n_items']}")
+    cols[1].metric("Judgments", f"{p['judgments']} / {p['judgments_needed']}")
+    cols[2].metric("Active raters", p["active_raters"])
+    cols[3].metric("Median seconds", "–" if p["median_seconds"] is None else f"{p['median_seconds']:.1f}")
+    if p["judgments_by_group"]:
+        st.caption(f"Judgments by rater {p['group_attribute']}: " + ", ".join(
+            f"{g} {n}" for g, n in p["judgments_by_group"].items()))
+    st.caption(f"Study status: {p['status']} · flagged raters: {len(p['flagged_raters'])}")
+
+
+def question_table(numbers: dict) -> pd.DataFrame:
+    rows = []
+    for qid, q in numbers["questions"].items():
+        ci = q.get("alpha_ci")
+        rows.append({"question": qid, "n": q["n"], "level": q["level"],
+                     "alpha": _num(q["alpha"]),
+                     "alpha 95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–",
+                     "agreement": _num(q["percent_agreement"]),
+                     "mean": _num(q.get("mean")), "share 4–5": _num(q.get("share_4_or_5")),
+                     "note": q.get("reason") or ""})
+    return pd.DataFrame(rows)
+
+
+def _num(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _distributions(numbers: dict) -> None:
+    rows = [{"question": qid, "answer": str(v), "count": c}
+            for qid, q in numbers["questions"].items() for v, c in q.get("distribution", {}).items()]
+    if not rows or not any(r["count"] for r in rows):
+        return
+    chart = (alt.Chart(pd.DataFrame(rows)).mark_bar()
+             .encode(x=alt.X("answer:N", sort=None), y="count:Q", color="question:N",
+                     column=alt.Column("question:N", title=None), tooltip=["question", "answer", "count"])
+             .properties(width=220, height=180))
+    st.subheader("Distributions")
+    st.altair_chart(chart)
+
+
+def _names(names: dict) -> None:
+    st.subheader("Name perception")
+    for attr in ("race", "gender"):
+        acc = names.get(f"{attr}_accuracy", {})
+        if acc:
+            st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
+            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [_num(v) for v in acc.values()],
+                                   "n": [names[f"{attr}_n"][g] for g in acc]}))
+            st.caption("Confusion (rows intended, columns perceived)")
+            st.table(pd.DataFrame(names[f"{attr}_confusion"]).T)

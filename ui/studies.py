@@ -1,0 +1,44 @@
+"""Study picker and cached numbers shared by the researcher pages."""
+from __future__ import annotations
+
+import streamlit as st
+
+from annotate.progress import study_progress
+from annotate.results import study_results
+from annotate.studies import list_study_names
+from store.db import default_db_path
+from ui.common import get_db
+
+
+def pick_study(*, key: str = "study") -> str | None:
+    names = list_study_names(get_db())
+    if not names:
+        st.info("No studies yet: create one on the Manage page or with `fairval study create`.")
+        return None
+    wanted = st.query_params.get("study")
+    index = names.index(wanted) if wanted in names else 0
+    chosen = st.selectbox("Study", names, index=index, key=key)
+    return chosen
+
+
+def exclude_flagged_switch() -> bool:
+    return st.toggle("Exclude flagged raters", key="exclude_flagged",
+                     help="Recompute every number without raters flagged for quality.")
+
+
+@st.cache_data(ttl=5, show_spinner="Computing…")
+def cached_results(db_path: str, study_id: str, exclude_flagged: bool) -> dict:
+    return study_results(get_db(), study_id, exclude_flagged=exclude_flagged, n_boot=500)
+
+
+@st.cache_data(ttl=5)
+def cached_progress(db_path: str, study_id: str) -> dict:
+    return study_progress(get_db(), study_id)
+
+
+def results_for(study_id: str, exclude_flagged: bool) -> dict:
+    return cached_results(default_db_path(), study_id, exclude_flagged)
+
+
+def progress_for(study_id: str) -> dict:
+    return cached_progress(default_db_path(), study_id)
