@@ -199,6 +199,55 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
                    f"{_fmt(l['sign_agreement'])} n={l['n_items']}")
 
 
+@cli.command()
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="The validated set: .jsonl or .csv; numbers go to OUT.numbers.json beside it.")
+@click.option("--quality-min", type=float, default=4.0, show_default=True)
+@click.option("--yes-min", type=float, default=4.0, show_default=True)
+@click.option("--min-ratings", type=int, default=3, show_default=True,
+              help="Ratings a template needs on each question to be judged.")
+@click.option("--exclude-flagged", is_flag=True)
+@click.pass_context
+@friendly
+def export(ctx, study_name, out, quality_min, yes_min, min_ratings, exclude_flagged):
+    """Export what passed: template rows as imported (template studies), scored pairs (pair studies)."""
+    from annotate.export import Thresholds, export_validated
+
+    sidecar = export_validated(_db(ctx), study_name, out, exclude_flagged=exclude_flagged,
+                               thresholds=Thresholds(quality_min, yes_min, min_ratings))
+    extra = (f" ({len(sidecar['templates_passed'])} of {sidecar['n_templates']} templates passed)"
+             if "templates_passed" in sidecar else "")
+    click.echo(f"wrote {sidecar['n_rows']} rows to {out}{extra}; numbers in {out}.numbers.json")
+
+
+@cli.command("export-ratings")
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".csv or .parquet")
+@click.option("--exclude-flagged", is_flag=True)
+@click.pass_context
+@friendly
+def export_ratings_command(ctx, study_name, out, exclude_flagged):
+    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds."""
+    from annotate.export import export_ratings
+
+    n = export_ratings(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
+    click.echo(f"wrote {n} ratings to {out}")
+
+
+@cli.command()
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md")
+@click.option("--exclude-flagged", is_flag=True)
+@click.pass_context
+@friendly
+def report(ctx, study_name, out, exclude_flagged):
+    """Write the study report: self-contained HTML with charts, or Markdown."""
+    from annotate.report import write_report
+
+    click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
+
+
 def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 

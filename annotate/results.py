@@ -161,3 +161,24 @@ def _plain(value):
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
+
+
+def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame:
+    """Per pair: human score and n, LMRA score, the gap, and the text to read. Largest gap first."""
+    ratings = data.ratings[data.ratings["question"] == "harm"]
+    human = human_scores(ratings)
+    n = ratings.groupby("item_id")["rater_id"].nunique()
+    lmra = data.lmra
+    if model is not None:
+        lmra = lmra[lmra["model"] == model]
+    lmra = lmra.drop_duplicates("item_id").set_index("item_id")["score"]
+    texts = {r.item_id: r.data for r in data.items.itertuples()}
+    ids = sorted(set(human.index) | set(lmra.index))
+    frame = pd.DataFrame({
+        "item_id": ids, "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "lmra": [lmra.get(i) for i in ids],
+        "prompt": [texts[i].get("prompt", "") for i in ids],
+        "response_a": [texts[i].get("response_a", "") for i in ids],
+        "response_b": [texts[i].get("response_b", "") for i in ids]})
+    frame["gap"] = (frame["human"].astype(float) - frame["lmra"].astype(float)).abs()
+    return frame.sort_values("gap", ascending=False, na_position="last").reset_index(drop=True)

@@ -1,10 +1,10 @@
 """The Results page: progress, per-question numbers with intervals, distributions, templates, raters."""
 from __future__ import annotations
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
+from annotate import charts
 from ui.studies import exclude_flagged_switch, pick_study, progress_for, results_for
 
 
@@ -65,16 +65,10 @@ def _num(x) -> str:
 
 
 def _distributions(numbers: dict) -> None:
-    rows = [{"question": qid, "answer": str(v), "count": c}
-            for qid, q in numbers["questions"].items() for v, c in q.get("distribution", {}).items()]
-    if not rows or not any(r["count"] for r in rows):
-        return
-    chart = (alt.Chart(pd.DataFrame(rows)).mark_bar()
-             .encode(x=alt.X("answer:N", sort=None), y="count:Q", color="question:N",
-                     column=alt.Column("question:N", title=None), tooltip=["question", "answer", "count"])
-             .properties(width=220, height=180))
-    st.subheader("Distributions")
-    st.altair_chart(chart)
+    chart = charts.distributions(numbers)
+    if chart is not None:
+        st.subheader("Distributions")
+        st.altair_chart(chart)
 
 
 def _names(names: dict) -> None:
@@ -87,3 +81,6 @@ def _names(names: dict) -> None:
                                    "n": [names[f"{attr}_n"][g] for g in acc]}))
             st.caption("Confusion (rows intended, columns perceived)")
             st.table(pd.DataFrame(names[f"{attr}_confusion"]).T)
+            heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)
+            if heatmap is not None:
+                st.altair_chart(heatmap)

@@ -1,0 +1,144 @@
+"""What a study produces: the validated set (with a sidecar of numbers) and tidy raw ratings."""
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+from sqlite_utils import Database
+
+from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    quality_min: float = 4.0
+    yes_positive_min: float = 4.0
+    min_ratings: int = 3            # per template and question
+
+    def __post_init__(self) -> None:
+        if self.min_ratings < 1:
+            raise ValueError(f"min_ratings must be at least 1, not {self.min_ratings}")
+
+
+def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
+    """Per template: n and mean for both questions, and whether it passes the thresholds."""
+    regular = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+    template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
+    ratings = data.ratings.assign(template=data.ratings["item_id"].map(template_of),
+                                  score=pd.to_numeric(data.ratings["value"]))
+    rows = []
+    for template in dict.fromkeys(template_of.values()):
+        mine = ratings[ratings["template"] == template]
+        row = {"template": template, "n_items": sum(1 for t in template_of.values() if t == template)}
+        for q, minimum in (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)):
+            scores = mine.loc[mine["question"] == q, "score"]
+            row[f"n_{q}"] = len(scores)
+            row[f"mean_{q}"] = float(scores.mean()) if len(scores) else None
+            row[f"share_4_or_5_{q}"] = float((scores >= 4).mean()) if len(scores) else None
+        row["passed"] = all(row[f"n_{q}"] >= thresholds.min_ratings and row[f"mean_{q}"] is not None
+                            and row[f"mean_{q}"] >= m for q, m in
+                            (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def export_validated(db: Database, study_id: str, out: str | Path, *,
+                     thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False) -> dict:
+    """Write the study's output to `out` (.jsonl or .csv) and numbers to `<out>.numbers.json`."""
+    out = Path(out)
+    fmt = _format(out, ("jsonl", "csv"))
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    sidecar: dict = {"study": data.study.study_id, "task": data.study.task.name,
+                     "exclude_flagged": exclude_flagged,
+                     "excluded_raters": {r: list(f) for r, f in data.excluded.items()}}
+    if data.study.task.name == "template_quality":
+        verdicts = template_verdicts(data, thresholds)
+        passed = set(verdicts.loc[verdicts["passed"], "template"]) if len(verdicts) else set()
+        items = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+        keep = [r for r in items.itertuples() if str(r.data.get(TEMPLATE_KEY, r.item_id)) in passed]
+        _write_rows(out, fmt, keep)
+        sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),
+                       templates_passed=sorted(passed), n_templates=len(verdicts))
+    elif data.study.task.name == "harmful_stereotype":
+        order = {r.item_id: r.position for r in data.items.itertuples()}
+        table = calibration_items(data).drop(columns=["gap"])
+        table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)
+        table = table.rename(columns={"human": "human_score", "lmra": "lmra_score"})
+        _write_table(out, fmt, table)
+        sidecar.update(n_rows=len(table), models=sorted(data.lmra["model"].unique().tolist()))
+    else:
+        table = item_answer_summary(data)
+        _write_table(out, fmt, table)
+        sidecar.update(n_rows=len(table))
+    numbers_path = out.with_name(out.name + ".numbers.json")
+    numbers_path.write_text(json.dumps(sidecar, indent=2, default=_json_default), encoding="utf-8")
+    return sidecar
+
+
+def item_answer_summary(data: StudyData) -> pd.DataFrame:
+    """Per item and question: n, the most common (canonical) answer and its share."""
+    rows = []
+    for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
+        counts = part["canonical"].value_counts()
+        rows.append({"item_id": item, "question": q, "n": len(part), "top_answer": counts.index[0],
+                     "top_share": float(counts.iloc[0] / len(part)),
+                     "comments": " | ".join(c for c in part["comment"].dropna())})
+    return pd.DataFrame(rows, columns=["item_id", "question", "n", "top_answer", "top_share", "comments"])
+
+
+def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """One row per rating with rater attributes, order shown, canonical value and seconds."""
+    out = Path(out)
+    fmt = _format(out, ("csv", "parquet"))
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    frame = data.all_ratings if not exclude_flagged else data.all_ratings[
+        ~data.all_ratings["rater_id"].isin(list(data.excluded))]
+    frame = frame.assign(study_id=data.study.study_id)
+    frame = frame[["study_id"] + [c for c in frame.columns if c != "study_id"]]
+    if fmt == "csv":
+        frame.to_csv(out, index=False)
+    else:
+        frame.to_parquet(out, index=False)
+    return len(frame)
+
+
+def _format(out: Path, allowed: tuple[str, ...]) -> str:
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in allowed:
+        raise ValueError(f"cannot write {out.name}: use a file ending in " + " or ".join(f".{a}" for a in allowed))
+    return fmt
+
+
+def _write_rows(out: Path, fmt: str, items: list) -> None:
+    """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order."""
+    if fmt == "jsonl":
+        with out.open("w", encoding="utf-8", newline="") as f:
+            for r in items:
+                f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
+        return
+    columns = list(dict.fromkeys(k for r in items for k in r.data))
+    with out.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        for r in items:
+            writer.writerow({k: v if isinstance(v, str) else json.dumps(v) for k, v in r.data.items()})
+
+
+def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:
+    if fmt == "csv":
+        table.to_csv(out, index=False)
+    else:
+        table.to_json(out, orient="records", lines=True, force_ascii=False)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return json.loads(frame.to_json(orient="records")) if len(frame) else []
+
+
+def _json_default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

@@ -1,0 +1,134 @@
+"""The study report: one self-contained HTML file (charts as inline SVG) and a Markdown twin."""
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+import pandas as pd
+import vl_convert
+from sqlite_utils import Database
+
+from annotate import charts
+from annotate.progress import study_progress
+from annotate.results import calibration_items, load_study_data, study_results
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    if isinstance(x, (list, tuple)) and len(x) == 2 and all(isinstance(v, float) for v in x):
+        return f"[{x[0]:.3f}, {x[1]:.3f}]"
+    if isinstance(x, (list, tuple)):
+        return ", ".join(map(str, x))
+    return str(x)
+
+
+def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False) -> list[tuple]:
+    """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged)
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    progress = study_progress(db, study_id, data=data)
+    settings = data.study.settings.to_dict()
+    settings.pop("consent_text")
+    sections: list[tuple] = [
+        ("Study", pd.DataFrame([{"study": numbers["study"], "task": numbers["task"],
+                                 "items": numbers["n_items"], "raters": numbers["n_raters"],
+                                 "ratings": numbers["n_ratings"],
+                                 "items complete": f"{progress['items_complete']} / {progress['n_items']}",
+                                 "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
+        ("Settings", pd.DataFrame([{"setting": k, "value": _fmt(v)} for k, v in settings.items()])),
+        ("Questions: reliability and scores", pd.DataFrame([
+            {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": _fmt(q["alpha"]),
+             "alpha 95% CI": _fmt(q["alpha_ci"]), "percent agreement": _fmt(q["percent_agreement"]),
+             "mean": _fmt(q.get("mean")), "share 4 or 5": _fmt(q.get("share_4_or_5")),
+             "note": q.get("reason") or ""} for qid, q in numbers["questions"].items()])),
+        ("Score distributions", charts.distributions(numbers)),
+    ]
+    if numbers.get("templates"):
+        sections.append(("Per template", pd.DataFrame(numbers["templates"]).map(_fmt)))
+    if numbers.get("lmra"):
+        lmra = numbers["lmra"]
+        rows = [{"raters": "all", **_calibration(lmra)}] + [
+            {"raters": f"{attr}: {g}", **_calibration(c)}
+            for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
+        sections += [
+            (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
+            ("Harmful-stereotype rate H", pd.DataFrame([
+                {"source": "humans", "H": _fmt(numbers["harm"]["human"]["value"]),
+                 "n items": numbers["harm"]["human"]["n_items"]},
+                {"source": "LMRA", "H": _fmt(numbers["harm"]["lmra"]["value"]),
+                 "n items": numbers["harm"]["lmra"]["n_items"]}])),
+            ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
+            ("Calibration by rater group", charts.group_bars(lmra)),
+        ]
+    if numbers.get("names"):
+        names = numbers["names"]
+        for attr in ("race", "gender"):
+            sections.append((f"Name perception: {attr} accuracy", pd.DataFrame(
+                [{"intended": g, "accuracy": _fmt(a), "n": names[f"{attr}_n"][g]}
+                 for g, a in names[f"{attr}_accuracy"].items()])))
+            sections.append((f"Name perception: {attr} confusion",
+                             charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))
+    sections.append(("Raters", pd.DataFrame([
+        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": _fmt(q.gold_accuracy),
+         "median seconds": _fmt(q.median_seconds), "consensus agreement": _fmt(q.consensus_agreement),
+         "flags": "; ".join(q.flags)} for q in data.quality])))
+    excluded = [{"rater": r, "reasons": "; ".join(f)} for r, f in numbers["excluded_raters"].items()]
+    sections.append(("Excluded raters", pd.DataFrame(excluded) if excluded else
+                     "No rater was excluded." if exclude_flagged else
+                     "Flagged raters were kept (the report was made without --exclude-flagged)."))
+    return sections
+
+
+def _calibration(c: dict) -> dict:
+    return {"ρ": _fmt(c["pearson_r"]), "95% CI": _fmt(c["pearson_ci"]), "p": _fmt(c["p_value"]),
+            "sign agreement": _fmt(c["sign_agreement"]), "n items": c["n_items"], "note": c.get("reason") or ""}
+
+
+def render_html(study_id: str, sections: list[tuple]) -> str:
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fairval report: "
+             f"{html.escape(study_id)}</title><style>{CSS}</style></head><body>",
+             f"<h1>Study report: {html.escape(study_id)}</h1>",
+             f"<p class='note'>Made by fairval on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
+             "Intervals are 95%: bootstrap over items for alpha, Fisher's z for Pearson's ρ.</p>"]
+    for title, body in sections:
+        if body is None:
+            continue
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if isinstance(body, pd.DataFrame):
+            parts.append(body.to_html(index=False, escape=True, border=0))
+        elif isinstance(body, str):
+            parts.append(f"<p>{html.escape(body)}</p>")
+        else:
+            parts.append(f"<figure>{vl_convert.vegalite_to_svg(body.to_json())}</figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render_markdown(study_id: str, sections: list[tuple]) -> str:
+    parts = [f"# Study report: {study_id}", ""]
+    for title, body in sections:
+        if body is None or not isinstance(body, (pd.DataFrame, str)):
+            continue            # charts live in the HTML report
+        parts += [f"## {title}", "", body if isinstance(body, str) else body.to_markdown(index=False), ""]
+    return "\n".join(parts)
+
+
+def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
+    out = Path(out)
+    sections = report_sections(db, study_id, exclude_flagged=exclude_flagged)
+    suffix = out.suffix.lower()
+    if suffix in (".html", ".htm"):
+        out.write_text(render_html(study_id, sections), encoding="utf-8")
+    elif suffix == ".md":
+        out.write_text(render_markdown(study_id, sections), encoding="utf-8")
+    else:
+        raise ValueError(f"cannot write a report to {out.name}: use .html or .md")
+    return out

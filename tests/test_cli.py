@@ -1,0 +1,86 @@
+"""The command line, run through click's runner on real files and a real SQLite database."""
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from annotate.cli import cli
+from annotate.importers import derive_item_id
+from tests.conftest import ROOT, discrim_eval_files, write_jsonl
+
+
+@pytest.fixture
+def run(db_path):
+    runner = CliRunner()
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(cli, ["--db", str(db_path), *map(str, args)])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+    return invoke
+
+
+def test_template_study_end_to_end(run, tmp_path):
+    run("init")
+    out = run("study", "create", "tq", "--task", "template_quality", "--raters-per-item", "2").output
+    assert "created study 'tq'" in out
+    for path in discrim_eval_files():
+        run("items", "import", "tq", path)
+    ratings = []
+    # discrim-eval rows carry no id: ratings name the ids derived from the first two rows
+    rows = [json.loads(l) for l in discrim_eval_files()[0].read_text().splitlines()[:2]]
+    ids = [derive_item_id(r) for r in rows]
+    for (item, rater, q, v) in [(ids[0], "x", "quality", 5), (ids[0], "y", "quality", 4),
+                                (ids[1], "x", "quality", 2), (ids[1], "y", "quality", 3),
+                                (ids[0], "x", "yes_positive", 5), (ids[0], "y", "yes_positive", 5)]:
+        ratings.append({"item_id": item, "rater_id": rater, "question": q, "value": v})
+    run("ratings", "import", "tq", write_jsonl(tmp_path / "r.jsonl", ratings))
+    numbers = json.loads(run("analyze", "tq", "--json", "--bootstrap", "100").output)
+    assert (numbers["n_items"], numbers["n_raters"], numbers["n_ratings"]) == (25, 2, 6)
+    q = numbers["questions"]["quality"]
+    assert q["n"] == 4 and q["mean"] == pytest.approx(3.5) and q["share_4_or_5"] == pytest.approx(0.5)
+    assert q["level"] == "ordinal" and isinstance(q["alpha"], float) and len(q["alpha_ci"]) == 2
+    yes = numbers["questions"]["yes_positive"]
+    assert yes["alpha"] is None and "variation" in yes["reason"]
+    assert yes["mean"] == 5.0 and yes["share_4_or_5"] == 1.0
+
+
+def test_bad_input_is_one_clear_line_and_exit_1(run, tmp_path):
+    run("study", "create", "tq", "--task", "template_quality")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"filled_template": "ok"}\n{"filled_template": 3}\n')
+    result = run("items", "import", "tq", bad, ok=False)
+    assert result.exit_code == 1
+    assert "bad.jsonl, line 2, field 'filled_template': must be text" in result.output
+    assert "Traceback" not in result.output
+    missing = run("analyze", "nope", ok=False)
+    assert missing.exit_code == 1 and "no study named 'nope'" in missing.output
+    dup = run("study", "create", "tq", "--task", "template_quality", ok=False)
+    assert "exists already" in dup.output
+
+
+def test_study_settings_and_status(run):
+    run("study", "create", "s", "--task", "harmful_stereotype", "--balance-by", "gender",
+        "--balance-groups", "female,male", "--raters-per-item", "40")
+    run("study", "set", "s", "flip_probability=0.25", "status=paused")
+    listed = run("study", "list").output
+    assert "s\tharmful_stereotype\tpaused" in listed
+    bad = run("study", "set", "s", "flip_probability=2", ok=False)
+    assert "between 0 and 1" in bad.output
+
+
+def test_every_command_is_documented_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+
+    def walk(group, prefix):
+        for name, command in group.commands.items():
+            full = f"{prefix} {name}".strip()
+            if hasattr(command, "commands"):
+                yield from walk(command, full)
+            else:
+                yield full
+
+    for command in walk(cli, "fairval"):
+        assert re.search(rf"`{re.escape(command)}\b", readme), f"{command} is not in README.md"

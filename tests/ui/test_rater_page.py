@@ -1,0 +1,105 @@
+"""The rater page in-process: the whole way from link to completion code, resuming, safety."""
+import pytest
+
+from annotate.importers import import_items
+from annotate.studies import create_study
+from store import ratings as rating_store
+from tests.conftest import write_jsonl
+from tests.ui.apptest import current_item, pick, rater_app, titles
+
+ANSWER = {"quality": "5", "yes_positive": "4"}
+
+
+@pytest.fixture
+def study(db, tmp_path):
+    s = create_study(db, "tq", "template_quality", raters_per_item=2, completion_code="CODE-7",
+                     demographics=["gender", "country"])
+    import_items(db, "tq", write_jsonl(tmp_path / "i.jsonl", [
+        {"id": "a", "filled_template": "Should **the bank** approve <b>it</b>? [click](http://x) $x$"},
+        {"id": "b", "filled_template": "Should the city grant it?"}]))
+    return s
+
+
+def through_onboarding(at):
+    assert titles(at) == ["Consent"]
+    at.button(key="consent-yes").click().run()
+    assert titles(at) == ["About you"]
+    at.selectbox[0].set_value("female")
+    at.text_input[0].set_value("Kenya")
+    at.button[0].click().run()
+    assert titles(at) == ["Instructions"]
+    at.button(key="start").click().run()
+    return at
+
+
+def test_a_rater_rates_every_item_and_gets_the_completion_code(db, study):
+    at = through_onboarding(rater_app(study="tq", PROLIFIC_PID="p1", STUDY_ID="s", SESSION_ID="x"))
+    rated = []
+    for _ in range(2):
+        item = current_item(at)
+        pick(at, item, ANSWER)
+        at.button(key=f"submit:{item}").click().run()
+        assert not at.exception
+        rated.append(item)
+    assert titles(at) == ["Thank you, you have finished"]
+    assert [c.value for c in at.code] == ["CODE-7"]
+    stored = rating_store.ratings_frame(db, "tq")
+    assert sorted(rated) == ["a", "b"]
+    assert len(stored) == 4 and set(stored["rater_id"]) == {"p1"}
+    assert set(stored["rater_gender"]) == {"female"} and set(stored["rater_country"]) == {"Kenya"}
+    rater = db.execute("SELECT source, platform_study_id, platform_session_id FROM raters").fetchone()
+    assert rater == ("prolific", "s", "x")
+
+
+def test_submitting_with_a_question_unanswered_records_nothing(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    item = current_item(at)
+    pick(at, item, {"quality": "3"})
+    at.button(key=f"submit:{item}").click().run()
+    assert any("answer every question" in w.value for w in at.warning)
+    assert rating_store.rating_count(db, "tq") == 0
+    assert current_item(at) == item
+
+
+def test_closing_the_tab_and_coming_back_resumes(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    first = current_item(at)
+    pick(at, first, ANSWER)
+    at.button(key=f"submit:{first}").click().run()
+    second = current_item(at)
+    again = rater_app(study="tq", rater="r1")            # a new session, same link
+    assert current_item(again) == second != first
+    assert "1 of 2 done" in again.get("progress")[0].proto.text
+
+
+def test_item_text_is_shown_as_plain_text(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    texts = [t.value for t in at.text]
+    assert "Should **the bank** approve <b>it</b>? [click](http://x) $x$" in texts
+    assert not any("<b>" in m.value and not m.value.startswith("**") for m in at.markdown
+                   if "approve" in m.value)
+
+
+def test_keyboard_shortcuts_on_every_option_and_submit(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    item = current_item(at)
+    shortcuts = {b.key: b.proto.shortcut for b in at.button}
+    assert [shortcuts[f"answer:{item}:quality:{v}"] for v in "12345"] == list("12345")
+    assert [shortcuts[f"answer:{item}:yes_positive:{v}"] for v in "12345"] == list("asdfg")
+    assert shortcuts[f"submit:{item}"].lower() == "enter"
+
+
+def test_a_finished_rater_is_served_nothing_more(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    for _ in range(2):
+        item = current_item(at)
+        pick(at, item, ANSWER)
+        at.button(key=f"submit:{item}").click().run()
+    again = rater_app(study="tq", rater="r1")
+    assert titles(again) == ["Thank you, you have finished"]
+    assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == 2
+
+
+def test_unknown_study_link(db, study):
+    at = rater_app(study="nope", rater="r1")
+    assert any("does not lead to a study" in e.value for e in at.error)

@@ -1,0 +1,61 @@
+"""Researcher pages refuse on their own without the password, and show the numbers with it."""
+import pytest
+
+from annotate.demo import ensure_demo
+from tests.ui.apptest import page, rater_app, titles
+
+PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
+
+
+@pytest.fixture
+def demo(db):
+    ensure_demo(db)
+    return db
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_is_locked_without_a_configured_password(demo, monkeypatch, name):
+    monkeypatch.delenv("FAIRVAL_RESEARCHER_PASSWORD", raising=False)
+    at = page(name)
+    assert any("locked" in e.value for e in at.error)
+    assert not at.table and not at.metric
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_asks_for_the_password_and_refuses_a_wrong_one(demo, monkeypatch, name):
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    at = page(name)
+    assert titles(at) == ["Researcher sign-in"]
+    assert not at.table and not at.metric
+    at.text_input[0].input("wrong")
+    at.button[0].click().run()
+    assert any("not right" in e.value for e in at.error)
+    assert not at.table and not at.metric
+
+
+def sign_in(name, monkeypatch):
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    at = page(name)
+    at.text_input[0].input("s3cret")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_results_page_shows_progress_and_numbers(demo, monkeypatch):
+    at = sign_in("1_Results.py", monkeypatch)
+    assert titles(at) == ["Results"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Items complete"] == "0 / 12"
+    assert metrics["Judgments"] == "16 / 36"
+    table = at.table[0].value
+    assert list(table["question"]) == ["quality", "yes_positive"]
+    assert set(table["n"]) == {16}
+
+
+def test_a_rater_link_never_reaches_results(demo, monkeypatch):
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    at = rater_app(study="demo-templates", rater="r1", page="Results", results="1")
+    assert titles(at) == ["Consent"]
+    assert not at.table and not at.metric
+    assert not any("Results" in str(getattr(e, "label", "")) for e in at.get("page_link"))

@@ -1,0 +1,66 @@
+"""The Calibration page: LMRA against mean human scores per pair (004 Table 1 and Fig. 6)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from annotate import charts
+from annotate.results import calibration_items, load_study_data
+from ui.common import get_db
+from ui.studies import exclude_flagged_switch, pick_study, results_for
+
+
+def render() -> None:
+    st.title("Calibration")
+    study_id = pick_study()
+    if study_id is None:
+        return
+    exclude = exclude_flagged_switch()
+    numbers = results_for(study_id, exclude)
+    if numbers["task"] != "harmful_stereotype":
+        st.info("Calibration compares the LMRA with people on harmful-stereotype pair studies; "
+                f"this study's task is {numbers['task']}.")
+        return
+    if not numbers.get("lmra"):
+        st.info("No LMRA scores yet: import them with `fairval lmra import STUDY FILE`.")
+        return
+    lmra = numbers["lmra"]
+    models = list(lmra["by_model"]) if lmra.get("by_model") else [lmra["model"]]
+    model = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
+    chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
+    st.subheader("LMRA vs mean human rating")
+    st.table(pd.DataFrame([calibration_row(model, chosen)]))
+    st.caption(f"Harmful-stereotype rate H: humans {_num(numbers['harm']['human']['value'])} "
+               f"over {numbers['harm']['human']['n_items']} pairs; LMRA {_num(chosen['harm_lmra']['value'])}.")
+    groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
+              for g, c in by.items()]
+    if groups:
+        st.subheader("By rater group")
+        st.table(pd.DataFrame(groups).rename(columns={"judge": "raters"}))
+        bars = charts.group_bars(chosen)
+        if bars is not None:
+            st.altair_chart(bars)
+    items = calibration_items(load_study_data(get_db(), study_id, exclude_flagged=exclude), model)
+    _scatter(items)
+    st.subheader("Where they disagree most")
+    top = items.dropna(subset=["gap"]).head(10)
+    st.table(top[["item_id", "human", "lmra", "n_raters", "prompt", "response_a", "response_b"]].round(3))
+
+
+def calibration_row(label: str, c: dict) -> dict:
+    ci = c.get("pearson_ci")
+    return {"judge": label, "ρ": _num(c["pearson_r"]),
+            "95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–", "p": _num(c["p_value"]),
+            "sign agreement": _num(c["sign_agreement"]), "n items": c["n_items"],
+            "note": c.get("reason") or ""}
+
+
+def _num(x) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def _scatter(items: pd.DataFrame) -> None:
+    chart = charts.calibration_scatter(items)
+    if chart is not None:
+        st.subheader("Per pair")
+        st.altair_chart(chart)

@@ -1,0 +1,117 @@
+"""The Manage page: create and configure studies, import files, open/pause/close."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from annotate import importers
+from annotate.records import ImportProblem
+from annotate.studies import StudyError, StudySettings, configure_study, create_study, load_study
+from annotate.tasks import PRESETS
+from ui.common import get_db
+from ui.studies import pick_study
+
+ATTRS = ["gender", "race", "country"]
+IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": importers.import_ratings,
+           "LMRA scores": importers.import_lmra}
+
+
+def render() -> None:
+    st.title("Manage studies")
+    create, configure, upload = st.tabs(["Create", "Configure", "Import"])
+    with create:
+        _create()
+    with configure:
+        study_id = pick_study(key="manage-study")
+        if study_id:
+            _configure(study_id)
+    with upload:
+        study_id = pick_study(key="import-study")
+        if study_id:
+            _import(study_id)
+
+
+def settings_fields(current: StudySettings, key: str) -> dict:
+    """The study's settings as widgets; returns the values to save."""
+    c1, c2, c3 = st.columns(3)
+    values = {
+        "raters_per_item": c1.number_input("Raters per item", 1, 500, current.raters_per_item, key=f"{key}-rpi"),
+        "flip_probability": c2.number_input("Flip probability", 0.0, 1.0, current.flip_probability, 0.05,
+                                            key=f"{key}-flip"),
+        "gold_rate": c3.number_input("Gold rate", 0.0, 1.0, current.gold_rate, 0.05, key=f"{key}-gold"),
+        "timeout_seconds": c1.number_input("Timeout (seconds)", 10.0, 86400.0, float(current.timeout_seconds),
+                                           key=f"{key}-timeout"),
+        "min_seconds": c2.number_input("Minimum seconds per item", 0.0, 600.0, float(current.min_seconds),
+                                       key=f"{key}-min"),
+        "max_items_per_rater": c3.number_input("Max items per rater (0: no cap)", 0, 100000,
+                                               current.max_items_per_rater or 0, key=f"{key}-max") or None,
+    }
+    balance = st.selectbox("Balance raters by", ["(none)"] + ATTRS,
+                           index=(ATTRS.index(current.balance_by) + 1) if current.balance_by else 0,
+                           key=f"{key}-balance")
+    values["balance_by"] = None if balance == "(none)" else balance
+    groups = st.text_input("Balance groups (comma-separated, e.g. female,male)",
+                           ",".join(current.balance_groups), key=f"{key}-groups")
+    values["balance_groups"] = [g.strip() for g in groups.split(",") if g.strip()] if values["balance_by"] else []
+    values["demographics"] = st.multiselect("Ask raters", ATTRS, list(current.demographics), key=f"{key}-ask")
+    values["consent_text"] = st.text_area("Consent text", current.consent_text, key=f"{key}-consent")
+    values["instructions"] = st.text_area("Instructions (empty: the task's own)", current.instructions,
+                                          key=f"{key}-instr")
+    values["completion_code"] = st.text_input("Completion code", current.completion_code, key=f"{key}-code")
+    values["prolific_redirect"] = st.checkbox("Send finished raters back to Prolific",
+                                              current.prolific_redirect, key=f"{key}-prolific")
+    return values
+
+
+def _create() -> None:
+    with st.form("create-study"):
+        name = st.text_input("Name (letters, digits, - _ .)")
+        task = st.selectbox("Task", list(PRESETS))
+        values = settings_fields(StudySettings(), "create")
+        if st.form_submit_button("Create study", type="primary"):
+            try:
+                values = {k: v for k, v in values.items() if k != "completion_code" or v}
+                create_study(get_db(), name.strip(), task, **values)
+                st.success(f"Created study {name.strip()!r}.")
+            except StudyError as e:
+                st.error(str(e))
+
+
+def _configure(study_id: str) -> None:
+    db = get_db()
+    study = load_study(db, study_id)
+    st.caption(f"Task: {study.task.name} · status: **{study.status}**")
+    st.code(f"?study={study_id}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+            f"&SESSION_ID={{{{%SESSION_ID%}}}}", language=None)
+    st.caption("Append this to the app's address for the Prolific study link; in-house raters use ?study=…&rater=ID.")
+    cols = st.columns(3)
+    for col, status in zip(cols, ("open", "paused", "closed")):
+        if col.button(status.capitalize() if status != "paused" else "Pause", key=f"status-{status}",
+                      disabled=study.status == status):
+            configure_study(db, study_id, status=status)
+            st.rerun()
+    with st.form(f"configure-{study_id}"):
+        values = settings_fields(study.settings, f"cfg-{study_id}")
+        if st.form_submit_button("Save settings", type="primary"):
+            try:
+                configure_study(db, study_id, **values)
+                st.success("Saved.")
+            except StudyError as e:
+                st.error(str(e))
+
+
+def _import(study_id: str) -> None:
+    kind = st.radio("What the file holds", list(IMPORTS), horizontal=True)
+    upload = st.file_uploader("JSON Lines or CSV file", type=["jsonl", "ndjson", "json", "csv"])
+    if upload is not None and st.button("Import", type="primary"):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(upload.name).name
+            path.write_bytes(upload.getvalue())
+            try:
+                result = IMPORTS[kind](get_db(), study_id, path)
+                st.success(f"Imported {result.written} rows into {study_id!r}"
+                           + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
+            except ImportProblem as e:
+                st.error(f"Nothing was imported. {e}")
