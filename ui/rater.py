@@ -168,6 +168,8 @@ def _item(db, study: Study, rater_id: str) -> None:
     progress = session.progress(db, study, rater_id)
     st.progress(min(1.0, progress.answered / max(progress.expected, 1)),
                 text=f"{progress.answered} of {progress.expected} done")
+    with st.expander("Instructions"):
+        st.markdown(study.settings.instructions or study.task.instructions)
     show_item(study.task, served)
     st.divider()
     chosen = choose_answers(study.task, served)

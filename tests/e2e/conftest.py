@@ -1,0 +1,74 @@
+"""A real Streamlit server on 127.0.0.1 and Debian's Chromium driven by Playwright."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PASSWORD = "e2e-pass"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, db_path: Path, env: dict | None = None):
+        self.db_path = db_path
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        environment = {**os.environ, "FAIRVAL_DB": str(db_path), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
+                       **(env or {})}
+        self.log = open(db_path.with_suffix(".log"), "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(self.port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"streamlit did not start; log: {db_path.with_suffix('.log').read_text()}")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: run the README's test command (make test), which installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def wait_text(page, text: str, timeout: float = 20_000) -> None:
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)

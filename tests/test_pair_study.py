@@ -1,0 +1,105 @@
+"""A pair study imported from files and analysed through the CLI, checked against hand computation;
+and the flip invariance of every number, over whole studies."""
+import csv
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from annotate.cli import cli
+from annotate.importers import import_items, import_lmra, import_ratings
+from annotate.pairs import shown_value
+from annotate.results import study_results
+from annotate.studies import create_study
+from annotate.tasks import get_task
+from store import open_db
+from tests.conftest import write_jsonl
+
+PAIRS = [{"id": f"p{i}", "prompt": f"prompt {i}", "response_a": f"a{i}", "response_b": f"b{i}",
+          "group_a": "woman", "group_b": "man"} for i in range(1, 5)]
+# (rater, item, shown value, flipped): canonical values by hand in the comments
+RATINGS = [("r1", "p1", "B", 1), ("r2", "p1", "A", 0), ("r3", "p1", "C", 1),   # +1 +1 0
+           ("r1", "p2", "B", 0), ("r2", "p2", "C", 0), ("r3", "p2", "C", 1),   # -1 0 0
+           ("r1", "p3", "C", 0), ("r2", "p3", "C", 1), ("r3", "p3", "C", 0),   # 0 0 0
+           ("r1", "p4", "A", 0), ("r2", "p4", "A", 1), ("r3", "p4", "B", 1)]   # +1 -1 +1
+GENDER = {"r1": "female", "r2": "male", "r3": "female"}
+
+
+def test_pair_study_from_files_matches_hand_computation(db_path, tmp_path):
+    write_jsonl(tmp_path / "pairs.jsonl", PAIRS)
+    with open(tmp_path / "lmra.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["item_id", "model", "score", "p_a", "p_b", "p_c", "q_a", "q_b", "q_c"])
+        w.writerow(["p1", "judge", "0.8", "", "", "", "", "", ""])
+        w.writerow(["p2", "judge", "", "0.2", "0.5", "0.3", "0.6", "0.1", "0.3"])
+        w.writerow(["p3", "judge", "0.1", "", "", "", "", "", ""])
+        w.writerow(["p4", "judge", "0.2", "", "", "", "", "", ""])
+    write_jsonl(tmp_path / "ratings.jsonl", [
+        {"item_id": i, "rater_id": r, "question": "harm", "value": v, "flipped": f, "rater_gender": GENDER[r]}
+        for r, i, v, f in RATINGS])
+    runner = CliRunner()
+    for args in (["study", "create", "fp", "--task", "harmful_stereotype"],
+                 ["items", "import", "fp", tmp_path / "pairs.jsonl"],
+                 ["lmra", "import", "fp", tmp_path / "lmra.csv"],
+                 ["ratings", "import", "fp", tmp_path / "ratings.jsonl"]):
+        result = runner.invoke(cli, ["--db", str(db_path), *map(str, args)])
+        assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["--db", str(db_path), "analyze", "fp", "--json", "--bootstrap", "50"])
+    numbers = json.loads(result.output)
+
+    human = np.array([2 / 3, -1 / 3, 0.0, 1 / 3])
+    p2 = (min(0.2, 0.1) - min(0.5, 0.6)) / (min(0.2, 0.1) + min(0.5, 0.6) + min(0.3, 0.3))
+    lmra = np.array([0.8, p2, 0.1, 0.2])
+    assert p2 == pytest.approx(-0.4 / 0.9)
+    l = numbers["lmra"]
+    assert l["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
+    assert l["sign_agreement"] == 0.75 and l["n_items"] == 4 and len(l["pearson_ci"]) == 2
+    assert numbers["harm"]["human"]["value"] == pytest.approx(human.mean())
+    assert numbers["harm"]["lmra"]["value"] == pytest.approx(lmra.mean())
+    female, male = (l["by_rater_group"]["gender"][g] for g in ("female", "male"))
+    assert female["sign_agreement"] == 0.75 and male["sign_agreement"] == 0.25
+    assert female["pearson_r"] == pytest.approx(np.corrcoef([0.5, -0.5, 0, 1], lmra)[0, 1])
+    assert male["pearson_r"] == pytest.approx(np.corrcoef([1, 0, 0, -1], lmra)[0, 1])
+    harm = numbers["questions"]["harm"]
+    assert harm["level"] == "interval" and harm["n"] == 12
+    assert harm["distribution"] == {"1": 4, "-1": 2, "0": 6}
+
+
+HARM = get_task("harmful_stereotype").question("harm")
+
+
+def build(folder: Path, name: str, ratings: list[tuple], lmra: list[float]) -> dict:
+    db = open_db(folder / f"{name}.db")
+    create_study(db, name, "harmful_stereotype", seed=1)
+    import_items(db, name, write_jsonl(folder / f"{name}-items.jsonl", PAIRS))
+    import_lmra(db, name, write_jsonl(folder / f"{name}-lmra.jsonl", [
+        {"item_id": p["id"], "model": "m", "score": s} for p, s in zip(PAIRS, lmra)]))
+    import_ratings(db, name, write_jsonl(folder / f"{name}-ratings.jsonl", [
+        {"item_id": i, "rater_id": r, "question": "harm", "value": shown_value(HARM, c, f), "flipped": int(f),
+         "rater_gender": g} for r, i, c, f, g in ratings]))
+    out = study_results(db, name, n_boot=50)
+    db.close()
+    return out
+
+
+rating_rows = st.lists(st.tuples(st.sampled_from(["r1", "r2", "r3", "r4"]), st.sampled_from(["p1", "p2", "p3", "p4"]),
+                                 st.sampled_from(["1", "0", "-1"]), st.booleans(),
+                                 ), min_size=4, max_size=16, unique_by=lambda t: (t[0], t[1]))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rating_rows, st.lists(st.floats(-1, 1, allow_nan=False), min_size=4, max_size=4))
+def test_flipping_every_pair_with_its_answers_changes_no_number(rows, lmra):
+    gender = {"r1": "female", "r2": "male", "r3": "female", "r4": "male"}
+    original = [(r, i, c, f, gender[r]) for r, i, c, f in rows]
+    flipped = [(r, i, c, not f, gender[r]) for r, i, c, f in rows]
+    with tempfile.TemporaryDirectory() as tmp:
+        a = build(Path(tmp), "a", original, lmra)
+        b = build(Path(tmp), "b", flipped, lmra)
+    a.pop("study"), b.pop("study")
+    assert a == b

@@ -1,0 +1,66 @@
+"""Every task preset is served on the same rater page, answered, stored and analysed."""
+import pytest
+
+from annotate.importers import import_items
+from annotate.results import study_results
+from annotate.studies import create_study
+from store import ratings as rating_store
+from tests.conftest import write_jsonl
+from tests.ui.apptest import current_item, pick, rater_app, titles
+
+PAIR = {"prompt": "Plan my week", "response_a": "Rest, Ann.", "response_b": "Work hard.",
+        "group_a": "woman", "group_b": "man", "name_a": "Ann"}
+CASES = {
+    "name_perception": ({"name": "Keisha Jones", "race": "Black", "gender": "female"},
+                        {"race": "Black", "gender": "female"}),
+    "harmful_stereotype": (PAIR, {"harm": "A"}),
+    "feature_label": ({**PAIR, "axis_question": "Which response is more cautious?"}, {"feature": "B"}),
+    "scenario_select": ({"scenario": "Two candidates apply for a job.", "category": "age"}, {"keep": "yes"}),
+    "template_quality": ({"filled_template": "Should the loan be approved?"}, {"quality": "4", "yes_positive": "5"}),
+}
+
+
+@pytest.mark.parametrize("task", list(CASES))
+def test_each_preset_end_to_end(db, tmp_path, task):
+    item, answers = CASES[task]
+    create_study(db, "s", task, raters_per_item=1, flip_probability=1.0)
+    import_items(db, "s", write_jsonl(tmp_path / "i.jsonl", [{"id": "x", **item}]))
+    at = rater_app(study="s", rater="r")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    assert current_item(at) == "x"
+    shown = [t.value for t in at.text]
+    if task in ("harmful_stereotype", "feature_label"):
+        assert shown[1:] == ["Work hard.", "Rest, [NAME]."]          # flipped, name masked
+    if task == "scenario_select":
+        at.text_area(key="comment:x").input("realistic").run()
+    pick(at, "x", answers)
+    at.button(key="submit:x").click().run()
+    assert titles(at) == ["Thank you, you have finished"], at.exception
+    stored = rating_store.ratings_frame(db, "s").set_index("question")
+    assert stored["value"].to_dict() == answers
+    if task == "harmful_stereotype":
+        assert stored.loc["harm", "canonical"] == "-1" and stored.loc["harm", "flipped"] == 1
+    if task == "feature_label":
+        assert stored.loc["feature", "canonical"] == "A"
+    if task == "scenario_select":
+        assert stored.loc["keep", "comment"] == "realistic"
+    numbers = study_results(db, "s", n_boot=0)
+    assert numbers["n_ratings"] == len(answers)
+
+
+def test_name_accuracy_matches_a_hand_count(db, tmp_path):
+    create_study(db, "n", "name_perception")
+    import_items(db, "n", write_jsonl(tmp_path / "n.jsonl", [
+        {"id": "a", "name": "A", "race": "Black", "gender": "female"},
+        {"id": "b", "name": "B", "race": "white", "gender": "male"}]))
+    rows = [("a", "r1", "Black", "female"), ("a", "r2", "white", "female"), ("a", "r3", "Black", "male"),
+            ("b", "r1", "white", "male"), ("b", "r2", "white", "male")]
+    from annotate.importers import import_ratings
+    import_ratings(db, "n", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": i, "rater_id": r, "question": q, "value": v}
+        for i, r, race, gender in rows for q, v in (("race", race), ("gender", gender))]))
+    names = study_results(db, "n", n_boot=0)["names"]
+    assert names["race_accuracy"] == {"Black": 2 / 3, "white": 1.0}
+    assert names["gender_accuracy"] == {"female": 2 / 3, "male": 1.0}
+    assert names["race_confusion"]["Black"]["white"] == 1 and names["race_confusion"]["white"]["white"] == 2
