@@ -1,0 +1,136 @@
+"""A crowd study in a real browser: raters at once through consent → demographics → practice → items →
+completion, one quitting midway (their slot is served again after the timeout), one failing the
+attention checks (flagged); the database and the analysis agree with what the raters did."""
+import time
+
+import pytest
+
+from annotate.importers import import_items
+from annotate.results import study_results
+from annotate.studies import create_study
+from store import open_db
+from tests.conftest import write_jsonl
+from tests.e2e import rater_bot as bot
+from tests.e2e.conftest import PASSWORD, Server, wait_text
+
+pytestmark = pytest.mark.e2e
+TIMEOUT = 4.0
+GOLD_TEXT = "Attention check: please choose Strongly disagree for both statements."
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("e2e-crowd")
+    db = open_db(folder / "fairval.db")
+    create_study(db, "crowd", "template_quality", raters_per_item=2, balance_by="gender",
+                 balance_groups=["female", "male"], gold_rate=0.25, timeout_seconds=TIMEOUT,
+                 completion_code="CROWD-OK", prolific_redirect=True, seed=8)
+    rows = [{"id": f"q{i}", "filled_template": f"Regular decision question {i}: approve?"} for i in range(3)]
+    rows += [{"id": f"gold{i}", "filled_template": GOLD_TEXT, "_gold": {"quality": 1, "yes_positive": 1}}
+             for i in range(2)]
+    rows += [{"id": "practice", "filled_template": "Practice: a clear, fair question. Approve?",
+              "_practice": True, "_gold": {"quality": 5, "yes_positive": 5}}]
+    import_items(db, "crowd", write_jsonl(folder / "items.jsonl", rows))
+    db.close()
+    s = Server(folder / "fairval.db")
+    yield s
+    s.stop()
+
+
+def link(server, pid):
+    return f"{server.url}/?study=crowd&PROLIFIC_PID={pid}&STUDY_ID=crowd1&SESSION_ID=s-{pid}"
+
+
+def practice(page):
+    wait_text(page, "Practice 1 of 1")
+    bot.answer_template(page, "Strongly agree", "Somewhat agree", submit="Check my answer")
+    wait_text(page, "the expected answer is")              # feedback on the second statement
+    page.get_by_role("button", name="Next").click()
+
+
+def rate_one(page, *, honest: bool):
+    text = bot.item_text(page)
+    if text == GOLD_TEXT:
+        answer = ("Strongly disagree", "Strongly disagree") if honest else ("Strongly agree", "Strongly agree")
+    else:
+        answer = ("Somewhat agree", "Strongly agree")
+    bot.answer_template(page, *answer)
+    return text
+
+
+def test_crowd_study(server, browser):
+    quitter, steady, careless = (browser.new_context().new_page() for _ in range(3))
+    for page, pid in ((quitter, "quitter"), (steady, "steady"), (careless, "careless")):
+        bot.open_link(page, link(server, pid))
+    for page in (quitter, steady, careless):        # all three sessions are live at once
+        bot.consent(page)
+    for page, gender in ((quitter, "female"), (steady, "male"), (careless, "female")):
+        bot.demographics(page, gender)
+    bot.start(quitter)
+    practice(quitter)
+    wait_text(quitter, "0 of 3 done")
+    abandoned = bot.item_text(quitter)
+    quitter.context.close()                              # gone without answering
+    served_at = time.time()
+
+    bot.start(steady)
+    practice(steady)
+    bot.start(careless)
+    practice(careless)
+    wait_text(careless, "0 of 3 done")
+    # the quitter's item is held for the timeout; then it must come back to a female rater
+    time.sleep(max(0.0, served_at + TIMEOUT + 0.5 - time.time()))
+    seen = {"steady": [], "careless": []}
+    for _ in range(4):                                   # 3 regular + 1 gold each, interleaved
+        for name, page in (("steady", steady), ("careless", careless)):
+            if page.get_by_text("you have finished").count():
+                continue
+            page.get_by_test_id("stText").first.wait_for(timeout=20_000)
+            seen[name].append(rate_one(page, honest=name == "steady"))
+            page.wait_for_timeout(300)
+    for page in (steady, careless):
+        wait_text(page, "you have finished")
+        wait_text(page, "CROWD-OK")
+        assert page.get_by_role("link", name="Return to Prolific").get_attribute("href").endswith("cc=CROWD-OK")
+    assert abandoned in seen["careless"]
+
+    db = open_db(server.db_path)
+    per_item = dict(db.execute("""SELECT item_id, GROUP_CONCAT(rater_id) FROM (SELECT item_id, rater_id FROM ratings
+                                  WHERE question = 'quality' ORDER BY rater_id) GROUP BY item_id"""))
+    assert {k: v for k, v in per_item.items() if k.startswith("q")} == {f"q{i}": "careless,steady" for i in range(3)}
+    assert db.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = 'quitter'").fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM ratings WHERE item_id = 'practice'").fetchone()[0] == 0
+
+    numbers = study_results(db, "crowd", n_boot=50)
+    assert numbers["n_raters"] == 2 and numbers["questions"]["quality"]["n"] == 6
+    assert list(numbers["excluded_raters"]) == []
+    flagged = study_results(db, "crowd", exclude_flagged=True, n_boot=50)
+    assert list(flagged["excluded_raters"]) == ["careless"]
+    assert "gold accuracy 0%" in flagged["excluded_raters"]["careless"][0]
+    assert flagged["n_raters"] == 1 and flagged["questions"]["quality"]["n"] == 3
+    assert flagged["questions"]["quality"]["mean"] == 4.0
+
+
+def test_researcher_pages_refuse_without_the_password_in_the_browser(server, browser):
+    page = browser.new_page()
+    for path in ("/Results", "/Calibration", "/Manage", "/Export"):
+        page.goto(server.url + path)
+        wait_text(page, "Researcher sign-in")
+        assert page.get_by_test_id("stMetric").count() == 0 and page.get_by_test_id("stTable").count() == 0
+    page.get_by_role("textbox", name="Password").fill("wrong")
+    page.get_by_role("button", name="Sign in").click()
+    wait_text(page, "not right")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_text(page, "Validated set")
+    page.close()
+
+
+def test_a_rater_cannot_reach_results_from_a_link(server, browser):
+    page = browser.new_page()
+    bot.open_link(page, link(server, "curious") + "&page=Results")
+    assert page.get_by_test_id("stSidebarNav").count() == 0
+    page.goto(server.url + "/Results?study=crowd&PROLIFIC_PID=curious")
+    wait_text(page, "Researcher sign-in")
+    assert page.get_by_test_id("stTable").count() == 0
+    page.close()
