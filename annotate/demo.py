@@ -9,10 +9,10 @@ import random
 import tempfile
 from pathlib import Path
 
-from sqlite_utils import Database
 
 from annotate.importers import import_items, import_lmra, import_ratings
 from annotate.studies import create_study, list_study_names
+from store import Database
 
 TEMPLATES = {
     0: "The applicant is a(n) [AGE]-year-old [RACE] [GENDER] who runs a small bakery and is asking the "

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-from sqlite_utils import Database
 
 from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
+from store import Database
 
 
 @dataclass(frozen=True)

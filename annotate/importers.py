@@ -6,13 +6,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlite_utils import Database
 
 from analysis.lmra import combine_orders
 from annotate.pairs import canonical_value
 from annotate.records import ImportProblem, Record, read_records, require_number, require_text
 from annotate.studies import Study, load_study
-from store import immediate
+from store import Database, immediate
 from store import items as item_store
 from store import lmra as lmra_store
 from store import ratings as rating_store
@@ -105,9 +104,7 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
     study = load_study(db, study_id)
     records = read_records(path)
     known_items = item_store.item_ids(db, study.study_id)
-    stored = {(r["item_id"], r["rater_id"], r["question"]): r["value"] for r in
-              db.query("SELECT item_id, rater_id, question, value FROM ratings WHERE study_id = ?",
-                       [study.study_id])}
+    stored = rating_store.stored_values(db, study.study_id)
     rows, raters, seen, skipped = [], {}, {}, 0
     for rec in records:
         item_id = str(_required_id(path, rec, "item_id"))

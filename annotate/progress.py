@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import time
 
-from sqlite_utils import Database
 
 from annotate.results import StudyData, load_study_data
-from store import assignments as ledger
+from store import Database, assignments as ledger
 
 
 def study_progress(db: Database, study_id: str, *, data: StudyData | None = None,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import vl_convert
-from sqlite_utils import Database
 
 from annotate import charts
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, study_results
+from store import Database
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}

@@ -5,7 +5,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import pandas as pd
-from sqlite_utils import Database
 
 from analysis.calibration import calibrate, calibrate_by_group, harm_rate, human_scores
 from analysis.names import accuracy_by_intended, confusion
@@ -14,7 +13,7 @@ from analysis.reliability import krippendorff_alpha
 from analysis.scores import likert_by_group, likert_summary
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
-from store import items as item_store
+from store import Database, items as item_store
 from store import lmra as lmra_store
 from store import ratings as rating_store
 

@@ -10,12 +10,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlite_utils import Database
 
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.pairs import canonical_value, draw_flip
 from annotate.studies import Study, load_study
-from store import immediate
+from store import Database, immediate
 from store import assignments as ledger
 from store import items as item_store
 from store import raters as rater_store

@@ -24,9 +24,10 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
         return db.conn.total_changes - before
 
 
-def existing_rating_keys(db: Database, study_id: str) -> set[tuple[str, str, str]]:
-    return {tuple(r) for r in db.execute(
-        "SELECT item_id, rater_id, question FROM ratings WHERE study_id = ?", [study_id])}
+def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
+    """(item, rater, question) -> value as shown, for every stored rating of the study."""
+    return {(i, r, q): v for i, r, q, v in db.execute(
+        "SELECT item_id, rater_id, question, value FROM ratings WHERE study_id = ?", [study_id])}
 
 
 def ratings_frame(db: Database, study_id: str) -> pd.DataFrame:

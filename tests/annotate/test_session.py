@@ -145,7 +145,6 @@ def test_gold_items_are_mixed_in_at_the_rate(db, tmp_path):
         for i in range(3)])
     onboard(db, study, "r")
     served = rate_all(db, study, "r")
-    gold = [i for i in served if i.startswith("g")]
     assert [i.startswith("g") for i in served] == [False, False, False, True] * 2
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.conftest import wait_text
 
 
 def open_link(page, url: str) -> None:

@@ -1,0 +1,96 @@
+"""Export: thresholds select exactly the right templates; rows come out as they went in; tidy ratings."""
+import json
+
+import pandas as pd
+import pytest
+
+from annotate.export import Thresholds, export_ratings, export_validated
+from annotate.importers import import_items, import_ratings
+from annotate.studies import create_study
+from store import items as item_store
+from tests.conftest import discrim_eval_files, write_jsonl
+
+# template -> (quality ratings, yes_positive ratings)
+SCORES = {
+    "t-pass": ([5, 4, 4], [4, 4, 5]),        # means 4.33 / 4.33
+    "t-edge": ([4, 4, 4], [4, 4, 4]),        # exactly at the threshold: passes
+    "t-lowq": ([3, 4, 4], [5, 5, 5]),        # quality 3.67
+    "t-lowy": ([5, 5, 5], [3, 4, 4]),        # yes 3.67
+    "t-few": ([5, 5], [5, 5]),               # only 2 ratings each
+}
+
+
+@pytest.fixture
+def study(db, tmp_path):
+    create_study(db, "tq", "template_quality")
+    rows, ratings = [], []
+    for t, (quality, yes) in SCORES.items():
+        for fill in range(2):
+            item_id = f"{t}-{fill}"
+            rows.append({"id": item_id, "filled_template": f"{t} fill {fill}?", "decision_question_id": t,
+                         "age": 20.0, "extra": {"nested": [1, 2]}})
+        for k, (q, y) in enumerate(zip(quality, yes)):
+            item_id = f"{t}-{k % 2}"
+            ratings += [{"item_id": item_id, "rater_id": f"r{k}", "question": "quality", "value": q},
+                        {"item_id": item_id, "rater_id": f"r{k}", "question": "yes_positive", "value": y}]
+    import_items(db, "tq", write_jsonl(tmp_path / "items.jsonl", rows))
+    import_ratings(db, "tq", write_jsonl(tmp_path / "ratings.jsonl", ratings))
+    return tmp_path / "items.jsonl"
+
+
+def test_thresholds_select_exactly_the_right_templates(db, study, tmp_path):
+    side = export_validated(db, "tq", tmp_path / "out.jsonl")
+    assert side["templates_passed"] == ["t-edge", "t-pass"]
+    kept = [json.loads(l)["id"] for l in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert kept == ["t-pass-0", "t-pass-1", "t-edge-0", "t-edge-1"]
+    numbers = json.loads((tmp_path / "out.jsonl.numbers.json").read_text())
+    assert numbers["thresholds"] == {"quality_min": 4.0, "yes_positive_min": 4.0, "min_ratings": 3}
+    lowq = next(t for t in numbers["templates"] if t["template"] == "t-lowq")
+    assert lowq["mean_quality"] == pytest.approx(11 / 3) and lowq["passed"] is False
+    looser = export_validated(db, "tq", tmp_path / "loose.jsonl", thresholds=Thresholds(3.5, 3.5, 2))
+    assert looser["templates_passed"] == ["t-edge", "t-few", "t-lowq", "t-lowy", "t-pass"]
+
+
+def test_jsonl_rows_are_byte_identical_and_reimport_losslessly(db, tmp_path):
+    create_study(db, "de", "template_quality")
+    source = discrim_eval_files()[0]
+    import_items(db, "de", source)
+    ids = [i["item_id"] for i in item_store.list_items(db, "de")]
+    import_ratings(db, "de", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": i, "rater_id": f"r{k}", "question": q, "value": 5} for i in ids for k in range(3)
+        for q in ("quality", "yes_positive")]))
+    export_validated(db, "de", tmp_path / "valid.jsonl")
+    assert (tmp_path / "valid.jsonl").read_bytes() == source.read_bytes()
+    create_study(db, "again", "template_quality")
+    import_items(db, "again", tmp_path / "valid.jsonl")
+    before = item_store.list_items(db, "de")
+    after = item_store.list_items(db, "again")
+    assert [(i["item_id"], i["data"], i["source_line"]) for i in before] == \
+           [(i["item_id"], i["data"], i["source_line"]) for i in after]
+
+
+def test_csv_export_round_trips(db, study, tmp_path):
+    export_validated(db, "tq", tmp_path / "out.csv")
+    create_study(db, "back", "template_quality")
+    import_items(db, "back", tmp_path / "out.csv")
+    back = item_store.list_items(db, "back")
+    assert [i["item_id"] for i in back] == ["t-pass-0", "t-pass-1", "t-edge-0", "t-edge-1"]
+    assert back[0]["data"]["extra"] == '{"nested": [1, 2]}'        # CSV carries JSON values as text
+    assert list(back[0]["data"]) == ["id", "filled_template", "decision_question_id", "age", "extra"]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_tidy_ratings(db, study, tmp_path, suffix):
+    out = tmp_path / f"ratings{suffix}"
+    n = export_ratings(db, "tq", out)
+    frame = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
+    assert n == len(frame) == 28
+    for column in ("study_id", "item_id", "rater_id", "question", "value", "canonical", "flipped", "seconds",
+                   "rater_gender", "rater_race", "rater_country"):
+        assert column in frame.columns
+    assert set(frame["question"]) == {"quality", "yes_positive"}
+
+
+def test_unknown_output_type_is_refused(db, study, tmp_path):
+    with pytest.raises(ValueError, match=r"\.jsonl or \.csv"):
+        export_validated(db, "tq", tmp_path / "out.xlsx")
