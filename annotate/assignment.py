@@ -32,17 +32,17 @@ def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> boo
 def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
                 rater_group: str | None = None, quota: Mapping[str, int] | None = None,
                 want_gold: bool = False) -> str | None:
-    loads = [l for l in loads if l.item_id not in seen]
+    loads = [it for it in loads if it.item_id not in seen]
     if want_gold:
-        gold = [l for l in loads if l.gold]
+        gold = [it for it in loads if it.gold]
         if gold:
-            return min(gold, key=lambda l: (l.taken, l.position)).item_id
-    open_items = [l for l in loads if not l.gold and l.taken < target]
+            return min(gold, key=lambda it: (it.taken, it.position)).item_id
+    open_items = [it for it in loads if not it.gold and it.taken < target]
     if quota is not None:
         if rater_group not in quota:
             return None
         cap = quota[rater_group]
-        open_items = [l for l in open_items if l.taken_by_group.get(rater_group, 0) < cap]
+        open_items = [it for it in open_items if it.taken_by_group.get(rater_group, 0) < cap]
     if not open_items:
         return None
-    return min(open_items, key=lambda l: (l.taken, l.position)).item_id
+    return min(open_items, key=lambda it: (it.taken, it.position)).item_id

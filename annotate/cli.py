@@ -12,7 +12,13 @@ import click
 
 from annotate import importers, results
 from annotate.records import ImportProblem
-from annotate.studies import StudyError, configure_study, create_study, list_study_names, load_study
+from annotate.studies import (
+    StudyError,
+    configure_study,
+    create_study,
+    list_study_names,
+    load_study,
+)
 from annotate.tasks import PRESETS
 from store import StoreError, open_db
 
@@ -194,9 +200,9 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
             line += f" mean={_fmt(q['mean'])} share 4-5={_fmt(q['share_4_or_5'])}"
         click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
     if numbers.get("lmra"):
-        l = numbers["lmra"]
-        click.echo(f"  LMRA {l['model']}: r={_fmt(l['pearson_r'])} sign agreement="
-                   f"{_fmt(l['sign_agreement'])} n={l['n_items']}")
+        judge = numbers["lmra"]
+        click.echo(f"  LMRA {judge['model']}: r={_fmt(judge['pearson_r'])} sign agreement="
+                   f"{_fmt(judge['sign_agreement'])} n={judge['n_items']}")
 
 
 @cli.command()

@@ -9,7 +9,6 @@ import random
 import tempfile
 from pathlib import Path
 
-
 from annotate.importers import import_items, import_lmra, import_ratings
 from annotate.studies import create_study, list_study_names
 from store import Database

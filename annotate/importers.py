@@ -6,16 +6,21 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-
 from analysis.lmra import combine_orders
 from annotate.pairs import canonical_value
-from annotate.records import ImportProblem, Record, read_records, require_number, require_text
+from annotate.records import (
+    ImportProblem,
+    Record,
+    read_records,
+    require_number,
+    require_text,
+)
 from annotate.studies import Study, load_study
 from store import Database, immediate
 from store import items as item_store
 from store import lmra as lmra_store
-from store import ratings as rating_store
 from store import raters as rater_store
+from store import ratings as rating_store
 from store.raters import ATTRIBUTES
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"

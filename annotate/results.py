@@ -13,7 +13,8 @@ from analysis.reliability import krippendorff_alpha
 from analysis.scores import likert_by_group, likert_summary
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
-from store import Database, items as item_store
+from store import Database
+from store import items as item_store
 from store import lmra as lmra_store
 from store import ratings as rating_store
 

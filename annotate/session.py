@@ -10,7 +10,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
-
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.pairs import canonical_value, draw_flip
 from annotate.studies import Study, load_study

@@ -7,9 +7,9 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-
 from annotate.tasks import PRESETS, Task, get_task
-from store import Database, studies as study_store
+from store import Database
+from store import studies as study_store
 from store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (

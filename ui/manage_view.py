@@ -8,7 +8,13 @@ import streamlit as st
 
 from annotate import importers
 from annotate.records import ImportProblem
-from annotate.studies import StudyError, StudySettings, configure_study, create_study, load_study
+from annotate.studies import (
+    StudyError,
+    StudySettings,
+    configure_study,
+    create_study,
+    load_study,
+)
 from annotate.tasks import PRESETS
 from ui.common import get_db
 from ui.studies import pick_study

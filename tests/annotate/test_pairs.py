@@ -2,7 +2,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotate.pairs import canonical_value, draw_flip, mask_names, responses_as_shown, shown_value
+from annotate.pairs import (
+    canonical_value,
+    draw_flip,
+    mask_names,
+    responses_as_shown,
+    shown_value,
+)
 from annotate.tasks import get_task
 
 HARM = get_task("harmful_stereotype").question("harm")

@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 
-
 def open_link(page, url: str) -> None:
     page.goto(url)
     page.get_by_role("button", name="I agree to take part").wait_for(timeout=20_000)
