@@ -176,6 +176,41 @@ def lmra_import(ctx, study_name, file):
     click.echo(f"imported {result.written} LMRA scores into {study_name!r}")
 
 
+@lmra.command("run")
+@click.argument("study_name")
+@click.option("--model", required=True, help="The judge model's name on the server.")
+@click.option("--base-url", envvar="OPENAI_BASE_URL", help="An OpenAI-compatible server (default: OpenAI).")
+@click.option("--samples", type=int, default=10, show_default=True,
+              help="Samples per order when the server gives no log-probabilities.")
+@click.option("--concurrency", type=int, default=4, show_default=True)
+@click.option("--no-logprobs", is_flag=True, help="Sample instead of reading log-probabilities.")
+@click.option("--dry-run", is_flag=True, help="Only print the estimate of calls.")
+@click.option("--yes", is_flag=True, help="Do not ask before spending.")
+@click.pass_context
+@friendly
+def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, dry_run, yes):
+    """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
+    from annotate.judge import JudgeConfig, JudgeError, estimate, run_judge
+
+    config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
+                         logprobs=not no_logprobs)
+    db = _db(ctx)
+    est = estimate(db, study_name, config)
+    click.echo(f"{est.pairs} pairs; {est.pending_orders} orders still to rate: up to {est.requests} "
+               f"requests, about {est.prompt_tokens} prompt tokens (characters / 4)")
+    if dry_run:
+        return
+    if est.pending_orders and not yes and sys.stdin.isatty():
+        click.confirm("Run the judge?", abort=True)
+    with click.progressbar(length=est.pending_orders, label="judging", file=sys.stderr) as bar:
+        try:
+            summary = run_judge(db, study_name, config, on_progress=lambda done, total: bar.update(1))
+        except JudgeError as e:
+            raise click.ClickException(str(e)) from None
+    click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
+               f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
+
+
 @cli.command()
 @click.argument("study_name")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

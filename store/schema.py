@@ -80,4 +80,21 @@ def _v1_initial(db: Database) -> None:
         db.execute(sql)
 
 
-MIGRATIONS = [_v1_initial]
+def _v2_judge_calls(db: Database) -> None:
+    # One row per finished judge request set (one order of one pair): a resumed run skips these.
+    db.execute("""CREATE TABLE judge_calls (
+        study_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        swapped INTEGER NOT NULL,          -- 0: responses in true order, 1: swapped
+        method TEXT NOT NULL,              -- 'logprobs' | 'samples'
+        probabilities TEXT NOT NULL,       -- JSON [A, B, C], renormalised
+        requests INTEGER NOT NULL,
+        prompt_tokens INTEGER, completion_tokens INTEGER,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (study_id, item_id, model, swapped),
+        FOREIGN KEY (study_id, item_id) REFERENCES items(study_id, item_id)
+    )""")
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import expect
+
 
 def open_link(page, url: str) -> None:
     page.goto(url)
@@ -25,7 +27,13 @@ def start(page) -> None:
     page.get_by_role("button", name="Start").click()
 
 
+def settle(page) -> None:
+    """Wait until the rerun has replaced every element of the previous screen (none is stale)."""
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=20_000)
+
+
 def item_text(page) -> str:
+    settle(page)
     return page.get_by_test_id("stText").first.inner_text()
 
 
@@ -34,18 +42,27 @@ def option(page, label: str):
     return page.get_by_role("button", name=re.compile(rf"^{re.escape(label)}(\s|$)"))
 
 
+def choose(page, label: str, nth: int = 0) -> None:
+    """Click an option and wait until the server has it as chosen (the button turns primary):
+    a click landing while the page re-renders would otherwise be lost."""
+    button = option(page, label).nth(nth)
+    button.click()
+    expect(button).to_have_attribute("data-testid", "stBaseButton-primary", timeout=20_000)
+
+
 def answer_template(page, quality: str, yes_positive: str, submit: str = "Submit") -> None:
-    option(page, quality).first.click()
-    option(page, yes_positive).nth(1).click()
+    choose(page, quality, 0)
+    choose(page, yes_positive, 1)
     page.get_by_role("button", name=submit).click()
 
 
 def responses(page) -> tuple[str, str]:
+    settle(page)
     texts = page.get_by_test_id("stText").all_inner_texts()
     return texts[1], texts[2]
 
 
 def answer_pair(page, option: str) -> None:
     """option is A, B or C as shown; the buttons read 'A) …'."""
-    page.get_by_role("button", name=f"{option})").first.click()
+    choose(page, f"{option})")
     page.get_by_role("button", name="Submit").click()

@@ -1,11 +1,13 @@
 """A rater in a real Chromium: link → consent → demographics → items (mouse and keyboard) → reload →
 resume → completion code; every answer checked in the SQLite file the server wrote."""
 import pytest
+from playwright.sync_api import expect
 
 from annotate.importers import import_items
 from annotate.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
+from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import Server, wait_text
 
 pytestmark = pytest.mark.e2e
@@ -27,7 +29,7 @@ def server(tmp_path_factory):
 
 
 def current_text(page) -> str:
-    return page.get_by_test_id("stText").first.inner_text()
+    return bot.item_text(page)
 
 
 def test_rater_rates_reloads_resumes_and_finishes(server, browser):
@@ -45,18 +47,16 @@ def test_rater_rates_reloads_resumes_and_finishes(server, browser):
     seen = []
     # item 1 with the mouse
     seen.append(current_text(page))
-    page.get_by_role("button", name="Strongly agree").first.click()
-    page.get_by_role("button", name="Somewhat agree").nth(1).click()
-    page.get_by_role("button", name="Submit").click()
+    bot.answer_template(page, "Strongly agree", "Somewhat agree")
     wait_text(page, "1 of 3 done")
 
     # item 2 with the keyboard: 4 for the first question, s (second option) for the second, Enter
     seen.append(current_text(page))
     page.get_by_test_id("stText").first.click()      # focus the page, not a widget
     page.keyboard.press("4")
-    page.wait_for_timeout(600)
+    expect(bot.option(page, "Somewhat agree").first).to_have_attribute("data-testid", "stBaseButton-primary")
     page.keyboard.press("s")
-    page.wait_for_timeout(600)
+    expect(bot.option(page, "Somewhat disagree").nth(1)).to_have_attribute("data-testid", "stBaseButton-primary")
     page.keyboard.press("Enter")
     wait_text(page, "2 of 3 done")
     third = current_text(page)
@@ -72,9 +72,7 @@ def test_rater_rates_reloads_resumes_and_finishes(server, browser):
     page.goto(link)
     wait_text(page, "2 of 3 done")
     assert current_text(page) == third
-    page.get_by_role("button", name="Neither agree nor disagree").first.click()
-    page.get_by_role("button", name="Strongly disagree").nth(1).click()
-    page.get_by_role("button", name="Submit").click()
+    bot.answer_template(page, "Neither agree nor disagree", "Strongly disagree")
     wait_text(page, "you have finished")
     wait_text(page, "E2E-CODE")
     page.close()

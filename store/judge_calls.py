@@ -1,0 +1,33 @@
+"""The judge's finished calls, so a resumed run never pays for the same call twice."""
+from __future__ import annotations
+
+import json
+import time
+
+from sqlite_utils import Database
+
+from store.db import immediate
+
+
+def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float]]:
+    """(item, swapped) -> probabilities [A, B, C] of every finished call set."""
+    return {(i, bool(s)): json.loads(p) for i, s, p in db.execute(
+        "SELECT item_id, swapped, probabilities FROM judge_calls WHERE study_id = ? AND model = ?",
+        [study_id, model])}
+
+
+def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
+              probabilities: list[float], requests: int, prompt_tokens: int, completion_tokens: int) -> None:
+    with immediate(db):
+        db["judge_calls"].insert({
+            "study_id": study_id, "item_id": item_id, "model": model, "swapped": int(swapped),
+            "method": method, "probabilities": json.dumps(probabilities), "requests": requests,
+            "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "created_at": time.time()}, replace=True)
+
+
+def spend(db: Database, study_id: str, model: str) -> dict:
+    row = db.execute("""SELECT COUNT(*), COALESCE(SUM(requests), 0), COALESCE(SUM(prompt_tokens), 0),
+                               COALESCE(SUM(completion_tokens), 0)
+                          FROM judge_calls WHERE study_id = ? AND model = ?""", [study_id, model]).fetchone()
+    return {"call_sets": row[0], "requests": row[1], "prompt_tokens": row[2], "completion_tokens": row[3]}

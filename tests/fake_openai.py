@@ -1,0 +1,64 @@
+"""A fake OpenAI-compatible server on 127.0.0.1 for the judge's tests: real HTTP, scripted answers."""
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# script(request_json, call_number) -> (status, body dict, headers)
+Script = Callable[[dict, int], tuple[int, dict, dict]]
+
+
+def completion(content: str, top: dict[str, float] | None = None, model: str = "fake") -> dict:
+    """A chat completion; with `top` (token -> probability) it carries top_logprobs."""
+    choice: dict = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+    if top is not None:
+        entries = [{"token": t, "logprob": math.log(p), "bytes": list(t.encode())} for t, p in top.items() if p > 0]
+        choice["logprobs"] = {"content": [{"token": content, "logprob": entries[0]["logprob"],
+                                           "bytes": list(content.encode()), "top_logprobs": entries}]}
+    else:
+        choice["logprobs"] = None
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [choice], "usage": {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}}
+
+
+def error(status: int, message: str) -> dict:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+
+
+class FakeOpenAI:
+    def __init__(self, script: Script):
+        self.script = script
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append(body)
+                    number = len(server.requests)
+                status, payload, headers = server.script(body, number)
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
