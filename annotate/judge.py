@@ -18,9 +18,8 @@ import openai
 from analysis.lmra import combine_orders
 from annotate.pairs import responses_as_shown
 from annotate.studies import load_study
-from store import Database
+from store import Database, judge_calls
 from store import items as item_store
-from store import judge_calls
 from store import lmra as lmra_store
 
 LETTERS = ("A", "B", "C")

@@ -57,6 +57,7 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
         "n_items": len(regular_items), "n_raters": int(ratings["rater_id"].nunique()),
         "n_ratings": len(ratings),
         "excluded_raters": {r: list(f) for r, f in data.excluded.items()},
+        "raters": [asdict(q) for q in data.quality],
         "questions": {q.id: question_numbers(q, ratings[ratings["question"] == q.id], n_boot=n_boot,
                                              seed=study.settings.seed)
                       for q in study.task.questions},

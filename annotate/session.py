@@ -69,13 +69,18 @@ def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = 
         return "demographics"
     if not rater["instructions_done"]:
         return "instructions"
-    if not rater["practice_done"] and item_store.list_items(db, study.study_id, practice=True):
+    if not rater["practice_done"] and item_store.has_practice(db, study.study_id):
         return "practice"
     return "item"
 
 
 def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool) -> None:
-    rater_store.update_rater(db, study_id, rater_id, consent="given" if agreed else "declined")
+    """Record the choice; a refusal keeps nothing else (the platform's study and session ids go too)."""
+    if agreed:
+        rater_store.update_rater(db, study_id, rater_id, consent="given")
+    else:
+        rater_store.update_rater(db, study_id, rater_id, consent="declined", platform_study_id=None,
+                                 platform_session_id=None)
 
 
 def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[str, str]) -> None:
@@ -117,11 +122,17 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
         if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
             return None
         rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
-        item_id = choose_item(
-            _loads(ledger.load_by_item(db, study.study_id, since, s.balance_by)),
-            seen=ledger.seen_items(db, study.study_id, rater_id), target=s.raters_per_item,
-            rater_group=rater.get(s.balance_by) if s.balance_by else None, quota=s.quota(),
-            want_gold=gold_due(regular, gold, s.gold_rate))
+        group = rater.get(s.balance_by) if s.balance_by else None
+        quota = s.quota()
+        rows = ledger.candidate_loads(db, study.study_id, rater_id, since=since, balance_by=s.balance_by,
+                                      rater_group=group, target=s.raters_per_item,
+                                      group_cap=None if quota is None else quota.get(group, 0))
+        # The SQL pre-filter already left out what this rater has seen; the policy decides.
+        loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
+                          {group: r["taken_group"]} if group is not None else {}, bool(r["gold"]))
+                 for r in rows]
+        item_id = choose_item(loads, seen=set(), target=s.raters_per_item, rater_group=group, quota=quota,
+                              want_gold=gold_due(regular, gold, s.gold_rate))
         if item_id is None:
             return None
         flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
@@ -134,18 +145,6 @@ def _served(db: Database, study: Study, assignment: dict) -> Served:
     item = item_store.get_item(db, study.study_id, assignment["item_id"])
     return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
                   assignment["served_at"], item["gold"] is not None)
-
-
-def _loads(rows: list[dict]) -> list[ItemLoad]:
-    by_item: dict[str, dict] = {}
-    for r in rows:
-        entry = by_item.setdefault(r["item_id"], {"position": r["position"], "gold": bool(r["gold"]),
-                                                  "taken": 0, "groups": defaultdict(int)})
-        entry["taken"] += r["n"]
-        if r["rater_group"] is not None:
-            entry["groups"][r["rater_group"]] += r["n"]
-    return [ItemLoad(i, e["position"], e["taken"], dict(e["groups"]), e["gold"])
-            for i, e in by_item.items()]
 
 
 def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
@@ -192,7 +191,7 @@ def finish(db: Database, study_id: str, rater_id: str) -> None:
 
 def progress(db: Database, study: Study, rater_id: str) -> Progress:
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
-    n_items = sum(1 for i in item_store.list_items(db, study.study_id, practice=False) if i["gold"] is None)
+    n_items = item_store.count_regular(db, study.study_id)
     expected = n_items if study.settings.max_items_per_rater is None else min(
         n_items, study.settings.max_items_per_rater)
     return Progress(regular, max(expected, regular))

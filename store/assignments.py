@@ -22,27 +22,41 @@ def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> 
     return rows[0] if rows else None
 
 
-def load_by_item(db: Database, study_id: str, since: float, balance_by: str | None) -> list[dict]:
-    """Per non-practice item: distinct raters who answered or hold an unexpired slot, by group.
+def candidate_loads(db: Database, study_id: str, rater_id: str, *, since: float, balance_by: str | None,
+                    rater_group: str | None, target: int, group_cap: int | None, limit: int = 50) -> list[dict]:
+    """The items this rater could be given, each with its load, least taken first.
 
-    Returns rows (item_id, position, gold, rater_group, n) with one row per item and group
-    (rater_group NULL when unbalanced); items nobody holds appear with n = 0.
+    A pre-filter for the pure policy (annotate.assignment.choose_item), applying the same rules in SQL
+    so a study of thousands of items is not loaded into Python per serve: items the rater has not
+    seen, under their target, and under the rater's group quota, the first `limit` of them in
+    (taken, position) order; and as many unseen gold items. `taken` counts distinct raters who
+    answered or hold an unexpired slot; `taken_group` those of the rater's group.
     """
     group = _group_column(balance_by)
+    cap = group_cap if group_cap is not None else 2**31
     return list(db.query(
         f"""WITH holders AS (
-                SELECT study_id, item_id, rater_id FROM assignments
+                SELECT item_id, rater_id FROM assignments
                  WHERE study_id = :s AND (answered_at IS NOT NULL OR served_at >= :since)
                 UNION
-                SELECT study_id, item_id, rater_id FROM ratings WHERE study_id = :s)
-            SELECT i.item_id, i.position, i.gold IS NOT NULL AS gold, {group} AS rater_group,
-                   COUNT(h.rater_id) AS n
-              FROM items i
-              LEFT JOIN holders h ON h.study_id = i.study_id AND h.item_id = i.item_id
-              LEFT JOIN raters r ON r.study_id = h.study_id AND r.rater_id = h.rater_id
-             WHERE i.study_id = :s AND i.practice = 0
-             GROUP BY i.item_id, rater_group
-             ORDER BY i.position""", {"s": study_id, "since": since}))
+                SELECT item_id, rater_id FROM ratings WHERE study_id = :s),
+            seen AS (
+                SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
+                UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r),
+            loads AS (
+                SELECT i.item_id, i.position, i.gold IS NOT NULL AS gold, COUNT(h.rater_id) AS taken,
+                       COALESCE(SUM(h.rater_id IS NOT NULL AND {group} = :g), 0) AS taken_group
+                  FROM items i
+                  LEFT JOIN holders h ON h.item_id = i.item_id
+                  LEFT JOIN raters r ON r.study_id = :s AND r.rater_id = h.rater_id
+                 WHERE i.study_id = :s AND i.practice = 0 AND i.item_id NOT IN (SELECT item_id FROM seen)
+                 GROUP BY i.item_id)
+            SELECT * FROM (SELECT * FROM loads WHERE NOT gold AND taken < :target AND taken_group < :cap
+                            ORDER BY taken, position LIMIT :limit)
+            UNION ALL
+            SELECT * FROM (SELECT * FROM loads WHERE gold ORDER BY taken, position LIMIT :limit)""",
+        {"s": study_id, "r": rater_id, "since": since, "g": rater_group, "target": target, "cap": cap,
+         "limit": limit}))
 
 
 def _group_column(balance_by: str | None) -> str:
@@ -51,14 +65,6 @@ def _group_column(balance_by: str | None) -> str:
     if balance_by not in ATTRIBUTES:
         raise ValueError(f"balance attribute must be one of {ATTRIBUTES}, not {balance_by!r}")
     return f"r.{balance_by}"
-
-
-def seen_items(db: Database, study_id: str, rater_id: str) -> set[str]:
-    """Items this rater was ever served or rated (served slots that timed out count: never twice)."""
-    return {r[0] for r in db.execute(
-        """SELECT item_id FROM assignments WHERE study_id = ? AND rater_id = ?
-           UNION SELECT item_id FROM ratings WHERE study_id = ? AND rater_id = ?""",
-        [study_id, rater_id, study_id, rater_id])}
 
 
 def insert_assignment(db: Database, study_id: str, rater_id: str, item_id: str, *,

@@ -8,7 +8,8 @@ from sqlite_utils import Database
 from store.db import immediate
 
 ATTRIBUTES = ("gender", "race", "country")
-_FLAGS = ("consent", "instructions_done", "practice_done", "finished_at")
+_FLAGS = ("consent", "instructions_done", "practice_done", "finished_at", "platform_study_id",
+          "platform_session_id")
 
 
 def get_rater(db: Database, study_id: str, rater_id: str) -> dict | None:

@@ -25,14 +25,13 @@ def render() -> None:
         st.table(pd.DataFrame(numbers["templates"]).round(3))
     if numbers.get("names"):
         _names(numbers["names"])
+    if numbers.get("raters"):
+        st.subheader("Raters")
+        st.table(pd.DataFrame(numbers["raters"]).map(lambda v: "; ".join(v) if isinstance(v, list) else v))
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
         st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
                                for r, f in numbers["excluded_raters"].items()]))
-    if progress["flagged_raters"]:
-        st.subheader("Flagged raters")
-        st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
-                               for r, f in progress["flagged_raters"].items()]))
 
 
 def _progress(p: dict) -> None:

@@ -52,11 +52,12 @@ def test_flow_steps_in_order(db, tmp_path):
 
 def test_declining_consent_stores_only_the_refusal(db, template_study, tmp_path):
     setup_items(db, tmp_path)
-    session.arrive(db, "tq", "r", source="prolific")
+    session.arrive(db, "tq", "r", source="prolific", platform_study_id="st", platform_session_id="se")
     session.give_consent(db, "tq", "r", False)
     assert session.next_step(db, template_study, "r") == "declined"
-    row = db.execute("SELECT consent, gender, race, country FROM raters").fetchone()
-    assert row == ("declined", None, None, None)
+    row = db.execute("SELECT consent, gender, race, country, platform_study_id, platform_session_id "
+                     "FROM raters").fetchone()
+    assert row == ("declined", None, None, None, None, None)
     assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == 0
 
 
