@@ -293,21 +293,25 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def _streamlit(db_path: str, port: int | None, extra_env: dict | None = None) -> None:
+def _streamlit(db_path: str, port: int | None, address: str | None = None, extra_env: dict | None = None) -> None:
     env = {**os.environ, "FAIRVAL_DB": str(Path(db_path).resolve()), **(extra_env or {})}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false"]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false",
+           "--server.headless", "true"]
     if port:
         cmd += ["--server.port", str(port)]
+    if address:
+        cmd += ["--server.address", address]
     raise SystemExit(subprocess.call(cmd, env=env, cwd=APP.parent))
 
 
 @cli.command()
-@click.option("--port", type=int)
+@click.option("--port", type=int, help="Port (default 8501).")
+@click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
 @click.pass_context
-def serve(ctx, port):
+def serve(ctx, port, address):
     """Run the app (raters' page and researcher pages) on this database."""
     _db(ctx)
-    _streamlit(ctx.obj["db_path"], port)
+    _streamlit(ctx.obj["db_path"], port, address)
 
 
 @cli.command()
@@ -326,7 +330,7 @@ def demo(ctx, port, no_serve):
     click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
     click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
     if not no_serve:
-        _streamlit(ctx.obj["db_path"], port, {"FAIRVAL_RESEARCHER_PASSWORD": password})
+        _streamlit(ctx.obj["db_path"], port, extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password})
 
 
 def main() -> None:

@@ -157,6 +157,8 @@ def _practice(db, study: Study, rater_id: str) -> None:
 
 
 def _item(db, study: Study, rater_id: str) -> None:
+    if st.session_state.pop("saved", False):
+        st.toast("Answer saved", icon="✅")
     served = session.serve_next_item(db, study, rater_id)
     if served is None:
         done = session.progress(db, study, rater_id).answered
@@ -183,6 +185,7 @@ def _item(db, study: Study, rater_id: str) -> None:
             return
         session.record_answer(db, study, rater_id, served.item_id, chosen, comment=comment)
         forget_answers(study.task, served)
+        st.session_state["saved"] = True
         st.rerun()
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -34,11 +35,12 @@ class Server:
         environment = {**os.environ, "FAIRVAL_DB": str(db_path), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
                        **(env or {})}
         self.log = open(db_path.with_suffix(".log"), "w")
+        # The real command a researcher runs: `fairval serve`.
+        fairval = [sys.executable, "-c", "from annotate.cli import main; main()"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(self.port),
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+            [*fairval, "--db", str(db_path), "serve", "--port", str(self.port), "--address", "127.0.0.1"],
+            cwd=ROOT, env={**environment, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
@@ -50,11 +52,15 @@ class Server:
         raise RuntimeError(f"streamlit did not start; log: {db_path.with_suffix('.log').read_text()}")
 
     def stop(self) -> None:
-        self.process.terminate()
+        # `fairval serve` waits on streamlit: end the whole process group it leads
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
         try:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.log.close()
 
 

@@ -103,3 +103,22 @@ def test_a_finished_rater_is_served_nothing_more(db, study):
 def test_unknown_study_link(db, study):
     at = rater_app(study="nope", rater="r1")
     assert any("does not lead to a study" in e.value for e in at.error)
+
+
+def test_a_rater_whose_group_is_full_is_told_kindly(db, tmp_path):
+    create_study(db, "bal", "template_quality", raters_per_item=2, balance_by="gender",
+                 balance_groups=["female", "male"])
+    import_items(db, "bal", write_jsonl(tmp_path / "b.jsonl", [{"id": "only", "filled_template": "Q?"}]))
+    def onboard(rater):
+        at = rater_app(study="bal", rater=rater)
+        at.button(key="consent-yes").click().run()
+        at.selectbox[0].set_value("female")
+        at.button[0].click().run()
+        return at.button(key="start").click().run()
+
+    first = onboard("f1")
+    pick(first, "only", ANSWER)
+    first.button(key="submit:only").click().run()
+    second = onboard("f2")
+    assert titles(second) == ["No items left for you"]
+    assert db.execute("SELECT COUNT(*) FROM assignments WHERE rater_id = 'f2'").fetchone()[0] == 0

@@ -59,3 +59,40 @@ def test_a_rater_link_never_reaches_results(demo, monkeypatch):
     assert titles(at) == ["Consent"]
     assert not at.table and not at.metric
     assert not any("Results" in str(getattr(e, "label", "")) for e in at.get("page_link"))
+
+
+def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
+    at = sign_in("2_Calibration.py", monkeypatch)
+    at.selectbox(key="study").set_value("demo-pairs").run()
+    from annotate.results import study_results
+    expected = study_results(demo, "demo-pairs", n_boot=0)["lmra"]
+    main = at.table[0].value
+    assert main.iloc[0]["judge"] == "demo-judge"
+    assert main.iloc[0]["ρ"] == f"{expected['pearson_r']:.3f}"
+    assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f}"
+    groups = at.table[1].value
+    assert list(groups["raters"]) == ["gender: female", "gender: male"]
+    worst = at.table[2].value
+    assert len(worst) == 8 and list(worst.columns[:3]) == ["item_id", "human", "lmra"]
+
+
+def test_manage_page_creates_and_pauses_a_study(demo, monkeypatch):
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.text_input[0].input("new-study")
+    at.selectbox[0].set_value("name_perception")
+    at.button[0].click().run()                       # the form's submit: the first button on the page
+    assert not at.exception
+    assert any("Created study 'new-study'" in s.value for s in at.success)
+    from annotate.studies import load_study
+    assert load_study(demo, "new-study").task.name == "name_perception"
+    at.selectbox(key="manage-study").set_value("new-study").run()
+    at.button(key="status-paused").click().run()
+    assert load_study(demo, "new-study").status == "paused"
+
+
+def test_export_page_offers_every_download(demo, monkeypatch):
+    at = sign_in("4_Export.py", monkeypatch)
+    labels = [b.label for b in at.get("download_button")]
+    for label in ("Validated set (.jsonl)", "Validated set (.csv)", "Ratings (.csv)", "Ratings (.parquet)",
+                  "Report (.html)", "Report (.md)", "Numbers (JSON sidecar)"):
+        assert label in labels
