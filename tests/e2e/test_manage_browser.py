@@ -1,0 +1,68 @@
+"""A researcher in a real browser: signs in, creates a study, uploads items (a bad file is refused
+whole with its line named), and the study is ready for raters."""
+import pytest
+
+from annotate.studies import create_study
+from store import items as item_store
+from store import open_db
+from tests.conftest import write_jsonl
+from tests.e2e import rater_bot as bot
+from tests.e2e.conftest import PASSWORD, Server, wait_text
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("e2e-manage")
+    db = open_db(folder / "fairval.db")
+    create_study(db, "existing", "template_quality")
+    db.close()
+    s = Server(folder / "fairval.db")
+    yield s
+    s.stop()
+
+
+def test_create_upload_and_serve(server, browser, tmp_path):
+    page = browser.new_page()
+    page.goto(server.url + "/Manage")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_text(page, "Manage studies")
+    page.get_by_role("textbox", name="Name").fill("names-1")
+    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="name_perception").click()
+    page.get_by_role("button", name="Create study").click()
+    wait_text(page, "Created study 'names-1'")
+
+    page.get_by_role("tab", name="Import").click()
+    page.get_by_test_id("stSelectbox").filter(visible=True).first.click()
+    page.get_by_role("option", name="names-1").click()
+    bad = tmp_path / "names-bad.csv"
+    bad.write_text("id,name,race,gender\na,Ana Diaz,Hispanic,female\nb,,white,male\n", encoding="utf-8")
+    page.locator("input[type=file]").set_input_files(str(bad))
+    page.get_by_role("button", name="Import", exact=True).click()
+    wait_text(page, "names-bad.csv, line 3, field 'name'")
+    db = open_db(server.db_path)
+    assert item_store.list_items(db, "names-1") == []
+
+    good = write_jsonl(tmp_path / "names.jsonl", [{"id": "a", "name": "Ana Diaz", "race": "Hispanic",
+                                                  "gender": "female"}])
+    page.locator("input[type=file]").set_input_files(str(good))
+    page.get_by_role("button", name="Import", exact=True).click()
+    wait_text(page, "Imported 1 rows into 'names-1'")
+    assert [i["item_id"] for i in item_store.list_items(db, "names-1")] == ["a"]
+    page.close()
+
+    rater = browser.new_page()
+    bot.open_link(rater, f"{server.url}/?study=names-1&rater=in-house-7")
+    bot.consent(rater)
+    bot.start(rater)
+    assert bot.item_text(rater) == "Ana Diaz"
+    bot.choose(rater, "Hispanic")
+    bot.choose(rater, "female")
+    rater.get_by_role("button", name="Submit").click()
+    wait_text(rater, "you have finished")
+    assert dict(db.execute("SELECT question, value FROM ratings WHERE rater_id = 'in-house-7'")) == \
+        {"race": "Hispanic", "gender": "female"}
+    rater.close()
