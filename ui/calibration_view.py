@@ -7,15 +7,14 @@ import streamlit as st
 from annotate import charts
 from annotate.results import calibration_items, load_study_data
 from ui.common import get_db
-from ui.studies import exclude_flagged_switch, pick_study, results_for
+from ui.studies import results_for, study_header
 
 
 def render() -> None:
-    st.title("Calibration")
-    study_id = pick_study()
-    if study_id is None:
+    chosen = study_header("Calibration")
+    if chosen is None:
         return
-    exclude = exclude_flagged_switch()
+    study_id, exclude = chosen
     numbers = results_for(study_id, exclude)
     if numbers["task"] != "harmful_stereotype":
         st.info("Calibration compares the LMRA with people on harmful-stereotype pair studies; "

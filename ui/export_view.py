@@ -1,52 +1,66 @@
-"""The Export page: the validated set, raw ratings and the report, as downloads."""
+"""The Export page: the validated set, raw ratings and the report, as downloads made on click."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
 from annotate.export import Thresholds, export_ratings, export_validated
 from annotate.report import write_report
-from ui.common import get_db
-from ui.studies import exclude_flagged_switch, pick_study
+from store import open_db
+from store.db import default_db_path
+from ui.studies import study_header
 
 
-def _download(label: str, study_id: str, suffix: str, write, mime: str, key: str) -> None:
-    """Write to a temporary file with the library's own writer, then offer its bytes."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{study_id}{suffix}"
-        write(path)
-        data = path.read_bytes()
-        sidecar = path.with_name(path.name + ".numbers.json")
-        extra = sidecar.read_bytes() if sidecar.exists() else None
-    st.download_button(label, data, file_name=f"{study_id}{suffix}", mime=mime, key=key)
-    if extra is not None:
-        st.download_button("Numbers (JSON sidecar)", extra, file_name=f"{study_id}{suffix}.numbers.json",
-                           mime="application/json", key=f"{key}-numbers")
+def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callable[[], bytes]:
+    """Bytes made by the library's own writer when the button is clicked. Streamlit runs this on
+    another thread, so it opens its own connection."""
+    path = default_db_path()
+
+    def produce() -> bytes:
+        db = open_db(path)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / f"export{suffix}"
+                write(db, out)
+                return (out.with_name(out.name + ".numbers.json") if sidecar else out).read_bytes()
+        finally:
+            db.close()
+    return produce
 
 
 def render() -> None:
-    st.title("Export")
-    study_id = pick_study()
-    if study_id is None:
+    chosen = study_header("Export")
+    if chosen is None:
         return
-    exclude = exclude_flagged_switch()
-    db = get_db()
+    study_id, exclude = chosen
     st.subheader("Validated set")
+    st.caption("Template studies: the rows of every template that passed, exactly as imported. "
+               "Pair studies: each pair with its mean human score, raters and LMRA score.")
     c1, c2, c3 = st.columns(3)
     thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
                             c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
                             int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
+
+    def validated(db, out):
+        export_validated(db, study_id, out, thresholds=thresholds, exclude_flagged=exclude)
+
     for suffix, mime in ((".jsonl", "application/jsonl"), (".csv", "text/csv")):
-        _download(f"Validated set ({suffix})", study_id, suffix,
-                  lambda p: export_validated(db, study_id, p, thresholds=thresholds, exclude_flagged=exclude),
-                  mime, f"validated{suffix}")
+        st.download_button(f"Validated set ({suffix})", _on_click(validated, suffix),
+                           file_name=f"{study_id}-validated{suffix}", mime=mime, key=f"validated{suffix}")
+    st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", sidecar=True),
+                       file_name=f"{study_id}-validated.numbers.json", mime="application/json", key="sidecar")
     st.subheader("Raw ratings")
     for suffix, mime in ((".csv", "text/csv"), (".parquet", "application/octet-stream")):
-        _download(f"Ratings ({suffix})", study_id, suffix,
-                  lambda p: export_ratings(db, study_id, p, exclude_flagged=exclude), mime, f"ratings{suffix}")
+        st.download_button(f"Ratings ({suffix})",
+                           _on_click(lambda db, out: export_ratings(db, study_id, out, exclude_flagged=exclude),
+                                     suffix),
+                           file_name=f"{study_id}-ratings{suffix}", mime=mime, key=f"ratings{suffix}")
     st.subheader("Report")
     for suffix, mime in ((".html", "text/html"), (".md", "text/markdown")):
-        _download(f"Report ({suffix})", study_id, f"-report{suffix}",
-                  lambda p: write_report(db, study_id, p, exclude_flagged=exclude), mime, f"report{suffix}")
+        st.download_button(f"Report ({suffix})",
+                           _on_click(lambda db, out: write_report(db, study_id, out, exclude_flagged=exclude),
+                                     suffix),
+                           file_name=f"{study_id}-report{suffix}", mime=mime, key=f"report{suffix}")

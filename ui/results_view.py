@@ -5,15 +5,14 @@ import pandas as pd
 import streamlit as st
 
 from annotate import charts
-from ui.studies import exclude_flagged_switch, pick_study, progress_for, results_for
+from ui.studies import progress_for, results_for, study_header
 
 
 def render() -> None:
-    st.title("Results")
-    study_id = pick_study()
-    if study_id is None:
+    chosen = study_header("Results")
+    if chosen is None:
         return
-    exclude = exclude_flagged_switch()
+    study_id, exclude = chosen
     progress = progress_for(study_id)
     numbers = results_for(study_id, exclude)
     _progress(progress)

@@ -26,6 +26,15 @@ def exclude_flagged_switch() -> bool:
                      help="Recompute every number without raters flagged for quality.")
 
 
+def study_header(title: str) -> tuple[str, bool] | None:
+    """A researcher page's top: its title, the study picker and the flagged-raters switch."""
+    st.title(title)
+    study_id = pick_study()
+    if study_id is None:
+        return None
+    return study_id, exclude_flagged_switch()
+
+
 @st.cache_data(ttl=5, show_spinner="Computing…")
 def cached_results(db_path: str, study_id: str, exclude_flagged: bool) -> dict:
     return study_results(get_db(), study_id, exclude_flagged=exclude_flagged, n_boot=500)
