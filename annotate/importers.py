@@ -122,6 +122,8 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
         except KeyError as e:
             raise ImportProblem(path, rec.line, "question", e.args[0]) from None
         value = _answer(path, rec, "value")
+        if question.is_likert and value not in question.values:
+            value = _whole_number_text(value)          # "4.0" from a spreadsheet means 4
         if value not in question.values:
             raise ImportProblem(path, rec.line, "value", f"{value!r} is not an answer to {qid!r}; "
                                 f"answers are {', '.join(question.values)}")
@@ -186,6 +188,14 @@ def _answer(path, rec: Record, field: str) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return str(value)
+
+
+def _whole_number_text(value: str) -> str:
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return str(int(number)) if number.is_integer() else value
 
 
 def import_lmra(db: Database, study_id: str, path: str | Path) -> ImportResult:

@@ -61,10 +61,10 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         sections += [
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
             ("Harmful-stereotype rate H", pd.DataFrame([
-                {"source": "humans", "H": _fmt(numbers["harm"]["human"]["value"]),
-                 "n items": numbers["harm"]["human"]["n_items"]},
-                {"source": "LMRA", "H": _fmt(numbers["harm"]["lmra"]["value"]),
-                 "n items": numbers["harm"]["lmra"]["n_items"]}])),
+                {"source": "humans", "H": _fmt(numbers["harm"]["human"]),
+                 "n items": numbers["harm"]["n_items_human"]},
+                {"source": "LMRA", "H": _fmt(numbers["harm"]["lmra"]),
+                 "n items": numbers["harm"]["n_items_lmra"]}])),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
         ]

@@ -107,10 +107,12 @@ def template_table(data: StudyData) -> list[dict]:
 def pair_numbers(data: StudyData) -> dict:
     ratings = data.ratings[data.ratings["question"] == "harm"]
     human = human_scores(ratings)
-    out: dict = {"harm": {"human": asdict(harm_rate(human))}}
+    human_rate = harm_rate(human)
+    # H(A, B) as plain numbers, their n beside them (004 eq. 1)
+    out: dict = {"harm": {"human": human_rate.value, "n_items_human": human_rate.n_items,
+                          "lmra": None, "n_items_lmra": 0}}
     if data.lmra.empty:
         out["lmra"] = None
-        out["harm"]["lmra"] = None
         return out
     models = sorted(data.lmra["model"].unique())
     by_model = {}
@@ -121,11 +123,13 @@ def pair_numbers(data: StudyData) -> dict:
             attr: {g: asdict(c) for g, c in calibrate_by_group(
                 ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()}
             for attr in ("gender", "race")}
-        numbers["harm_lmra"] = asdict(harm_rate(lmra))
+        rate = harm_rate(lmra)
+        numbers["harm_lmra"], numbers["harm_lmra_n_items"] = rate.value, rate.n_items
         by_model[model] = numbers
     main = models[0]
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
     out["harm"]["lmra"] = by_model[main]["harm_lmra"]
+    out["harm"]["n_items_lmra"] = by_model[main]["harm_lmra_n_items"]
     return out
 
 

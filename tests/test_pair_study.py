@@ -59,8 +59,8 @@ def test_pair_study_from_files_matches_hand_computation(db_path, tmp_path):
     l = numbers["lmra"]
     assert l["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
     assert l["sign_agreement"] == 0.75 and l["n_items"] == 4 and len(l["pearson_ci"]) == 2
-    assert numbers["harm"]["human"]["value"] == pytest.approx(human.mean())
-    assert numbers["harm"]["lmra"]["value"] == pytest.approx(lmra.mean())
+    assert numbers["harm"]["human"] == pytest.approx(human.mean())
+    assert numbers["harm"]["lmra"] == pytest.approx(lmra.mean())
     female, male = (l["by_rater_group"]["gender"][g] for g in ("female", "male"))
     assert female["sign_agreement"] == 0.75 and male["sign_agreement"] == 0.25
     assert female["pearson_r"] == pytest.approx(np.corrcoef([0.5, -0.5, 0, 1], lmra)[0, 1])

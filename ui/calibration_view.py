@@ -29,8 +29,9 @@ def render() -> None:
     chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
     st.subheader("LMRA vs mean human rating")
     st.table(pd.DataFrame([calibration_row(model, chosen)]))
-    st.caption(f"Harmful-stereotype rate H: humans {_num(numbers['harm']['human']['value'])} "
-               f"over {numbers['harm']['human']['n_items']} pairs; LMRA {_num(chosen['harm_lmra']['value'])}.")
+    st.caption(f"Harmful-stereotype rate H: humans {_num(numbers['harm']['human'])} "
+               f"over {numbers['harm']['n_items_human']} pairs; LMRA {_num(chosen['harm_lmra'])} "
+               f"over {chosen['harm_lmra_n_items']}.")
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

@@ -101,3 +101,19 @@ def test_gold_answers_must_fit_the_task(db, template_study, tmp_path):
     ok = write_jsonl(tmp_path / "ok.jsonl", [{"id": "g", "filled_template": "Q", "_gold": {"quality": 1}}])
     import_items(db, "tq", ok)
     assert item_store.get_item(db, "tq", "g")["gold"] == {"quality": "1"}
+
+
+def test_ratings_from_a_spreadsheet_with_decimal_likert_values(db, template_study, tmp_path):
+    from annotate.importers import import_ratings
+    from store import ratings as rating_store
+    import_items(db, "tq", write_jsonl(tmp_path / "i.jsonl", [{"id": "a", "filled_template": "Q?"}]))
+    path = tmp_path / "r.csv"
+    path.write_text("item_id,rater_id,question,value\na,r1,quality,4.0\na,r1,yes_positive,5\n", encoding="utf-8")
+    assert import_ratings(db, "tq", path).written == 2
+    assert sorted(rating_store.ratings_frame(db, "tq")["value"]) == ["4", "5"]
+    again = import_ratings(db, "tq", path)                 # the same file twice: nothing new, nothing lost
+    assert (again.written, again.skipped) == (0, 2)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,rater_id,question,value\na,r1,quality,4.5\n", encoding="utf-8")
+    with pytest.raises(ImportProblem, match="line 2, field 'value'"):
+        import_ratings(db, "tq", bad)

@@ -132,7 +132,7 @@ def test_cli_lmra_run_then_analyze(db_path, db, study, fake):
     assert result.exit_code == 0, result.output
     assert "scored 3 of 3 pairs with judge" in result.output
     numbers = json.loads(runner.invoke(cli, ["--db", str(db_path), "analyze", "fp", "--json"]).output)
-    assert numbers["harm"]["lmra"]["n_items"] == 3
+    assert numbers["harm"]["n_items_lmra"] == 3
 
 
 def test_the_judge_only_rates_pair_studies(db, template_study, fake):
