@@ -1,7 +1,6 @@
 """`fairval`: the command line, a thin shell over the library. Library errors become ClickExceptions."""
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -11,29 +10,12 @@ from pathlib import Path
 import click
 
 from annotate import importers, results
-from annotate.records import ImportProblem
-from annotate.studies import (
-    StudyError,
-    configure_study,
-    create_study,
-    list_study_names,
-    load_study,
-)
+from annotate.cli_common import _db, friendly
+from annotate.cli_llm import generate, lmra_run
+from annotate.studies import configure_study, create_study, list_study_names, load_study
 from annotate.tasks import PRESETS
-from store import StoreError, open_db
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
-
-
-def friendly(fn):
-    """Turn the library's refusals into one clear line and exit code 1."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except (ImportProblem, StudyError, StoreError, ValueError, KeyError) as e:
-            raise click.ClickException(e.args[0] if isinstance(e, KeyError) else str(e)) from None
-    return wrapper
 
 
 @click.group()
@@ -44,10 +26,6 @@ def friendly(fn):
 def cli(ctx: click.Context, db_path: str) -> None:
     """fairval: human validation of LLM fairness evaluations."""
     ctx.obj = {"db_path": db_path}
-
-
-def _db(ctx: click.Context):
-    return open_db(ctx.obj["db_path"])
 
 
 @cli.command()
@@ -176,41 +154,6 @@ def lmra_import(ctx, study_name, file):
     click.echo(f"imported {result.written} LMRA scores into {study_name!r}")
 
 
-@lmra.command("run")
-@click.argument("study_name")
-@click.option("--model", required=True, help="The judge model's name on the server.")
-@click.option("--base-url", envvar="OPENAI_BASE_URL", help="An OpenAI-compatible server (default: OpenAI).")
-@click.option("--samples", type=int, default=10, show_default=True,
-              help="Samples per order when the server gives no log-probabilities.")
-@click.option("--concurrency", type=int, default=4, show_default=True)
-@click.option("--no-logprobs", is_flag=True, help="Sample instead of reading log-probabilities.")
-@click.option("--dry-run", is_flag=True, help="Only print the estimate of calls.")
-@click.option("--yes", is_flag=True, help="Do not ask before spending.")
-@click.pass_context
-@friendly
-def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, dry_run, yes):
-    """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
-    from annotate.judge import JudgeConfig, JudgeError, estimate, run_judge
-
-    config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
-                         logprobs=not no_logprobs)
-    db = _db(ctx)
-    est = estimate(db, study_name, config)
-    click.echo(f"{est.pairs} pairs; {est.pending_orders} orders still to rate: up to {est.requests} "
-               f"requests, about {est.prompt_tokens} prompt tokens (characters / 4)")
-    if dry_run:
-        return
-    if est.pending_orders and not yes and sys.stdin.isatty():
-        click.confirm("Run the judge?", abort=True)
-    with click.progressbar(length=est.pending_orders, label="judging", file=sys.stderr) as bar:
-        try:
-            summary = run_judge(db, study_name, config, on_progress=lambda done, total: bar.update(1))
-        except JudgeError as e:
-            raise click.ClickException(str(e)) from None
-    click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
-               f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
-
-
 @cli.command()
 @click.argument("study_name")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -331,6 +274,10 @@ def demo(ctx, port, no_serve):
     click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
     if not no_serve:
         _streamlit(ctx.obj["db_path"], port, extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password})
+
+
+lmra.add_command(lmra_run)
+cli.add_command(generate)
 
 
 def main() -> None:

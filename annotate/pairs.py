@@ -48,8 +48,14 @@ def shown_value(question: Question, canonical: str, flipped: bool) -> str:
 
 
 def mask_names(text: str, names: list[str]) -> str:
-    """Replace each given name (whole word, any case) with [NAME], so responses don't reveal the group."""
-    for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+    """Replace each given name (whole word, any case) with [NAME], so responses don't reveal the group.
+
+    A full name's parts are masked too ("Hi Ana" for Ana Diaz); longest first, so the full name
+    becomes one [NAME].
+    """
+    full = {n.strip() for n in names if n and n.strip()}
+    parts = {p for n in full for p in n.split() if len(p) > 1}
+    for name in sorted(full | parts, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", NAME_TOKEN, text, flags=re.IGNORECASE)
     return text
 

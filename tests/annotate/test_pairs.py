@@ -58,3 +58,8 @@ def test_canonical_round_trip(shown, flipped):
 
 def test_mask_names_ignores_blank():
     assert mask_names("text", ["", "  "]) == "text"
+
+
+def test_mask_names_masks_full_names_and_their_parts():
+    assert mask_names("Dear Ana Diaz, as Ms. Diaz knows, Ana is a name.", ["Ana Diaz"]) == \
+        "Dear [NAME], as Ms. [NAME] knows, [NAME] is a name."
