@@ -6,7 +6,6 @@ processes sharing the SQLite file cannot hand out the same slot twice or lose an
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
 
@@ -152,7 +151,7 @@ def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
     for q in study.task.questions:
         value = answers.get(q.id)
         if value is None or value == "":
-            raise AnswerError(f"please answer: {q.prompt.format_map(defaultdict(str))[:60]}")
+            raise AnswerError(f"please answer the question {q.id!r}")
         if str(value) not in q.values:
             raise AnswerError(f"{value!r} is not an answer to {q.id!r}; answers are {', '.join(q.values)}")
         clean[q.id] = str(value)

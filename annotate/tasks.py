@@ -41,12 +41,19 @@ class Question:
     def label_for(self, value: str, item: dict | None = None) -> str:
         for o in self.options:
             if o.value == value:
-                return o.label.format_map(_Groups(item or {}))
+                return o.label.format_map(_ItemFields(item or {}))
         raise KeyError(value)
 
+    def prompt_for(self, item: dict) -> str:
+        """The question as shown for this item (feature_label's prompt is the item's axis question)."""
+        return self.prompt.format_map(_ItemFields(item))
 
-class _Groups(dict):
-    """Formats option labels with the item's group names, leaving unknown slots as written."""
+
+class _ItemFields(dict):
+    """Formats labels and prompts with the item's fields (e.g. group names); unknown slots stay as written."""
+
+    def __init__(self, item: dict):
+        super().__init__({k: str(v) for k, v in item.items()})
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"

@@ -46,7 +46,7 @@ def choose_answers(task: Task, served: Served, *, prefix: str = "") -> dict[str,
     chosen = {}
     for k, question in enumerate(task.questions):
         keys = SHORTCUT_ROWS[k] if k < len(SHORTCUT_ROWS) else ""
-        prompt = question.prompt.format_map(_Fields(served.data))
+        prompt = question.prompt_for(served.data)
         st.markdown(f"**{literal_markdown(prompt)}**")
         state = prefix + _state_key(served, question.id)
         vertical = any(len(question.label_for(v, served.data)) > 40 for v in question.values)
@@ -73,11 +73,3 @@ def forget_answers(task: Task, served: Served, *, prefix: str = "") -> None:
 
 def _pick(state: str, value: str) -> None:
     st.session_state[state] = value
-
-
-class _Fields(dict):
-    def __init__(self, data: dict):
-        super().__init__({k: str(v) for k, v in data.items()})
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
