@@ -56,14 +56,14 @@ def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
 def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
     """Where this rater stands; reading it changes nothing."""
     rater = rater_store.get_rater(db, study.study_id, rater_id)
-    if rater is None or rater["consent"] is None:
-        return "closed" if study.status == "closed" else "consent"
-    if rater["consent"] == "declined":
+    if rater is not None and rater["consent"] == "declined":
         return "declined"
-    if rater["finished_at"] is not None:
+    if rater is not None and rater["finished_at"] is not None:
         return "done"
     if study.status != "open":
         return "paused" if study.status == "paused" else "closed"
+    if rater is None or rater["consent"] is None:
+        return "consent"
     if any(rater[a] is None for a in study.settings.asks()):
         return "demographics"
     if not rater["instructions_done"]:

@@ -191,9 +191,14 @@ def _item(db, study: Study, rater_id: str) -> None:
 
 def _no_items(db, study: Study, rater_id: str) -> None:
     st.title("No items left for you")
-    st.write("Thank you for your interest. Every item in this study already has the raters it "
-             "needs from people with your background, so there is nothing left to show you. "
-             "No work is lost, and nothing further is needed from you.")
+    if study.settings.balance_by:
+        st.write("Thank you for your interest. Every item in this study already has the raters it "
+                 "needs from people with your background, so there is nothing left to show you.")
+    else:
+        st.write("Thank you for your interest. Every item in this study already has all the ratings "
+                 "it needs, so there is nothing left to show you.")
+    st.write("Nothing further is needed from you" + (", and you may return the study on Prolific."
+                                                      if st.query_params.get("PROLIFIC_PID") else "."))
 
 
 def _done(db, study: Study, rater_id: str) -> None:

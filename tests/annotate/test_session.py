@@ -188,3 +188,15 @@ def test_concurrent_workers_never_overfill_an_item(db_path, tmp_path):
     assert errors == []
     per_item = dict(db.execute("SELECT item_id, COUNT(DISTINCT rater_id) FROM ratings GROUP BY item_id"))
     assert per_item == {f"t{i}": 2 for i in range(5)}
+
+
+def test_a_paused_study_says_so_before_consent_and_a_finished_rater_stays_done(db, template_study, tmp_path):
+    setup_items(db, tmp_path, n=1)
+    paused = configure_study(db, "tq", status="paused")
+    session.arrive(db, "tq", "new", source="link")
+    assert session.next_step(db, paused, "new") == "paused"
+    opened = configure_study(db, "tq", status="open")
+    onboard(db, opened, "r")
+    rate_all(db, opened, "r")
+    session.finish(db, "tq", "r")
+    assert session.next_step(db, configure_study(db, "tq", status="closed"), "r") == "done"
