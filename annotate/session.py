@@ -11,7 +11,7 @@ from typing import Literal
 
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.pairs import canonical_value, draw_flip
-from annotate.studies import Study, load_study
+from annotate.studies import Study
 from store import Database, immediate
 from store import assignments as ledger
 from store import items as item_store
@@ -194,7 +194,3 @@ def progress(db: Database, study: Study, rater_id: str) -> Progress:
     expected = n_items if study.settings.max_items_per_rater is None else min(
         n_items, study.settings.max_items_per_rater)
     return Progress(regular, max(expected, regular))
-
-
-def load(db: Database, study_id: str) -> Study:
-    return load_study(db, study_id)

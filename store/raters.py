@@ -41,7 +41,3 @@ def update_rater(db: Database, study_id: str, rater_id: str, **changes) -> None:
         raise ValueError(f"raters have no field(s) {sorted(unknown)}")
     with immediate(db):
         db["raters"].update((study_id, rater_id), changes)
-
-
-def raters_frame_rows(db: Database, study_id: str) -> list[dict]:
-    return list(db.query("SELECT * FROM raters WHERE study_id = ? ORDER BY started_at", [study_id]))
