@@ -25,7 +25,7 @@ class Thresholds:
 
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
     """Per template: n and mean for both questions, and whether it passes the thresholds."""
-    regular = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+    regular = data.regular_items
     template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
     ratings = data.ratings.assign(template=data.ratings["item_id"].map(template_of),
                                   score=pd.to_numeric(data.ratings["value"]))
@@ -57,7 +57,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
     if data.study.task.name == "template_quality":
         verdicts = template_verdicts(data, thresholds)
         passed = set(verdicts.loc[verdicts["passed"], "template"]) if len(verdicts) else set()
-        items = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+        items = data.regular_items
         keep = [r for r in items.itertuples() if str(r.data.get(TEMPLATE_KEY, r.item_id)) in passed]
         _write_rows(out, fmt, keep)
         sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),

@@ -32,6 +32,11 @@ class StudyData:
     quality: list[RaterQuality]
     excluded: dict[str, tuple[str, ...]]
 
+    @property
+    def regular_items(self) -> pd.DataFrame:
+        """The items raters are assigned and the numbers are about: neither gold nor practice."""
+        return self.items[self.items["gold"].isna() & ~self.items["practice"].astype(bool)]
+
 
 def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False) -> StudyData:
     study = load_study(db, study_id)
@@ -51,7 +56,7 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
     """The JSON-ready numbers of a study (the keys of `fairval analyze --json`)."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     study, ratings = data.study, data.ratings
-    regular_items = data.items[data.items["gold"].isna() & ~data.items["practice"].astype(bool)]
+    regular_items = data.regular_items
     out: dict = {
         "study": study.study_id, "task": study.task.name,
         "n_items": len(regular_items), "n_raters": int(ratings["rater_id"].nunique()),
