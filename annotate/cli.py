@@ -44,7 +44,9 @@ def study():
 
 @study.command("create")
 @click.argument("name")
-@click.option("--task", type=click.Choice(sorted(PRESETS)), required=True)
+@click.option("--task", type=click.Choice(sorted(PRESETS)), help="A preset task.")
+@click.option("--task-file", type=click.Path(exists=True, dir_okay=False),
+              help="Or a task declared as JSON: name, display, questions (id, prompt, options, level).")
 @click.option("--raters-per-item", type=int, default=3, show_default=True)
 @click.option("--balance-by", type=click.Choice(["gender", "race", "country"]))
 @click.option("--balance-groups", help="Comma-separated groups sharing each item's raters, e.g. female,male.")
@@ -62,14 +64,22 @@ def study():
 @click.option("--seed", type=int)
 @click.pass_context
 @friendly
-def study_create(ctx, name, task, balance_groups, **options):
-    """Create study NAME for TASK."""
+def study_create(ctx, name, task, task_file, balance_groups, **options):
+    """Create study NAME for a preset --task or a --task-file."""
+    if (task is None) == (task_file is None):
+        raise click.UsageError("give either --task or --task-file")
+    definition = None
+    if task_file:
+        try:
+            definition = json.loads(Path(task_file).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
     settings = {k: v for k, v in options.items() if v is not None}
     settings["demographics"] = list(options["demographics"])
     if balance_groups:
         settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
-    created = create_study(_db(ctx), name, task, **settings)
-    click.echo(f"created study {created.study_id!r} ({task}); completion code "
+    created = create_study(_db(ctx), name, task, task_definition=definition, **settings)
+    click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
                f"{created.settings.completion_code}")
 
 

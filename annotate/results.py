@@ -77,19 +77,23 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
 
 
 def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
-    if q.is_likert:
-        values = ratings.assign(value=pd.to_numeric(ratings["value"]))
-        rel = krippendorff_alpha(values, level="ordinal", domain=[1, 2, 3, 4, 5], n_boot=n_boot, seed=seed)
-        summary = likert_summary(ratings["value"])
-        extra = {"mean": summary.mean, "share_4_or_5": summary.share_4_or_5,
-                 "distribution": {str(k): v for k, v in summary.distribution.items()}}
-    elif q.canonical == "harm":
+    """n, alpha at the scale's level with its interval, agreement; mean for numeric scales, 4–5 share for 1–5."""
+    extra: dict = {}
+    if q.canonical == "harm":
         scores = ratings.assign(value=pd.to_numeric(ratings["canonical"]))
         rel = krippendorff_alpha(scores, level="interval", domain=[-1, 0, 1], n_boot=n_boot, seed=seed)
         nominal = krippendorff_alpha(ratings.assign(value=ratings["canonical"]), level="nominal",
                                      domain=["1", "0", "-1"], n_boot=0)
         extra = {"alpha_nominal": nominal.alpha, "mean_canonical": _mean(scores["value"]),
                  "distribution": _counts(ratings["canonical"], ["1", "-1", "0"])}
+    elif q.level in ("ordinal", "interval"):
+        domain = sorted({float(v) for v in q.values})
+        values = ratings.assign(value=pd.to_numeric(ratings["canonical"]).astype(float))
+        rel = krippendorff_alpha(values, level=q.level, domain=domain, n_boot=n_boot, seed=seed)
+        extra = {"mean": _mean(values["value"]), "distribution": _counts(ratings["canonical"], list(q.values))}
+        if q.is_likert:
+            summary = likert_summary(ratings["value"])
+            extra["share_4_or_5"] = summary.share_4_or_5
     else:
         canon = ratings.assign(value=ratings["canonical"])
         rel = krippendorff_alpha(canon, level="nominal", domain=list(q.values), n_boot=n_boot, seed=seed)

@@ -5,7 +5,7 @@ import dataclasses
 import math
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from annotate.tasks import PRESETS, Task, get_task
 from store import Database
@@ -99,20 +99,29 @@ class Study:
     task: Task
     settings: StudySettings
     status: str
-    extra: dict = field(default_factory=dict)
+    definition: dict | None = None      # the task as declared data, for studies not on a preset
 
 
-def create_study(db: Database, name: str, task: str, **settings) -> Study:
+def create_study(db: Database, name: str, task: str | None = None, *, task_definition: dict | None = None,
+                 **settings) -> Study:
+    """A study on a preset task, or on a task declared as data (`task_definition`, see Task.from_dict)."""
     if not STUDY_NAME.match(name):
         raise StudyError(f"study name {name!r} must be 1-64 letters, digits, '-', '_' or '.', "
                          "starting with a letter or digit")
-    if task not in PRESETS:
+    if task_definition is not None:
+        try:
+            task = Task.from_dict(task_definition).name
+        except (ValueError, KeyError, TypeError) as e:
+            raise StudyError(f"task definition: {e}") from None
+    elif task not in PRESETS:
         raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
     settings.setdefault("seed", secrets.randbelow(2**31))
     settings.setdefault("completion_code", secrets.token_hex(4).upper())
-    parsed = StudySettings.from_dict(settings)
+    stored = StudySettings.from_dict(settings).to_dict()
+    if task_definition is not None:
+        stored["task_definition"] = task_definition
     try:
-        study_store.insert_study(db, name, task, parsed.to_dict())
+        study_store.insert_study(db, name, task, stored)
     except study_store.StoreError as e:
         raise StudyError(str(e)) from None
     return load_study(db, name)
@@ -125,8 +134,9 @@ def load_study(db: Database, name: str) -> Study:
         raise StudyError(f"no study named {name!r}" +
                          (f"; studies here: {', '.join(known)}" if known else "; none exist yet"))
     raw = row["settings"]
-    task = Task.from_dict(raw["task_definition"]) if raw.get("task_definition") else get_task(row["task"])
-    return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"])
+    definition = raw.get("task_definition")
+    task = Task.from_dict(definition) if definition else get_task(row["task"])
+    return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"], definition)
 
 
 def configure_study(db: Database, name: str, *, status: str | None = None, **changes) -> Study:
@@ -137,6 +147,8 @@ def configure_study(db: Database, name: str, *, status: str | None = None, **cha
     settings = None
     if changes:
         settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
+        if study.definition is not None:
+            settings["task_definition"] = study.definition
     study_store.update_study(db, name, settings=settings, status=status)
     return load_study(db, name)
 

@@ -13,7 +13,8 @@ def show_item(task: Task, served: Served) -> None:
     """The item's material, always as plain text (imported text is never markup)."""
     data = served.data
     if task.display == "template":
-        st.text(data["filled_template"])
+        field = "filled_template" if "filled_template" in data else (task.required_fields or ("text",))[0]
+        st.text(data.get(field, ""))
     elif task.display == "name":
         st.subheader("Name")
         st.text(data["name"])
