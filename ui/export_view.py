@@ -47,20 +47,24 @@ def render() -> None:
     def validated(db, out):
         export_validated(db, study_id, out, thresholds=thresholds, exclude_flagged=exclude)
 
-    for suffix, mime in ((".jsonl", "application/jsonl"), (".csv", "text/csv")):
-        st.download_button(f"Validated set ({suffix})", _on_click(validated, suffix),
-                           file_name=f"{study_id}-validated{suffix}", mime=mime, key=f"validated{suffix}")
-    st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", sidecar=True),
-                       file_name=f"{study_id}-validated.numbers.json", mime="application/json", key="sidecar")
-    st.subheader("Raw ratings")
-    for suffix, mime in ((".csv", "text/csv"), (".parquet", "application/octet-stream")):
-        st.download_button(f"Ratings ({suffix})",
-                           _on_click(lambda db, out: export_ratings(db, study_id, out, exclude_flagged=exclude),
-                                     suffix),
-                           file_name=f"{study_id}-ratings{suffix}", mime=mime, key=f"ratings{suffix}")
-    st.subheader("Report")
-    for suffix, mime in ((".html", "text/html"), (".md", "text/markdown")):
-        st.download_button(f"Report ({suffix})",
-                           _on_click(lambda db, out: write_report(db, study_id, out, exclude_flagged=exclude),
-                                     suffix),
-                           file_name=f"{study_id}-report{suffix}", mime=mime, key=f"report{suffix}")
+    def ratings(db, out):
+        export_ratings(db, study_id, out, exclude_flagged=exclude)
+
+    def report(db, out):
+        write_report(db, study_id, out, exclude_flagged=exclude)
+
+    sections = [(None, "Validated set", "validated", validated,
+                 ((".jsonl", "application/jsonl"), (".csv", "text/csv"))),
+                ("Raw ratings", "Ratings", "ratings", ratings,
+                 ((".csv", "text/csv"), (".parquet", "application/octet-stream"))),
+                ("Report", "Report", "report", report, ((".html", "text/html"), (".md", "text/markdown")))]
+    for heading, label, name, write, formats in sections:
+        if heading:
+            st.subheader(heading)
+        for suffix, mime in formats:
+            st.download_button(f"{label} ({suffix})", _on_click(write, suffix),
+                               file_name=f"{study_id}-{name}{suffix}", mime=mime, key=f"{name}{suffix}")
+        if name == "validated":
+            st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", sidecar=True),
+                               file_name=f"{study_id}-validated.numbers.json", mime="application/json",
+                               key="sidecar")
