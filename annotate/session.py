@@ -120,12 +120,8 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
         regular, gold = ledger.answered_count(db, study.study_id, rater_id)
         if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
             return None
-        rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
-        group = rater.get(s.balance_by) if s.balance_by else None
-        quota = s.quota()
-        rows = ledger.candidate_loads(db, study.study_id, rater_id, since=since, balance_by=s.balance_by,
-                                      rater_group=group, target=s.raters_per_item,
-                                      group_cap=None if quota is None else quota.get(group, 0))
+        group, quota = _group_and_quota(db, study, rater_id)
+        rows = ledger.candidate_loads(db, study.study_id, rater_id, **_filter(study, group, quota, since))
         # The SQL pre-filter already left out what this rater has seen; the policy decides.
         loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
                           {group: r["taken_group"]} if group is not None else {}, bool(r["gold"]))
@@ -138,6 +134,19 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
                                                    s.flip_probability)
         ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
         return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+
+
+def _group_and_quota(db: Database, study: Study, rater_id: str) -> tuple[str | None, dict | None]:
+    s = study.settings
+    rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
+    return (rater.get(s.balance_by) if s.balance_by else None), s.quota()
+
+
+def _filter(study: Study, group: str | None, quota: dict | None, since: float) -> dict:
+    """The policy's rules, as the SQL pre-filter in store takes them."""
+    return {"since": since, "balance_by": study.settings.balance_by, "rater_group": group,
+            "target": study.settings.raters_per_item,
+            "group_cap": None if quota is None else quota.get(group, 0)}
 
 
 def _served(db: Database, study: Study, assignment: dict) -> Served:
@@ -188,9 +197,17 @@ def finish(db: Database, study_id: str, rater_id: str) -> None:
         rater_store.update_rater(db, study_id, rater_id, finished_at=time.time())
 
 
-def progress(db: Database, study: Study, rater_id: str) -> Progress:
-    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
-    n_items = item_store.count_regular(db, study.study_id)
-    expected = n_items if study.settings.max_items_per_rater is None else min(
-        n_items, study.settings.max_items_per_rater)
+def progress(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Progress:
+    """Done so far, and what the rater can expect in all: done, the item on screen, and what is still
+    open to them now (capped per rater). It can shrink as others take items; it never promises more."""
+    now = time.time() if now is None else now
+    since = now - study.settings.timeout_seconds
+    regular, _gold = ledger.answered_count(db, study.study_id, rater_id)
+    held = ledger.open_assignment(db, study.study_id, rater_id, since)
+    on_screen = int(held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is None)
+    group, quota = _group_and_quota(db, study, rater_id)
+    available = ledger.available_count(db, study.study_id, rater_id, **_filter(study, group, quota, since))
+    expected = regular + on_screen + available
+    if study.settings.max_items_per_rater is not None:
+        expected = min(expected, study.settings.max_items_per_rater)
     return Progress(regular, max(expected, regular))

@@ -22,20 +22,10 @@ def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> 
     return rows[0] if rows else None
 
 
-def candidate_loads(db: Database, study_id: str, rater_id: str, *, since: float, balance_by: str | None,
-                    rater_group: str | None, target: int, group_cap: int | None, limit: int = 50) -> list[dict]:
-    """The items this rater could be given, each with its load, least taken first.
-
-    A pre-filter for the pure policy (annotate.assignment.choose_item), applying the same rules in SQL
-    so a study of thousands of items is not loaded into Python per serve: items the rater has not
-    seen, under their target, and under the rater's group quota, the first `limit` of them in
-    (taken, position) order; and as many unseen gold items. `taken` counts distinct raters who
-    answered or hold an unexpired slot; `taken_group` those of the rater's group.
-    """
-    group = _group_column(balance_by)
-    cap = group_cap if group_cap is not None else 2**31
-    return list(db.query(
-        f"""WITH holders AS (
+def _loads_sql(balance_by: str | None) -> str:
+    """Per unseen, non-practice item: `taken` (distinct raters who answered or hold an unexpired slot)
+    and `taken_group` (those of the rater's group :g)."""
+    return f"""WITH holders AS (
                 SELECT item_id, rater_id FROM assignments
                  WHERE study_id = :s AND (answered_at IS NOT NULL OR served_at >= :since)
                 UNION
@@ -45,18 +35,45 @@ def candidate_loads(db: Database, study_id: str, rater_id: str, *, since: float,
                 UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r),
             loads AS (
                 SELECT i.item_id, i.position, i.gold IS NOT NULL AS gold, COUNT(h.rater_id) AS taken,
-                       COALESCE(SUM(h.rater_id IS NOT NULL AND {group} = :g), 0) AS taken_group
+                       COALESCE(SUM(h.rater_id IS NOT NULL AND {_group_column(balance_by)} = :g), 0) AS taken_group
                   FROM items i
                   LEFT JOIN holders h ON h.item_id = i.item_id
                   LEFT JOIN raters r ON r.study_id = :s AND r.rater_id = h.rater_id
                  WHERE i.study_id = :s AND i.practice = 0 AND i.item_id NOT IN (SELECT item_id FROM seen)
-                 GROUP BY i.item_id)
-            SELECT * FROM (SELECT * FROM loads WHERE NOT gold AND taken < :target AND taken_group < :cap
-                            ORDER BY taken, position LIMIT :limit)
+                 GROUP BY i.item_id)"""
+
+
+OPEN_REGULAR = "NOT gold AND taken < :target AND taken_group < :cap"
+
+
+def candidate_loads(db: Database, study_id: str, rater_id: str, *, since: float, balance_by: str | None,
+                    rater_group: str | None, target: int, group_cap: int | None, limit: int = 50) -> list[dict]:
+    """The items this rater could be given, each with its load, least taken first.
+
+    A pre-filter for the pure policy (annotate.assignment.choose_item), applying the same rules in SQL
+    so a study of thousands of items is not loaded into Python per serve: items the rater has not
+    seen, under their target, and under the rater's group quota, the first `limit` of them in
+    (taken, position) order; and as many unseen gold items.
+    """
+    return list(db.query(
+        _loads_sql(balance_by) + f"""
+            SELECT * FROM (SELECT * FROM loads WHERE {OPEN_REGULAR} ORDER BY taken, position LIMIT :limit)
             UNION ALL
             SELECT * FROM (SELECT * FROM loads WHERE gold ORDER BY taken, position LIMIT :limit)""",
-        {"s": study_id, "r": rater_id, "since": since, "g": rater_group, "target": target, "cap": cap,
-         "limit": limit}))
+        _params(study_id, rater_id, since, rater_group, target, group_cap) | {"limit": limit}))
+
+
+def available_count(db: Database, study_id: str, rater_id: str, *, since: float, balance_by: str | None,
+                    rater_group: str | None, target: int, group_cap: int | None) -> int:
+    """How many regular items this rater could still be given now (for an honest progress bar)."""
+    row = db.execute(_loads_sql(balance_by) + f" SELECT COUNT(*) FROM loads WHERE {OPEN_REGULAR}",
+                     _params(study_id, rater_id, since, rater_group, target, group_cap)).fetchone()
+    return int(row[0])
+
+
+def _params(study_id, rater_id, since, rater_group, target, group_cap) -> dict:
+    return {"s": study_id, "r": rater_id, "since": since, "g": rater_group, "target": target,
+            "cap": group_cap if group_cap is not None else 2**31}
 
 
 def _group_column(balance_by: str | None) -> str:

@@ -63,12 +63,6 @@ def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> 
     return [_decode(r) for r in db.query(sql + " ORDER BY position", args)]
 
 
-def count_regular(db: Database, study_id: str) -> int:
-    """Items raters are assigned: neither gold nor practice."""
-    return db.execute("SELECT COUNT(*) FROM items WHERE study_id = ? AND gold IS NULL AND practice = 0",
-                      [study_id]).fetchone()[0]
-
-
 def has_practice(db: Database, study_id: str) -> bool:
     return db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
                       [study_id]).fetchone()[0] == 1

@@ -200,3 +200,18 @@ def test_a_paused_study_says_so_before_consent_and_a_finished_rater_stays_done(d
     rate_all(db, opened, "r")
     session.finish(db, "tq", "r")
     assert session.next_step(db, configure_study(db, "tq", status="closed"), "r") == "done"
+
+
+def test_progress_promises_only_what_is_left_for_this_rater(db, tmp_path):
+    study = create_study(db, "s", "template_quality", raters_per_item=1)
+    setup_items(db, tmp_path, "s", n=4)
+    onboard(db, study, "a")
+    for _ in range(2):
+        served = session.serve_next_item(db, study, "a")
+        session.record_answer(db, study, "a", served.item_id, ANSWER)
+    assert session.progress(db, study, "a") == session.Progress(2, 4)
+    onboard(db, study, "b")
+    session.serve_next_item(db, study, "b")
+    assert session.progress(db, study, "b") == session.Progress(0, 2)   # one on screen, one more open
+    capped = configure_study(db, "s", max_items_per_rater=1)
+    assert session.progress(db, capped, "b") == session.Progress(0, 1)

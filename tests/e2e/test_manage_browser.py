@@ -1,6 +1,7 @@
 """A researcher in a real browser: signs in, creates a study, uploads items (a bad file is refused
 whole with its line named), and the study is ready for raters."""
 import pytest
+from playwright.sync_api import expect
 
 from annotate.studies import create_study
 from store import items as item_store
@@ -23,6 +24,15 @@ def server(tmp_path_factory):
     s.stop()
 
 
+def upload(page, path) -> None:
+    """Choose the file, wait until the uploader lists it (the upload has reached the server), import."""
+    page.locator("input[type=file]").set_input_files(str(path))
+    page.get_by_test_id("stFileChipName").filter(has_text=path.name).wait_for(timeout=20_000)
+    expect(page.get_by_test_id("stFileChipIconSpinner")).to_have_count(0, timeout=20_000)
+    bot.settle(page)
+    page.get_by_role("button", name="Import", exact=True).click()
+
+
 def test_create_upload_and_serve(server, browser, tmp_path):
     page = browser.new_page()
     page.goto(server.url + "/Manage")
@@ -40,16 +50,14 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     page.get_by_role("option", name="names-1").click()
     bad = tmp_path / "names-bad.csv"
     bad.write_text("id,name,race,gender\na,Ana Diaz,Hispanic,female\nb,,white,male\n", encoding="utf-8")
-    page.locator("input[type=file]").set_input_files(str(bad))
-    page.get_by_role("button", name="Import", exact=True).click()
+    upload(page, bad)
     wait_text(page, "names-bad.csv, line 3, field 'name'")
     db = open_db(server.db_path)
     assert item_store.list_items(db, "names-1") == []
 
     good = write_jsonl(tmp_path / "names.jsonl", [{"id": "a", "name": "Ana Diaz", "race": "Hispanic",
                                                   "gender": "female"}])
-    page.locator("input[type=file]").set_input_files(str(good))
-    page.get_by_role("button", name="Import", exact=True).click()
+    upload(page, good)
     wait_text(page, "Imported 1 rows into 'names-1'")
     assert [i["item_id"] for i in item_store.list_items(db, "names-1")] == ["a"]
     page.close()
