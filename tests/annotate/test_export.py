@@ -94,3 +94,36 @@ def test_tidy_ratings(db, study, tmp_path, suffix):
 def test_unknown_output_type_is_refused(db, study, tmp_path):
     with pytest.raises(ValueError, match=r"\.jsonl or \.csv"):
         export_validated(db, "tq", tmp_path / "out.xlsx")
+
+
+def test_other_tasks_export_each_items_top_answer_with_comments(db, tmp_path):
+    create_study(db, "sc", "scenario_select")
+    import_items(db, "sc", write_jsonl(tmp_path / "s.jsonl", [{"id": "s1", "scenario": "A"},
+                                                              {"id": "s2", "scenario": "B"}]))
+    import_ratings(db, "sc", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": "s1", "rater_id": "r1", "question": "keep", "value": "yes", "comment": "realistic"},
+        {"item_id": "s1", "rater_id": "r2", "question": "keep", "value": "yes"},
+        {"item_id": "s1", "rater_id": "r3", "question": "keep", "value": "no", "comment": "too vague"},
+        {"item_id": "s2", "rater_id": "r1", "question": "keep", "value": "no"}]))
+    side = export_validated(db, "sc", tmp_path / "out.csv")
+    table = pd.read_csv(tmp_path / "out.csv").set_index("item_id")
+    assert side["n_rows"] == 2
+    assert table.loc["s1", "top_answer"] == "yes" and table.loc["s1", "top_share"] == pytest.approx(2 / 3)
+    assert table.loc["s1", "comments"] == "realistic | too vague" and table.loc["s2", "n"] == 1
+
+
+def test_name_study_report_draws_both_confusion_matrices(db, tmp_path):
+    from annotate.report import write_report
+    create_study(db, "n", "name_perception")
+    import_items(db, "n", write_jsonl(tmp_path / "n.jsonl", [{"id": "a", "name": "A", "race": "Black",
+                                                              "gender": "female"}]))
+    import_ratings(db, "n", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": "a", "rater_id": r, "question": q, "value": v}
+        for r, race, gender in (("r1", "Black", "female"), ("r2", "white", "female"))
+        for q, v in (("race", race), ("gender", gender))]))
+    html = write_report(db, "n", tmp_path / "n.html").read_text()
+    for heading in ("Name perception: race accuracy", "Name perception: race confusion",
+                    "Name perception: gender confusion"):
+        assert f"<h2>{heading}</h2>" in html
+    assert html.count("<svg") >= 3
+    assert "<td>0.500</td>" in html          # race accuracy for Black: 1 of 2
