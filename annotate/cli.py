@@ -120,32 +120,9 @@ def items():
     """Import items."""
 
 
-@items.command("import")
-@click.argument("study_name")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.pass_context
-@friendly
-def items_import(ctx, study_name, file):
-    """Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing."""
-    result = importers.import_items(_db(ctx), study_name, file)
-    click.echo(f"imported {result.written} items into {study_name!r}")
-
-
 @cli.group()
 def ratings():
     """Import ratings collected elsewhere."""
-
-
-@ratings.command("import")
-@click.argument("study_name")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.pass_context
-@friendly
-def ratings_import(ctx, study_name, file):
-    """Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*])."""
-    result = importers.import_ratings(_db(ctx), study_name, file)
-    click.echo(f"imported {result.written} ratings into {study_name!r}"
-               + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
 
 
 @cli.group()
@@ -153,15 +130,25 @@ def lmra():
     """LLM judge (LMRA) scores."""
 
 
-@lmra.command("import")
-@click.argument("study_name")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.pass_context
-@friendly
-def lmra_import(ctx, study_name, file):
-    """Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c."""
-    result = importers.import_lmra(_db(ctx), study_name, file)
-    click.echo(f"imported {result.written} LMRA scores into {study_name!r}")
+def _import_command(group: click.Group, importer, noun: str, help_text: str) -> None:
+    """`fairval <group> import STUDY FILE`: the same shell around each importer, all or nothing."""
+    @group.command("import", help=help_text)
+    @click.argument("study_name")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+    @click.pass_context
+    @friendly
+    def command(ctx, study_name, file):
+        result = importer(_db(ctx), study_name, file)
+        click.echo(f"imported {result.written} {noun} into {study_name!r}"
+                   + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
+
+
+_import_command(items, importers.import_items, "items",
+                "Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing.")
+_import_command(ratings, importers.import_ratings, "ratings",
+                "Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*]).")
+_import_command(lmra, importers.import_lmra, "LMRA scores",
+                "Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c.")
 
 
 @cli.command()
