@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import time
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -92,11 +93,18 @@ def _calibration(c: dict) -> dict:
             "sign agreement": _fmt(c["sign_agreement"]), "n items": c["n_items"], "note": c.get("reason") or ""}
 
 
+def _version() -> str:
+    try:
+        return metadata.version("fairval")
+    except metadata.PackageNotFoundError:
+        return "(development)"
+
+
 def render_html(study_id: str, sections: list[tuple]) -> str:
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fairval report: "
              f"{html.escape(study_id)}</title><style>{CSS}</style></head><body>",
              f"<h1>Study report: {html.escape(study_id)}</h1>",
-             f"<p class='note'>Made by fairval on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
+             f"<p class='note'>Made by fairval {_version()} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
              "Intervals are 95%: bootstrap over items for alpha, Fisher's z for Pearson's ρ.</p>"]
     for title, body in sections:
         if body is None:

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate.export import Thresholds, export_ratings, export_validated
+from annotate.export import Thresholds, export_ratings, export_validated, template_verdicts
 from annotate.report import write_report
+from annotate.results import load_study_data
 from store import open_db
 from store.db import default_db_path
+from ui.common import get_db
 from ui.studies import study_header
 
 
@@ -31,6 +33,14 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
     return produce
 
 
+def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):
+    """Per-template numbers and verdicts for template studies (None for other tasks)."""
+    data = load_study_data(get_db(), study_id, exclude_flagged=exclude)
+    if data.study.task.name != "template_quality":
+        return None
+    return template_verdicts(data, thresholds)
+
+
 def render() -> None:
     chosen = study_header("Export")
     if chosen is None:
@@ -43,6 +53,12 @@ def render() -> None:
     thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
                             c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
                             int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
+
+    numbers = verdicts_for(study_id, exclude, thresholds)
+    if numbers is not None:
+        passed = int(numbers["passed"].sum())
+        st.caption(f"{passed} of {len(numbers)} templates pass these thresholds.")
+        st.table(numbers.round(3))
 
     def validated(db, out):
         export_validated(db, study_id, out, thresholds=thresholds, exclude_flagged=exclude)

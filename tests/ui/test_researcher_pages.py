@@ -96,3 +96,14 @@ def test_export_page_offers_every_download(demo, monkeypatch):
     for label in ("Validated set (.jsonl)", "Validated set (.csv)", "Ratings (.csv)", "Ratings (.parquet)",
                   "Report (.html)", "Report (.md)", "Numbers (JSON sidecar)"):
         assert label in labels
+
+
+def test_export_page_shows_which_templates_pass(demo, monkeypatch):
+    at = sign_in("4_Export.py", monkeypatch)
+    table = at.table[0].value
+    from annotate.export import Thresholds, template_verdicts
+    from annotate.results import load_study_data
+    expected = template_verdicts(load_study_data(demo, "demo-templates"), Thresholds())
+    assert list(table["template"]) == list(expected["template"])
+    assert list(table["passed"]) == list(expected["passed"])
+    assert any(f"{int(expected['passed'].sum())} of 4 templates pass" in c.value for c in at.caption)
