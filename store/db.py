@@ -43,7 +43,16 @@ def schema_version(db: Database) -> int:
 
 
 def migrate(db: Database) -> int:
-    """Apply the migrations this file has not seen yet, each in its own transaction."""
+    """Apply the migrations this file has not seen yet, in one transaction.
+
+    An up-to-date file is only read, so opening connections never queues behind raters' writes.
+    """
+    version = schema_version(db)
+    if version > len(MIGRATIONS):
+        raise StoreError(f"this database has schema version {version}, newer than this fairval knows "
+                         f"({len(MIGRATIONS)}); upgrade fairval to open it")
+    if version == len(MIGRATIONS):
+        return version
     with immediate(db):
         current = schema_version(db)
         for version, step in enumerate(MIGRATIONS, start=1):

@@ -31,3 +31,27 @@ def test_a_rating_is_unique_per_item_rater_question(db, template_study):
     db.execute(sql, row)
     with pytest.raises(sqlite3.IntegrityError):
         db.execute(sql, row)
+
+
+def test_a_database_from_a_newer_fairval_is_refused(db_path):
+    from store import StoreError
+    open_db(db_path).execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(StoreError, match="newer than this fairval"):
+        open_db(db_path)
+
+
+def test_migrating_an_old_file_keeps_its_data(db_path):
+    import sqlite3 as raw
+
+    from store.schema import MIGRATIONS as steps
+    conn = raw.connect(db_path, isolation_level=None)
+    from sqlite_utils import Database as Plain
+    old = Plain(conn)
+    steps[0](old)                                  # a file made by the first release
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
+    conn.close()
+    db = open_db(db_path)
+    assert schema_version(db) == len(MIGRATIONS)
+    assert "judge_calls" in db.table_names()
+    assert db.execute("SELECT study_id FROM studies").fetchall() == [("s",)]
