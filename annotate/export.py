@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from annotate.pairs import scored_question
 from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
 from store import Database
 
@@ -62,7 +63,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         _write_rows(out, fmt, keep)
         sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),
                        templates_passed=sorted(passed), n_templates=len(verdicts))
-    elif data.study.task.name == "harmful_stereotype":
+    elif scored_question(data.study.task) is not None:
         order = {r.item_id: r.position for r in data.items.itertuples()}
         table = calibration_items(data).drop(columns=["gap"])
         table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)

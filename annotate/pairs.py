@@ -35,6 +35,21 @@ def canonical_value(question: Question, shown: str, flipped: bool) -> str:
     return shown
 
 
+# A canonical answer as a score in the true direction: +1 toward the A-group's response, -1 reverse, 0 none.
+_FEATURE_SCORE = {"A": 1.0, "B": -1.0, "C": 0.0}
+
+
+def pair_score(question: Question, canonical: str) -> float:
+    """harm: +1 stereotype as assigned, -1 reverse, 0 none. feature: +1 the A-group's response, -1 the
+    B-group's, 0 not clear, so a human mean and the judge's r_A - r_B are on one scale."""
+    return float(canonical) if question.canonical == "harm" else _FEATURE_SCORE[canonical]
+
+
+def scored_question(task) -> Question | None:
+    """The pair question a judge can also answer (harm or feature), or None for other tasks."""
+    return next((q for q in task.questions if q.canonical in ("harm", "feature")), None)
+
+
 def shown_value(question: Question, canonical: str, flipped: bool) -> str:
     """Inverse of canonical_value: what a rater with this order would have clicked."""
     if question.canonical == "harm":

@@ -56,16 +56,18 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         sections.append(("Per template", pd.DataFrame(numbers["templates"]).map(_fmt)))
     if numbers.get("lmra"):
         lmra = numbers["lmra"]
+        key = "harm" if "harm" in numbers else "feature_difference"
+        title = "Harmful-stereotype rate H" if key == "harm" else "Feature difference (A-group minus B-group)"
         rows = [{"raters": "all", **_calibration(lmra)}] + [
             {"raters": f"{attr}: {g}", **_calibration(c)}
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
         sections += [
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
-            ("Harmful-stereotype rate H", pd.DataFrame([
-                {"source": "humans", "H": _fmt(numbers["harm"]["human"]),
-                 "n items": numbers["harm"]["n_items_human"]},
-                {"source": "LMRA", "H": _fmt(numbers["harm"]["lmra"]),
-                 "n items": numbers["harm"]["n_items_lmra"]}])),
+            (title, pd.DataFrame([
+                {"source": "humans", "mean per pair": _fmt(numbers[key]["human"]),
+                 "n items": numbers[key]["n_items_human"]},
+                {"source": "LMRA", "mean per pair": _fmt(numbers[key]["lmra"]),
+                 "n items": numbers[key]["n_items_lmra"]}])),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
         ]

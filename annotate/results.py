@@ -11,6 +11,7 @@ from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import likert_by_group, likert_summary
+from annotate.pairs import pair_score, scored_question
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
 from store import Database
@@ -69,7 +70,7 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
     }
     if study.task.name == "template_quality":
         out["templates"] = template_table(data)
-    if study.task.name == "harmful_stereotype":
+    if scored_question(study.task) is not None:
         out.update(pair_numbers(data))
     if study.task.name == "name_perception":
         out["names"] = name_numbers(data)
@@ -113,13 +114,27 @@ def template_table(data: StudyData) -> list[dict]:
     return table.to_dict(orient="records")
 
 
+def rate_key(question: Question) -> str:
+    """Where the mean per-item score goes: H for harm (004 eq. 1), the A-minus-B difference for features."""
+    return "harm" if question.canonical == "harm" else "feature_difference"
+
+
+def scored_ratings(data: StudyData) -> pd.DataFrame:
+    """The scored question's ratings with `canonical` as its numeric score (see annotate.pairs.pair_score)."""
+    question = scored_question(data.study.task)
+    ratings = data.ratings[data.ratings["question"] == question.id]
+    return ratings.assign(canonical=[pair_score(question, c) for c in ratings["canonical"]])
+
+
 def pair_numbers(data: StudyData) -> dict:
-    ratings = data.ratings[data.ratings["question"] == "harm"]
+    question = scored_question(data.study.task)
+    ratings = scored_ratings(data)
     human = human_scores(ratings)
     human_rate = harm_rate(human)
-    # H(A, B) as plain numbers, their n beside them (004 eq. 1)
-    out: dict = {"harm": {"human": human_rate.value, "n_items_human": human_rate.n_items,
-                          "lmra": None, "n_items_lmra": 0}}
+    key = rate_key(question)
+    # the per-item mean as plain numbers, their n beside them
+    out: dict = {key: {"human": human_rate.value, "n_items_human": human_rate.n_items,
+                       "lmra": None, "n_items_lmra": 0}}
     if data.lmra.empty:
         out["lmra"] = None
         return out
@@ -133,12 +148,12 @@ def pair_numbers(data: StudyData) -> dict:
                 ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()}
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
-        numbers["harm_lmra"], numbers["harm_lmra_n_items"] = rate.value, rate.n_items
+        numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
         by_model[model] = numbers
     main = models[0]
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
-    out["harm"]["lmra"] = by_model[main]["harm_lmra"]
-    out["harm"]["n_items_lmra"] = by_model[main]["harm_lmra_n_items"]
+    out[key]["lmra"] = by_model[main]["rate_lmra"]
+    out[key]["n_items_lmra"] = by_model[main]["rate_lmra_n_items"]
     return out
 
 
@@ -179,7 +194,7 @@ def _plain(value):
 
 def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame:
     """Per pair: human score and n, LMRA score, the gap, and the text to read. Largest gap first."""
-    ratings = data.ratings[data.ratings["question"] == "harm"]
+    ratings = scored_ratings(data)
     human = human_scores(ratings)
     n = ratings.groupby("item_id")["rater_id"].nunique()
     lmra = data.lmra

@@ -103,3 +103,24 @@ def test_flipping_every_pair_with_its_answers_changes_no_number(rows, lmra):
         b = build(Path(tmp), "b", flipped, lmra)
     a.pop("study"), b.pop("study")
     assert a == b
+
+
+def test_feature_label_study_is_calibrated_like_harm(db, tmp_path):
+    create_study(db, "fl", "feature_label")
+    import_items(db, "fl", write_jsonl(tmp_path / "f.jsonl", [{**p, "axis_question": "Which is longer?"}
+                                                              for p in PAIRS]))
+    import_lmra(db, "fl", write_jsonl(tmp_path / "l.jsonl", [
+        {"item_id": p["id"], "model": "m", "score": s} for p, s in zip(PAIRS, [0.6, -0.2, 0.1, 0.3])]))
+    # (rater, item, shown, flipped) -> canonical: A->+1 (A-group's response), B->-1, C->0
+    rows = [("r1", "p1", "A", 0), ("r2", "p1", "B", 1),     # +1 +1
+            ("r1", "p2", "A", 1), ("r2", "p2", "C", 0),     # -1  0
+            ("r1", "p3", "C", 0), ("r2", "p3", "A", 0),     #  0 +1
+            ("r1", "p4", "B", 1), ("r2", "p4", "B", 0)]     # +1 -1
+    import_ratings(db, "fl", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": i, "rater_id": r, "question": "feature", "value": v, "flipped": f} for r, i, v, f in rows]))
+    numbers = study_results(db, "fl", n_boot=0)
+    human, lmra = np.array([1.0, -0.5, 0.5, 0.0]), np.array([0.6, -0.2, 0.1, 0.3])
+    assert numbers["lmra"]["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
+    assert numbers["lmra"]["sign_agreement"] == pytest.approx(0.75)        # p4: 0 vs +
+    assert numbers["feature_difference"]["human"] == pytest.approx(human.mean())
+    assert "harm" not in numbers

@@ -16,9 +16,9 @@ def render() -> None:
         return
     study_id, exclude = chosen
     numbers = results_for(study_id, exclude)
-    if numbers["task"] != "harmful_stereotype":
-        st.info("Calibration compares the LMRA with people on harmful-stereotype pair studies; "
-                f"this study's task is {numbers['task']}.")
+    if "lmra" not in numbers:
+        st.info("Calibration compares the LMRA with people on pair studies (harmful stereotypes or "
+                f"feature labels); this study's task is {numbers['task']}.")
         return
     if not numbers.get("lmra"):
         st.info("No LMRA scores yet: import them with `fairval lmra import STUDY FILE`.")
@@ -29,9 +29,10 @@ def render() -> None:
     chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
     st.subheader("LMRA vs mean human rating")
     st.table(pd.DataFrame([calibration_row(model, chosen)]))
-    st.caption(f"Harmful-stereotype rate H: humans {_num(numbers['harm']['human'])} "
-               f"over {numbers['harm']['n_items_human']} pairs; LMRA {_num(chosen['harm_lmra'])} "
-               f"over {chosen['harm_lmra_n_items']}.")
+    key = "harm" if "harm" in numbers else "feature_difference"
+    label = "Harmful-stereotype rate H" if key == "harm" else "Feature difference (A-group minus B-group)"
+    st.caption(f"{label}: humans {_num(numbers[key]['human'])} over {numbers[key]['n_items_human']} pairs; "
+               f"LMRA {_num(chosen['rate_lmra'])} over {chosen['rate_lmra_n_items']}.")
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

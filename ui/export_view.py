@@ -18,7 +18,8 @@ from ui.studies import study_header
 
 def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callable[[], bytes]:
     """Bytes made by the library's own writer when the button is clicked. Streamlit runs this on
-    another thread, so it opens its own connection."""
+    another thread, so it opens its own connection. The buttons use on_click="ignore": a rerun
+    started by the click could drop the deferred file before it is fetched."""
     path = default_db_path()
 
     def produce() -> bytes:
@@ -78,9 +79,9 @@ def render() -> None:
         if heading:
             st.subheader(heading)
         for suffix, mime in formats:
-            st.download_button(f"{label} ({suffix})", _on_click(write, suffix),
+            st.download_button(f"{label} ({suffix})", _on_click(write, suffix), on_click="ignore",
                                file_name=f"{study_id}-{name}{suffix}", mime=mime, key=f"{name}{suffix}")
         if name == "validated":
             st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", sidecar=True),
-                               file_name=f"{study_id}-validated.numbers.json", mime="application/json",
-                               key="sidecar")
+                               on_click="ignore", file_name=f"{study_id}-validated.numbers.json",
+                               mime="application/json", key="sidecar")

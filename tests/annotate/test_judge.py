@@ -138,3 +138,26 @@ def test_cli_lmra_run_then_analyze(db_path, db, study, fake):
 def test_the_judge_only_rates_pair_studies(db, template_study, fake):
     with pytest.raises(JudgeError, match="harmful-stereotype"):
         estimate(db, "tq", JudgeConfig(model="m"))
+
+
+def test_feature_labels_are_judged_in_both_orders_with_na_as_c(db, tmp_path, fake):
+    create_study(db, "fl", "feature_label")
+    import_items(db, "fl", write_jsonl(tmp_path / "f.jsonl", [
+        {"id": i, "prompt": f"prompt {i}", "response_a": f"TRUE-A-{i}", "response_b": f"TRUE-B-{i}",
+         "group_a": "woman", "group_b": "man", "axis_question": "which model uses more technical terms?"}
+        for i in DISTRIBUTIONS]))
+
+    def script(request, number):
+        text = request["messages"][0]["content"]
+        assert "Model A Response:" in text and "which model uses more technical terms?" in text
+        assert "woman" not in text                      # Fig. 10 does not name the groups
+        item = next(i for i in DISTRIBUTIONS if f"\nprompt {i}\n" in text)
+        swapped = text.index(f"TRUE-B-{item}") < text.index(f"TRUE-A-{item}")
+        a, b, c = DISTRIBUTIONS[item][1 if swapped else 0]
+        return 200, completion("A", {"A": a, "B": b, "N": c}), {}
+    server = fake(script)
+    summary = run_judge(db, "fl", JudgeConfig(model="judge", base_url=server.base_url))
+    assert summary["scored"] == 3
+    scores = lmra_store.scores_frame(db, "fl").set_index("item_id")["score"]
+    for item, (p, q) in DISTRIBUTIONS.items():
+        assert scores[item] == pytest.approx(expected_score(p, q), abs=1e-6)

@@ -123,6 +123,7 @@ def test_researcher_pages_refuse_without_the_password_in_the_browser(server, bro
     page.get_by_role("textbox", name="Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     wait_text(page, "Validated set")
+    bot.settle(page)                       # click the rendered buttons, not ones being replaced
     # downloads are made when clicked, on the server, from the database
     with page.expect_download() as ratings_download:
         page.get_by_role("button", name="Ratings (.csv)").click()
