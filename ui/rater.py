@@ -32,12 +32,13 @@ def run() -> None:
         return
     source = "prolific" if params.get("PROLIFIC_PID") else "link"
     try:
-        session.arrive(db, study.study_id, rater_id, source=source,
-                       platform_study_id=params.get("STUDY_ID"),
-                       platform_session_id=params.get("SESSION_ID"))
+        rater = session.arrive(db, study.study_id, rater_id, source=source,
+                               platform_study_id=params.get("STUDY_ID"),
+                               platform_session_id=params.get("SESSION_ID"))
     except ValueError as e:
         st.error(str(e))
         return
+    rater_id = rater["rater_id"]            # as stored (trimmed)
     step = session.next_step(db, study, rater_id)
     STEPS[step](db, study, rater_id)
 

@@ -122,3 +122,10 @@ def test_a_rater_whose_group_is_full_is_told_kindly(db, tmp_path):
     second = onboard("f2")
     assert titles(second) == ["No items left for you"]
     assert db.execute("SELECT COUNT(*) FROM assignments WHERE rater_id = 'f2'").fetchone()[0] == 0
+
+
+def test_a_rater_id_with_stray_spaces_is_one_rater(db, study):
+    at = rater_app(study="tq", rater="  r9 ")
+    at.button(key="consent-yes").click().run()
+    assert titles(at) == ["About you"]
+    assert [r[0] for r in db.execute("SELECT rater_id FROM raters")] == ["r9"]
