@@ -140,16 +140,17 @@ def _practice(db, study: Study, rater_id: str) -> None:
                 st.rerun()
         return
     expected = served.expected or {}
-    for q in study.task.questions:
+    for k, q in enumerate(study.task.questions, start=1):
         want = str(expected.get(q.id, "")) or None
-        got = feedback.get(q.id)
+        got = literal_markdown(q.label_for(feedback[q.id], served.data))
+        where = f"Question {k}" if len(study.task.questions) > 1 else "Your answer"
         if want is None:
-            st.info(f"{q.id}: you answered {got}.")
-        elif want == got:
-            st.success(f"{q.id}: {got} matches the expected answer.")
+            st.info(f"{where}: you chose “{got}”.")
+        elif want == feedback[q.id]:
+            st.success(f"{where}: “{got}” is the expected answer.")
         else:
-            st.warning(f"{q.id}: you answered {got}; the expected answer is "
-                       f"{literal_markdown(q.label_for(want, served.data))}.")
+            st.warning(f"{where}: you chose “{got}”; the expected answer is "
+                       f"“{literal_markdown(q.label_for(want, served.data))}”.")
     if st.button("Next", type="primary", key="practice-next"):
         forget_answers(study.task, served, prefix="practice:")
         st.session_state.pop("practice_feedback", None)

@@ -129,3 +129,23 @@ def test_a_rater_id_with_stray_spaces_is_one_rater(db, study):
     at.button(key="consent-yes").click().run()
     assert titles(at) == ["About you"]
     assert [r[0] for r in db.execute("SELECT rater_id FROM raters")] == ["r9"]
+
+
+def test_practice_gives_feedback_and_records_nothing(db, tmp_path):
+    create_study(db, "pr", "template_quality")
+    import_items(db, "pr", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": "warmup", "filled_template": "Practice?", "_practice": True, "_gold": {"quality": 5, "yes_positive": 5}},
+        {"id": "real", "filled_template": "Real?"}]))
+    at = rater_app(study="pr", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    assert titles(at) == ["Practice 1 of 1"]
+    for qid, value in (("quality", "5"), ("yes_positive", "4")):
+        at.button(key=f"practice:answer:warmup:{qid}:{value}").click().run()
+    at.button(key="practice-check").click().run()
+    assert [s.value for s in at.success] == ["Question 1: “Strongly agree” is the expected answer."]
+    assert [w.value for w in at.warning] == [
+        "Question 2: you chose “Somewhat agree”; the expected answer is “Strongly agree”."]
+    at.button(key="practice-next").click().run()
+    assert current_item(at) == "real"
+    assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
