@@ -94,6 +94,37 @@ def study_list(ctx):
         click.echo(f"{name}\t{s.task.name}\t{s.status}")
 
 
+@study.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+@friendly
+def study_show(ctx, name, as_json):
+    """A study's settings and progress: items complete, judgments by group, active raters, flags."""
+    from annotate.progress import study_progress
+
+    db = _db(ctx)
+    study = load_study(db, name)
+    settings = study.settings.to_dict()
+    progress = study_progress(db, name)
+    if as_json:
+        click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
+                               "settings": settings, "progress": progress}))
+        return
+    click.echo(f"{name} ({study.task.name}), {study.status}")
+    click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
+               f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
+    for group, n in progress["judgments_by_group"].items():
+        click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
+    for rater, flags in progress["flagged_raters"].items():
+        click.echo(f"  flagged {rater}: {'; '.join(flags)}")
+    click.echo("  link: ?study=" + name + "&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+               "&SESSION_ID={{%SESSION_ID%}}")
+    for key, value in settings.items():
+        if key != "consent_text":
+            click.echo(f"  {key}: {value}")
+
+
 @study.command("set")
 @click.argument("name")
 @click.argument("assignments", nargs=-1, required=True)
