@@ -9,7 +9,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from annotate.importers import import_items, import_lmra, import_ratings
+from annotate.importers import derive_item_id, import_items, import_lmra, import_ratings
 from annotate.studies import create_study, list_study_names
 from store import Database
 
@@ -92,7 +92,6 @@ def _templates(db: Database) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         items_file = _write(Path(tmp), "items.jsonl", rows)
         import_items(db, "demo-templates", items_file)
-        from annotate.importers import derive_item_id
         ratings = []
         for row in rows[:8]:          # two pretend raters have started, so numbers show at once
             for rater in ("pilot-1", "pilot-2"):
