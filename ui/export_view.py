@@ -7,7 +7,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate.export import Thresholds, export_ratings, export_validated, template_verdicts
+from annotate.export import (
+    Thresholds,
+    export_ratings,
+    export_validated,
+    template_verdicts,
+)
 from annotate.report import write_report
 from annotate.results import load_study_data
 from store import open_db
