@@ -12,7 +12,7 @@ import click
 from annotate import importers, results
 from annotate.cli_common import _db, friendly
 from annotate.cli_llm import generate, lmra_run
-from annotate.studies import configure_study, create_study, list_study_names, load_study
+from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
 from annotate.tasks import PRESETS
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -118,8 +118,7 @@ def study_show(ctx, name, as_json):
         click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
-    click.echo("  link: ?study=" + name + "&PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
-               "&SESSION_ID={{%SESSION_ID%}}")
+    click.echo(f"  link: {prolific_link_query(name)}")
     for key, value in settings.items():
         if key != "consent_text":
             click.echo(f"  {key}: {value}")

@@ -11,7 +11,7 @@ import vl_convert
 
 from annotate import charts
 from annotate.progress import study_progress
-from annotate.results import calibration_items, load_study_data, study_results
+from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
@@ -56,8 +56,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         sections.append(("Per template", pd.DataFrame(numbers["templates"]).map(_fmt)))
     if numbers.get("lmra"):
         lmra = numbers["lmra"]
-        key = "harm" if "harm" in numbers else "feature_difference"
-        title = "Harmful-stereotype rate H" if key == "harm" else "Feature difference (A-group minus B-group)"
+        key, title = rate_of(numbers)
         rows = [{"raters": "all", **_calibration(lmra)}] + [
             {"raters": f"{attr}: {g}", **_calibration(c)}
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]

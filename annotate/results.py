@@ -119,6 +119,13 @@ def rate_key(question: Question) -> str:
     return "harm" if question.canonical == "harm" else "feature_difference"
 
 
+def rate_of(numbers: dict) -> tuple[str, str]:
+    """The key and title of a pair study's per-pair mean in `study_results` output."""
+    if "harm" in numbers:
+        return "harm", "Harmful-stereotype rate H"
+    return "feature_difference", "Feature difference (A-group minus B-group)"
+
+
 def scored_ratings(data: StudyData) -> pd.DataFrame:
     """The scored question's ratings with `canonical` as its numeric score (see annotate.pairs.pair_score)."""
     question = scored_question(data.study.task)

@@ -153,5 +153,11 @@ def configure_study(db: Database, name: str, *, status: str | None = None, **cha
     return load_study(db, name)
 
 
+def prolific_link_query(study_id: str) -> str:
+    """What to append to the app's address for a Prolific study: Prolific fills the {{%…%}} fields."""
+    return (f"?study={study_id}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+            f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+
+
 def list_study_names(db: Database) -> list[str]:
     return [s["study_id"] for s in study_store.list_studies(db)]

@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from annotate import charts
-from annotate.results import calibration_items, load_study_data
-from ui.common import get_db
+from annotate.results import calibration_items, load_study_data, rate_of
+from ui.common import fmt_number, get_db
 from ui.studies import results_for, study_header
 
 
@@ -29,10 +29,9 @@ def render() -> None:
     chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
     st.subheader("LMRA vs mean human rating")
     st.table(pd.DataFrame([calibration_row(model, chosen)]))
-    key = "harm" if "harm" in numbers else "feature_difference"
-    label = "Harmful-stereotype rate H" if key == "harm" else "Feature difference (A-group minus B-group)"
-    st.caption(f"{label}: humans {_num(numbers[key]['human'])} over {numbers[key]['n_items_human']} pairs; "
-               f"LMRA {_num(chosen['rate_lmra'])} over {chosen['rate_lmra_n_items']}.")
+    key, label = rate_of(numbers)
+    st.caption(f"{label}: humans {fmt_number(numbers[key]['human'])} over {numbers[key]['n_items_human']} pairs; "
+               f"LMRA {fmt_number(chosen['rate_lmra'])} over {chosen['rate_lmra_n_items']}.")
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:
@@ -50,14 +49,11 @@ def render() -> None:
 
 def calibration_row(label: str, c: dict) -> dict:
     ci = c.get("pearson_ci")
-    return {"judge": label, "ρ": _num(c["pearson_r"]),
-            "95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–", "p": _num(c["p_value"]),
-            "sign agreement": _num(c["sign_agreement"]), "n items": c["n_items"],
+    return {"judge": label, "ρ": fmt_number(c["pearson_r"]),
+            "95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–", "p": fmt_number(c["p_value"]),
+            "sign agreement": fmt_number(c["sign_agreement"]), "n items": c["n_items"],
             "note": c.get("reason") or ""}
 
-
-def _num(x) -> str:
-    return "–" if x is None else f"{x:.3f}"
 
 
 def _scatter(items: pd.DataFrame) -> None:

@@ -19,6 +19,11 @@ def get_db() -> Database:
     return held[1]
 
 
+def fmt_number(x) -> str:
+    """A statistic for a table cell: three decimals, or a dash when undefined."""
+    return "–" if x is None else f"{x:.3f}"
+
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
 
 

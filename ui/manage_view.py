@@ -8,13 +8,8 @@ import streamlit as st
 
 from annotate import importers
 from annotate.records import ImportProblem
-from annotate.studies import (
-    StudyError,
-    StudySettings,
-    configure_study,
-    create_study,
-    load_study,
-)
+from annotate.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
+                              prolific_link_query)
 from annotate.tasks import PRESETS
 from ui.common import get_db
 from ui.studies import pick_study
@@ -89,8 +84,7 @@ def _configure(study_id: str) -> None:
     db = get_db()
     study = load_study(db, study_id)
     st.caption(f"Task: {study.task.name} · status: **{study.status}**")
-    st.code(f"?study={study_id}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
-            f"&SESSION_ID={{{{%SESSION_ID%}}}}", language=None)
+    st.code(prolific_link_query(study_id), language=None)
     st.caption("Append this to the app's address for the Prolific study link; in-house raters use ?study=…&rater=ID.")
     cols = st.columns(3)
     for col, status in zip(cols, ("open", "paused", "closed")):

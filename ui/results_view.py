@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from annotate import charts
+from ui.common import fmt_number
 from ui.studies import progress_for, results_for, study_header
 
 
@@ -50,16 +51,13 @@ def question_table(numbers: dict) -> pd.DataFrame:
     for qid, q in numbers["questions"].items():
         ci = q.get("alpha_ci")
         rows.append({"question": qid, "n": q["n"], "level": q["level"],
-                     "alpha": _num(q["alpha"]),
+                     "alpha": fmt_number(q["alpha"]),
                      "alpha 95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–",
-                     "agreement": _num(q["percent_agreement"]),
-                     "mean": _num(q.get("mean")), "share 4–5": _num(q.get("share_4_or_5")),
+                     "agreement": fmt_number(q["percent_agreement"]),
+                     "mean": fmt_number(q.get("mean")), "share 4–5": fmt_number(q.get("share_4_or_5")),
                      "note": q.get("reason") or ""})
     return pd.DataFrame(rows)
 
-
-def _num(x) -> str:
-    return "–" if x is None else f"{x:.3f}"
 
 
 def _distributions(numbers: dict) -> None:
@@ -75,7 +73,7 @@ def _names(names: dict) -> None:
         acc = names.get(f"{attr}_accuracy", {})
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
-            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [_num(v) for v in acc.values()],
+            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [fmt_number(v) for v in acc.values()],
                                    "n": [names[f"{attr}_n"][g] for g in acc]}))
             st.caption("Confusion (rows intended, columns perceived)")
             st.table(pd.DataFrame(names[f"{attr}_confusion"]).T)
