@@ -1,8 +1,7 @@
 """Who was served what and when: the ledger the assignment policy reads inside one write lock."""
 from __future__ import annotations
 
-from sqlite_utils import Database
-
+from store.db import Database
 from store.raters import ATTRIBUTES
 
 
@@ -86,8 +85,8 @@ def _group_column(balance_by: str | None) -> str:
 
 def insert_assignment(db: Database, study_id: str, rater_id: str, item_id: str, *,
                       flipped: bool, served_at: float) -> None:
-    db["assignments"].insert({"study_id": study_id, "rater_id": rater_id, "item_id": item_id,
-                              "flipped": int(flipped), "served_at": served_at}, ignore=True)
+    db.insert("assignments", [{"study_id": study_id, "rater_id": rater_id, "item_id": item_id,
+                               "flipped": int(flipped), "served_at": served_at}], ignore=True)
 
 
 def mark_answered(db: Database, study_id: str, rater_id: str, item_id: str, at: float) -> None:

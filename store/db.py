@@ -1,15 +1,16 @@
-"""Opening the SQLite file: WAL, a busy timeout, migrations applied on open."""
+"""Opening a fairval database: one small connection wrapper, WAL, a busy timeout, migrations on open.
+
+`Database` is the only handle the rest of fairval holds. Store modules write plain SQL with `?` or
+`:name` parameters in the subset SQLite and PostgreSQL share (ON CONFLICT, FILTER, RETURNING), so
+the same functions can run on either engine.
+"""
 from __future__ import annotations
 
 import contextlib
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-
-from sqlite_utils import Database
-
-from store.schema import MIGRATIONS
 
 BUSY_TIMEOUT_SECONDS = 30.0
 
@@ -18,28 +19,100 @@ class StoreError(Exception):
     "A write the store refuses: the message says what was required and what was found."
 
 
+class Database:
+    """A connection and the few operations the store needs; transactions are opened explicitly."""
+
+    dialect = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection, path: str = ":memory:"):
+        self.conn = conn
+        self.path = path
+        self._savepoints = 0
+
+    # -- statements ---------------------------------------------------------------------------
+    def execute(self, sql: str, params: Sequence | Mapping = ()):
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence | Mapping]) -> int:
+        """Run one statement per row; returns the rows changed in all."""
+        return self.conn.executemany(sql, rows).rowcount
+
+    def query(self, sql: str, params: Sequence | Mapping = ()) -> list[dict]:
+        cursor = self.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence | Mapping = ()):
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def insert(self, table: str, rows: Iterable[Mapping], *, ignore: bool = False,
+               upsert_on: Sequence[str] | None = None) -> int:
+        """Insert dict rows (all with the same keys). ignore: keep what is stored on a key clash;
+        upsert_on: the key columns whose clash replaces the stored row's other columns."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        columns = list(rows[0])
+        sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
+               f"VALUES ({', '.join(':' + c for c in columns)})")
+        if upsert_on:
+            rest = [c for c in columns if c not in upsert_on]
+            sql += (f" ON CONFLICT ({', '.join(upsert_on)}) DO UPDATE SET "
+                    + ", ".join(f"{c} = excluded.{c}" for c in rest))
+        elif ignore:
+            sql += " ON CONFLICT DO NOTHING"
+        return self.executemany(sql, rows)
+
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions -------------------------------------------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def begin_write(self) -> None:
+        """Take the write lock up front, so reads inside see what the writes will build on."""
+        self.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+
 def default_db_path() -> str:
     """Read at call time so tests and the app can point at their own file."""
     return os.environ.get("FAIRVAL_DB", "fairval.db")
 
 
-def open_db(path: str | Path | None = None) -> Database:
-    """Open (creating if needed) a fairval database and bring its schema up to date."""
+def connect(path: str | Path | None = None) -> Database:
+    """A connection with WAL and the busy timeout, without touching the schema."""
     path = str(path or default_db_path())
-    # isolation_level=None: we open every transaction ourselves (atomic/immediate), never implicitly.
+    # isolation_level=None: we open every transaction ourselves (immediate), never implicitly.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
-    db = Database(conn)
     if path != ":memory:":
-        db.enable_wal()
+        conn.execute("PRAGMA journal_mode = WAL")
+    return Database(conn, path)
+
+
+def open_db(path: str | Path | None = None) -> Database:
+    """Open (creating if needed) a fairval database and bring its schema up to date."""
+    db = connect(path)
     migrate(db)
     return db
 
 
 def schema_version(db: Database) -> int:
-    return db.execute("PRAGMA user_version").fetchone()[0]
+    return db.scalar("PRAGMA user_version")
 
 
 def migrate(db: Database) -> int:
@@ -47,6 +120,8 @@ def migrate(db: Database) -> int:
 
     An up-to-date file is only read, so opening connections never queues behind raters' writes.
     """
+    from store.schema import MIGRATIONS
+
     version = schema_version(db)
     if version > len(MIGRATIONS):
         raise StoreError(f"this database has schema version {version}, newer than this fairval knows "
@@ -68,17 +143,28 @@ def immediate(db: Database) -> Iterator[Database]:
 
     Reads inside it see the state that the writes will build on, so two workers cannot both
     choose the same slot (a deferred transaction would only fail late, at its first write).
-    Nested use falls back to sqlite-utils' savepoints.
+    Nested use becomes a savepoint, undone alone when its block fails.
     """
-    if db.conn.in_transaction:
-        with db.atomic():
+    if db.in_transaction:
+        db._savepoints += 1
+        name = f"fairval_{db._savepoints}"
+        db.execute(f"SAVEPOINT {name}")
+        try:
             yield db
+        except BaseException:
+            db.execute(f"ROLLBACK TO {name}")
+            db.execute(f"RELEASE {name}")
+            raise
+        else:
+            db.execute(f"RELEASE {name}")
+        finally:
+            db._savepoints -= 1
         return
-    db.execute("BEGIN IMMEDIATE")
+    db.begin_write()
     try:
         yield db
     except BaseException:
-        db.conn.rollback()
+        db.rollback()
         raise
     else:
-        db.execute("COMMIT")
+        db.commit()

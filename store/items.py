@@ -5,9 +5,8 @@ import json
 from collections.abc import Sequence
 
 import pandas as pd
-from sqlite_utils import Database
 
-from store.db import StoreError, immediate
+from store.db import Database, StoreError, immediate
 
 
 def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> int:
@@ -23,13 +22,12 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> int:
         if taken:
             raise StoreError(f"item id {sorted(taken)[0]!r} is in study {study_id!r} already "
                              f"({len(taken)} of the file's ids are); nothing was imported")
-        db["items"].insert_all(
-            ({"study_id": study_id, "position": start + i, "item_id": r["item_id"],
-              "data": json.dumps(r["data"], ensure_ascii=False),
-              "source_line": r.get("source_line"), "source_format": r["source_format"],
-              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
-              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)),
-            batch_size=500)
+        db.insert("items", [
+            {"study_id": study_id, "position": start + i, "item_id": r["item_id"],
+             "data": json.dumps(r["data"], ensure_ascii=False),
+             "source_line": r.get("source_line"), "source_format": r["source_format"],
+             "gold": json.dumps(r["gold"]) if r.get("gold") else None,
+             "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)])
     return len(rows)
 
 

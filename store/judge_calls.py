@@ -4,9 +4,7 @@ from __future__ import annotations
 import json
 import time
 
-from sqlite_utils import Database
-
-from store.db import immediate
+from store.db import Database, immediate
 
 
 def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float]]:
@@ -19,11 +17,11 @@ def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], 
 def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
               probabilities: list[float], requests: int, prompt_tokens: int, completion_tokens: int) -> None:
     with immediate(db):
-        db["judge_calls"].insert({
+        db.insert("judge_calls", [{
             "study_id": study_id, "item_id": item_id, "model": model, "swapped": int(swapped),
             "method": method, "probabilities": json.dumps(probabilities), "requests": requests,
             "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "created_at": time.time()}, replace=True)
+            "created_at": time.time()}], upsert_on=("study_id", "item_id", "model", "swapped"))
 
 
 def spend(db: Database, study_id: str, model: str) -> dict:

@@ -5,19 +5,17 @@ import json
 from collections.abc import Sequence
 
 import pandas as pd
-from sqlite_utils import Database
 
-from store.db import immediate
+from store.db import Database, immediate
 
 
 def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
     with immediate(db):
-        db["lmra_scores"].upsert_all(
-            ({"study_id": study_id, "item_id": r["item_id"], "model": r["model"],
-              "score": r["score"],
-              "probabilities": json.dumps(r["probabilities"]) if r.get("probabilities") else None}
-             for r in rows), pk=("study_id", "item_id", "model"))
+        db.insert("lmra_scores", [
+            {"study_id": study_id, "item_id": r["item_id"], "model": r["model"], "score": r["score"],
+             "probabilities": json.dumps(r["probabilities"]) if r.get("probabilities") else None}
+            for r in rows], upsert_on=("study_id", "item_id", "model"))
     return len(rows)
 
 

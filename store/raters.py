@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import time
 
-from sqlite_utils import Database
-
-from store.db import immediate
+from store.db import Database, immediate
 
 ATTRIBUTES = ("gender", "race", "country")
 _FLAGS = ("consent", "instructions_done", "practice_done", "finished_at", "platform_study_id",
@@ -30,7 +28,7 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
                       "platform_study_id": platform_study_id,
                       "platform_session_id": platform_session_id, "started_at": time.time()}
             record.update({k: v for k, v in (attributes or {}).items() if k in ATTRIBUTES})
-            db["raters"].insert(record)
+            db.insert("raters", [record])
             row = get_rater(db, study_id, rater_id)
     return row
 
@@ -40,4 +38,6 @@ def update_rater(db: Database, study_id: str, rater_id: str, **changes) -> None:
     if unknown:
         raise ValueError(f"raters have no field(s) {sorted(unknown)}")
     with immediate(db):
-        db["raters"].update((study_id, rater_id), changes)
+        db.execute(f"UPDATE raters SET {', '.join(f'{k} = :{k}' for k in changes)} "
+                   "WHERE study_id = :study_id AND rater_id = :rater_id",
+                   {**changes, "study_id": study_id, "rater_id": rater_id})

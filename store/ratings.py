@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pandas as pd
-from sqlite_utils import Database
 
-from store.db import immediate
+from store.db import Database, immediate
 
 RATING_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment",
                   "shown_at", "answered_at", "seconds", "source"]
@@ -18,10 +17,7 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
     Returns how many rows were new.
     """
     with immediate(db):
-        before = db.conn.total_changes
-        db["ratings"].insert_all(({"study_id": study_id, **r} for r in rows),
-                                 ignore=True, batch_size=500)
-        return db.conn.total_changes - before
+        return db.insert("ratings", [{"study_id": study_id, **r} for r in rows], ignore=True)
 
 
 def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:

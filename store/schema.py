@@ -1,7 +1,7 @@
 """Versioned migrations: append a function, never edit one that has shipped."""
 from __future__ import annotations
 
-from sqlite_utils import Database
+from store.db import Database
 
 
 def _v1_initial(db: Database) -> None:

@@ -4,17 +4,15 @@ from __future__ import annotations
 import json
 import time
 
-from sqlite_utils import Database
-
-from store.db import StoreError, immediate
+from store.db import Database, StoreError, immediate
 
 
 def insert_study(db: Database, study_id: str, task: str, settings: dict) -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:
             raise StoreError(f"a study named {study_id!r} exists already; choose another name")
-        db["studies"].insert({"study_id": study_id, "task": task, "settings": json.dumps(settings),
-                              "status": "open", "created_at": time.time()})
+        db.insert("studies", [{"study_id": study_id, "task": task, "settings": json.dumps(settings),
+                               "status": "open", "created_at": time.time()}])
 
 
 def get_study(db: Database, study_id: str) -> dict | None:
@@ -42,4 +40,5 @@ def update_study(db: Database, study_id: str, *, settings: dict | None = None,
         changes["status"] = status
     if changes:
         with immediate(db):
-            db["studies"].update(study_id, changes)
+            db.execute(f"UPDATE studies SET {', '.join(f'{k} = :{k}' for k in changes)} "
+                       "WHERE study_id = :study_id", {**changes, "study_id": study_id})

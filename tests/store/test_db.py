@@ -41,16 +41,13 @@ def test_a_database_from_a_newer_fairval_is_refused(db_path):
 
 
 def test_migrating_an_old_file_keeps_its_data(db_path):
-    import sqlite3 as raw
-
+    from store.db import connect
     from store.schema import MIGRATIONS as steps
-    conn = raw.connect(db_path, isolation_level=None)
-    from sqlite_utils import Database as Plain
-    old = Plain(conn)
+    old = connect(db_path)
     steps[0](old)                                  # a file made by the first release
-    conn.execute("PRAGMA user_version = 1")
-    conn.execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
-    conn.close()
+    old.execute("PRAGMA user_version = 1")
+    old.execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
+    old.close()
     db = open_db(db_path)
     assert schema_version(db) == len(MIGRATIONS)
     assert "judge_calls" in db.table_names()
