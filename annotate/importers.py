@@ -15,8 +15,9 @@ from annotate.records import (
     require_number,
     require_text,
 )
-from annotate.studies import Study, load_study
-from store import Database, immediate
+from annotate.studies import Study, load_study, ready_loads
+from store import Database, immediate, loads
+from store import assignments as ledger
 from store import items as item_store
 from store import lmra as lmra_store
 from store import raters as rater_store
@@ -56,9 +57,13 @@ def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
                      "source_format": rec.format, "gold": _gold(path, rec, study),
                      "practice": _flag(path, rec, PRACTICE_FIELD)})
     try:
-        return ImportResult(item_store.insert_items(db, study.study_id, rows))
+        with immediate(db):
+            rules = ready_loads(db, study)
+            served = item_store.insert_items(db, study.study_id, rows)
+            loads.add_items(db, study.study_id, served, rules)
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
+    return ImportResult(len(rows))
 
 
 def _item_id(path, rec: Record) -> str:
@@ -149,7 +154,10 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
                      "flipped": int(flipped) if study.task.is_pair else None,
                      "comment": require_text(path, rec, "comment", optional=True),
                      "seconds": seconds, "source": "import"})
+    rated = {(i, r) for i, r, _q in stored}
     with immediate(db):
+        rules = ready_loads(db, study)
+        regrouped = False
         for rater_id, (attrs, line) in raters.items():
             row = rater_store.ensure_rater(db, study.study_id, rater_id, source="import", attributes=attrs)
             for a, v in attrs.items():
@@ -158,7 +166,20 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
                                         f"{a} {row[a]!r}, not {v!r}")
                 if v is not None and row[a] is None:
                     rater_store.update_rater(db, study.study_id, rater_id, **{a: v})
+                    regrouped |= a == study.settings.balance_by
         written = rating_store.insert_ratings(db, study.study_id, rows)
+        # Each (item, rater) rated for the first time is a new holder of the item, unless it
+        # replaces the rater's open slot there.
+        first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows
+                                   if (r["item_id"], r["rater_id"]) not in rated))
+        new_holders = ledger.release_for_ratings(db, study.study_id, first)
+        if regrouped:           # a rater's balance group changed under items they hold: recount all
+            loads.invalidate(db, study.study_id)
+        else:
+            for item_id, rater_id in new_holders:
+                group = (rater_store.get_rater(db, study.study_id, rater_id) or {}).get(study.settings.balance_by) \
+                    if study.settings.balance_by else None
+                loads.bump(db, study.study_id, item_id, rules.row_group(group), +1, rules)
     return ImportResult(written, skipped)
 
 

@@ -11,10 +11,11 @@ from typing import Literal
 
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.pairs import canonical_value, draw_flip
-from annotate.studies import Study
+from annotate.studies import Study, load_study, ready_loads
 from store import Database, immediate
 from store import assignments as ledger
 from store import items as item_store
+from store import loads
 from store import raters as rater_store
 from store import ratings as rating_store
 
@@ -108,45 +109,45 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
     """The item this rater should answer now: their open slot if they hold one, else a new one.
 
     Returning to the same open slot is what makes a reload, or a second tab, show the same item
-    rather than take another. None when nothing is left for this rater.
+    rather than take another. None when nothing is left for this rater. The settings are read
+    inside the write lock, so a change made by the researcher a moment ago is the one obeyed.
     """
     now = time.time() if now is None else now
-    s = study.settings
-    since = now - s.timeout_seconds
     with immediate(db):
+        study = load_study(db, study.study_id)
+        s = study.settings
+        since = now - s.timeout_seconds
+        rules = ready_loads(db, study, now)
+        loads.reclaim(db, study.study_id, since, rules)
         held = ledger.open_assignment(db, study.study_id, rater_id, since)
         if held is not None:
             return _served(db, study, held)
         regular, gold = ledger.answered_count(db, study.study_id, rater_id)
         if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
             return None
-        group, quota = _group_and_quota(db, study, rater_id)
-        rows = ledger.candidate_loads(db, study.study_id, rater_id, **_filter(study, group, quota, since))
-        # The SQL pre-filter already left out what this rater has seen; the policy decides.
-        loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
-                          {group: r["taken_group"]} if group is not None else {}, bool(r["gold"]))
-                 for r in rows]
-        item_id = choose_item(loads, seen=set(), target=s.raters_per_item, rater_group=group, quota=quota,
-                              want_gold=gold_due(regular, gold, s.gold_rate))
+        group = _rater_group(db, study, rater_id)
+        row_group = rules.row_group(group)
+        # The least-taken open candidates from the index; the pure policy decides among them.
+        rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
+                + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
+        item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
+                               {group: r["taken_group"]} if group is not None and not r["gold"] else {},
+                               bool(r["gold"])) for r in rows]
+        item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
+                              quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
         if item_id is None:
             return None
         flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                    s.flip_probability)
         ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
+        loads.bump(db, study.study_id, item_id, row_group, +1, rules)
         return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
 
 
-def _group_and_quota(db: Database, study: Study, rater_id: str) -> tuple[str | None, dict | None]:
+def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
     s = study.settings
     rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
-    return (rater.get(s.balance_by) if s.balance_by else None), s.quota()
-
-
-def _filter(study: Study, group: str | None, quota: dict | None, since: float) -> dict:
-    """The policy's rules, as the SQL pre-filter in store takes them."""
-    return {"since": since, "balance_by": study.settings.balance_by, "rater_group": group,
-            "target": study.settings.raters_per_item,
-            "group_cap": None if quota is None else quota.get(group, 0)}
+    return rater.get(s.balance_by) if s.balance_by else None
 
 
 def _served(db: Database, study: Study, assignment: dict) -> Served:
@@ -176,9 +177,11 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     with immediate(db):
+        rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:
             raise AnswerError(f"item {item_id!r} was never served to rater {rater_id!r}")
+        had_rating = rating_store.has_rating(db, study.study_id, item_id, rater_id)
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
@@ -188,6 +191,12 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                  "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
         new = rating_store.insert_ratings(db, study.study_id, rows)
         ledger.mark_answered(db, study.study_id, rater_id, item_id, now)
+        # The rating now holds the item in place of the slot; the load moves only when the slot
+        # had been released (a late answer) or the item was rated before (a repeat changes nothing).
+        delta = (0 if had_rating else 1) - assignment["counted"]
+        if delta:
+            loads.bump(db, study.study_id, item_id,
+                       rules.row_group(_rater_group(db, study, rater_id)), delta, rules)
     return new > 0
 
 
@@ -202,11 +211,14 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     open to them now (capped per rater). It can shrink as others take items; it never promises more."""
     now = time.time() if now is None else now
     since = now - study.settings.timeout_seconds
+    rules = study.settings.load_rules()
+    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
+        with immediate(db):
+            loads.sync(db, study.study_id, rules, since)
     regular, _gold = ledger.answered_count(db, study.study_id, rater_id)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)
     on_screen = int(held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is None)
-    group, quota = _group_and_quota(db, study, rater_id)
-    available = ledger.available_count(db, study.study_id, rater_id, **_filter(study, group, quota, since))
+    available = loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id)))
     expected = regular + on_screen + available
     if study.settings.max_items_per_rater is not None:
         expected = min(expected, study.settings.max_items_per_rater)

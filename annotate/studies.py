@@ -5,11 +5,13 @@ import dataclasses
 import math
 import re
 import secrets
+import time
 from dataclasses import dataclass
 
 from annotate.tasks import PRESETS, Task, get_task
-from store import Database
+from store import Database, immediate, loads
 from store import studies as study_store
+from store.loads import LoadRules
 from store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (
@@ -77,6 +79,13 @@ class StudySettings:
         extra = (self.balance_by,) if self.balance_by and self.balance_by not in self.demographics else ()
         return tuple(self.demographics) + extra
 
+    def load_rules(self) -> LoadRules:
+        """The settings serving depends on, as store/loads.py keeps item loads under them."""
+        quota = self.quota()
+        return LoadRules(self.raters_per_item, self.timeout_seconds, self.balance_by,
+                         tuple(self.balance_groups) if self.balance_by else (),
+                         max(quota.values()) if quota else None)
+
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
@@ -139,8 +148,12 @@ def load_study(db: Database, name: str) -> Study:
     return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"], definition)
 
 
-def configure_study(db: Database, name: str, *, status: str | None = None, **changes) -> Study:
-    """Change settings (validated as a whole) or the status: open, paused or closed."""
+def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
+                    **changes) -> Study:
+    """Change settings (validated as a whole) or the status: open, paused or closed.
+
+    Item loads are rebuilt under the new settings in the same transaction, so no rater's next
+    serve pays for it."""
     study = load_study(db, name)
     if status is not None and status not in ("open", "paused", "closed"):
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
@@ -149,8 +162,21 @@ def configure_study(db: Database, name: str, *, status: str | None = None, **cha
         settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
         if study.definition is not None:
             settings["task_definition"] = study.definition
-    study_store.update_study(db, name, settings=settings, status=status)
-    return load_study(db, name)
+    with immediate(db):
+        study_store.update_study(db, name, settings=settings, status=status)
+        updated = load_study(db, name)
+        if settings is not None:
+            ready_loads(db, updated, now)
+    return updated
+
+
+def ready_loads(db: Database, study: Study, now: float | None = None) -> LoadRules:
+    """The study's load rules, its item loads rebuilt first if they were kept under other settings.
+    Call inside the write transaction that goes on to change loads."""
+    rules = study.settings.load_rules()
+    now = time.time() if now is None else now
+    loads.sync(db, study.study_id, rules, now - study.settings.timeout_seconds)
+    return rules
 
 
 def prolific_link_query(study_id: str) -> str:

@@ -9,14 +9,14 @@ import pandas as pd
 from store.db import Database, StoreError, immediate
 
 
-def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> int:
+def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
 
-    Refuses the whole batch when any id is taken already, naming it.
+    Refuses the whole batch when any id is taken already, naming it. Returns (item_id, position,
+    gold) of the items that are served (not practice), for their loads.
     """
     with immediate(db):
-        start = db.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM items WHERE study_id = ?",
-                           [study_id]).fetchone()[0]
+        start = db.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM items WHERE study_id = ?", [study_id])
         ids = [r["item_id"] for r in rows]
         taken = _existing_ids(db, study_id, ids)
         if taken:
@@ -28,7 +28,7 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> int:
              "source_line": r.get("source_line"), "source_format": r["source_format"],
              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)])
-    return len(rows)
+    return [(r["item_id"], start + i, bool(r.get("gold"))) for i, r in enumerate(rows) if not r.get("practice")]
 
 
 def _existing_ids(db: Database, study_id: str, ids: Sequence[str]) -> set[str]:

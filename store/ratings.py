@@ -20,6 +20,11 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
         return db.insert("ratings", [{"study_id": study_id, **r} for r in rows], ignore=True)
 
 
+def has_rating(db: Database, study_id: str, item_id: str, rater_id: str) -> bool:
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?)",
+                     [study_id, item_id, rater_id]) == 1
+
+
 def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
     """(item, rater, question) -> value as shown, for every stored rating of the study."""
     return {(i, r, q): v for i, r, q, v in db.execute(

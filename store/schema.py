@@ -97,4 +97,38 @@ def _v2_judge_calls(db: Database) -> None:
     )""")
 
 
-MIGRATIONS = [_v1_initial, _v2_judge_calls]
+def _v3_item_loads(db: Database) -> None:
+    # Serving reads per-item load from here instead of aggregating the whole ledger (see store/loads.py).
+    statements = [
+        # 1 while a served, unanswered slot counts toward its item's load; released (0) on timeout.
+        "ALTER TABLE assignments ADD COLUMN counted INTEGER NOT NULL DEFAULT 0",
+        "CREATE INDEX assignments_open ON assignments (study_id, served_at) WHERE counted = 1",
+        "CREATE INDEX ratings_by_rater ON ratings (study_id, rater_id)",
+        "CREATE INDEX items_in_order ON items (study_id, position)",
+        "CREATE INDEX items_practice ON items (study_id) WHERE practice = 1",
+        # The rules the loads were built under; NULL or different: rebuilt before the next serve.
+        "ALTER TABLE studies ADD COLUMN loads_key TEXT",
+        """CREATE TABLE item_loads (
+            study_id TEXT NOT NULL,
+            item_id TEXT NOT NULL,
+            grp TEXT NOT NULL,               -- a balance group, or '' (no balance; gold items)
+            position INTEGER NOT NULL,
+            gold INTEGER NOT NULL,
+            taken INTEGER NOT NULL,          -- raters holding the item: rated it, or an open slot
+            taken_group INTEGER NOT NULL,    -- of those, raters in grp
+            open INTEGER NOT NULL,           -- 1: under target and grp's quota (gold: always)
+            PRIMARY KEY (study_id, item_id, grp)
+        )""",
+        "CREATE INDEX item_loads_next ON item_loads (study_id, grp, gold, open, taken, position)",
+        """CREATE TABLE open_counts (
+            study_id TEXT NOT NULL,
+            grp TEXT NOT NULL,
+            n INTEGER NOT NULL,              -- regular items open to grp (the progress bar's count)
+            PRIMARY KEY (study_id, grp)
+        )""",
+    ]
+    for sql in statements:
+        db.execute(sql)
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads]

@@ -215,3 +215,31 @@ def test_progress_promises_only_what_is_left_for_this_rater(db, tmp_path):
     assert session.progress(db, study, "b") == session.Progress(0, 2)   # one on screen, one more open
     capped = configure_study(db, "s", max_items_per_rater=1)
     assert session.progress(db, capped, "b") == session.Progress(0, 1)
+
+
+def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):
+    """Schema 2 had no kept loads: the first serve after the upgrade counts the old ledger."""
+    from store.db import connect
+    from store.schema import MIGRATIONS
+
+    old = connect(db_path)
+    for step in MIGRATIONS[:2]:
+        step(old)
+    old.execute("PRAGMA user_version = 2")
+    old.execute("""INSERT INTO studies (study_id, task, settings, status, created_at)
+                   VALUES ('s', 'template_quality', '{"raters_per_item": 1, "timeout_seconds": 60}', 'open', 0)""")
+    for k in range(3):
+        old.execute("INSERT INTO items (study_id, item_id, position, data, source_format) VALUES "
+                    "('s', ?, ?, '{\"filled_template\": \"Q?\"}', 'jsonl')", [f"t{k}", k])
+    old.execute("INSERT INTO raters (study_id, rater_id, source, consent, instructions_done, started_at) "
+                "VALUES ('s', 'a', 'link', 'given', 1, 0), ('s', 'b', 'link', 'given', 1, 0)")
+    old.execute("INSERT INTO assignments (study_id, rater_id, item_id, served_at, answered_at) "
+                "VALUES ('s', 'a', 't0', 990, 995), ('s', 'a', 't1', 1000, NULL)")
+    old.execute("INSERT INTO ratings (study_id, item_id, rater_id, question, value, canonical, source) "
+                "VALUES ('s', 't0', 'a', 'quality', '4', '4', 'app'), ('s', 't0', 'a', 'yes_positive', '4', '4', 'app')")
+    old.close()
+    db = open_db(db_path)
+    study = load_study(db, "s")
+    assert session.serve_next_item(db, study, "b", now=1010.0).item_id == "t2"   # t0 rated, t1 held by a
+    assert session.serve_next_item(db, study, "a", now=1010.0).item_id == "t1"   # a's own open slot
+    assert session.progress(db, study, "b", now=1010.0) == session.Progress(0, 1)

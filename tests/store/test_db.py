@@ -16,7 +16,7 @@ def test_open_creates_schema_with_wal_and_busy_timeout(db_path):
 
 
 def test_reopening_does_not_migrate_again(db_path):
-    open_db(db_path).execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
+    open_db(db_path).execute("INSERT INTO studies (study_id, task, settings, status, created_at) VALUES ('s', 'template_quality', '{}', 'open', 0)")
     again = open_db(db_path)
     assert schema_version(again) == len(MIGRATIONS)
     assert again.execute("SELECT COUNT(*) FROM studies").fetchone()[0] == 1
@@ -46,7 +46,7 @@ def test_migrating_an_old_file_keeps_its_data(db_path):
     old = connect(db_path)
     steps[0](old)                                  # a file made by the first release
     old.execute("PRAGMA user_version = 1")
-    old.execute("INSERT INTO studies VALUES ('s', 'template_quality', '{}', 'open', 0)")
+    old.execute("INSERT INTO studies (study_id, task, settings, status, created_at) VALUES ('s', 'template_quality', '{}', 'open', 0)")
     old.close()
     db = open_db(db_path)
     assert schema_version(db) == len(MIGRATIONS)

@@ -1,0 +1,199 @@
+"""Per-item load, kept current in the same write transaction as the change that moves it.
+
+A rater *holds* an item when they rated it or hold an open slot (served, unanswered, not yet
+released). `item_loads` has one row per item and balance group ('' without balance, and for gold
+items) with `taken` (holders), `taken_group` (holders in that group) and `open` (under the target
+and the group's quota), indexed in serving order, so finding the next item is an index seek and
+counting what is left is one row of `open_counts`, whatever the size of the study.
+
+Invariant, for every item: taken = raters with a rating on it + its assignments with counted = 1
+(the two never overlap: answering or importing a rating clears `counted`). A slot is released
+(counted = 0) by `reclaim` once its timeout has passed; a released slot stays released.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from store.db import Database
+from store.raters import ATTRIBUTES
+
+NO_GROUP = ""          # the row group of unbalanced studies and of gold items
+UNLIMITED = 2**31
+
+
+@dataclass(frozen=True, slots=True)
+class LoadRules:
+    """What `open` means for a study: the settings serving depends on."""
+    target: int                        # raters per item
+    timeout: float                     # seconds a served slot is held
+    balance_by: str | None = None      # a rater attribute, or None
+    groups: tuple[str, ...] = ()       # balance groups, each with `cap` raters per item
+    cap: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.balance_by is not None and self.balance_by not in ATTRIBUTES:
+            raise ValueError(f"balance attribute must be one of {ATTRIBUTES}, not {self.balance_by!r}")
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.target, self.timeout, self.balance_by, list(self.groups), self.cap])
+
+    @property
+    def row_groups(self) -> tuple[str, ...]:
+        return self.groups if self.balance_by else (NO_GROUP,)
+
+    def row_group(self, attribute: str | None) -> str | None:
+        """The row group a rater with this attribute value counts in (None: no group row)."""
+        return attribute if self.balance_by else NO_GROUP
+
+    def is_open(self, gold: int, taken: int, taken_group: int) -> int:
+        cap = UNLIMITED if self.cap is None or not self.balance_by else self.cap
+        return int(bool(gold) or (taken < self.target and taken_group < cap))
+
+    def _group_sql(self, alias: str) -> str:
+        # Safe to inline: balance_by was checked against ATTRIBUTES.
+        return f"{alias}.{self.balance_by}" if self.balance_by else "''"
+
+
+def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
+    """Rebuild the study's loads when they were built under other rules (or never). True if rebuilt."""
+    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key:
+        return False
+    rebuild(db, study_id, rules, since)
+    return True
+
+
+def invalidate(db: Database, study_id: str) -> None:
+    """Mark the loads stale (e.g. a rater's group changed): the next serve rebuilds them."""
+    db.execute("UPDATE studies SET loads_key = NULL WHERE study_id = ?", [study_id])
+
+
+def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None:
+    """Recompute every load of the study from the ledger (slots served before `since` are released)."""
+    db.execute("""UPDATE assignments SET counted = CASE WHEN answered_at IS NULL AND served_at >= :since
+                    AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = assignments.study_id
+                                      AND t.item_id = assignments.item_id AND t.rater_id = assignments.rater_id)
+                    THEN 1 ELSE 0 END
+                  WHERE study_id = :s""", {"s": study_id, "since": since})
+    db.execute("DELETE FROM item_loads WHERE study_id = ?", [study_id])
+    db.execute("DELETE FROM open_counts WHERE study_id = ?", [study_id])
+    groups = rules.row_groups
+    values = ", ".join(f"(:g{k})" for k in range(len(groups)))
+    params = {"s": study_id, "target": rules.target,
+              "cap": UNLIMITED if rules.cap is None or not rules.balance_by else rules.cap,
+              **{f"g{k}": g for k, g in enumerate(groups)}}
+    db.execute(f"""
+        INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open)
+        WITH holders AS (
+                SELECT item_id, rater_id FROM ratings WHERE study_id = :s GROUP BY item_id, rater_id
+                UNION ALL
+                SELECT item_id, rater_id FROM assignments WHERE study_id = :s AND counted = 1),
+             held AS (
+                SELECT h.item_id, COALESCE({rules._group_sql('r')}, '') AS grp, COUNT(*) AS n
+                  FROM holders h LEFT JOIN raters r ON r.study_id = :s AND r.rater_id = h.rater_id
+                 GROUP BY h.item_id, COALESCE({rules._group_sql('r')}, '')),
+             totals AS (SELECT item_id, SUM(n) AS taken FROM held GROUP BY item_id),
+             groups (grp) AS (VALUES {values})
+        SELECT :s, i.item_id, g.grp, i.position, 0, COALESCE(t.taken, 0), COALESCE(h.n, 0),
+               CASE WHEN COALESCE(t.taken, 0) < :target AND COALESCE(h.n, 0) < :cap THEN 1 ELSE 0 END
+          FROM items i CROSS JOIN groups g
+          LEFT JOIN totals t ON t.item_id = i.item_id
+          LEFT JOIN held h ON h.item_id = i.item_id AND h.grp = g.grp
+         WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NULL
+        UNION ALL
+        SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 1
+          FROM items i LEFT JOIN totals t ON t.item_id = i.item_id
+         WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NOT NULL""", params)
+    db.executemany("""INSERT INTO open_counts (study_id, grp, n)
+                      SELECT :s, :g, COUNT(*) FROM item_loads
+                       WHERE study_id = :s AND grp = :g AND gold = 0 AND open = 1""",
+                   [{"s": study_id, "g": g} for g in groups])
+    db.execute("UPDATE studies SET loads_key = ? WHERE study_id = ?", [rules.key, study_id])
+
+
+def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]], rules: LoadRules) -> None:
+    """Rows for newly imported (item_id, position, gold) items, held by nobody yet."""
+    rows = []
+    for item_id, position, gold in items:
+        for grp in ((NO_GROUP,) if gold else rules.row_groups):
+            rows.append({"study_id": study_id, "item_id": item_id, "grp": grp, "position": position,
+                         "gold": int(gold), "taken": 0, "taken_group": 0, "open": rules.is_open(gold, 0, 0)})
+    db.insert("item_loads", rows)
+    opened = {}
+    for r in rows:
+        if not r["gold"] and r["open"]:
+            opened[r["grp"]] = opened.get(r["grp"], 0) + 1
+    _count_open(db, study_id, opened)
+
+
+def bump(db: Database, study_id: str, item_id: str, group: str | None, delta: int, rules: LoadRules) -> None:
+    """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
+    rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
+                      "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
+    changes, flips = [], {}
+    for grp, gold, taken, taken_group, was_open in rows:
+        taken += delta
+        if grp == group:
+            taken_group += delta
+        now_open = rules.is_open(gold, taken, taken_group)
+        changes.append((taken, taken_group, now_open, study_id, item_id, grp))
+        if now_open != was_open and not gold:
+            flips[grp] = flips.get(grp, 0) + (now_open - was_open)
+    db.executemany("UPDATE item_loads SET taken = ?, taken_group = ?, open = ? "
+                   "WHERE study_id = ? AND item_id = ? AND grp = ?", changes)
+    _count_open(db, study_id, flips)
+
+
+def _count_open(db: Database, study_id: str, deltas: dict[str, int]) -> None:
+    db.executemany("""INSERT INTO open_counts (study_id, grp, n) VALUES (?, ?, ?)
+                      ON CONFLICT (study_id, grp) DO UPDATE SET n = open_counts.n + excluded.n""",
+                   [(study_id, g, d) for g, d in deltas.items() if d])
+
+
+def reclaim(db: Database, study_id: str, since: float, rules: LoadRules) -> int:
+    """Release the open slots served before `since` (each once); returns how many."""
+    expired = db.execute(f"""SELECT a.rater_id, a.item_id, {rules._group_sql('r')}
+                               FROM assignments a LEFT JOIN raters r
+                                 ON r.study_id = a.study_id AND r.rater_id = a.rater_id
+                              WHERE a.study_id = ? AND a.counted = 1 AND a.served_at < ?""",
+                         [study_id, since]).fetchall()
+    for rater_id, item_id, group in expired:
+        db.execute("UPDATE assignments SET counted = 0 WHERE study_id = ? AND rater_id = ? AND item_id = ?",
+                   [study_id, rater_id, item_id])
+        bump(db, study_id, item_id, group, -1, rules)
+    return len(expired)
+
+
+def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
+               limit: int = 1) -> list[dict]:
+    """The least-taken open items (regular, in `group`'s rows; or gold) this rater has not seen."""
+    return db.query(
+        """SELECT l.item_id, l.position, l.taken, l.taken_group, l.gold FROM item_loads l
+            WHERE l.study_id = :s AND l.grp = :g AND l.gold = :gold AND l.open = 1
+              AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
+                                AND a.item_id = l.item_id)
+              AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
+                                AND t.rater_id = :r)
+            ORDER BY l.taken, l.position LIMIT :limit""",
+        {"s": study_id, "r": rater_id, "g": NO_GROUP if gold else group, "gold": int(gold), "limit": limit})
+
+
+def available(db: Database, study_id: str, rater_id: str, group: str | None) -> int:
+    """Regular items still open to this rater: open in their group, less those they have seen."""
+    if group is None:
+        return 0
+    return int(db.scalar(
+        """SELECT COALESCE((SELECT n FROM open_counts WHERE study_id = :s AND grp = :g), 0)
+                - (SELECT COUNT(*) FROM item_loads l
+                    WHERE l.study_id = :s AND l.grp = :g AND l.gold = 0 AND l.open = 1
+                      AND l.item_id IN (SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
+                                        UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r))""",
+        {"s": study_id, "g": group, "r": rater_id}))
+
+
+def loads_table(db: Database, study_id: str) -> list[dict]:
+    """Every load row of a study (for checks and the researcher's view)."""
+    return db.query("SELECT item_id, grp, gold, taken, taken_group, open FROM item_loads "
+                    "WHERE study_id = ? ORDER BY item_id, grp", [study_id])
