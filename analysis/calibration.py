@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.scores import as_numbers
+
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
@@ -28,7 +30,7 @@ def human_scores(ratings: pd.DataFrame) -> pd.Series:
     """Per item, the mean canonical score over its raters (columns item_id, canonical)."""
     if ratings.empty:
         return pd.Series(dtype=float, name="human")
-    score = pd.to_numeric(ratings["canonical"], errors="raise").astype(float)
+    score = as_numbers(ratings["canonical"])
     return score.groupby(ratings["item_id"]).mean().rename("human")
 
 

@@ -29,37 +29,51 @@ class RaterQuality:
 
 def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
                   rules: QualityRules = QualityRules()) -> list[RaterQuality]:
-    """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: value}."""
+    """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: value}.
+
+    Each measure is one grouped pass over all raters; only the flags are written rater by rater.
+    """
     if ratings.empty:
         return []
     regular = ratings[~ratings["gold_item"]]
     agreement = _consensus_agreement(regular)
+    raters = sorted(ratings["rater_id"].unique())
+    hits, checked = _gold_hits(ratings, gold)
+    first_seconds = ratings.groupby(["rater_id", "item_id"])["seconds"].first().dropna()
+    median = first_seconds.groupby(level="rater_id").median()
+    n_items = regular.groupby("rater_id")["item_id"].nunique()
+    answers = regular.groupby(["rater_id", "question", "value"]).size()
+    shares = answers / answers.groupby(level=["rater_id", "question"]).transform("sum")
+    straight = shares.groupby(level="rater_id").max()
     out = []
-    for rater, mine in ratings.groupby("rater_id", sort=True):
-        gold_part = mine[mine["gold_item"]]
-        hits = [gold.get(r.item_id, {}).get(r.question) == r.value for r in gold_part.itertuples()
-                if r.question in gold.get(r.item_id, {})]
-        gold_acc = sum(hits) / len(hits) if hits else None
-        per_item = mine.groupby("item_id")["seconds"].first().dropna()
-        median = float(per_item.median()) if len(per_item) else None
-        own = regular[regular["rater_id"] == rater]
-        straight = None
-        if len(own):
-            straight = float(max(part["value"].value_counts(normalize=True).iloc[0]
-                                 for _, part in own.groupby("question")))
-        n_items = own["item_id"].nunique()
+    for rater in raters:
+        n_hit, n_gold = int(hits.get(rater, 0)), int(checked.get(rater, 0))
+        gold_acc = n_hit / n_gold if n_gold else None
+        med = float(median[rater]) if rater in median.index else None
+        line = float(straight[rater]) if rater in straight.index else None
+        items = int(n_items.get(rater, 0))
         flags = []
         if gold_acc is not None and gold_acc < rules.min_gold_accuracy:
             flags.append(f"gold accuracy {gold_acc:.0%} below {rules.min_gold_accuracy:.0%} "
-                         f"({sum(hits)} of {len(hits)})")
-        if median is not None and rules.min_median_seconds and median < rules.min_median_seconds:
-            flags.append(f"median {median:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
-        if (straight is not None and n_items >= rules.straightline_min_answers
-                and straight >= rules.max_straightline):
-            flags.append(f"straight-lining: {straight:.0%} of answers to one question are the same")
-        out.append(RaterQuality(str(rater), int(n_items), len(hits), gold_acc, median, straight,
-                                agreement.get(rater), tuple(flags)))
+                         f"({n_hit} of {n_gold})")
+        if med is not None and rules.min_median_seconds and med < rules.min_median_seconds:
+            flags.append(f"median {med:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
+        if line is not None and items >= rules.straightline_min_answers and line >= rules.max_straightline:
+            flags.append(f"straight-lining: {line:.0%} of answers to one question are the same")
+        out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags)))
     return out
+
+
+def _gold_hits(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]]) -> tuple[pd.Series, pd.Series]:
+    """Per rater: gold answers matching the expected one, and gold answers checked."""
+    expected = pd.DataFrame([(item, q, str(v)) for item, answers in gold.items() for q, v in answers.items()],
+                            columns=["item_id", "question", "expected"])
+    answered = ratings.loc[ratings["gold_item"], ["rater_id", "item_id", "question", "value"]]
+    if expected.empty or answered.empty:
+        return pd.Series(dtype=int), pd.Series(dtype=int)
+    joined = answered.astype({"item_id": str, "question": str}).merge(expected, on=["item_id", "question"])
+    hit = joined["value"].astype(str) == joined["expected"]
+    return hit.groupby(joined["rater_id"]).sum(), hit.groupby(joined["rater_id"]).size()
 
 
 def _consensus_agreement(ratings: pd.DataFrame) -> dict[str, float]:

@@ -1,4 +1,10 @@
-"""Inter-rater reliability: Krippendorff's alpha with a bootstrap interval over items."""
+"""Inter-rater reliability: Krippendorff's alpha with a bootstrap interval over items.
+
+The point estimate comes from the krippendorff package. The bootstrap resamples items: a
+resample's coincidence matrix is the weighted sum of per-item coincidence matrices (weights: how
+often each item was drawn), so all draws are one matrix product, and alpha follows from each
+coincidence matrix as in the package (checked against it draw by draw in the tests).
+"""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -10,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 Level = Literal["nominal", "ordinal", "interval"]
+DRAWS_PER_BLOCK = 64          # bootstrap draws per matrix product (bounds memory at ~64 × items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +32,17 @@ class Reliability:
 
 
 def value_counts(ratings: pd.DataFrame, domain: Sequence) -> np.ndarray:
-    """Items × domain counts of each value, for the items rated at least twice."""
-    counts = pd.crosstab(ratings["item_id"], ratings["value"]).reindex(columns=list(domain), fill_value=0)
-    counts = counts[counts.sum(axis=1) >= 2]
-    return counts.to_numpy(dtype=float)
+    """Items × domain counts of each value, for the items rated at least twice (items in sorted order)."""
+    items, item_codes = _codes(ratings["item_id"])
+    value_codes = pd.Index(list(domain)).get_indexer(ratings["value"])
+    flat = np.bincount(item_codes * len(domain) + value_codes, minlength=len(items) * len(domain))
+    counts = flat.reshape(len(items), len(domain)).astype(float)
+    return counts[counts.sum(axis=1) >= 2]
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(column, sort=True)
+    return np.asarray(uniques), codes
 
 
 def percent_agreement(counts: np.ndarray) -> float | None:
@@ -45,7 +59,7 @@ def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence,
 
     `domain` lists every possible value in scale order (numbers for ordinal/interval).
     """
-    unknown = set(ratings["value"]) - set(domain)
+    unknown = set(pd.unique(ratings["value"])) - set(domain)
     if unknown:
         raise ValueError(f"values {sorted(map(str, unknown))} are outside the domain {list(domain)}")
     n_raters = ratings["rater_id"].nunique()
@@ -69,20 +83,63 @@ def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence,
 
 def _alpha(counts: np.ndarray, domain: Sequence, level: Level) -> float:
     # Integer codes keep krippendorff off object arrays; ordinal/interval need numeric codes in order.
-    codes = np.arange(len(domain)) if level == "nominal" else np.asarray(domain, dtype=float)
-    return float(krippendorff.alpha(value_counts=counts, value_domain=codes, level_of_measurement=level))
+    return float(krippendorff.alpha(value_counts=counts, value_domain=_numeric_domain(domain, level),
+                                    level_of_measurement=level))
+
+
+def _numeric_domain(domain: Sequence, level: Level) -> np.ndarray:
+    return np.arange(len(domain), dtype=float) if level == "nominal" else np.asarray(domain, dtype=float)
+
+
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """Per item, its coincidence matrix (n_u n_uᵀ − diag n_u) / (m_u − 1), flattened: items × V²."""
+    n_items, v = counts.shape
+    pairable = np.maximum(counts.sum(axis=1), 2)
+    outer = counts[:, :, None] * counts[:, None, :]
+    outer[:, np.arange(v), np.arange(v)] -= counts
+    return (outer / (pairable - 1)[:, None, None]).reshape(n_items, v * v)
+
+
+def alpha_from_coincidences(o: np.ndarray, domain: Sequence, level: Level) -> np.ndarray:
+    """Alpha for a batch of coincidence matrices (draws × V × V), as krippendorff.alpha computes it."""
+    values = _numeric_domain(domain, level)
+    v = len(values)
+    n_v = o.sum(axis=1)                                        # draws × V
+    n = n_v.sum(axis=1)
+    e = (n_v[:, :, None] * n_v[:, None, :] - n_v[:, :, None] * np.eye(v)) / (n - 1)[:, None, None]
+    if level == "nominal":
+        d = np.broadcast_to(1.0 - np.eye(v), o.shape)
+    elif level == "interval":
+        d = np.broadcast_to((values[:, None] - values[None, :]) ** 2, o.shape)
+    else:   # ordinal: (sum of n_g from c to k, minus half of n_c and n_k) squared
+        cum = np.concatenate([np.zeros((len(o), 1)), np.cumsum(n_v, axis=1)], axis=1)
+        low, high = np.minimum.outer(np.arange(v), np.arange(v)), np.maximum.outer(np.arange(v), np.arange(v))
+        between = cum[:, high + 1] - cum[:, low]
+        d = (between - (n_v[:, :, None] + n_v[:, None, :]) / 2) ** 2
+    return 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
 
 
 def _bootstrap(counts: np.ndarray, domain: Sequence, level: Level, n_boot: int,
                seed: int) -> tuple[float, float] | None:
-    if n_boot <= 0 or len(counts) < 2:
+    """Percentile interval over `n_boot` resamples of the items (with replacement); resamples without
+    variation are left out, and with fewer than half the draws left there is no honest interval."""
+    n_items, v = counts.shape
+    if n_boot <= 0 or n_items < 2:
         return None
     rng = np.random.default_rng(seed)
+    per_item = coincidences(counts)
     draws = []
-    for _ in range(n_boot):
-        sample = counts[rng.integers(0, len(counts), len(counts))]
-        if np.count_nonzero(sample.sum(axis=0)) >= 2:
-            draws.append(_alpha(sample, domain, level))
+    for start in range(0, n_boot, DRAWS_PER_BLOCK):
+        block = min(DRAWS_PER_BLOCK, n_boot - start)
+        picks = rng.integers(0, n_items, (block, n_items))       # the same stream as one draw at a time
+        offsets = (np.arange(block) * n_items)[:, None]
+        weights = np.bincount((picks + offsets).ravel(), minlength=block * n_items).reshape(block, n_items)
+        weights = weights.astype(float)
+        varied = np.count_nonzero(weights @ counts, axis=1) >= 2
+        if varied.any():
+            o = (weights[varied] @ per_item).reshape(-1, v, v)
+            draws.append(alpha_from_coincidences(o, domain, level))
+    draws = np.concatenate(draws) if draws else np.array([])
     if len(draws) < n_boot / 2:       # most resamples had no variation: no honest interval
         return None
     low, high = np.percentile(draws, [2.5, 97.5])

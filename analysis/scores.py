@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 
@@ -14,8 +15,19 @@ class LikertSummary:
     distribution: dict[int, int]          # value 1..5 -> count
 
 
+def as_numbers(values: pd.Series) -> pd.Series:
+    """Text answers ("4", "-1") as floats; a categorical column converts its few categories, not every row."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.cat.remove_unused_categories()     # other questions' answers may be text
+        categories = pd.to_numeric(np.asarray(values.cat.categories), errors="raise").astype(float)
+        codes = values.cat.codes.to_numpy()
+        numbers = np.where(codes >= 0, np.append(categories, np.nan)[codes], np.nan)
+        return pd.Series(numbers, index=values.index, name=values.name)
+    return pd.to_numeric(values, errors="raise").astype(float)
+
+
 def likert_summary(values: pd.Series) -> LikertSummary:
-    v = pd.to_numeric(values, errors="raise").astype(int)
+    v = as_numbers(values).astype(int)
     dist = {k: int((v == k).sum()) for k in range(1, 6)}
     if len(v) == 0:
         return LikertSummary(0, None, None, dist)
@@ -24,9 +36,11 @@ def likert_summary(values: pd.Series) -> LikertSummary:
 
 def likert_by_group(ratings: pd.DataFrame, by: str) -> pd.DataFrame:
     """Per group (e.g. template) and question: n, mean, share_4_or_5. Expects columns by, question, value."""
-    frame = ratings.assign(v=pd.to_numeric(ratings["value"]).astype(int))
-    out = (frame.groupby([by, "question"], sort=True)["v"]
-           .agg(n="size", mean="mean", share_4_or_5=lambda s: (s >= 4).mean())
+    v = as_numbers(ratings["value"])
+    frame = pd.DataFrame({by: ratings[by].astype(str), "question": ratings["question"].astype(str),
+                          "v": v, "high": (v >= 4).astype(float)})
+    out = (frame.groupby([by, "question"], sort=True)
+           .agg(n=("v", "size"), mean=("v", "mean"), share_4_or_5=("high", "mean"))
            .reset_index())
     out["n"] = out["n"].astype(int)
     return out

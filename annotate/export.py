@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.scores import as_numbers
 from annotate.pairs import scored_question
 from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
 from store import Database
@@ -29,7 +30,7 @@ def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
     regular = data.regular_items
     template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
     ratings = data.ratings.assign(template=data.ratings["item_id"].map(template_of),
-                                  score=pd.to_numeric(data.ratings["value"]))
+                                  score=as_numbers(data.ratings["value"]))
     rows = []
     for template in dict.fromkeys(template_of.values()):
         mine = ratings[ratings["template"] == template]
@@ -94,7 +95,7 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     """One row per rating with rater attributes, order shown, canonical value and seconds."""
     out = Path(out)
     fmt = _format(out, ("csv", "parquet"))
-    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)
     frame = data.all_ratings if not exclude_flagged else data.all_ratings[
         ~data.all_ratings["rater_id"].isin(list(data.excluded))]
     frame = frame.assign(study_id=data.study.study_id)

@@ -10,7 +10,7 @@ from analysis.calibration import calibrate, calibrate_by_group, harm_rate, human
 from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
-from analysis.scores import likert_by_group, likert_summary
+from analysis.scores import as_numbers, likert_by_group, likert_summary
 from annotate.pairs import pair_score, scored_question
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
@@ -39,10 +39,12 @@ class StudyData:
         return self.items[self.items["gold"].isna() & ~self.items["practice"].astype(bool)]
 
 
-def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False) -> StudyData:
+def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                    details: bool = False) -> StudyData:
+    """details: keep each rating's times and source too (for the ratings export)."""
     study = load_study(db, study_id)
     items = item_store.items_frame(db, study.study_id)
-    ratings = rating_store.ratings_frame(db, study.study_id)
+    ratings = rating_store.ratings_frame(db, study.study_id, details=details)
     gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
     rules = QualityRules(min_median_seconds=study.settings.min_seconds)
     quality = rater_quality(ratings, gold, rules)
@@ -81,7 +83,7 @@ def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: i
     """n, alpha at the scale's level with its interval, agreement; mean for numeric scales, 4–5 share for 1–5."""
     extra: dict = {}
     if q.canonical == "harm":
-        scores = ratings.assign(value=pd.to_numeric(ratings["canonical"]))
+        scores = ratings.assign(value=as_numbers(ratings["canonical"]))
         rel = krippendorff_alpha(scores, level="interval", domain=[-1, 0, 1], n_boot=n_boot, seed=seed)
         nominal = krippendorff_alpha(ratings.assign(value=ratings["canonical"]), level="nominal",
                                      domain=["1", "0", "-1"], n_boot=0)
@@ -89,7 +91,7 @@ def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: i
                  "distribution": _counts(ratings["canonical"], ["1", "-1", "0"])}
     elif q.level in ("ordinal", "interval"):
         domain = sorted({float(v) for v in q.values})
-        values = ratings.assign(value=pd.to_numeric(ratings["canonical"]).astype(float))
+        values = ratings.assign(value=as_numbers(ratings["canonical"]))
         rel = krippendorff_alpha(values, level=q.level, domain=domain, n_boot=n_boot, seed=seed)
         extra = {"mean": _mean(values["value"]), "distribution": _counts(ratings["canonical"], list(q.values))}
         if q.is_likert:
@@ -130,7 +132,8 @@ def scored_ratings(data: StudyData) -> pd.DataFrame:
     """The scored question's ratings with `canonical` as its numeric score (see annotate.pairs.pair_score)."""
     question = scored_question(data.study.task)
     ratings = data.ratings[data.ratings["question"] == question.id]
-    return ratings.assign(canonical=[pair_score(question, c) for c in ratings["canonical"]])
+    scores = {c: pair_score(question, c) for c in pd.unique(ratings["canonical"])}   # a few answers
+    return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
 
 
 def pair_numbers(data: StudyData) -> dict:

@@ -184,12 +184,13 @@ def available(db: Database, study_id: str, rater_id: str, group: str | None) -> 
     """Regular items still open to this rater: open in their group, less those they have seen."""
     if group is None:
         return 0
+    # Driven from the rater's own items (a join, not IN), so it costs what they have seen, not the study.
     return int(db.scalar(
         """SELECT COALESCE((SELECT n FROM open_counts WHERE study_id = :s AND grp = :g), 0)
-                - (SELECT COUNT(*) FROM item_loads l
-                    WHERE l.study_id = :s AND l.grp = :g AND l.gold = 0 AND l.open = 1
-                      AND l.item_id IN (SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
-                                        UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r))""",
+                - (SELECT COUNT(*) FROM (SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
+                                         UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r) seen
+                     JOIN item_loads l ON l.study_id = :s AND l.grp = :g AND l.item_id = seen.item_id
+                    WHERE l.gold = 0 AND l.open = 1)""",
         {"s": study_id, "g": group, "r": rater_id}))
 
 

@@ -103,7 +103,7 @@ def _v3_item_loads(db: Database) -> None:
         # 1 while a served, unanswered slot counts toward its item's load; released (0) on timeout.
         "ALTER TABLE assignments ADD COLUMN counted INTEGER NOT NULL DEFAULT 0",
         "CREATE INDEX assignments_open ON assignments (study_id, served_at) WHERE counted = 1",
-        "CREATE INDEX ratings_by_rater ON ratings (study_id, rater_id)",
+        "CREATE INDEX ratings_by_rater ON ratings (study_id, rater_id, item_id)",
         "CREATE INDEX items_in_order ON items (study_id, position)",
         "CREATE INDEX items_practice ON items (study_id) WHERE practice = 1",
         # The rules the loads were built under; NULL or different: rebuilt before the next serve.

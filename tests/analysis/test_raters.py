@@ -53,3 +53,43 @@ def test_gold_accuracy_speed_and_straight_lining_flags():
     assert lazy.n_items == 10
     assert [f.split(" ")[0] for f in lazy.flags] == ["gold", "median", "straight-lining:"]
     assert good.flags == ()
+
+
+def reference_quality(ratings: pd.DataFrame, gold: dict, rules: QualityRules) -> dict:
+    """Gold accuracy, median seconds, straight-lining, items and flags rater by rater, as a plain loop."""
+    out = {}
+    regular = ratings[~ratings["gold_item"]]
+    for rater, mine in ratings.groupby("rater_id", sort=True):
+        gold_part = mine[mine["gold_item"]]
+        hits = [gold.get(r.item_id, {}).get(r.question) == r.value for r in gold_part.itertuples()
+                if r.question in gold.get(r.item_id, {})]
+        accuracy = sum(hits) / len(hits) if hits else None
+        per_item = mine.groupby("item_id")["seconds"].first().dropna()
+        median = float(per_item.median()) if len(per_item) else None
+        own = regular[regular["rater_id"] == rater]
+        straight = (max(part["value"].value_counts(normalize=True).iloc[0] for _, part in own.groupby("question"))
+                    if len(own) else None)
+        n_items = own["item_id"].nunique()
+        flags = 0
+        flags += accuracy is not None and accuracy < rules.min_gold_accuracy
+        flags += median is not None and bool(rules.min_median_seconds) and median < rules.min_median_seconds
+        flags += straight is not None and n_items >= rules.straightline_min_answers and straight >= rules.max_straightline
+        out[rater] = (len(hits), accuracy, median, straight, n_items, flags)
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 4), st.sampled_from(["q1", "q2"]),
+                          st.sampled_from(["a", "b", "c"]), st.one_of(st.none(), st.floats(0.5, 20))),
+                min_size=1, max_size=80, unique_by=lambda t: (t[0], t[1], t[2])),
+       st.floats(0, 10))
+def test_quality_measures_match_a_plain_loop(rows, min_seconds):
+    gold = {"i8": {"q1": "a"}, "i9": {"q1": "b", "q2": "c"}}
+    ratings = frame([(f"i{i}", f"r{r}", q, v, v, s, f"i{i}" in gold) for i, r, q, v, s in rows])
+    rules = QualityRules(min_median_seconds=min_seconds, straightline_min_answers=2)
+    got = {q.rater_id: (q.gold_n, q.gold_accuracy, q.median_seconds, q.straightline, q.n_items, len(q.flags))
+           for q in rater_quality(ratings, gold, rules)}
+    want = reference_quality(ratings, gold, rules)
+    assert set(got) == set(want)
+    for rater, measures in want.items():
+        assert list(got[rater]) == [pytest.approx(m) if m is not None else None for m in measures], rater

@@ -93,3 +93,65 @@ def test_alpha_is_unchanged_when_raters_or_items_are_permuted(matrix, seed, leve
         assert again.alpha is None and again.reason == base.reason
     else:
         assert again.alpha == pytest.approx(base.alpha)
+
+
+counts_matrices = st.lists(st.lists(st.integers(0, 4), min_size=4, max_size=4), min_size=1, max_size=12)
+
+
+@settings(max_examples=120, deadline=None)
+@given(rows=counts_matrices, level=st.sampled_from(["nominal", "ordinal", "interval"]))
+def test_alpha_from_coincidences_equals_the_krippendorff_package(rows, level):
+    """The vectorised alpha used for bootstrap draws, against krippendorff.alpha on the same counts."""
+    import krippendorff
+
+    from analysis.reliability import alpha_from_coincidences, coincidences
+    counts = np.array(rows, dtype=float)
+    counts = counts[counts.sum(axis=1) >= 2]
+    if len(counts) == 0 or np.count_nonzero(counts.sum(axis=0)) < 2:
+        return
+    domain = [1.0, 2.0, 4.0, 7.0]            # unevenly spaced, so interval and ordinal differ
+    expected = krippendorff.alpha(value_counts=counts, value_domain=domain if level != "nominal" else None,
+                                  level_of_measurement=level)
+    o = coincidences(counts).sum(axis=0).reshape(1, 4, 4)
+    assert alpha_from_coincidences(o, domain, level)[0] == pytest.approx(expected, abs=1e-9)
+
+
+def loop_bootstrap(counts, domain, level, n_boot, seed):
+    """The bootstrap as fairval first computed it: one resample at a time through krippendorff.alpha."""
+    import krippendorff
+    rng = np.random.default_rng(seed)
+    codes = np.arange(len(domain)) if level == "nominal" else np.asarray(domain, dtype=float)
+    draws = []
+    for _ in range(n_boot):
+        sample = counts[rng.integers(0, len(counts), len(counts))]
+        if np.count_nonzero(sample.sum(axis=0)) >= 2:
+            draws.append(krippendorff.alpha(value_counts=sample, value_domain=codes, level_of_measurement=level))
+    if len(draws) < n_boot / 2:
+        return None
+    return tuple(np.percentile(draws, [2.5, 97.5]))
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_bootstrap_interval_equals_one_draw_at_a_time(level, seed):
+    rng = np.random.default_rng(100 + seed)
+    rows = [(f"u{u}", f"c{c}", int(rng.integers(1, 6))) for u in range(40) for c in range(int(rng.integers(1, 5)))
+            if rng.random() < 0.9]
+    frame = pd.DataFrame(rows, columns=["item_id", "rater_id", "value"])
+    result = krippendorff_alpha(frame, level=level, domain=[1, 2, 3, 4, 5], n_boot=300, seed=seed)
+    from analysis.reliability import value_counts
+    expected = loop_bootstrap(value_counts(frame, [1, 2, 3, 4, 5]), [1, 2, 3, 4, 5], level, 300, seed)
+    assert result.interval == pytest.approx(expected, abs=1e-9)
+
+
+def test_bootstrap_with_few_varied_resamples_keeps_the_loop_rule():
+    """Two items, one varied: most resamples have no variation, as in the loop; same verdict."""
+    frame = long([[1, 3], [1, 3], [1, 3]]).assign(value=lambda f: f["value"].where(f["item_id"] == "u0", 3))
+    frame.loc[(frame["item_id"] == "u0") & (frame["rater_id"] == "c0"), "value"] = 2
+    from analysis.reliability import value_counts
+    counts = value_counts(frame, [1, 2, 3, 4, 5])
+    result = krippendorff_alpha(frame, level="ordinal", domain=[1, 2, 3, 4, 5], n_boot=200, seed=3)
+    expected = loop_bootstrap(counts, [1, 2, 3, 4, 5], "ordinal", 200, 3)
+    assert (result.interval is None) == (expected is None)
+    if expected is not None:
+        assert result.interval == pytest.approx(expected, abs=1e-9)

@@ -24,3 +24,13 @@ def test_by_group():
     table = likert_by_group(frame, "template").set_index("template")
     assert table.loc["0", "mean"] == 4.0 and table.loc["0", "share_4_or_5"] == 0.5
     assert table.loc["1", "n"] == 2 and table.loc["1", "share_4_or_5"] == 1.0
+
+
+def test_as_numbers_converts_only_the_categories_in_use():
+    import numpy as np
+
+    from analysis.scores import as_numbers
+    answers = pd.Series(pd.Categorical(["4", "-1", None, "a group", "4"]))
+    numbers = as_numbers(answers[answers != "a group"])
+    assert numbers.tolist()[:2] == [4.0, -1.0] and np.isnan(numbers.iloc[2]) and numbers.iloc[3] == 4.0
+    assert as_numbers(pd.Series(["2", "3.5"])).tolist() == [2.0, 3.5]
