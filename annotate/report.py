@@ -33,8 +33,8 @@ def _fmt(x) -> str:
 
 def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False) -> list[tuple]:
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged)
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data)
     progress = study_progress(db, study_id, data=data)
     settings = data.study.settings.to_dict()
     settings.pop("consent_text")

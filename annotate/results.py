@@ -55,9 +55,11 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
 
 
 def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
-                  n_boot: int = 1000) -> dict:
-    """The JSON-ready numbers of a study (the keys of `fairval analyze --json`)."""
-    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+                  n_boot: int = 1000, data: StudyData | None = None) -> dict:
+    """The JSON-ready numbers of a study (the keys of `fairval analyze --json`).
+
+    `data`: the study as load_study_data read it, when the caller needs it too (read once)."""
+    data = data or load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     study, ratings = data.study, data.ratings
     regular_items = data.regular_items
     out: dict = {

@@ -24,7 +24,8 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tupl
                              f"({len(taken)} of the file's ids are); nothing was imported")
         db.insert("items", [
             {"study_id": study_id, "position": start + i, "item_id": r["item_id"],
-             "data": json.dumps(r["data"], ensure_ascii=False),
+             # a JSONL line is already the JSON of its row: stored as read, not serialised again
+             "data": r["source_line"] if r.get("source_line") else json.dumps(r["data"], ensure_ascii=False),
              "source_line": r.get("source_line"), "source_format": r["source_format"],
              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)])

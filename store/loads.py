@@ -115,16 +115,15 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
 
 def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]], rules: LoadRules) -> None:
     """Rows for newly imported (item_id, position, gold) items, held by nobody yet."""
-    rows = []
+    rows, opened = [], dict.fromkeys(rules.row_groups, 0)
+    regular_open = rules.is_open(0, 0, 0)
     for item_id, position, gold in items:
         for grp in ((NO_GROUP,) if gold else rules.row_groups):
-            rows.append({"study_id": study_id, "item_id": item_id, "grp": grp, "position": position,
-                         "gold": int(gold), "taken": 0, "taken_group": 0, "open": rules.is_open(gold, 0, 0)})
-    db.insert("item_loads", rows)
-    opened = {}
-    for r in rows:
-        if not r["gold"] and r["open"]:
-            opened[r["grp"]] = opened.get(r["grp"], 0) + 1
+            rows.append((study_id, item_id, grp, position, int(gold), 1 if gold else regular_open))
+            if not gold:
+                opened[grp] += regular_open
+    db.executemany("INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open) "
+                   "VALUES (?, ?, ?, ?, ?, 0, 0, ?)", rows)
     _count_open(db, study_id, opened)
 
 
