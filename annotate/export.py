@@ -26,25 +26,26 @@ class Thresholds:
 
 
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
-    """Per template: n and mean for both questions, and whether it passes the thresholds."""
+    """Per template (in import order): n, mean and share of 4–5 for both questions, and whether it passes."""
     regular = data.regular_items
     template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
-    ratings = data.ratings.assign(template=data.ratings["item_id"].map(template_of),
-                                  score=as_numbers(data.ratings["value"]))
-    rows = []
-    for template in dict.fromkeys(template_of.values()):
-        mine = ratings[ratings["template"] == template]
-        row = {"template": template, "n_items": sum(1 for t in template_of.values() if t == template)}
-        for q, minimum in (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)):
-            scores = mine.loc[mine["question"] == q, "score"]
-            row[f"n_{q}"] = len(scores)
-            row[f"mean_{q}"] = float(scores.mean()) if len(scores) else None
-            row[f"share_4_or_5_{q}"] = float((scores >= 4).mean()) if len(scores) else None
-        row["passed"] = all(row[f"n_{q}"] >= thresholds.min_ratings and row[f"mean_{q}"] is not None
-                            and row[f"mean_{q}"] >= m for q, m in
-                            (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    order = list(dict.fromkeys(template_of.values()))
+    score = as_numbers(data.ratings["value"])
+    ratings = pd.DataFrame({"template": data.ratings["item_id"].map(template_of).astype(object),
+                            "question": data.ratings["question"].astype(str), "score": score,
+                            "high": (score >= 4).astype(float)})
+    table = pd.DataFrame({"template": order,
+                          "n_items": pd.Series(list(template_of.values())).value_counts().reindex(order).to_numpy()})
+    passed = pd.Series(True, index=table.index)
+    for q, minimum in (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)):
+        per = (ratings[ratings["question"] == q].groupby("template")
+               .agg(n=("score", "size"), mean=("score", "mean"), share=("high", "mean")).reindex(order))
+        table[f"n_{q}"] = per["n"].fillna(0).astype(int).to_numpy()
+        table[f"mean_{q}"] = per["mean"].to_numpy()
+        table[f"share_4_or_5_{q}"] = per["share"].to_numpy()
+        passed &= (table[f"n_{q}"] >= thresholds.min_ratings) & (table[f"mean_{q}"] >= minimum)
+    table["passed"] = passed.astype(bool)
+    return table
 
 
 def export_validated(db: Database, study_id: str, out: str | Path, *,
