@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8501
 
-.PHONY: app test chromium bench
+.PHONY: app test chromium postgresql bench
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,14 @@ $(STAMP): pyproject.toml constraints.txt
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# The store's tests also run against a throwaway PostgreSQL cluster the tests start (Debian's server).
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 app: $(STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium postgresql
 	$(PY) -m pytest
 
 bench: $(STAMP)

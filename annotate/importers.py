@@ -57,7 +57,7 @@ def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
                      "source_format": rec.format, "gold": _gold(path, rec, study),
                      "practice": _flag(path, rec, PRACTICE_FIELD)})
     try:
-        with immediate(db):
+        with immediate(db, study.study_id):
             rules = ready_loads(db, study)
             served = item_store.insert_items(db, study.study_id, rows)
             loads.add_items(db, study.study_id, served, rules)
@@ -155,7 +155,7 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
                      "comment": require_text(path, rec, "comment", optional=True),
                      "seconds": seconds, "source": "import"})
     rated = {(i, r) for i, r, _q in stored}
-    with immediate(db):
+    with immediate(db, study.study_id):
         rules = ready_loads(db, study)
         regrouped = False
         for rater_id, (attrs, line) in raters.items():

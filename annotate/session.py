@@ -113,7 +113,7 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
     inside the write lock, so a change made by the researcher a moment ago is the one obeyed.
     """
     now = time.time() if now is None else now
-    with immediate(db):
+    with immediate(db, study.study_id):
         study = load_study(db, study.study_id)
         s = study.settings
         since = now - s.timeout_seconds
@@ -176,7 +176,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     """
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
-    with immediate(db):
+    with immediate(db, study.study_id):
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:
@@ -213,7 +213,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     since = now - study.settings.timeout_seconds
     rules = study.settings.load_rules()
     if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
-        with immediate(db):
+        with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
     regular, _gold = ledger.answered_count(db, study.study_id, rater_id)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)

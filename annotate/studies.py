@@ -162,7 +162,7 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
         if study.definition is not None:
             settings["task_definition"] = study.definition
-    with immediate(db):
+    with immediate(db, name):
         study_store.update_study(db, name, settings=settings, status=status)
         updated = load_study(db, name)
         if settings is not None:

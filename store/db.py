@@ -64,8 +64,18 @@ class Database:
             sql += " ON CONFLICT DO NOTHING"
         return self.executemany(sql, rows)
 
+    def ddl(self, sql: str) -> None:
+        """A schema statement, written in SQLite's types (store/postgres.py translates them)."""
+        self.execute(sql)
+
     def table_names(self) -> list[str]:
         return [r[0] for r in self.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+
+    def schema_version(self) -> int:
+        return self.scalar("PRAGMA user_version")
+
+    def set_schema_version(self, version: int) -> None:
+        self.execute(f"PRAGMA user_version = {int(version)}")
 
     def close(self) -> None:
         self.conn.close()
@@ -75,9 +85,13 @@ class Database:
     def in_transaction(self) -> bool:
         return self.conn.in_transaction
 
-    def begin_write(self) -> None:
-        """Take the write lock up front, so reads inside see what the writes will build on."""
+    def begin_write(self, study_id: str | None = None) -> None:
+        """Take the write lock up front, so reads inside see what the writes will build on.
+        SQLite has one lock for the file; PostgreSQL locks the study's row (store/postgres.py)."""
         self.execute("BEGIN IMMEDIATE")
+
+    def lock_study(self, study_id: str) -> None:
+        """Inside a write transaction: SQLite's is already exclusive."""
 
     def commit(self) -> None:
         self.execute("COMMIT")
@@ -91,9 +105,16 @@ def default_db_path() -> str:
     return os.environ.get("FAIRVAL_DB", "fairval.db")
 
 
+def is_url(path: str | Path) -> bool:
+    return str(path).startswith(("postgresql://", "postgres://"))
+
+
 def connect(path: str | Path | None = None) -> Database:
-    """A connection with WAL and the busy timeout, without touching the schema."""
+    """A handle on a SQLite file (WAL, busy timeout) or a PostgreSQL URL, without touching the schema."""
     path = str(path or default_db_path())
+    if is_url(path):
+        from store.postgres import PostgresDatabase     # psycopg only when PostgreSQL is used
+        return PostgresDatabase(path)
     # isolation_level=None: we open every transaction ourselves (immediate), never implicitly.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)
@@ -112,7 +133,7 @@ def open_db(path: str | Path | None = None) -> Database:
 
 
 def schema_version(db: Database) -> int:
-    return db.scalar("PRAGMA user_version")
+    return db.schema_version()
 
 
 def migrate(db: Database) -> int:
@@ -133,13 +154,14 @@ def migrate(db: Database) -> int:
         for version, step in enumerate(MIGRATIONS, start=1):
             if version > current:
                 step(db)
-                db.execute(f"PRAGMA user_version = {version}")
+                db.set_schema_version(version)
     return schema_version(db)
 
 
 @contextlib.contextmanager
-def immediate(db: Database) -> Iterator[Database]:
-    """A write transaction that takes the write lock up front.
+def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
+    """A write transaction that takes the write lock up front: the file's (SQLite), or the study's
+    row (PostgreSQL; without a study, a lock for all).
 
     Reads inside it see the state that the writes will build on, so two workers cannot both
     choose the same slot (a deferred transaction would only fail late, at its first write).
@@ -149,6 +171,8 @@ def immediate(db: Database) -> Iterator[Database]:
         db._savepoints += 1
         name = f"fairval_{db._savepoints}"
         db.execute(f"SAVEPOINT {name}")
+        if study_id is not None:
+            db.lock_study(study_id)
         try:
             yield db
         except BaseException:
@@ -160,7 +184,7 @@ def immediate(db: Database) -> Iterator[Database]:
         finally:
             db._savepoints -= 1
         return
-    db.begin_write()
+    db.begin_write(study_id)
     try:
         yield db
     except BaseException:

@@ -15,7 +15,7 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tupl
     Refuses the whole batch when any id is taken already, naming it. Returns (item_id, position,
     gold) of the items that are served (not practice), for their loads.
     """
-    with immediate(db):
+    with immediate(db, study_id):
         start = db.scalar("SELECT COALESCE(MAX(position), -1) + 1 FROM items WHERE study_id = ?", [study_id])
         ids = [r["item_id"] for r in rows]
         taken = _existing_ids(db, study_id, ids)

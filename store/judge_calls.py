@@ -16,7 +16,7 @@ def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], 
 
 def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
               probabilities: list[float], requests: int, prompt_tokens: int, completion_tokens: int) -> None:
-    with immediate(db):
+    with immediate(db, study_id):
         db.insert("judge_calls", [{
             "study_id": study_id, "item_id": item_id, "model": model, "swapped": int(swapped),
             "method": method, "probabilities": json.dumps(probabilities), "requests": requests,

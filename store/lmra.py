@@ -11,7 +11,7 @@ from store.db import Database, immediate
 
 def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
-    with immediate(db):
+    with immediate(db, study_id):
         db.insert("lmra_scores", [
             {"study_id": study_id, "item_id": r["item_id"], "model": r["model"], "score": r["score"],
              "probabilities": json.dumps(r["probabilities"]) if r.get("probabilities") else None}

@@ -21,7 +21,7 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
                  platform_session_id: str | None = None,
                  attributes: dict | None = None) -> dict:
     """The rater's row, created on first arrival; a returning rater's row is left as it was."""
-    with immediate(db):
+    with immediate(db, study_id):
         row = get_rater(db, study_id, rater_id)
         if row is None:
             record = {"study_id": study_id, "rater_id": rater_id, "source": source,
@@ -37,7 +37,7 @@ def update_rater(db: Database, study_id: str, rater_id: str, **changes) -> None:
     unknown = set(changes) - set(ATTRIBUTES) - set(_FLAGS)
     if unknown:
         raise ValueError(f"raters have no field(s) {sorted(unknown)}")
-    with immediate(db):
+    with immediate(db, study_id):
         db.execute(f"UPDATE raters SET {', '.join(f'{k} = :{k}' for k in changes)} "
                    "WHERE study_id = :study_id AND rater_id = :rater_id",
                    {**changes, "study_id": study_id, "rater_id": rater_id})

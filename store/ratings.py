@@ -19,7 +19,7 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
 
     Returns how many rows were new.
     """
-    with immediate(db):
+    with immediate(db, study_id):
         return db.insert("ratings", [{"study_id": study_id, **r} for r in rows], ignore=True)
 
 

@@ -77,12 +77,12 @@ def _v1_initial(db: Database) -> None:
         )""",
     ]
     for sql in statements:
-        db.execute(sql)
+        db.ddl(sql)
 
 
 def _v2_judge_calls(db: Database) -> None:
     # One row per finished judge request set (one order of one pair): a resumed run skips these.
-    db.execute("""CREATE TABLE judge_calls (
+    db.ddl("""CREATE TABLE judge_calls (
         study_id TEXT NOT NULL,
         item_id TEXT NOT NULL,
         model TEXT NOT NULL,
@@ -128,7 +128,7 @@ def _v3_item_loads(db: Database) -> None:
         )""",
     ]
     for sql in statements:
-        db.execute(sql)
+        db.ddl(sql)
 
 
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads]

@@ -39,6 +39,6 @@ def update_study(db: Database, study_id: str, *, settings: dict | None = None,
     if status is not None:
         changes["status"] = status
     if changes:
-        with immediate(db):
+        with immediate(db, study_id):
             db.execute(f"UPDATE studies SET {', '.join(f'{k} = :{k}' for k in changes)} "
                        "WHERE study_id = :study_id", {**changes, "study_id": study_id})

@@ -14,6 +14,26 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 DISCRIM_EVAL = SHARED_DATA / "discrim-eval"
 
 
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """Started on first use, for the whole session (see tests/postgres.py)."""
+    from tests.postgres import PostgresCluster
+
+    cluster = PostgresCluster()
+    yield cluster
+    cluster.stop()
+
+
+def location(backend: str, request, tmp_path: Path) -> Path | str:
+    """A new, empty database of this backend: a SQLite file, or a PostgreSQL URL."""
+    if backend == "sqlite":
+        return tmp_path / "fairval.db"
+    return request.getfixturevalue("postgres_cluster").create_database()
+
+
 @pytest.fixture
 def db_path(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "fairval.db"

@@ -5,6 +5,7 @@ and every item fills up when enough raters come."""
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.importers import import_items, import_ratings
 from annotate.studies import configure_study, create_study, load_study
 from store import loads, open_db
-from tests.conftest import write_jsonl
+from tests.conftest import BACKENDS, write_jsonl
 
 ANSWER = {"quality": "3", "yes_positive": "3"}
 GOLD = {"quality": "1", "yes_positive": "1"}
@@ -89,6 +90,15 @@ def check_kept_loads(db, study, now):
                                [group]).fetchone()[0]
 
 
+@pytest.fixture(params=BACKENDS)
+def new_db(request):
+    """A fresh database per hypothesis example, on either backend."""
+    if request.param == "sqlite":
+        return lambda folder: open_db(folder / "a.db")
+    cluster = request.getfixturevalue("postgres_cluster")
+    return lambda folder: open_db(cluster.create_database("hyp"))
+
+
 def onboard(db, study, rater, balanced):
     session.arrive(db, "s", rater, source="link")
     session.give_consent(db, "s", rater, True)
@@ -96,13 +106,16 @@ def onboard(db, study, rater, balanced):
         session.save_demographics(db, study, rater, {"gender": gender(int(rater.lstrip("rlate")))})
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=SLOW)
 @given(n_items=st.integers(1, 5), n_gold=st.integers(0, 2), target=st.integers(1, 4), balanced=st.booleans(),
        cap=st.one_of(st.none(), st.integers(1, 4)), steps=actions)
-def test_serving_matches_the_policy_over_a_full_scan(n_items, n_gold, target, balanced, cap, steps):
+def test_serving_matches_the_policy_over_a_full_scan(new_db, n_items, n_gold, target, balanced, cap, steps):
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        db = open_db(folder / "a.db")
+        db = new_db(folder)
         extra = {"balance_by": "gender", "balance_groups": ["female", "male"]} if balanced else {}
         study = create_study(db, "s", "template_quality", raters_per_item=target, timeout_seconds=TIMEOUT,
                              gold_rate=0.34 if n_gold else 0.0, max_items_per_rater=cap, **extra)
@@ -139,18 +152,18 @@ def test_serving_matches_the_policy_over_a_full_scan(n_items, n_gold, target, ba
                 slots[rater] = (served.item_id, served.gold)
             now += 1
         served_twice = db.execute("SELECT COUNT(*) FROM (SELECT rater_id, item_id FROM assignments "
-                                  "GROUP BY rater_id, item_id HAVING COUNT(*) > 1)").fetchone()[0]
+                                  "GROUP BY rater_id, item_id HAVING COUNT(*) > 1) twice").fetchone()[0]
         assert served_twice == 0
         db.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=SLOW)
 @given(n_items=st.integers(1, 5), target=st.integers(1, 4), balanced=st.booleans(),
        steps=st.lists(st.tuples(st.integers(0, 7), st.sampled_from(["answer", "answer", "quit", "wait"])),
                       min_size=1, max_size=40))
-def test_no_overrun_and_every_item_fills(n_items, target, balanced, steps):
+def test_no_overrun_and_every_item_fills(new_db, n_items, target, balanced, steps):
     with tempfile.TemporaryDirectory() as tmp:
-        db = open_db(Path(tmp) / "a.db")
+        db = new_db(Path(tmp))
         extra = {"balance_by": "gender", "balance_groups": ["female", "male"]} if balanced else {}
         study = create_study(db, "s", "template_quality", raters_per_item=target, timeout_seconds=TIMEOUT, **extra)
         import_items(db, "s", write_jsonl(Path(tmp) / "i.jsonl",

@@ -225,7 +225,7 @@ def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):
     old = connect(db_path)
     for step in MIGRATIONS[:2]:
         step(old)
-    old.execute("PRAGMA user_version = 2")
+    old.set_schema_version(2)
     old.execute("""INSERT INTO studies (study_id, task, settings, status, created_at)
                    VALUES ('s', 'template_quality', '{"raters_per_item": 1, "timeout_seconds": 60}', 'open', 0)""")
     for k in range(3):
