@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -15,12 +13,10 @@ from annotate.cli_llm import generate, lmra_run
 from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
 from annotate.tasks import PRESETS
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
-
 
 @click.group()
 @click.option("--db", "db_path", envvar="FAIRVAL_DB", default="fairval.db", show_default=True,
-              type=click.Path(dir_okay=False), help="SQLite file (or set FAIRVAL_DB).")
+              type=click.Path(dir_okay=False), help="SQLite file or postgresql:// URL (or set FAIRVAL_DB).")
 @click.version_option(package_name="fairval")
 @click.pass_context
 def cli(ctx: click.Context, db_path: str) -> None:
@@ -263,25 +259,19 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.3f}"
 
 
-def _streamlit(db_path: str, port: int | None, address: str | None = None, extra_env: dict | None = None) -> None:
-    env = {**os.environ, "FAIRVAL_DB": str(Path(db_path).resolve()), **(extra_env or {})}
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false",
-           "--server.headless", "true"]
-    if port:
-        cmd += ["--server.port", str(port)]
-    if address:
-        cmd += ["--server.address", address]
-    raise SystemExit(subprocess.call(cmd, env=env, cwd=APP.parent))
-
-
 @cli.command()
 @click.option("--port", type=int, help="Port (default 8501).")
 @click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Streamlit processes behind one address (each browser stays with one).")
 @click.pass_context
-def serve(ctx, port, address):
-    """Run the app (raters' page and researcher pages) on this database."""
+@friendly
+def serve(ctx, port, address, workers):
+    """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
+    from annotate.server import run
+
     _db(ctx)
-    _streamlit(ctx.obj["db_path"], port, address)
+    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
 
 
 @cli.command()
@@ -300,7 +290,10 @@ def demo(ctx, port, no_serve):
     click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
     click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
     if not no_serve:
-        _streamlit(ctx.obj["db_path"], port, extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password})
+        from annotate.server import run
+
+        raise SystemExit(run(ctx.obj["db_path"], port=port, address=None,
+                             extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
 
 
 lmra.add_command(lmra_run)

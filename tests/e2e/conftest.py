@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -28,17 +29,19 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, db_path: Path, env: dict | None = None):
+    def __init__(self, db_path: Path | str, env: dict | None = None, workers: int = 1):
         self.db_path = db_path
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         environment = {**os.environ, "FAIRVAL_DB": str(db_path), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
                        **(env or {})}
-        self.log = open(db_path.with_suffix(".log"), "w")
+        self.log_path = Path(tempfile.mkstemp(prefix="fairval-serve-", suffix=".log")[1])
+        self.log = open(self.log_path, "w")
         # The real command a researcher runs: `fairval serve`.
         fairval = [sys.executable, "-c", "from annotate.cli import main; main()"]
         self.process = subprocess.Popen(
-            [*fairval, "--db", str(db_path), "serve", "--port", str(self.port), "--address", "127.0.0.1"],
+            [*fairval, "--db", str(db_path), "serve", "--port", str(self.port), "--address", "127.0.0.1",
+             "--workers", str(workers)],
             cwd=ROOT, env={**environment, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.time() + 60
@@ -49,7 +52,7 @@ class Server:
             except OSError:
                 time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"streamlit did not start; log: {db_path.with_suffix('.log').read_text()}")
+        raise RuntimeError(f"streamlit did not start; log: {self.log_path.read_text()}")
 
     def stop(self) -> None:
         # `fairval serve` waits on streamlit: end the whole process group it leads
