@@ -15,7 +15,7 @@ from annotate.records import (
     require_number,
     require_text,
 )
-from annotate.studies import Study, load_study, ready_loads
+from annotate.studies import Study, load_study, open_when_ready, ready_loads
 from store import Database, immediate, loads
 from store import assignments as ledger
 from store import items as item_store
@@ -61,6 +61,7 @@ def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
             rules = ready_loads(db, study)
             served = item_store.insert_items(db, study.study_id, rows)
             loads.add_items(db, study.study_id, served, rules)
+            open_when_ready(db, study.study_id)
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
     return ImportResult(len(rows))

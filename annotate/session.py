@@ -11,7 +11,7 @@ from typing import Literal
 
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.pairs import canonical_value, draw_flip
-from annotate.studies import Study, load_study, ready_loads
+from annotate.studies import Study, load_study, ready_loads, study_status
 from store import Database, immediate
 from store import assignments as ledger
 from store import items as item_store
@@ -55,14 +55,16 @@ def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
 
 
 def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
-    """Where this rater stands; reading it changes nothing."""
+    """Where this rater stands (under the study's status now, not when `study` was read); reading it
+    changes nothing."""
     rater = rater_store.get_rater(db, study.study_id, rater_id)
     if rater is not None and rater["consent"] == "declined":
         return "declined"
     if rater is not None and rater["finished_at"] is not None:
         return "done"
-    if study.status != "open":
-        return "paused" if study.status == "paused" else "closed"
+    status = study_status(db, study.study_id)
+    if status != "open":
+        return "paused" if status == "paused" else "closed"
     if rater is None or rater["consent"] is None:
         return "consent"
     if any(rater[a] is None for a in study.settings.asks()):
@@ -97,6 +99,15 @@ def finish_instructions(db: Database, study_id: str, rater_id: str) -> None:
 
 def finish_practice(db: Database, study_id: str, rater_id: str) -> None:
     rater_store.update_rater(db, study_id, rater_id, practice_done=1)
+
+
+def practice_step(db: Database, study_id: str, rater_id: str) -> int:
+    """Which practice item the rater is on (0-based), kept in the database so a reload resumes there."""
+    return int((rater_store.get_rater(db, study_id, rater_id) or {}).get("practice_step") or 0)
+
+
+def next_practice(db: Database, study_id: str, rater_id: str, step: int) -> None:
+    rater_store.update_rater(db, study_id, rater_id, practice_step=step + 1)
 
 
 def practice_items(db: Database, study: Study) -> list[Served]:
@@ -172,11 +183,14 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                   *, comment: str | None = None, now: float | None = None) -> bool:
     """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
 
-    An answer to a slot that timed out is still kept: the rater did the work and saw it accepted.
+    An answer to a slot that timed out is still kept, and so is one sent while the study is paused: the
+    rater did the work on an item they were given. A closed study takes no more answers (AnswerError).
     """
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     with immediate(db, study.study_id):
+        if load_study(db, study.study_id).status == "closed":
+            raise AnswerError("the study closed before this answer arrived, so it was not saved")
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:

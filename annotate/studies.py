@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from annotate.tasks import PRESETS, Task, get_task
 from store import Database, immediate, loads
+from store import items as item_store
 from store import studies as study_store
 from store.loads import LoadRules
 from store.raters import ATTRIBUTES
@@ -53,6 +54,9 @@ class StudySettings:
         if self.balance_by is not None and self.balance_by not in ATTRIBUTES:
             raise StudyError(f"balance_by must be one of {', '.join(ATTRIBUTES)}, "
                              f"not {self.balance_by!r}")
+        if self.balance_groups and not self.balance_by:
+            raise StudyError("balance_groups needs balance_by (the rater attribute the groups are of, e.g. "
+                             "gender); give both, or neither")
         if self.balance_by and len(self.balance_groups) < 2:
             raise StudyError("balance_by needs at least two balance_groups "
                              "(e.g. female,male) to split each item's raters between")
@@ -148,6 +152,11 @@ def load_study(db: Database, name: str) -> Study:
     return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"], definition)
 
 
+def study_status(db: Database, name: str) -> str:
+    """open, paused or closed, as stored now."""
+    return study_store.get_study(db, name)["status"]
+
+
 def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
                     **changes) -> Study:
     """Change settings (validated as a whole) or the status: open, paused or closed.
@@ -157,6 +166,8 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
     study = load_study(db, name)
     if status is not None and status not in ("open", "paused", "closed"):
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
+    if status == "open" and not item_store.has_regular_items(db, name):
+        raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
     settings = None
     if changes:
         settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
@@ -168,6 +179,16 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         if settings is not None:
             ready_loads(db, updated, now)
     return updated
+
+
+def open_when_ready(db: Database, study_id: str) -> bool:
+    """A new study waits, paused, for its items; the first items open it, unless the researcher has set
+    its status themselves. Returns whether it was opened."""
+    row = study_store.get_study(db, study_id)
+    if row["status"] != "paused" or row["status_set_at"] is not None or not item_store.has_regular_items(db, study_id):
+        return False
+    study_store.update_study(db, study_id, status="open", by_researcher=False)
+    return True
 
 
 def ready_loads(db: Database, study: Study, now: float | None = None) -> LoadRules:

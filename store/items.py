@@ -62,6 +62,12 @@ def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> 
     return [_decode(r) for r in db.query(sql + " ORDER BY position", args)]
 
 
+def has_regular_items(db: Database, study_id: str) -> bool:
+    """Any item raters are assigned (not practice, not gold)."""
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL)",
+                     [study_id]) == 1
+
+
 def has_practice(db: Database, study_id: str) -> bool:
     return db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
                       [study_id]).fetchone()[0] == 1

@@ -6,8 +6,8 @@ import time
 from store.db import Database, immediate
 
 ATTRIBUTES = ("gender", "race", "country")
-_FLAGS = ("consent", "instructions_done", "practice_done", "finished_at", "platform_study_id",
-          "platform_session_id")
+_FLAGS = ("consent", "instructions_done", "practice_done", "practice_step", "finished_at",
+          "platform_study_id", "platform_session_id")
 
 
 def get_rater(db: Database, study_id: str, rater_id: str) -> dict | None:

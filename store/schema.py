@@ -131,4 +131,11 @@ def _v3_item_loads(db: Database) -> None:
         db.ddl(sql)
 
 
-MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads]
+def _v4_rater_flow(db: Database) -> None:
+    # Where a rater is in the practice items (a reload resumes there), and when the researcher last
+    # set a study's status (until then, a new study opens by itself once it has items).
+    db.ddl("ALTER TABLE raters ADD COLUMN practice_step INTEGER NOT NULL DEFAULT 0")
+    db.ddl("ALTER TABLE studies ADD COLUMN status_set_at REAL")
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow]

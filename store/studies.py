@@ -7,12 +7,12 @@ import time
 from store.db import Database, StoreError, immediate
 
 
-def insert_study(db: Database, study_id: str, task: str, settings: dict) -> None:
+def insert_study(db: Database, study_id: str, task: str, settings: dict, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:
             raise StoreError(f"a study named {study_id!r} exists already; choose another name")
         db.insert("studies", [{"study_id": study_id, "task": task, "settings": json.dumps(settings),
-                               "status": "open", "created_at": time.time()}])
+                               "status": status, "created_at": time.time()}])
 
 
 def get_study(db: Database, study_id: str) -> dict | None:
@@ -32,12 +32,15 @@ def list_studies(db: Database) -> list[dict]:
 
 
 def update_study(db: Database, study_id: str, *, settings: dict | None = None,
-                 status: str | None = None) -> None:
+                 status: str | None = None, by_researcher: bool = True) -> None:
+    """by_researcher: the status was chosen (not set by fairval itself, as when items first arrive)."""
     changes: dict = {}
     if settings is not None:
         changes["settings"] = json.dumps(settings)
     if status is not None:
         changes["status"] = status
+        if by_researcher:
+            changes["status_set_at"] = time.time()
     if changes:
         with immediate(db, study_id):
             db.execute(f"UPDATE studies SET {', '.join(f'{k} = :{k}' for k in changes)} "

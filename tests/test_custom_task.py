@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from annotate.cli import cli
 from annotate.studies import StudyError, configure_study, create_study, load_study
 from tests.conftest import write_jsonl
-from tests.ui.apptest import current_item, pick, rater_app, titles
+from tests.ui.apptest import current_item, rater_app, submit, titles
 
 TOXICITY = {
     "name": "toxicity", "display": "template", "required_fields": ["text"],
@@ -36,8 +36,7 @@ def test_declared_task_end_to_end(db_path, db, tmp_path):
         for _ in range(2):
             item = current_item(at)
             assert at.text[0].value == f"Reply number {item[1:]}"
-            pick(at, item, {"offense": offense[item], "target": "a group"})
-            at.button(key=f"submit:{item}").click().run()
+            submit(at, {"offense": offense[item], "target": "a group"})
         assert titles(at) == ["Thank you, you have finished"]
     numbers = json.loads(runner.invoke(cli, ["--db", str(db_path), "analyze", "tox", "--json",
                                              "--bootstrap", "0"]).output)

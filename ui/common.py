@@ -24,9 +24,11 @@ def fmt_number(x) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:])")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\s*(\([^)]*\)|\[[^\]]*\])")
 
 
-def literal_markdown(text: str) -> str:
-    """Escape text so st.markdown shows it exactly: no links, HTML, LaTeX or emphasis from imports."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)).replace("\n", "  \n")
+def researcher_markdown(text: str) -> str:
+    """Consent and instruction text a researcher wrote: Markdown, but an image becomes its alt text, so
+    the page never makes a rater's browser fetch an address (raw HTML is never rendered by st.markdown)."""
+    # then any image form left (a shortcut reference such as ![logo]) is made a plain link
+    return _IMAGE.sub(lambda m: m.group(1), str(text)).replace("![", "[")

@@ -90,8 +90,11 @@ def _configure(study_id: str) -> None:
     for col, status in zip(cols, ("open", "paused", "closed")):
         if col.button(status.capitalize() if status != "paused" else "Pause", key=f"status-{status}",
                       disabled=study.status == status):
-            configure_study(db, study_id, status=status)
-            st.rerun()
+            try:
+                configure_study(db, study_id, status=status)
+                st.rerun()
+            except StudyError as e:
+                st.error(str(e))
     with st.form(f"configure-{study_id}"):
         values = settings_fields(study.settings, f"cfg-{study_id}")
         if st.form_submit_button("Save settings", type="primary"):

@@ -1,16 +1,26 @@
-"""The rater's way through: link → consent → demographics → instructions → practice → items → code."""
+"""The rater's way through: link → consent → demographics → instructions → practice → items → code.
+
+An answer is recorded by the answer card's callback at the start of the rerun its Submit causes, for
+the item the rater saw, before the page decides what comes next: so it is kept even if the study was
+paused meanwhile or the slot timed out, and when it cannot be kept (the study closed) the rater is
+told so in plain words on the next screen.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
 from annotate import session
 from annotate.studies import Study, StudyError, list_study_names, load_study
-from ui.answers import choose_answers, forget_answers, show_item
-from ui.common import get_db, literal_markdown
+from ui.answer_card import answer_card
+from ui.answers import show_item
+from ui.auth import is_researcher
+from ui.common import get_db, researcher_markdown
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 GENDERS = ["female", "male", "non-binary", "prefer to self-describe", "prefer not to say"]
 RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", "prefer not to say"]
+RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 
 
 def run() -> None:
@@ -39,8 +49,33 @@ def run() -> None:
         st.error(str(e))
         return
     rater_id = rater["rater_id"]            # as stored (trimmed)
-    step = session.next_step(db, study, rater_id)
-    STEPS[step](db, study, rater_id)
+    _notice()
+    STEPS[session.next_step(db, study, rater_id)](db, study, rater_id)
+
+
+def _record(study_id: str, rater_id: str):
+    """The answer card's Submit: store the answers to the item the rater saw, then say how it went."""
+    def record(payload: dict) -> None:
+        db = get_db()
+        try:
+            study = load_study(db, study_id)
+            session.record_answer(db, study, rater_id, str(payload.get("item")), payload.get("answers") or {},
+                                  comment=payload.get("comment"))
+            st.session_state[NOTICE] = ("saved", "Answer saved")
+        except (session.AnswerError, StudyError) as e:
+            st.session_state[NOTICE] = ("refused", f"Your last answer was not saved: {e}.")
+    return record
+
+
+def _notice() -> None:
+    notice = st.session_state.pop(NOTICE, None)
+    if notice is None:
+        return
+    kind, text = notice
+    if kind == "saved":
+        st.toast(text, icon="✅")
+    else:
+        st.warning(text)
 
 
 def _only_open_study(db) -> str | None:
@@ -50,13 +85,16 @@ def _only_open_study(db) -> str | None:
 
 
 def _landing(db) -> None:
+    """Without a study in the link: raters see only how to proceed; researchers also see the open studies."""
     st.title("fairval")
     st.write("This page is opened from a study link. If you were given a link, please use it as it is.")
-    names = [n for n in list_study_names(db) if load_study(db, n).status == "open"]
-    if names:
-        st.caption("Open studies (for in-house raters):")
-        for name in names:
-            st.page_link("app.py", label=name, query_params={"study": name})
+    if is_researcher():
+        names = [n for n in list_study_names(db) if load_study(db, n).status == "open"]
+        if names:
+            st.caption("Open studies (links keep the rater's parameters):")
+            keep = {k: st.query_params[k] for k in RATER_PARAMS if k in st.query_params}
+            for name in names:
+                st.page_link("app.py", label=name, query_params={"study": name, **keep})
     st.divider()
     st.page_link("pages/1_Results.py", label="Researchers: sign in")
 
@@ -72,7 +110,7 @@ def _ask_rater_id(study: Study) -> None:
 
 def _consent(db, study: Study, rater_id: str) -> None:
     st.title("Consent")
-    st.markdown(study.settings.consent_text)
+    st.markdown(researcher_markdown(study.settings.consent_text))
     agree, decline = st.columns(2)
     if agree.button("I agree to take part", type="primary", key="consent-yes"):
         session.give_consent(db, study.study_id, rater_id, True)
@@ -109,62 +147,47 @@ def _demographics(db, study: Study, rater_id: str) -> None:
                 st.error(str(e))
 
 
+def _instructions_text(study: Study) -> str:
+    return researcher_markdown(study.settings.instructions) if study.settings.instructions else study.task.instructions
+
+
 def _instructions(db, study: Study, rater_id: str) -> None:
     st.title("Instructions")
-    st.markdown(study.settings.instructions or study.task.instructions)
-    st.info("Keyboard: the keys shown under each question choose an answer; Enter submits.")
-    if st.button("Start", type="primary", key="start"):
+    st.markdown(_instructions_text(study))
+    st.info("Keyboard: the key shown on each answer chooses it; Enter submits.")
+    if st.button("Start", type="primary", key="start", shortcut="Enter"):
         session.finish_instructions(db, study.study_id, rater_id)
         st.rerun()
 
 
 def _practice(db, study: Study, rater_id: str) -> None:
     items = session.practice_items(db, study)
-    index = st.session_state.get("practice_index", 0)
+    index = session.practice_step(db, study.study_id, rater_id)
     if index >= len(items):
         session.finish_practice(db, study.study_id, rater_id)
-        st.session_state.pop("practice_index", None)
         st.rerun()
     served = items[index]
     st.title(f"Practice {index + 1} of {len(items)}")
     st.caption("Practice answers are not recorded.")
     show_item(study.task, served)
-    chosen = choose_answers(study.task, served, prefix="practice:")
-    feedback = st.session_state.get("practice_feedback")
-    if feedback is None:
-        if st.button("Check my answer", type="primary", shortcut="Enter", key="practice-check"):
-            if len(chosen) < len(study.task.questions):
-                st.warning("Please answer every question.")
-            else:
-                st.session_state["practice_feedback"] = chosen
-                st.rerun()
+    st.divider()
+    chosen_key = f"practice-chosen:{served.item_id}"
+    chosen = st.session_state.get(chosen_key)
+    if chosen is None:
+        answer_card(study.task, served, key=f"practice:{index}", submit_label="Check my answer",
+                    on_submit=lambda payload: st.session_state.__setitem__(chosen_key, payload.get("answers")))
         return
-    expected = served.expected or {}
-    for k, q in enumerate(study.task.questions, start=1):
-        want = str(expected.get(q.id, "")) or None
-        got = literal_markdown(q.label_for(feedback[q.id], served.data))
-        where = f"Question {k}" if len(study.task.questions) > 1 else "Your answer"
-        if want is None:
-            st.info(f"{where}: you chose “{got}”.")
-        elif want == feedback[q.id]:
-            st.success(f"{where}: “{got}” is the expected answer.")
-        else:
-            st.warning(f"{where}: you chose “{got}”; the expected answer is "
-                       f"“{literal_markdown(q.label_for(want, served.data))}”.")
-    if st.button("Next", type="primary", key="practice-next"):
-        forget_answers(study.task, served, prefix="practice:")
-        st.session_state.pop("practice_feedback", None)
-        st.session_state["practice_index"] = index + 1
+    answer_card(study.task, served, key=f"practice-feedback:{index}", locked=chosen)
+    if st.button("Next", type="primary", key=f"practice-next:{index}", shortcut="Enter"):
+        session.next_practice(db, study.study_id, rater_id, index)
+        st.session_state.pop(chosen_key, None)
         st.rerun()
 
 
 def _item(db, study: Study, rater_id: str) -> None:
-    if st.session_state.pop("saved", False):
-        st.toast("Answer saved", icon="✅")
     served = session.serve_next_item(db, study, rater_id)
     if served is None:
-        done = session.progress(db, study, rater_id).answered
-        if done:
+        if session.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)
             st.rerun()
         _no_items(db, study, rater_id)
@@ -173,22 +196,10 @@ def _item(db, study: Study, rater_id: str) -> None:
     st.progress(min(1.0, progress.answered / max(progress.expected, 1)),
                 text=f"{progress.answered} of {progress.expected} done")
     with st.expander("Instructions"):
-        st.markdown(study.settings.instructions or study.task.instructions)
+        st.markdown(_instructions_text(study))
     show_item(study.task, served)
     st.divider()
-    chosen = choose_answers(study.task, served)
-    comment = None
-    if study.task.comment:
-        comment = st.text_area("Comment (optional)", key=f"comment:{served.item_id}")
-    if st.button("Submit", type="primary", shortcut="Enter", key=f"submit:{served.item_id}"):
-        missing = [q.id for q in study.task.questions if q.id not in chosen]
-        if missing:
-            st.warning("Please answer every question before submitting.")
-            return
-        session.record_answer(db, study, rater_id, served.item_id, chosen, comment=comment)
-        forget_answers(study.task, served)
-        st.session_state["saved"] = True
-        st.rerun()
+    answer_card(study.task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id))
 
 
 def _no_items(db, study: Study, rater_id: str) -> None:
@@ -215,7 +226,12 @@ def _done(db, study: Study, rater_id: str) -> None:
 
 def _paused(db, study: Study, rater_id: str) -> None:
     st.title("This study is paused")
-    st.write("Your answers so far are saved. Please come back later with the same link.")
+    answered = session.progress(db, study, rater_id).answered
+    if answered:
+        st.write(f"Your {answered} answer{'s' if answered != 1 else ''} so far {'are' if answered != 1 else 'is'} "
+                 "saved. Please come back later with the same link to go on.")
+    else:
+        st.write("Please come back later with the same link.")
 
 
 def _closed(db, study: Study, rater_id: str) -> None:

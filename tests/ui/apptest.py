@@ -1,6 +1,9 @@
 """Helpers for driving the pages in-process with Streamlit's AppTest."""
 from __future__ import annotations
 
+import json
+
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
@@ -23,13 +26,29 @@ def titles(at: AppTest) -> list[str]:
     return [t.value for t in at.title]
 
 
-def pick(at: AppTest, item_id: str, answers: dict[str, str]) -> AppTest:
-    for qid, value in answers.items():
-        at.button(key=f"answer:{item_id}:{qid}:{value}").click().run()
-    return at
+def cards(at: AppTest) -> list:
+    return [c for c in at.get("bidi_component") if c.proto.component_name.endswith("fairval_answer_card")]
+
+
+def card(at: AppTest) -> dict:
+    """What the answer card on screen shows (its data: item, questions with options and keys, …)."""
+    found = cards(at)
+    assert found, f"no answer card on screen; titles {titles(at)}"
+    return json.loads(found[0].proto.json)
 
 
 def current_item(at: AppTest) -> str:
-    keys = [b.key for b in at.button if b.key and b.key.startswith("submit:")]
-    assert keys, f"no item on screen; titles {titles(at)}"
-    return keys[0].removeprefix("submit:")
+    return card(at)["item"]
+
+
+def submit(at: AppTest, answers: dict[str, str], *, comment: str | None = None, item: str | None = None) -> AppTest:
+    """What the card sends when the rater presses Submit (its trigger), as the browser would send it.
+    AppTest has no handle on custom components, so the widget state goes in through its run."""
+    component = cards(at)[0].proto
+    states = at._tree.get_widget_states()
+    trigger = WidgetStates().widgets.add()
+    trigger.id = f"$$STREAMLIT_INTERNAL_KEY_{component.id}__events"
+    payload = {"item": item or json.loads(component.json)["item"], "answers": answers, "comment": comment}
+    trigger.json_trigger_value = json.dumps([{"event": "submit", "value": payload}])
+    states.widgets.append(trigger)
+    return at._run(states)

@@ -5,7 +5,7 @@ from annotate.importers import import_items
 from annotate.studies import create_study
 from store import ratings as rating_store
 from tests.conftest import write_jsonl
-from tests.ui.apptest import current_item, pick, rater_app, titles
+from tests.ui.apptest import card, current_item, rater_app, submit, titles
 
 ANSWER = {"quality": "5", "yes_positive": "4"}
 
@@ -37,8 +37,7 @@ def test_a_rater_rates_every_item_and_gets_the_completion_code(db, study):
     rated = []
     for _ in range(2):
         item = current_item(at)
-        pick(at, item, ANSWER)
-        at.button(key=f"submit:{item}").click().run()
+        submit(at, ANSWER)
         assert not at.exception
         rated.append(item)
     assert titles(at) == ["Thank you, you have finished"]
@@ -51,12 +50,12 @@ def test_a_rater_rates_every_item_and_gets_the_completion_code(db, study):
     assert rater == ("prolific", "s", "x")
 
 
-def test_submitting_with_a_question_unanswered_records_nothing(db, study):
+def test_an_answer_missing_a_question_is_refused_and_the_rater_told(db, study):
+    """The card itself asks for every answer; a submit that still lacks one is refused, said plainly."""
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     item = current_item(at)
-    pick(at, item, {"quality": "3"})
-    at.button(key=f"submit:{item}").click().run()
-    assert any("answer every question" in w.value for w in at.warning)
+    submit(at, {"quality": "3"})
+    assert any("not saved" in w.value and "yes_positive" in w.value for w in at.warning)
     assert rating_store.rating_count(db, "tq") == 0
     assert current_item(at) == item
 
@@ -64,8 +63,7 @@ def test_submitting_with_a_question_unanswered_records_nothing(db, study):
 def test_closing_the_tab_and_coming_back_resumes(db, study):
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     first = current_item(at)
-    pick(at, first, ANSWER)
-    at.button(key=f"submit:{first}").click().run()
+    submit(at, ANSWER)
     second = current_item(at)
     again = rater_app(study="tq", rater="r1")            # a new session, same link
     assert current_item(again) == second != first
@@ -80,21 +78,18 @@ def test_item_text_is_shown_as_plain_text(db, study):
                    if "approve" in m.value)
 
 
-def test_keyboard_shortcuts_on_every_option_and_submit(db, study):
+def test_every_option_carries_its_key(db, study):
     at = through_onboarding(rater_app(study="tq", rater="r1"))
-    item = current_item(at)
-    shortcuts = {b.key: b.proto.shortcut for b in at.button}
-    assert [shortcuts[f"answer:{item}:quality:{v}"] for v in "12345"] == list("12345")
-    assert [shortcuts[f"answer:{item}:yes_positive:{v}"] for v in "12345"] == list("asdfg")
-    assert shortcuts[f"submit:{item}"].lower() == "enter"
+    questions = card(at)["questions"]
+    assert [o["key"] for o in questions[0]["options"]] == list("12345")
+    assert [o["key"] for o in questions[1]["options"]] == list("asdfg")
+    assert [o["label"] for o in questions[0]["options"]][1] == "Somewhat disagree"
 
 
 def test_a_finished_rater_is_served_nothing_more(db, study):
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     for _ in range(2):
-        item = current_item(at)
-        pick(at, item, ANSWER)
-        at.button(key=f"submit:{item}").click().run()
+        submit(at, ANSWER)
     again = rater_app(study="tq", rater="r1")
     assert titles(again) == ["Thank you, you have finished"]
     assert db.execute("SELECT COUNT(*) FROM assignments").fetchone()[0] == 2
@@ -117,8 +112,7 @@ def test_a_rater_whose_group_is_full_is_told_kindly(db, tmp_path):
         return at.button(key="start").click().run()
 
     first = onboard("f1")
-    pick(first, "only", ANSWER)
-    first.button(key="submit:only").click().run()
+    submit(first, ANSWER)
     second = onboard("f2")
     assert titles(second) == ["No items left for you"]
     assert db.execute("SELECT COUNT(*) FROM assignments WHERE rater_id = 'f2'").fetchone()[0] == 0
@@ -131,21 +125,27 @@ def test_a_rater_id_with_stray_spaces_is_one_rater(db, study):
     assert [r[0] for r in db.execute("SELECT rater_id FROM raters")] == ["r9"]
 
 
-def test_practice_gives_feedback_and_records_nothing(db, tmp_path):
+def test_practice_gives_feedback_resumes_after_a_reload_and_records_nothing(db, tmp_path):
     create_study(db, "pr", "template_quality")
     import_items(db, "pr", write_jsonl(tmp_path / "p.jsonl", [
-        {"id": "warmup", "filled_template": "Practice?", "_practice": True, "_gold": {"quality": 5, "yes_positive": 5}},
-        {"id": "real", "filled_template": "Real?"}]))
+        {"id": f"warmup{k}", "filled_template": f"Practice {k}?", "_practice": True,
+         "_gold": {"quality": 5, "yes_positive": 5}} for k in range(2)] + [{"id": "real", "filled_template": "Real?"}]))
     at = rater_app(study="pr", rater="r1")
     at.button(key="consent-yes").click().run()
     at.button(key="start").click().run()
-    assert titles(at) == ["Practice 1 of 1"]
-    for qid, value in (("quality", "5"), ("yes_positive", "4")):
-        at.button(key=f"practice:answer:warmup:{qid}:{value}").click().run()
-    at.button(key="practice-check").click().run()
-    assert [s.value for s in at.success] == ["Question 1: “Strongly agree” is the expected answer."]
-    assert [w.value for w in at.warning] == [
-        "Question 2: you chose “Somewhat agree”; the expected answer is “Strongly agree”."]
-    at.button(key="practice-next").click().run()
-    assert current_item(at) == "real"
+    assert titles(at) == ["Practice 1 of 2"]
+    submit(at, {"quality": "5", "yes_positive": "4"})
+    feedback = card(at)["feedback"]
+    assert feedback["quality"] == {"expected": "5", "right": True, "text": "“Strongly agree” is the expected answer."}
+    assert feedback["yes_positive"]["text"] == ("You chose “Somewhat agree”; the expected answer is "
+                                                "“Strongly agree”.")
+    assert card(at)["locked"] == {"quality": "5", "yes_positive": "4"}
+    assert at.button(key="practice-next:0").proto.shortcut.lower() == "enter"
+    at.button(key="practice-next:0").click().run()
+    assert titles(at) == ["Practice 2 of 2"]
+    again = rater_app(study="pr", rater="r1")            # a reload: still at the second practice item
+    assert titles(again) == ["Practice 2 of 2"]
+    submit(again, {"quality": "5", "yes_positive": "5"})
+    again.button(key="practice-next:1").click().run()
+    assert current_item(again) == "real"
     assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0

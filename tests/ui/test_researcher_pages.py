@@ -76,7 +76,7 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert len(worst) == 8 and list(worst.columns[:3]) == ["item_id", "human", "lmra"]
 
 
-def test_manage_page_creates_and_pauses_a_study(demo, monkeypatch):
+def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):
     at = sign_in("3_Manage.py", monkeypatch)
     at.text_input[0].input("new-study")
     at.selectbox[0].set_value("name_perception")
@@ -85,9 +85,20 @@ def test_manage_page_creates_and_pauses_a_study(demo, monkeypatch):
     assert any("Created study 'new-study'" in s.value for s in at.success)
     from annotate.studies import load_study
     assert load_study(demo, "new-study").task.name == "name_perception"
+    assert load_study(demo, "new-study").status == "paused"          # nothing to rate yet
     at.selectbox(key="manage-study").set_value("new-study").run()
-    at.button(key="status-paused").click().run()
+    at.button(key="status-open").click().run()
+    assert not at.exception
+    assert any("no items to rate yet" in e.value for e in at.error)
     assert load_study(demo, "new-study").status == "paused"
+
+
+def test_manage_page_pauses_an_open_study(demo, monkeypatch):
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("demo-templates").run()
+    at.button(key="status-paused").click().run()
+    from annotate.studies import load_study
+    assert load_study(demo, "demo-templates").status == "paused"
 
 
 def test_export_page_offers_every_download(demo, monkeypatch):

@@ -6,7 +6,7 @@ from annotate.results import study_results
 from annotate.studies import create_study
 from store import ratings as rating_store
 from tests.conftest import write_jsonl
-from tests.ui.apptest import current_item, pick, rater_app, titles
+from tests.ui.apptest import current_item, rater_app, submit, titles
 
 PAIR = {"prompt": "Plan my week", "response_a": "Rest, Ann.", "response_b": "Work hard.",
         "group_a": "woman", "group_b": "man", "name_a": "Ann"}
@@ -32,10 +32,7 @@ def test_each_preset_end_to_end(db, tmp_path, task):
     shown = [t.value for t in at.text]
     if task in ("harmful_stereotype", "feature_label"):
         assert shown[1:] == ["Work hard.", "Rest, [NAME]."]          # flipped, name masked
-    if task == "scenario_select":
-        at.text_area(key="comment:x").input("realistic").run()
-    pick(at, "x", answers)
-    at.button(key="submit:x").click().run()
+    submit(at, answers, comment="realistic" if task == "scenario_select" else None)
     assert titles(at) == ["Thank you, you have finished"], at.exception
     stored = rating_store.ratings_frame(db, "s").set_index("question")
     assert stored["value"].to_dict() == answers

@@ -1,0 +1,229 @@
+"""The answer card: a task's questions with their options, chosen in the browser, sent once on Submit.
+
+A Streamlit custom component (v2: plain HTML/JS/CSS in the page, no iframe, no build step). Choosing
+an option never reaches the server, so it is acknowledged at once; Submit sends one trigger with
+every answer (and the comment), which a callback records before the page is served again. All text
+is set with textContent, never as HTML or Markdown, so imported fields stay inert. Labels wrap and
+never truncate; every option shows the key that chooses it; a new item starts at the top.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from annotate.session import Served
+from annotate.tasks import SHORTCUT_ROWS, Task
+
+SUBMIT = "submit"
+
+_CSS = """
+.fv-card { font-family: var(--st-font, inherit); color: var(--st-text-color, inherit); }
+.fv-question { margin: 0 0 1.25rem 0; }
+.fv-prompt { font-weight: 600; margin: 0 0 0.5rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+.fv-options { display: grid; gap: 0.5rem; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); }
+.fv-options.fv-long { grid-template-columns: 1fr; }
+.fv-option { display: flex; align-items: flex-start; gap: 0.5rem; text-align: left; cursor: pointer;
+  padding: 0.55rem 0.7rem; border-radius: 0.5rem; font: inherit; line-height: 1.35;
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+  background: var(--st-secondary-background-color, #f0f2f6); color: inherit; }
+.fv-option:hover { border-color: var(--st-primary-color, #ff4b4b); }
+.fv-option:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 2px; }
+.fv-option[aria-pressed="true"] { background: var(--st-primary-color, #ff4b4b); color: #fff;
+  border-color: var(--st-primary-color, #ff4b4b); }
+.fv-option:disabled { cursor: default; opacity: 0.85; }
+.fv-key { flex: none; min-width: 1.4rem; text-align: center; font-size: 0.8rem; font-weight: 600;
+  border: 1px solid currentColor; border-radius: 0.3rem; padding: 0 0.25rem; opacity: 0.75; }
+.fv-label { flex: 1 1 auto; min-width: 0; white-space: normal; overflow-wrap: anywhere; }
+.fv-comment { width: 100%; min-height: 4.5rem; box-sizing: border-box; font: inherit; padding: 0.5rem;
+  border-radius: 0.5rem; border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
+.fv-submit { font: inherit; font-weight: 600; padding: 0.55rem 1.4rem; border-radius: 0.5rem; cursor: pointer;
+  border: 1px solid var(--st-primary-color, #ff4b4b); background: var(--st-primary-color, #ff4b4b); color: #fff; }
+.fv-submit:disabled { opacity: 0.6; cursor: default; }
+.fv-footer { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
+.fv-note { font-size: 0.9rem; opacity: 0.8; }
+.fv-alert { color: var(--st-red-color, #d33); font-weight: 600; }
+.fv-option.fv-expected { box-shadow: 0 0 0 3px var(--st-green-color, #21a366); }
+.fv-feedback { margin: 0.5rem 0 0 0; font-weight: 600; overflow-wrap: anywhere; }
+.fv-feedback.fv-right { color: var(--st-green-color, #21a366); }
+"""
+
+_JS = """
+const STATE = new WeakMap();       // per mounted card: the item shown and the answers chosen so far
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;       // text only: imported fields are never markup
+  return node;
+}
+
+function scrollToTop() {
+  for (const node of [document.querySelector('[data-testid="stMain"]'), document.scrollingElement]) {
+    if (node) node.scrollTop = 0;
+  }
+  window.scrollTo(0, 0);
+}
+
+export default function ({ data, parentElement, setTriggerValue }) {
+  const root = parentElement.querySelector(".fv-card");
+  let state = STATE.get(parentElement);
+  if (!state || state.item !== data.item) {
+    state = { item: data.item, chosen: Object.assign({}, data.locked || {}), sent: false };
+    STATE.set(parentElement, state);
+    scrollToTop();
+  }
+  const locked = !!data.locked;
+  root.textContent = "";
+  const buttons = {};
+  data.questions.forEach((question) => {
+    const block = el("div", "fv-question");
+    const prompt = el("p", "fv-prompt", question.prompt);
+    prompt.id = `${data.item}-${question.id}-prompt`;
+    const options = el("div", "fv-options" + (question.long ? " fv-long" : ""));
+    options.setAttribute("role", "group");
+    options.setAttribute("aria-labelledby", prompt.id);
+    buttons[question.id] = {};
+    question.options.forEach((option) => {
+      const button = el("button", "fv-option");
+      button.type = "button";
+      button.dataset.question = question.id;
+      button.dataset.value = option.value;
+      if (option.key) button.appendChild(el("span", "fv-key", option.key.toUpperCase()));
+      button.appendChild(el("span", "fv-label", option.label));
+      button.setAttribute("aria-label", option.label);           // the key is announced as a shortcut
+      if (option.key) button.setAttribute("aria-keyshortcuts", option.key.toUpperCase());
+      button.setAttribute("aria-pressed", String(state.chosen[question.id] === option.value));
+      button.disabled = locked || state.sent;
+      button.addEventListener("click", () => choose(question.id, option.value));
+      buttons[question.id][option.value] = button;
+      options.appendChild(button);
+    });
+    block.appendChild(prompt);
+    block.appendChild(options);
+    const feedback = (data.feedback || {})[question.id];
+    if (feedback) {        // practice: what was chosen against what was expected, in words
+      const expected = buttons[question.id][feedback.expected];
+      if (expected) expected.classList.add("fv-expected");
+      const line = el("p", "fv-feedback" + (feedback.right ? " fv-right" : ""), feedback.text);
+      line.setAttribute("role", "status");
+      block.appendChild(line);
+    }
+    root.appendChild(block);
+  });
+  let comment = null;
+  if (data.comment && !locked) {
+    const block = el("div", "fv-question");
+    const label = el("label", "fv-prompt", data.comment);
+    comment = el("textarea", "fv-comment");
+    comment.id = `${data.item}-comment`;
+    label.htmlFor = comment.id;
+    comment.value = state.comment || "";
+    comment.addEventListener("input", () => { state.comment = comment.value; });
+    block.appendChild(label);
+    block.appendChild(comment);
+    root.appendChild(block);
+  }
+  const alert = el("p", "fv-alert");
+  alert.setAttribute("role", "alert");
+  let submit = null;
+  if (!locked) {
+    const footer = el("div", "fv-footer");
+    submit = el("button", "fv-submit", state.sent ? "Saving…" : data.submit);
+    submit.type = "button";
+    submit.disabled = state.sent;
+    submit.setAttribute("aria-keyshortcuts", "Enter");
+    submit.addEventListener("click", send);
+    footer.appendChild(submit);
+    footer.appendChild(el("span", "fv-note", data.hint));
+    root.appendChild(footer);
+  }
+  root.appendChild(alert);
+
+  function choose(qid, value) {
+    if (locked || state.sent) return;
+    state.chosen[qid] = value;
+    for (const [v, button] of Object.entries(buttons[qid])) button.setAttribute("aria-pressed", String(v === value));
+    alert.textContent = "";
+  }
+
+  function send() {
+    if (locked || state.sent) return;
+    const missing = data.questions.filter((q) => !(q.id in state.chosen));
+    if (missing.length) { alert.textContent = data.missing; return; }
+    state.sent = true;
+    submit.disabled = true;
+    submit.textContent = "Saving…";
+    Object.values(buttons).forEach((row) => Object.values(row).forEach((b) => { b.disabled = true; }));
+    setTriggerValue("submit", { item: data.item, answers: state.chosen, comment: comment ? comment.value : null });
+  }
+
+  function onKey(event) {
+    if (locked || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    const typing = target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || target.isContentEditable);
+    if (event.key === "Enter" && !event.shiftKey && !typing) { event.preventDefault(); send(); return; }
+    if (typing) return;
+    const key = event.key.toLowerCase();
+    for (const question of data.questions) {
+      const option = question.options.find((o) => o.key === key);
+      if (option) { event.preventDefault(); event.stopPropagation(); choose(question.id, option.value); return; }
+    }
+  }
+  document.addEventListener("keydown", onKey, true);
+  return () => document.removeEventListener("keydown", onKey, true);
+}
+"""
+
+_component = st.components.v2.component("fairval_answer_card", html='<div class="fv-card"></div>', css=_CSS, js=_JS)
+
+
+def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None) -> dict:
+    """What the card shows: prompts, options with their keys, as plain strings. `locked`: answers
+    already given, shown chosen and unchangeable, with practice feedback against served.expected."""
+    questions = []
+    for k, question in enumerate(task.questions):
+        keys = SHORTCUT_ROWS[k] if k < len(SHORTCUT_ROWS) else ""
+        options = []
+        for i, option in enumerate(question.options):
+            label = question.label_for(option.value, served.data)
+            if question.canonical in ("harm", "feature"):
+                label = f"{option.value}) {label}"
+            options.append({"value": option.value, "label": label, "key": keys[i] if i < len(keys) else ""})
+        questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
+                          "long": any(len(o["label"]) > 40 for o in options)})
+    return {"item": served.item_id, "questions": questions, "submit": submit_label,
+            "hint": "Keys shown on each answer choose it; Enter submits.",
+            "missing": "Please answer every question before submitting.",
+            "comment": "Comment (optional)" if task.comment else None, "locked": locked,
+            "feedback": practice_feedback(task, served, locked) if locked else None}
+
+
+def practice_feedback(task: Task, served: Served, chosen: dict) -> dict:
+    """Per question: the expected answer and a sentence comparing it with the one chosen."""
+    out = {}
+    for question in task.questions:
+        got = question.label_for(chosen[question.id], served.data)
+        want = (served.expected or {}).get(question.id)
+        if want is None:
+            out[question.id] = {"expected": None, "right": False, "text": f"You chose “{got}”."}
+        elif str(want) == chosen[question.id]:
+            out[question.id] = {"expected": str(want), "right": True,
+                                "text": f"“{got}” is the expected answer."}
+        else:
+            out[question.id] = {"expected": str(want), "right": False,
+                                "text": f"You chose “{got}”; the expected answer is "
+                                        f"“{question.label_for(str(want), served.data)}”."}
+    return out
+
+
+def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Submit",
+                on_submit: Callable[[dict], None] | None = None, locked: dict | None = None):
+    """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
+    page decides what to show, with payload {item, answers, comment}."""
+    def callback() -> None:
+        payload = (st.session_state.get(key) or {}).get(SUBMIT)
+        if payload and on_submit is not None:
+            on_submit(payload)
+    return _component(data=card_data(task, served, submit_label=submit_label, locked=locked), key=key,
+                      on_submit_change=callback)
