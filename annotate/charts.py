@@ -1,19 +1,47 @@
-"""Altair charts shared by the researcher pages and the HTML report (rendered there to inline SVG)."""
+"""Altair charts shared by the researcher pages and the HTML report (rendered there to inline SVG).
+
+Readable at 1280 px: bars run horizontally so answer labels are never rotated, each question gets its
+own panel with only its own answers in scale order, and heatmaps are sized per row and column (a
+band never collapses to nothing), with the count written in each cell.
+"""
 from __future__ import annotations
 
 import altair as alt
 import pandas as pd
 
+ROW = 26                  # pixels per bar or heatmap row
+CELL = 74                 # pixels per heatmap column
+HARM_LABELS = {"-1": "−1 reverse stereotype", "0": "0 no harmful stereotype", "1": "+1 stereotype as assigned"}
+# multi-word axis labels on separate lines, never rotated
+SPLIT_WORDS = "split(datum.label, ' ')"
 
-def distributions(numbers: dict) -> alt.Chart | None:
-    rows = [{"question": qid, "answer": str(v), "count": c}
-            for qid, q in numbers["questions"].items() for v, c in q.get("distribution", {}).items()]
-    if not rows or not any(r["count"] for r in rows):
+
+def _answer_label(question: str, answer: str) -> str:
+    return HARM_LABELS.get(answer, answer) if question == "harm" else answer
+
+
+def _order(question: str, answers: list[str]) -> list[str]:
+    """Scale order: harm runs −1, 0, +1; every other question keeps its options' order."""
+    if question == "harm":
+        return [a for a in ("-1", "0", "1") if a in answers]
+    return answers
+
+
+def distributions(numbers: dict) -> alt.HConcatChart | None:
+    panels = []
+    for qid, q in numbers["questions"].items():
+        counts = q.get("distribution", {})
+        if not counts or not any(counts.values()):
+            continue
+        order = _order(qid, list(counts))
+        frame = pd.DataFrame([{"answer": _answer_label(qid, a), "count": counts[a]} for a in order])
+        panels.append(alt.Chart(frame, title=qid).mark_bar().encode(
+            y=alt.Y("answer:N", sort=list(frame["answer"]), title=None, axis=alt.Axis(labelLimit=220)),
+            x=alt.X("count:Q", title="ratings"), tooltip=["answer", "count"],
+        ).properties(width=220, height=alt.Step(ROW)))
+    if not panels:
         return None
-    return (alt.Chart(pd.DataFrame(rows)).mark_bar()
-            .encode(x=alt.X("answer:N", sort=None), y="count:Q", color=alt.Color("question:N", legend=None),
-                    column=alt.Column("question:N", title=None), tooltip=["question", "answer", "count"])
-            .properties(width=220, height=180))
+    return alt.hconcat(*panels, spacing=40)
 
 
 def calibration_scatter(items: pd.DataFrame) -> alt.LayerChart | None:
@@ -30,23 +58,32 @@ def calibration_scatter(items: pd.DataFrame) -> alt.LayerChart | None:
 
 
 def group_bars(lmra: dict) -> alt.Chart | None:
-    rows = [{"raters": f"{attr}: {g}", "ρ": c["pearson_r"], "sign agreement": c["sign_agreement"]}
-            for attr, by in lmra.get("by_rater_group", {}).items() for g, c in by.items()]
-    rows = [r for r in rows if r["ρ"] is not None]
+    rows = [{"raters": f"{attr}: {g}", "measure": measure, "value": c[key]}
+            for attr, by in lmra.get("by_rater_group", {}).items() for g, c in by.items()
+            for measure, key in (("Pearson ρ", "pearson_r"), ("sign agreement", "sign_agreement"))]
+    rows = [r for r in rows if r["value"] is not None]
     if not rows:
         return None
-    frame = pd.DataFrame(rows).melt("raters", var_name="measure")
-    return (alt.Chart(frame).mark_bar()
-            .encode(x=alt.X("raters:N", title=None), y=alt.Y("value:Q", scale=alt.Scale(domain=[-1, 1])),
-                    color="measure:N", xOffset="measure:N", tooltip=["raters", "measure", "value"])
-            .properties(width=320, height=220))
+    return (alt.Chart(pd.DataFrame(rows)).mark_bar()
+            .encode(y=alt.Y("raters:N", title=None, axis=alt.Axis(labelLimit=220)),
+                    yOffset="measure:N", x=alt.X("value:Q", scale=alt.Scale(domain=[-1, 1]), title=None),
+                    color=alt.Color("measure:N", legend=alt.Legend(orient="bottom", title=None)),
+                    tooltip=["raters", "measure", alt.Tooltip("value:Q", format=".3f")])
+            .properties(width=320, height=alt.Step(ROW // 2 + 2)))
 
 
-def confusion_heatmap(matrix: dict, attribute: str) -> alt.Chart | None:
+def confusion_heatmap(matrix: dict, attribute: str) -> alt.LayerChart | None:
     rows = [{"intended": i, "perceived": p, "count": c} for i, row in matrix.items() for p, c in row.items()]
     if not rows:
         return None
-    return (alt.Chart(pd.DataFrame(rows)).mark_rect()
-            .encode(x=alt.X("perceived:N", sort=None), y=alt.Y("intended:N", sort=None),
-                    color="count:Q", tooltip=["intended", "perceived", "count"])
-            .properties(width=300, height=200, title=f"{attribute}: intended vs perceived"))
+    frame = pd.DataFrame(rows)
+    intended, perceived = list(matrix), list(next(iter(matrix.values())))
+    base = alt.Chart(frame).encode(
+        x=alt.X("perceived:N", sort=perceived, axis=alt.Axis(labelAngle=0, labelExpr=SPLIT_WORDS, orient="top")),
+        y=alt.Y("intended:N", sort=intended, axis=alt.Axis(labelLimit=200)))
+    cells = base.mark_rect().encode(color=alt.Color("count:Q", legend=None), tooltip=["intended", "perceived", "count"])
+    counts = base.mark_text(fontSize=13).encode(
+        text="count:Q", color=alt.condition(alt.datum.count > frame["count"].max() / 2, alt.value("white"),
+                                            alt.value("black")))
+    return (cells + counts).properties(width=alt.Step(CELL), height=alt.Step(ROW + 8),
+                                       title=f"{attribute}: intended (rows) against perceived (columns)")
