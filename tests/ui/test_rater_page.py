@@ -1,10 +1,14 @@
 """The rater page in-process: the whole way from link to completion code, resuming, safety."""
+from urllib.parse import parse_qsl
+
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.studies import StudyError, configure_study, create_study
 from store import ratings as rating_store
-from tests.conftest import write_jsonl
+from tests.conftest import ROOT, write_jsonl
+from ui import auth
 from tests.ui.apptest import card, current_item, rater_app, submit, titles
 
 ANSWER = {"quality": "5", "yes_positive": "4"}
@@ -149,3 +153,53 @@ def test_practice_gives_feedback_resumes_after_a_reload_and_records_nothing(db, 
     again.button(key="practice-next:1").click().run()
     assert current_item(again) == "real"
     assert db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0
+
+
+def test_an_answer_sent_while_the_study_pauses_is_kept_and_the_rater_told_the_truth(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    item = current_item(at)
+    configure_study(db, "tq", status="paused")              # the researcher pauses while r1 reads
+    submit(at, ANSWER)
+    assert titles(at) == ["This study is paused"]
+    assert any("Your 1 answer so far is saved" in m.value for m in at.markdown)
+    assert rating_store.rating_count(db, "tq") == 2          # both questions of the item
+    configure_study(db, "tq", status="open")
+    again = rater_app(study="tq", rater="r1")
+    assert "1 of 2 done" in again.get("progress")[0].proto.text
+    assert current_item(again) != item
+
+
+def test_an_answer_sent_after_the_study_closed_is_refused_in_plain_words(db, study):
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    configure_study(db, "tq", status="closed")
+    submit(at, ANSWER)
+    assert titles(at) == ["This study is closed"]
+    assert any("not saved" in w.value and "closed" in w.value for w in at.warning)
+    assert rating_store.rating_count(db, "tq") == 0
+
+
+def test_a_study_without_items_waits_paused_and_cannot_be_opened(db):
+    create_study(db, "empty", "template_quality")
+    at = rater_app(study="empty", rater="r1")
+    assert titles(at) == ["This study is paused"]            # no consent, no instructions for nothing
+    with pytest.raises(StudyError, match="no items"):
+        configure_study(db, "empty", status="open")
+
+
+def page_links(at) -> list[dict]:
+    return [{"label": p.proto.label, "query": dict(parse_qsl(p.proto.query_string))} for p in at.get("page_link")]
+
+
+def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path, monkeypatch):
+    create_study(db, "second", "template_quality")
+    import_items(db, "second", write_jsonl(tmp_path / "s.jsonl", [{"id": "x", "filled_template": "Q?"}]))
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    stranger = rater_app(rater="r1")
+    assert [p["label"] for p in page_links(stranger)] == ["Researchers: sign in"]
+    researcher = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    researcher.query_params["rater"] = "r1"
+    researcher.session_state["researcher_key"] = auth._key("s3cret").hex()
+    links = page_links(researcher.run())
+    studies = [p for p in links if p["label"] in ("tq", "second")]
+    assert sorted(p["label"] for p in studies) == ["second", "tq"]
+    assert all(p["query"].get("rater") == "r1" and p["query"]["study"] == p["label"] for p in studies)
