@@ -1,4 +1,10 @@
-"""Rater quality: gold accuracy, speed, straight-lining, agreement with everyone else; flags with reasons."""
+"""Rater quality: gold accuracy, speed, straight-lining, agreement with everyone else; flags with reasons.
+
+Straight-lining means what signals carelessness for the question's kind. On a scale or a list, one
+answer given to nearly every item. On a pair question (Response 1 / Response 2 / neither) the honest
+modal answer is often "neither", so only the sided answers count: nearly always the same position on
+screen (always Response 1), or nearly always the same side in the pair's true order.
+"""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -22,14 +28,17 @@ class RaterQuality:
     gold_n: int
     gold_accuracy: float | None
     median_seconds: float | None
-    straightline: float | None               # largest share of a single answer, over questions
+    straightline: float | None               # largest share of a single answer (pairs: of one side), over questions
     consensus_agreement: float | None        # agreement with the leave-one-out modal answer
     flags: tuple[str, ...]
 
 
 def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
-                  rules: QualityRules = QualityRules()) -> list[RaterQuality]:
+                  rules: QualityRules = QualityRules(), *,
+                  pair_questions: Mapping[str, str] | None = None) -> list[RaterQuality]:
     """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: value}.
+    pair_questions: question -> its neutral answer ("C"), for questions whose A/B name a response's
+    position as shown (value) and in true order (canonical).
 
     Each measure is one grouped pass over all raters; only the flags are written rater by rater.
     """
@@ -42,15 +51,14 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
     first_seconds = ratings.groupby(["rater_id", "item_id"])["seconds"].first().dropna()
     median = first_seconds.groupby(level="rater_id").median()
     n_items = regular.groupby("rater_id")["item_id"].nunique()
-    answers = regular.groupby(["rater_id", "question", "value"]).size()
-    shares = answers / answers.groupby(level=["rater_id", "question"]).transform("sum")
-    straight = shares.groupby(level="rater_id").max()
+    straight = _straight_lining(regular, pair_questions or {}, rules.straightline_min_answers)
     out = []
     for rater in raters:
         n_hit, n_gold = int(hits.get(rater, 0)), int(checked.get(rater, 0))
         gold_acc = n_hit / n_gold if n_gold else None
         med = float(median[rater]) if rater in median.index else None
-        line = float(straight[rater]) if rater in straight.index else None
+        top = straight.loc[rater] if rater in straight.index else None
+        line = None if top is None else float(top["share"])
         items = int(n_items.get(rater, 0))
         flags = []
         if gold_acc is not None and gold_acc < rules.min_gold_accuracy:
@@ -58,10 +66,45 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
                          f"({n_hit} of {n_gold})")
         if med is not None and rules.min_median_seconds and med < rules.min_median_seconds:
             flags.append(f"median {med:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
-        if line is not None and items >= rules.straightline_min_answers and line >= rules.max_straightline:
-            flags.append(f"straight-lining: {line:.0%} of answers to one question are the same")
+        if top is not None and top["n"] >= rules.straightline_min_answers and line >= rules.max_straightline:
+            flags.append(f"straight-lining: {top['what']} ({round(line * top['n'])} of {top['n']})")
         out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags)))
     return out
+
+
+def _straight_lining(regular: pd.DataFrame, pair_questions: Mapping[str, str], min_answers: int) -> pd.DataFrame:
+    """Per rater, the most repeated answer over questions: share, n (answers it is a share of), what.
+    Questions the rater answered at least min_answers times come first: a share of two answers says little."""
+    is_pair = regular["question"].isin(list(pair_questions))
+    plain = _top_answer(regular[~is_pair], "value")
+    plain["what"] = ["answered " + repr(str(v)) + " to " + repr(str(q)) + f" on {s:.0%} of items"
+                     for q, v, s in zip(plain["question"], plain["value"], plain["share"])]
+    pair = regular[is_pair]
+    neutral = pair["question"].map(dict(pair_questions)).astype(str)
+    sided = pair[pair["value"].astype(str) != neutral]
+    shown = _top_answer(sided, "value")
+    shown["what"] = [f"Response {1 if str(v) == 'A' else 2} in {s:.0%} of answers naming a response"
+                     for v, s in zip(shown["value"], shown["share"])]
+    true = _top_answer(sided, "canonical")
+    true["what"] = [f"the same side in true order in {s:.0%} of answers naming a response" for s in true["share"]]
+    every = pd.concat([plain, shown, true])
+    if every.empty:
+        return pd.DataFrame(columns=["share", "n", "what"])
+    every = every.assign(enough=every["n"] >= min_answers)
+    every = every.sort_values(["enough", "share", "n"], ascending=False, kind="stable")
+    return every.groupby("rater_id", sort=False)[["share", "n", "what"]].first()
+
+
+def _top_answer(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Per (rater, question): the answer given most often in `column`, its share and the answers counted."""
+    if frame.empty:
+        return pd.DataFrame(columns=["rater_id", "question", "value", "share", "n"])
+    counts = frame.groupby(["rater_id", "question", column], observed=True).size().rename("c").reset_index()
+    counts["n"] = counts.groupby(["rater_id", "question"], observed=True)["c"].transform("sum")
+    counts = counts.sort_values("c", ascending=False, kind="stable").drop_duplicates(["rater_id", "question"])
+    return pd.DataFrame({"rater_id": counts["rater_id"].astype(str).to_numpy(),
+                         "question": counts["question"].to_numpy(), "value": counts[column].to_numpy(),
+                         "share": (counts["c"] / counts["n"]).to_numpy(), "n": counts["n"].astype(int).to_numpy()})
 
 
 def _gold_hits(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]]) -> tuple[pd.Series, pd.Series]:

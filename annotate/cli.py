@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from annotate import importers, results
+from annotate import formats, importers, results
 from annotate.cli_common import _db, friendly
 from annotate.cli_llm import generate, lmra_run
 from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
@@ -181,7 +181,7 @@ _import_command(lmra, importers.import_lmra, "LMRA scores",
 @click.argument("study_name")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--exclude-flagged", is_flag=True, help="Leave out raters flagged for quality.")
-@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", "n_boot", type=int, default=results.BOOTSTRAP_DRAWS, show_default=True,
               help="Bootstrap resamples for alpha's interval.")
 @click.pass_context
 @friendly
@@ -191,19 +191,20 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
     if as_json:
         click.echo(json.dumps(numbers))
         return
-    click.echo(f"{numbers['study']} ({numbers['task']}): {numbers['n_items']} items, "
-               f"{numbers['n_raters']} raters, {numbers['n_ratings']} ratings")
+    click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
+               f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")
     for qid, q in numbers["questions"].items():
-        line = f"  {qid}: n={q['n']} alpha({q['level']})={_fmt(q['alpha'])}"
+        line = f"  {qid}: n={q['n']} alpha({q['level']})={formats.ratio(q['alpha'])}"
         if q.get("alpha_ci"):
-            line += f" [{_fmt(q['alpha_ci'][0])}, {_fmt(q['alpha_ci'][1])}]"
+            line += f" {formats.interval(q['alpha_ci'])}"
         if "mean" in q:
-            line += f" mean={_fmt(q['mean'])} share 4-5={_fmt(q['share_4_or_5'])}"
+            line += f" mean={formats.mean(q['mean'])} share 4-5={formats.ratio(q['share_4_or_5'])}"
         click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
     if numbers.get("lmra"):
         judge = numbers["lmra"]
-        click.echo(f"  LMRA {judge['model']}: r={_fmt(judge['pearson_r'])} sign agreement="
-                   f"{_fmt(judge['sign_agreement'])} n={judge['n_items']}")
+        click.echo(f"  LMRA {judge['model']}: r={formats.ratio(judge['pearson_r'])} "
+                   f"{formats.interval(judge.get('pearson_ci'))} sign agreement="
+                   f"{formats.ratio(judge['sign_agreement'])} n={judge['n_items']}")
 
 
 @cli.command()
@@ -253,10 +254,6 @@ def report(ctx, study_name, out, exclude_flagged):
     from annotate.report import write_report
 
     click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
-
-
-def _fmt(x) -> str:
-    return "n/a" if x is None else f"{x:.3f}"
 
 
 @cli.command()

@@ -82,14 +82,17 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
 
 
 def item_answer_summary(data: StudyData) -> pd.DataFrame:
-    """Per item and question: n, the most common (canonical) answer and its share."""
+    """Per item and question: the item's text (the task's fields), n, the most common (canonical) answer
+    and its share, and the raters' comments."""
+    fields = list(data.study.task.required_fields)
+    texts = {r.item_id: r.data for r in data.items.itertuples()}
     rows = []
     for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
         counts = part["canonical"].value_counts()
-        rows.append({"item_id": item, "question": q, "n": len(part), "top_answer": counts.index[0],
-                     "top_share": float(counts.iloc[0] / len(part)),
+        rows.append({"item_id": item, **{f: texts[item].get(f, "") for f in fields}, "question": q,
+                     "n": len(part), "top_answer": counts.index[0], "top_share": float(counts.iloc[0] / len(part)),
                      "comments": " | ".join(c for c in part["comment"].dropna())})
-    return pd.DataFrame(rows, columns=["item_id", "question", "n", "top_answer", "top_share", "comments"])
+    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "comments"])
 
 
 def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import vl_convert
 
-from annotate import charts
+from annotate import charts, formats
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
@@ -19,16 +19,8 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
 
 
-def _fmt(x) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.3f}"
-    if isinstance(x, (list, tuple)) and len(x) == 2 and all(isinstance(v, float) for v in x):
-        return f"[{x[0]:.3f}, {x[1]:.3f}]"
-    if isinstance(x, (list, tuple)):
-        return ", ".join(map(str, x))
-    return str(x)
+def _table(rows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame([{c: formats.cell(c, v) for c, v in row.items()} for row in rows])
 
 
 def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False) -> list[tuple]:
@@ -44,16 +36,17 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                                  "ratings": numbers["n_ratings"],
                                  "items complete": f"{progress['items_complete']} / {progress['n_items']}",
                                  "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
-        ("Settings", pd.DataFrame([{"setting": k, "value": _fmt(v)} for k, v in settings.items()])),
-        ("Questions: reliability and scores", pd.DataFrame([
-            {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": _fmt(q["alpha"]),
-             "alpha 95% CI": _fmt(q["alpha_ci"]), "percent agreement": _fmt(q["percent_agreement"]),
-             "mean": _fmt(q.get("mean")), "share 4 or 5": _fmt(q.get("share_4_or_5")),
+        ("Settings", pd.DataFrame([{"setting": k, "value": ", ".join(map(str, v)) if isinstance(v, (list, tuple))
+                                    else "–" if v is None else str(v)} for k, v in settings.items()])),
+        ("Questions: reliability and scores", _table([
+            {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
+             "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],
+             "mean": q.get("mean"), "share 4 or 5": q.get("share_4_or_5"),
              "note": q.get("reason") or ""} for qid, q in numbers["questions"].items()])),
         ("Score distributions", charts.distributions(numbers)),
     ]
     if numbers.get("templates"):
-        sections.append(("Per template", pd.DataFrame(numbers["templates"]).map(_fmt)))
+        sections.append(("Per template", _table(numbers["templates"])))
     if numbers.get("lmra"):
         lmra = numbers["lmra"]
         key, title = rate_of(numbers)
@@ -62,25 +55,23 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
         sections += [
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
-            (title, pd.DataFrame([
-                {"source": "humans", "mean per pair": _fmt(numbers[key]["human"]),
-                 "n items": numbers[key]["n_items_human"]},
-                {"source": "LMRA", "mean per pair": _fmt(numbers[key]["lmra"]),
-                 "n items": numbers[key]["n_items_lmra"]}])),
+            (title, _table([
+                {"source": "humans", "mean per pair": numbers[key]["human"], "n items": numbers[key]["n_items_human"]},
+                {"source": "LMRA", "mean per pair": numbers[key]["lmra"], "n items": numbers[key]["n_items_lmra"]}])),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
         ]
     if numbers.get("names"):
         names = numbers["names"]
         for attr in ("race", "gender"):
-            sections.append((f"Name perception: {attr} accuracy", pd.DataFrame(
-                [{"intended": g, "accuracy": _fmt(a), "n": names[f"{attr}_n"][g]}
+            sections.append((f"Name perception: {attr} accuracy", _table(
+                [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]}
                  for g, a in names[f"{attr}_accuracy"].items()])))
             sections.append((f"Name perception: {attr} confusion",
                              charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))
-    sections.append(("Raters", pd.DataFrame([
-        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": _fmt(q.gold_accuracy),
-         "median seconds": _fmt(q.median_seconds), "consensus agreement": _fmt(q.consensus_agreement),
+    sections.append(("Raters", _table([
+        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
+         "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
          "flags": "; ".join(q.flags)} for q in data.quality])))
     excluded = [{"rater": r, "reasons": "; ".join(f)} for r, f in numbers["excluded_raters"].items()]
     sections.append(("Excluded raters", pd.DataFrame(excluded) if excluded else
@@ -90,8 +81,9 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
 
 
 def _calibration(c: dict) -> dict:
-    return {"ρ": _fmt(c["pearson_r"]), "95% CI": _fmt(c["pearson_ci"]), "p": _fmt(c["p_value"]),
-            "sign agreement": _fmt(c["sign_agreement"]), "n items": c["n_items"], "note": c.get("reason") or ""}
+    return {"ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(c["pearson_ci"]),
+            "p": formats.p_value(c["p_value"]), "sign agreement": formats.ratio(c["sign_agreement"]),
+            "n items": c["n_items"], "note": c.get("reason") or ""}
 
 
 def _version() -> str:

@@ -21,6 +21,10 @@ from store import ratings as rating_store
 
 TEMPLATE_KEY = "decision_question_id"
 
+# One number of bootstrap draws (with the study's seed) for the pages, the CLI and the report, so one
+# study prints one interval everywhere.
+BOOTSTRAP_DRAWS = 1000
+
 
 @dataclass(frozen=True)
 class StudyData:
@@ -47,7 +51,8 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     ratings = rating_store.ratings_frame(db, study.study_id, details=details)
     gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
     rules = QualityRules(min_median_seconds=study.settings.min_seconds)
-    quality = rater_quality(ratings, gold, rules)
+    sided = {q.id: "C" for q in study.task.questions if q.canonical in ("harm", "feature")}
+    quality = rater_quality(ratings, gold, rules, pair_questions=sided)
     excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
     kept = ratings[~ratings["gold_item"] & ~ratings["rater_id"].isin(list(excluded))]
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
@@ -55,7 +60,7 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
 
 
 def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
-                  n_boot: int = 1000, data: StudyData | None = None) -> dict:
+                  n_boot: int = BOOTSTRAP_DRAWS, data: StudyData | None = None) -> dict:
     """The JSON-ready numbers of a study (the keys of `fairval analyze --json`).
 
     `data`: the study as load_study_data read it, when the caller needs it too (read once)."""
@@ -205,7 +210,7 @@ def _plain(value):
 
 
 def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame:
-    """Per pair: human score and n, LMRA score, the gap, and the text to read. Largest gap first."""
+    """Per pair: its groups, human score and n, LMRA score, the gap, and the text to read. Largest gap first."""
     ratings = scored_ratings(data)
     human = human_scores(ratings)
     n = ratings.groupby("item_id")["rater_id"].nunique()
@@ -216,7 +221,8 @@ def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame
     texts = {r.item_id: r.data for r in data.items.itertuples()}
     ids = sorted(set(human.index) | set(lmra.index))
     frame = pd.DataFrame({
-        "item_id": ids, "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "item_id": ids, "group_a": [texts[i].get("group_a", "") for i in ids],
+        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
         "lmra": [lmra.get(i) for i in ids],
         "prompt": [texts[i].get("prompt", "") for i in ids],
         "response_a": [texts[i].get("response_a", "") for i in ids],

@@ -6,7 +6,8 @@ import streamlit as st
 
 from annotate import charts
 from annotate.results import calibration_items, load_study_data, rate_of
-from ui.common import fmt_number, get_db
+from annotate import formats
+from ui.common import formatted, get_db
 from ui.studies import results_for, study_header
 
 
@@ -30,8 +31,9 @@ def render() -> None:
     st.subheader("LMRA vs mean human rating")
     st.table(pd.DataFrame([calibration_row(model, chosen)]))
     key, label = rate_of(numbers)
-    st.caption(f"{label}: humans {fmt_number(numbers[key]['human'])} over {numbers[key]['n_items_human']} pairs; "
-               f"LMRA {fmt_number(chosen['rate_lmra'])} over {chosen['rate_lmra_n_items']}.")
+    st.caption(f"{label}: humans {formats.ratio(numbers[key]['human'])} over "
+               f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA {formats.ratio(chosen['rate_lmra'])} "
+               f"over {formats.count(chosen['rate_lmra_n_items'], 'pair')}.")
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:
@@ -44,14 +46,14 @@ def render() -> None:
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
-    st.table(top[["item_id", "human", "lmra", "n_raters", "prompt", "response_a", "response_b"]].round(3))
+    st.table(formatted(top[["item_id", "human", "lmra", "n_raters", "prompt", "response_a", "response_b"]]))
 
 
 def calibration_row(label: str, c: dict) -> dict:
     ci = c.get("pearson_ci")
-    return {"judge": label, "ρ": fmt_number(c["pearson_r"]),
-            "95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–", "p": fmt_number(c["p_value"]),
-            "sign agreement": fmt_number(c["sign_agreement"]), "n items": c["n_items"],
+    return {"judge": label, "ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(ci),
+            "p": formats.p_value(c["p_value"]), "sign agreement": formats.ratio(c["sign_agreement"]),
+            "n items": c["n_items"],
             "note": c.get("reason") or ""}
 
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import streamlit as st
+
+from annotate import formats
 
 from store import Database, open_db
 from store.db import default_db_path
@@ -19,11 +22,6 @@ def get_db() -> Database:
     return held[1]
 
 
-def fmt_number(x) -> str:
-    """A statistic for a table cell: three decimals, or a dash when undefined."""
-    return "–" if x is None else f"{x:.3f}"
-
-
 _IMAGE = re.compile(r"!\[([^\]]*)\]\s*(\([^)]*\)|\[[^\]]*\])")
 
 
@@ -32,3 +30,8 @@ def researcher_markdown(text: str) -> str:
     the page never makes a rater's browser fetch an address (raw HTML is never rendered by st.markdown)."""
     # then any image form left (a shortcut reference such as ![logo]) is made a plain link
     return _IMAGE.sub(lambda m: m.group(1), str(text)).replace("![", "[")
+
+
+def formatted(table: pd.DataFrame) -> pd.DataFrame:
+    """Every cell printed the way its column's kind of number is printed everywhere."""
+    return pd.DataFrame({c: [formats.cell(c, v) for v in table[c]] for c in table.columns})

@@ -14,10 +14,12 @@ from annotate.export import (
     template_verdicts,
 )
 from annotate.report import write_report
+from annotate.pairs import scored_question
 from annotate.results import load_study_data
+from annotate.studies import load_study
 from store import open_db
 from store.db import default_db_path
-from ui.common import get_db
+from ui.common import formatted, get_db
 from ui.studies import study_header
 
 
@@ -40,11 +42,8 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
 
 
 def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):
-    """Per-template numbers and verdicts for template studies (None for other tasks)."""
-    data = load_study_data(get_db(), study_id, exclude_flagged=exclude)
-    if data.study.task.name != "template_quality":
-        return None
-    return template_verdicts(data, thresholds)
+    """Per-template numbers and verdicts (template studies)."""
+    return template_verdicts(load_study_data(get_db(), study_id, exclude_flagged=exclude), thresholds)
 
 
 def render() -> None:
@@ -53,18 +52,20 @@ def render() -> None:
         return
     study_id, exclude = chosen
     st.subheader("Validated set")
-    st.caption("Template studies: the rows of every template that passed, exactly as imported. "
-               "Pair studies: each pair with its mean human score, raters and LMRA score.")
-    c1, c2, c3 = st.columns(3)
-    thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
-                            c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
-                            int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
-
-    numbers = verdicts_for(study_id, exclude, thresholds)
-    if numbers is not None:
-        passed = int(numbers["passed"].sum())
-        st.caption(f"{passed} of {len(numbers)} templates pass these thresholds.")
-        st.table(numbers.round(3))
+    thresholds = Thresholds()
+    if load_study(get_db(), study_id).task.name == "template_quality":
+        st.caption("The rows of every template that passed, exactly as imported.")
+        c1, c2, c3 = st.columns(3)
+        thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
+                                c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
+                                int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
+        numbers = verdicts_for(study_id, exclude, thresholds)
+        st.caption(f"{int(numbers['passed'].sum())} of {len(numbers)} templates pass these thresholds.")
+        st.table(formatted(numbers))
+    elif scored_question(load_study(get_db(), study_id).task) is not None:
+        st.caption("Each pair with its groups, mean human score, raters and the judge's score.")
+    else:
+        st.caption("Each item with its text, the most common answer, its share and the raters' comments.")
 
     def validated(db, out):
         export_validated(db, study_id, out, thresholds=thresholds, exclude_flagged=exclude)

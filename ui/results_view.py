@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate import charts
-from ui.common import fmt_number
+from annotate import charts, formats
+from ui.common import formatted
 from ui.studies import progress_for, results_for, study_header
 
 
@@ -22,12 +22,14 @@ def render() -> None:
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        st.table(pd.DataFrame(numbers["templates"]).round(3))
+        st.table(formatted(pd.DataFrame(numbers["templates"])))
     if numbers.get("names"):
         _names(numbers["names"])
     if numbers.get("raters"):
         st.subheader("Raters")
-        st.table(pd.DataFrame(numbers["raters"]).map(lambda v: "; ".join(v) if isinstance(v, list) else v))
+        raters = pd.DataFrame(numbers["raters"])
+        raters["flags"] = raters["flags"].map("; ".join)
+        st.table(formatted(raters))
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
         st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
@@ -51,13 +53,11 @@ def question_table(numbers: dict) -> pd.DataFrame:
     for qid, q in numbers["questions"].items():
         ci = q.get("alpha_ci")
         rows.append({"question": qid, "n": q["n"], "level": q["level"],
-                     "alpha": fmt_number(q["alpha"]),
-                     "alpha 95% CI": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–",
-                     "agreement": fmt_number(q["percent_agreement"]),
-                     "mean": fmt_number(q.get("mean")), "share 4–5": fmt_number(q.get("share_4_or_5")),
+                     "alpha": formats.ratio(q["alpha"]), "alpha 95% CI": formats.interval(ci),
+                     "agreement": formats.ratio(q["percent_agreement"]),
+                     "mean": formats.mean(q.get("mean")), "share 4–5": formats.ratio(q.get("share_4_or_5")),
                      "note": q.get("reason") or ""})
     return pd.DataFrame(rows)
-
 
 
 def _distributions(numbers: dict) -> None:
@@ -73,7 +73,7 @@ def _names(names: dict) -> None:
         acc = names.get(f"{attr}_accuracy", {})
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
-            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [fmt_number(v) for v in acc.values()],
+            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
                                    "n": [names[f"{attr}_n"][g] for g in acc]}))
             st.caption("Confusion (rows intended, columns perceived)")
             st.table(pd.DataFrame(names[f"{attr}_confusion"]).T)

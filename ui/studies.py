@@ -37,7 +37,7 @@ def study_header(title: str) -> tuple[str, bool] | None:
 
 @st.cache_data(ttl=5, show_spinner="Computing…")
 def cached_results(db_path: str, study_id: str, exclude_flagged: bool) -> dict:
-    return study_results(get_db(), study_id, exclude_flagged=exclude_flagged, n_boot=500)
+    return study_results(get_db(), study_id, exclude_flagged=exclude_flagged)    # BOOTSTRAP_DRAWS, as the CLI
 
 
 @st.cache_data(ttl=5)

@@ -67,13 +67,15 @@ def reference_quality(ratings: pd.DataFrame, gold: dict, rules: QualityRules) ->
         per_item = mine.groupby("item_id")["seconds"].first().dropna()
         median = float(per_item.median()) if len(per_item) else None
         own = regular[regular["rater_id"] == rater]
-        straight = (max(part["value"].value_counts(normalize=True).iloc[0] for _, part in own.groupby("question"))
-                    if len(own) else None)
+        # (share of the top answer, answers) per question; questions answered often enough count first
+        tops = [(part["value"].value_counts(normalize=True).iloc[0], len(part)) for _, part in own.groupby("question")]
+        enough = [share for share, n in tops if n >= rules.straightline_min_answers]
+        straight = max(enough) if enough else max((share for share, _ in tops), default=None)
         n_items = own["item_id"].nunique()
         flags = 0
         flags += accuracy is not None and accuracy < rules.min_gold_accuracy
         flags += median is not None and bool(rules.min_median_seconds) and median < rules.min_median_seconds
-        flags += straight is not None and n_items >= rules.straightline_min_answers and straight >= rules.max_straightline
+        flags += bool(enough) and max(enough) >= rules.max_straightline
         out[rater] = (len(hits), accuracy, median, straight, n_items, flags)
     return out
 
@@ -93,3 +95,43 @@ def test_quality_measures_match_a_plain_loop(rows, min_seconds):
     assert set(got) == set(want)
     for rater, measures in want.items():
         assert list(got[rater]) == [pytest.approx(m) if m is not None else None for m in measures], rater
+
+
+def pair_rows(rater, shown_and_flipped):
+    """A harm question answered on pairs: shown A/B/C and whether the pair was swapped for this rater."""
+    from annotate.pairs import canonical_value
+    from annotate.tasks import get_task
+    harm = get_task("harmful_stereotype").questions[0]
+    return [(f"i{k}", rater, "harm", shown, canonical_value(harm, shown, flipped), 6.0, False)
+            for k, (shown, flipped) in enumerate(shown_and_flipped)]
+
+
+PAIRS = {"harm": "C"}
+
+
+def test_a_pair_rater_answering_no_stereotype_throughout_is_not_straight_lining():
+    quality = rater_quality(frame(pair_rows("honest", [("C", k % 2 == 1) for k in range(10)])), {},
+                            pair_questions=PAIRS)
+    assert quality[0].flags == () and quality[0].straightline is None
+
+
+def test_a_pair_rater_always_choosing_response_1_is_flagged_with_the_reason():
+    swapped = [k % 2 == 1 for k in range(12)]
+    rows = pair_rows("lazy", [("A", f) for f in swapped[:10]] + [("C", f) for f in swapped[10:]])
+    (lazy,) = rater_quality(frame(rows), {}, pair_questions=PAIRS)
+    assert lazy.flags == ("straight-lining: Response 1 in 100% of answers naming a response (10 of 10)",)
+    assert lazy.straightline == 1.0
+
+
+def test_a_pair_rater_always_naming_the_same_true_side_is_flagged():
+    # answers follow the true order (always "stereotype as assigned") whichever side it was shown on
+    rows = pair_rows("one-sided", [("B" if k % 2 else "A", bool(k % 2)) for k in range(10)])
+    (rater,) = rater_quality(frame(rows), {}, pair_questions=PAIRS)
+    assert rater.flags == ("straight-lining: the same side in true order in 100% of answers naming a response "
+                           "(10 of 10)",)
+
+
+def test_a_mixed_pair_rater_is_not_flagged():
+    rows = pair_rows("mixed", [("A", False), ("B", False), ("A", True), ("B", True)] * 3)
+    (rater,) = rater_quality(frame(rows), {}, pair_questions=PAIRS)
+    assert rater.flags == () and rater.straightline == 0.5

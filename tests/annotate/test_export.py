@@ -110,6 +110,33 @@ def test_other_tasks_export_each_items_top_answer_with_comments(db, tmp_path):
     assert side["n_rows"] == 2
     assert table.loc["s1", "top_answer"] == "yes" and table.loc["s1", "top_share"] == pytest.approx(2 / 3)
     assert table.loc["s1", "comments"] == "realistic | too vague" and table.loc["s2", "n"] == 1
+    assert table.loc["s1", "scenario"] == "A" and table.loc["s2", "scenario"] == "B"     # the item's text
+
+
+def test_a_pair_export_names_each_pairs_groups(db, tmp_path):
+    create_study(db, "hp", "harmful_stereotype")
+    import_items(db, "hp", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": g, "group_b": h}
+        for k, (g, h) in enumerate([("female", "male"), ("Asian", "white")])]))
+    import_ratings(db, "hp", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": "p0", "rater_id": "r1", "question": "harm", "value": "A"},
+        {"item_id": "p1", "rater_id": "r1", "question": "harm", "value": "C"}]))
+    export_validated(db, "hp", tmp_path / "out.jsonl")
+    rows = {r["item_id"]: r for r in map(json.loads, (tmp_path / "out.jsonl").read_text().splitlines())}
+    assert (rows["p0"]["group_a"], rows["p0"]["group_b"]) == ("female", "male")
+    assert (rows["p1"]["group_a"], rows["p1"]["group_b"]) == ("Asian", "white")
+    assert rows["p0"]["human_score"] == 1.0 and rows["p1"]["human_score"] == 0.0
+
+
+def test_a_name_export_carries_the_name(db, tmp_path):
+    create_study(db, "nm", "name_perception")
+    import_items(db, "nm", write_jsonl(tmp_path / "n.jsonl", [{"id": "a", "name": "Ana Diaz", "race": "Hispanic",
+                                                               "gender": "female"}]))
+    import_ratings(db, "nm", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": "a", "rater_id": "r1", "question": "race", "value": "Hispanic"}]))
+    export_validated(db, "nm", tmp_path / "out.csv")
+    row = pd.read_csv(tmp_path / "out.csv").iloc[0]
+    assert (row["name"], row["race"], row["gender"], row["top_answer"]) == ("Ana Diaz", "Hispanic", "female", "Hispanic")
 
 
 def test_name_study_report_draws_both_confusion_matrices(db, tmp_path):

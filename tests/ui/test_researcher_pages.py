@@ -1,4 +1,7 @@
 """Researcher pages refuse on their own without the password, and show the numbers with it."""
+import json
+import re
+
 import pytest
 
 from annotate.demo import ensure_demo
@@ -118,3 +121,34 @@ def test_export_page_shows_which_templates_pass(demo, monkeypatch):
     assert list(table["template"]) == list(expected["template"])
     assert list(table["passed"]) == list(expected["passed"])
     assert any(f"{int(expected['passed'].sum())} of 4 templates pass" in c.value for c in at.caption)
+
+
+def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch, db_path):
+    """Same data, same settings: the Results page and `fairval analyze` give one interval."""
+    from click.testing import CliRunner
+
+    from annotate.cli import cli
+    at = sign_in("1_Results.py", monkeypatch)
+    on_page = dict(zip(at.table[0].value["question"], at.table[0].value["alpha 95% CI"]))
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "analyze", "demo-templates", "--json"])
+    from_cli = json.loads(result.output)["questions"]
+    assert on_page == {q: f"[{v['alpha_ci'][0]:.3f}, {v['alpha_ci'][1]:.3f}]" for q, v in from_cli.items()}
+
+
+def test_numbers_are_printed_by_kind(demo, monkeypatch):
+    """Means of answers with two decimals, ratios with three; the attribute nobody was asked is not listed."""
+    at = sign_in("1_Results.py", monkeypatch)
+    questions = at.table[0].value.set_index("question")
+    assert re.fullmatch(r"\d\.\d\d", questions.loc["quality", "mean"])
+    assert re.fullmatch(r"0\.\d{3}|1\.000", questions.loc["quality", "share 4–5"])
+    templates = at.table[1].value
+    assert all(re.fullmatch(r"\d\.\d\d", m) for m in templates["mean"])
+    assert not any("not asked" in c.value for c in at.caption)
+
+
+def test_export_page_asks_for_template_thresholds_only_on_template_studies(demo, monkeypatch):
+    at = sign_in("4_Export.py", monkeypatch)
+    assert [n.label for n in at.number_input][:1] == ["Mean quality at least"]
+    at.selectbox(key="study").set_value("demo-pairs").run()
+    assert not at.number_input and not at.table
+    assert any("groups" in c.value for c in at.caption)

@@ -1,0 +1,57 @@
+"""One way to print each kind of number, shared by the pages, the command line and the report.
+
+Ratios (alpha, agreement, shares, correlations, p) have three decimals, means of answers two;
+an undefined number is a dash; counts agree with their noun ("1 rater", "2 raters").
+"""
+from __future__ import annotations
+
+import math
+
+DASH = "–"
+
+
+def _undefined(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def ratio(x) -> str:
+    return DASH if _undefined(x) else f"{x:.3f}"
+
+
+def mean(x) -> str:
+    return DASH if _undefined(x) else f"{x:.2f}"
+
+
+def interval(ci) -> str:
+    return DASH if not ci or any(_undefined(v) for v in ci) else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def p_value(x) -> str:
+    return DASH if _undefined(x) else "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def seconds(x) -> str:
+    return DASH if _undefined(x) else f"{x:.1f}"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+# Columns of the tables the pages and the report print, by what their numbers are.
+MEAN_COLUMNS = {"mean", "human", "lmra"}          # means of answers (H, a rate, is a ratio)
+SECONDS_COLUMNS = {"median_seconds", "median seconds"}
+
+
+def cell(column: str, value):
+    """A table cell: floats formatted by their column's kind, everything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return interval(value) if len(value) == 2 and all(isinstance(v, float) for v in value) \
+            else ", ".join(map(str, value))
+    if value is None or isinstance(value, float):
+        if column in MEAN_COLUMNS:
+            return mean(value)
+        if column == "p":
+            return p_value(value)
+        return seconds(value) if column in SECONDS_COLUMNS else ratio(value)
+    return value
