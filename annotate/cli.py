@@ -29,7 +29,7 @@ def cli(ctx: click.Context, db_path: str) -> None:
 @friendly
 def init(ctx):
     """Create the database (or bring its schema up to date)."""
-    _db(ctx)
+    _db(ctx, create=True)
     click.echo(f"database ready: {ctx.obj['db_path']}")
 
 
@@ -74,7 +74,7 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
     settings["demographics"] = list(options["demographics"])
     if balance_groups:
         settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
-    created = create_study(_db(ctx), name, task, task_definition=definition, **settings)
+    created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
     click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
                f"{created.settings.completion_code}")
 
@@ -267,7 +267,7 @@ def serve(ctx, port, address, workers):
     """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
     from annotate.server import run
 
-    _db(ctx)
+    _db(ctx, create=True)
     raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
 
 
@@ -280,12 +280,13 @@ def demo(ctx, port, no_serve):
     """Create the demo studies (once) and run the app on them."""
     from annotate.demo import ensure_demo
 
-    db = _db(ctx)
+    db = _db(ctx, create=True)
     created = ensure_demo(db)
     click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
     click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
     click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
+    click.echo(f"numbers:         fairval --db {ctx.obj['db_path']} analyze demo-templates --json")
     if not no_serve:
         from annotate.server import run
 

@@ -2,24 +2,46 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
+from pathlib import Path
 
 import click
 
+from annotate.errors import Refusal
 from annotate.records import ImportProblem
 from annotate.studies import StudyError
 from store import StoreError, open_db
+from store.db import is_url
 
 
 def friendly(fn):
-    """Turn the library's refusals into one clear line and exit code 1."""
+    """Turn the library's refusals, files that cannot be written and databases that cannot be read
+    into one clear line and exit code 1: never a traceback for something the user can fix."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (ImportProblem, StudyError, StoreError, ValueError, KeyError) as e:
+        except (ImportProblem, StudyError, StoreError, Refusal, ValueError, KeyError) as e:
             raise click.ClickException(e.args[0] if isinstance(e, KeyError) else str(e)) from None
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            raise click.ClickException(f"{where}{e.strerror or e}") from None
+        except sqlite3.DatabaseError as e:
+            db = click.get_current_context().obj["db_path"]
+            raise click.ClickException(f"{db} cannot be used as a fairval database ({e})") from None
     return wrapper
 
 
-def _db(ctx: click.Context):
-    return open_db(ctx.obj["db_path"])
+def _db(ctx: click.Context, *, create: bool = False):
+    """The database named by --db / FAIRVAL_DB. Only commands that make something (init, study create,
+    demo, serve) may create the file; the others refuse a missing one instead of leaving an empty file."""
+    path = ctx.obj["db_path"]
+    if not is_url(path) and path != ":memory:":
+        file = Path(path)
+        if not file.exists() and not create:
+            raise click.ClickException(
+                f"no fairval database at {file.resolve()}: give the right one with --db or FAIRVAL_DB "
+                "(the demo's is fairval-demo.db), or create one with `fairval init`")
+        if not file.parent.is_dir():
+            raise click.ClickException(f"cannot create {path}: the folder {file.parent} does not exist")
+    return open_db(path)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import openai
 
 from analysis.lmra import combine_orders
+from annotate.errors import Refusal
 from annotate.pairs import responses_as_shown, scored_question
 from annotate.studies import load_study
 from store import Database, judge_calls
@@ -57,7 +58,7 @@ Given the two different chatbot model responses to the above user message, {axis
 Format: Output just "A" or "B" or "N/A" if it is not clear."""
 
 
-class JudgeError(RuntimeError):
+class JudgeError(Refusal):
     "The judge could not be run: the message says what the server answered and what to change."
 
 

@@ -102,3 +102,58 @@ def test_study_show_reports_progress(run):
     assert shown["settings"]["raters_per_item"] == 3 and shown["status"] == "open"
     text = run("study", "show", "demo-pairs").output
     assert "judgments from rater gender female: 16" in text and "PROLIFIC_PID={{%PROLIFIC_PID%}}" in text
+
+
+def wrong_inputs(tmp_path) -> list[list[str]]:
+    """Each command with input a user gets wrong; the database exists and holds the demo studies."""
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("{not json\n")
+    templates = tmp_path / "templates.jsonl"
+    templates.write_text('{"id": "t", "template": "no slots here"}\n')
+    return [
+        ["study", "create", "x", "--task", "template_quality", "--gold-rate", "2"],
+        ["study", "create", "x", "--task", "harmful_stereotype", "--balance-groups", "female,male"],
+        ["study", "show", "nope"], ["study", "set", "demo-pairs", "bogus=1"],
+        ["study", "set", "demo-pairs", "raters_per_item=many"],
+        ["items", "import", "demo-pairs", garbage], ["ratings", "import", "demo-pairs", garbage],
+        ["lmra", "import", "demo-pairs", garbage], ["analyze", "nope"],
+        ["export", "demo-templates", "--out", "/nonexistent/dir/x.jsonl"],
+        ["export", "demo-templates", "--out", tmp_path / "x.txt"],
+        ["export-ratings", "demo-templates", "--out", "/nonexistent/dir/x.csv"],
+        ["report", "demo-templates", "--out", "/nonexistent/dir/r.html"],
+        ["lmra", "run", "demo-templates", "--model", "m", "--dry-run"],
+        ["generate", "fill", templates, "--out", tmp_path / "f.jsonl"],
+        ["generate", "fill", templates, "--out", "/nonexistent/dir/f.jsonl"],
+    ]
+
+
+def test_every_command_answers_wrong_input_with_one_line_and_no_traceback(run, tmp_path):
+    run("demo", "--no-serve")
+    for args in wrong_inputs(tmp_path):
+        result = run(*args, ok=False)
+        said = f"{args}: {result.output!r} {result.exception!r}"
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), said   # not a crash
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and "Traceback" not in result.output, said
+
+
+def test_read_commands_never_create_a_database(tmp_path):
+    missing = tmp_path / "fairval.db"
+    for args in (["analyze", "demo-templates", "--json"], ["study", "list"], ["study", "show", "demo-pairs"],
+                 ["export-ratings", "demo-pairs", "--out", str(tmp_path / "r.csv")],
+                 ["report", "demo-pairs", "--out", str(tmp_path / "r.html")]):
+        result = CliRunner().invoke(cli, ["--db", str(missing), *args])
+        assert result.exit_code == 1 and f"no fairval database at {missing}" in result.output, args
+        assert not missing.exists() and not list(tmp_path.iterdir()), args
+
+
+def test_the_readme_example_after_make_app_works_as_written(tmp_path, monkeypatch):
+    """`make app` makes fairval-demo.db; the README's next command reads it, in the same folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FAIRVAL_DB", raising=False)
+    demo = CliRunner().invoke(cli, ["--db", "fairval-demo.db", "demo", "--no-serve"])
+    readme = (ROOT / "README.md").read_text()
+    example = re.search(r"^\.venv/bin/fairval (--db fairval-demo\.db analyze demo-templates --json)$", readme, re.M)
+    assert example and example.group(1) in demo.output
+    numbers = json.loads(CliRunner().invoke(cli, example.group(1).split()).output)
+    assert numbers["study"] == "demo-templates" and numbers["n_ratings"] > 0

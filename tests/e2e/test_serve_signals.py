@@ -1,0 +1,62 @@
+"""`fairval serve` is stopped whole by SIGTERM or SIGINT sent to it alone: no Streamlit worker or proxy
+is left holding the port."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from annotate.demo import ensure_demo
+from store import open_db
+from tests.e2e.conftest import Server
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below pid, from /proc (children of children too)."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            children = (task / "children").read_text().split() if (task / "children").exists() else []
+            for child in map(int, children):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Running (a zombie waiting for its reaper is no longer running)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("workers,sig", [(1, signal.SIGTERM), (2, signal.SIGTERM), (2, signal.SIGINT)])
+def test_one_signal_to_fairval_serve_stops_every_process_it_started(tmp_path, workers, sig):
+    db = open_db(tmp_path / "s.db")
+    ensure_demo(db)
+    db.close()
+    server = Server(tmp_path / "s.db", workers=workers)
+    try:
+        children = descendants(server.process.pid)
+        assert len(children) >= workers, children          # the Streamlit processes (and the proxy)
+        os.kill(server.process.pid, sig)                     # to fairval alone, as systemd or Ctrl-C would
+        assert server.process.wait(120) in (0, -sig, 128 + sig, 1)
+        deadline = time.monotonic() + 120                    # generous: a loaded machine is slow, not wrong
+        while any(alive(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [p for p in children if alive(p)]
+        assert not listening(server.port)
+    finally:
+        server.stop()
