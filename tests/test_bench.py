@@ -12,4 +12,8 @@ def test_every_benchmark_runs_and_reports_ratios():
     assert re.search(r"analyze .* \d+\.\d\dx the bare load \+ krippendorff", text)
     assert re.search(r"items import .*x parsing the file", text)
     assert re.search(r"judgments stored: 120 and 120, expected 120 each", text)
-    assert set(SUITES) == {"serving", "analysis", "files", "processes"}
+    assert re.search(r"choose an option, .* answer card p50 \d+ ms, button per option p50 \d+ ms \(\d+\.\dx faster\)", text)
+    workers = re.findall(r"^(sqlite|postgresql) +4 raters: 2 workers / 1 worker .* = \d+\.\d\dx; .*stored 12 and 12 of 12, "
+                         r"0 lost, 0 doubled$", text, re.M)
+    assert workers == ["sqlite", "postgresql"]
+    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers"}

@@ -1,0 +1,74 @@
+"""Real servers for the browser and websocket benchmarks: `fairval serve`, or `streamlit run` on a file."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from store.db import is_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Running:
+    """A server process group on 127.0.0.1, ready when its health check answers; stop() ends it whole."""
+
+    def __init__(self, command: list[str], port: int, env: dict | None = None):
+        self.port, self.url = port, f"http://127.0.0.1:{port}"
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="fairval-bench-", suffix=".log", delete=False)
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
+                 "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"server did not start; log in {self.log.name}")
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(30)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.log.close()
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def fairval_serve(db_path: Path | str, *, workers: int = 1, env: dict | None = None) -> Running:
+    port = free_port()
+    if not is_url(db_path):
+        db_path = Path(db_path).resolve()          # the server runs in the project folder
+    command = [sys.executable, "-c", "from annotate.cli import main; main()", "--db", str(db_path), "serve",
+               "--port", str(port), "--address", "127.0.0.1", "--workers", str(workers)]
+    return Running(command, port, {"FAIRVAL_DB": str(db_path), **(env or {})})
+
+
+def streamlit_run(script: Path) -> Running:
+    port = free_port()
+    return Running([sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+                    "--server.address", "127.0.0.1", "--server.headless", "true"], port)
