@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import sqlite3
 from pathlib import Path
 
 import click
@@ -26,9 +25,6 @@ def friendly(fn):
         except OSError as e:
             where = f"{e.filename}: " if e.filename else ""
             raise click.ClickException(f"{where}{e.strerror or e}") from None
-        except sqlite3.DatabaseError as e:
-            db = click.get_current_context().obj["db_path"]
-            raise click.ClickException(f"{db} cannot be used as a fairval database ({e})") from None
     return wrapper
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import vl_convert
 
 from annotate import charts, formats
+from annotate.judge_table import alt_test_sentence, ceiling_sentence, order_sentence, validity_row
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
@@ -53,11 +54,20 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         rows = [{"raters": "all", **_calibration(lmra)}] + [
             {"raters": f"{attr}: {g}", **_calibration(c)}
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
+        judges = lmra.get("by_model") or {lmra["model"]: lmra}
         sections += [
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
+            ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
+            ("Can the judge stand in for people?", " ".join(
+                (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra)))),
             (title, _table([
-                {"source": "humans", "mean per pair": numbers[key]["human"], "n items": numbers[key]["n_items_human"]},
-                {"source": "LMRA", "mean per pair": numbers[key]["lmra"], "n items": numbers[key]["n_items_lmra"]}])),
+                {"source": "humans", "mean per pair": numbers[key]["human"],
+                 "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},
+                {"source": "LMRA", "mean per pair": numbers[key]["lmra"],
+                 "95% CI": formats.interval(numbers[key].get("lmra_ci")), "n items": numbers[key]["n_items_lmra"]},
+                {"source": "humans − LMRA (paired)", "mean per pair": numbers[key]["difference"]["value"],
+                 "95% CI": formats.interval(numbers[key]["difference"]["ci"]),
+                 "n items": numbers[key]["difference"]["n"]}])),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
         ]

@@ -11,6 +11,7 @@ from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
+from annotate.judge_numbers import validity_numbers
 from annotate.pairs import pair_score, scored_question
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
@@ -80,7 +81,7 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
     if study.task.name == "template_quality":
         out["templates"] = template_table(data)
     if scored_question(study.task) is not None:
-        out.update(pair_numbers(data))
+        out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed))
     if study.task.name == "name_perception":
         out["names"] = name_numbers(data)
     return _plain(out)
@@ -143,7 +144,7 @@ def scored_ratings(data: StudyData) -> pd.DataFrame:
     return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
 
 
-def pair_numbers(data: StudyData) -> dict:
+def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0) -> dict:
     question = scored_question(data.study.task)
     ratings = scored_ratings(data)
     human = human_scores(ratings)
@@ -160,6 +161,8 @@ def pair_numbers(data: StudyData) -> dict:
     for model in models:
         lmra = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
+        numbers.update(validity_numbers(ratings, human, data.lmra[data.lmra["model"] == model],
+                                        n_boot=n_boot, seed=seed))
         numbers["by_rater_group"] = {
             attr: {g: asdict(c) for g, c in calibrate_by_group(
                 ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()}
@@ -169,6 +172,9 @@ def pair_numbers(data: StudyData) -> dict:
         by_model[model] = numbers
     main = models[0]
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
+    out[key]["difference"] = by_model[main]["rate_difference"]              # H_human − H_LMRA, paired
+    out[key]["human_ci"] = by_model[main]["rate_human_ci"]
+    out[key]["lmra_ci"] = by_model[main]["rate_lmra_ci"]
     out[key]["lmra"] = by_model[main]["rate_lmra"]
     out[key]["n_items_lmra"] = by_model[main]["rate_lmra_n_items"]
     return out

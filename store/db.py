@@ -128,7 +128,11 @@ def connect(path: str | Path | None = None) -> Database:
 def open_db(path: str | Path | None = None) -> Database:
     """Open (creating if needed) a fairval database and bring its schema up to date."""
     db = connect(path)
-    migrate(db)
+    try:
+        migrate(db)
+    except sqlite3.DatabaseError as e:          # not SQLite at all, or damaged: say which file
+        db.close()
+        raise StoreError(f"{db.path} cannot be used as a fairval database ({e})") from None
     return db
 
 

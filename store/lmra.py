@@ -20,6 +20,9 @@ def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
 
 
 def scores_frame(db: Database, study_id: str) -> pd.DataFrame:
-    rows = list(db.query("SELECT item_id, model, score FROM lmra_scores WHERE study_id = ? "
+    """item_id, model, score, and the answer probabilities of both orders (a dict, or None)."""
+    rows = list(db.query("SELECT item_id, model, score, probabilities FROM lmra_scores WHERE study_id = ? "
                          "ORDER BY model, item_id", [study_id]))
-    return pd.DataFrame(rows, columns=["item_id", "model", "score"])
+    frame = pd.DataFrame(rows, columns=["item_id", "model", "score", "probabilities"])
+    frame["probabilities"] = [json.loads(p) if isinstance(p, str) else None for p in frame["probabilities"]]
+    return frame

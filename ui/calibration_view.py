@@ -7,6 +7,7 @@ import streamlit as st
 from annotate import charts
 from annotate.results import calibration_items, load_study_data, rate_of
 from annotate import formats
+from annotate.judge_table import alt_test_sentence, ceiling_sentence, order_sentence, validity_row, with_ci
 from ui.common import formatted, get_db
 from ui.studies import results_for, study_header
 
@@ -30,10 +31,21 @@ def render() -> None:
     chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
     st.subheader("LMRA vs mean human rating")
     st.table(pd.DataFrame([calibration_row(model, chosen)]))
+    if lmra.get("by_model"):
+        st.subheader("Every judge (95% intervals)")
+        st.table(pd.DataFrame([validity_row(m, c) for m, c in lmra["by_model"].items()]))
+    else:
+        st.subheader("Agreement, 95% intervals")
+        st.table(pd.DataFrame([validity_row(model, chosen)]))
+    for sentence in (ceiling_sentence(chosen), alt_test_sentence(chosen), order_sentence(chosen)):
+        st.caption(sentence)
     key, label = rate_of(numbers)
-    st.caption(f"{label}: humans {formats.ratio(numbers[key]['human'])} over "
-               f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA {formats.ratio(chosen['rate_lmra'])} "
-               f"over {formats.count(chosen['rate_lmra_n_items'], 'pair')}.")
+    difference = chosen.get("rate_difference") or {}
+    st.caption(f"{label}: humans {with_ci(numbers[key]['human'], chosen.get('rate_human_ci'))} over "
+               f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA "
+               f"{with_ci(chosen['rate_lmra'], chosen.get('rate_lmra_ci'))} over "
+               f"{formats.count(chosen['rate_lmra_n_items'], 'pair')}; humans − LMRA "
+               f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored.")
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:
@@ -46,7 +58,8 @@ def render() -> None:
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
-    st.table(formatted(top[["item_id", "human", "lmra", "n_raters", "prompt", "response_a", "response_b"]]))
+    st.table(formatted(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
+                            "response_b"]]))
 
 
 def calibration_row(label: str, c: dict) -> dict:

@@ -68,15 +68,23 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     at = sign_in("2_Calibration.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
     from annotate.results import study_results
-    expected = study_results(demo, "demo-pairs", n_boot=0)["lmra"]
-    main = at.table[0].value
+    expected = study_results(demo, "demo-pairs")["lmra"]
+    tables = {tuple(t.value.columns)[:2]: t.value for t in at.table}
+    main = tables[("judge", "ρ")]
     assert main.iloc[0]["judge"] == "demo-judge"
     assert main.iloc[0]["ρ"] == f"{expected['pearson_r']:.3f}"
     assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f}"
-    groups = at.table[1].value
+    agreement = tables[("judge", "ρ (Pearson)")].iloc[0]
+    spearman = expected["spearman"]
+    assert agreement["Spearman"] == (f"{spearman['value']:.3f} [{spearman['ci'][0]:.3f}, {spearman['ci'][1]:.3f}]")
+    assert agreement["CCC"].startswith(f"{expected['ccc']['value']:.3f} [")
+    captions = " ".join(c.value for c in at.caption)
+    assert f"People agree with each other at {expected['human_ceiling']['split_half']:.3f}" in captions
+    assert "Alternative-annotator test: undefined" in captions and "Response 1" in captions
+    groups = tables[("raters", "ρ")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
-    worst = at.table[2].value
-    assert len(worst) == 8 and list(worst.columns[:3]) == ["item_id", "human", "lmra"]
+    worst = tables[("item_id", "group_a")]
+    assert len(worst) == 8 and list(worst.columns[:4]) == ["item_id", "group_a", "group_b", "human"]
 
 
 def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):

@@ -1,0 +1,214 @@
+"""May the judge stand in for people? Agreement with intervals, the human ceiling, the alternative-
+annotator test and order effects. Pure functions over per-item scores and per-rating frames.
+
+Every result is a dict {value, ci, n} with a `reason` when the number is undefined. Resampled intervals
+draw from numpy's default_rng(seed), so one seed and one number of draws give one interval everywhere.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+Z95 = stats.norm.ppf(0.975)
+
+
+def estimate(value, ci=None, n: int = 0, reason: str | None = None) -> dict:
+    out = {"value": None if value is None else float(value),
+           "ci": None if ci is None else [float(ci[0]), float(ci[1])], "n": int(n)}
+    if reason:
+        out["reason"] = reason
+    return out
+
+
+def paired(human: pd.Series, judge: pd.Series) -> pd.DataFrame:
+    """The items both sides scored, as columns human and judge."""
+    return pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """Wilson's score interval for a proportion (95%)."""
+    p, z2 = successes / n, Z95 ** 2
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return centre - half, centre + half
+
+
+def sign_agreement(human: pd.Series, judge: pd.Series) -> dict:
+    both = paired(human, judge)
+    if both.empty:
+        return estimate(None, reason="no item was scored by both people and the judge")
+    hits = int((np.sign(both["human"]) == np.sign(both["judge"])).sum())
+    return estimate(hits / len(both), wilson(hits, len(both)), len(both))
+
+
+def _undefined_correlation(both: pd.DataFrame, minimum: int) -> str | None:
+    if len(both) < minimum:
+        return f"only {len(both)} item(s) scored by both; this needs at least {minimum}"
+    for side in ("human", "judge"):
+        if both[side].nunique() < 2:
+            return f"every {side} score is the same; the correlation is undefined without variation"
+    return None
+
+
+def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> dict:
+    """Spearman's ρ or Kendall's τ-b with a Fisher-z interval using Fieller, Hartley and Pearson's (1957)
+    variances: 1.06/(n−3) for Spearman, 0.437/(n−4) for Kendall."""
+    both = paired(human, judge)
+    minimum = 5 if kind == "kendall" else 4
+    reason = _undefined_correlation(both, minimum)
+    if reason:
+        return estimate(None, n=len(both), reason=reason)
+    if kind == "spearman":
+        value, se = stats.spearmanr(both["human"], both["judge"]).statistic, math.sqrt(1.06 / (len(both) - 3))
+    else:
+        value, se = stats.kendalltau(both["human"], both["judge"]).statistic, math.sqrt(0.437 / (len(both) - 4))
+    z = math.atanh(min(max(value, -0.999999), 0.999999))
+    return estimate(value, (math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)), len(both))
+
+
+def concordance(human: pd.Series, judge: pd.Series) -> dict:
+    """Lin's concordance correlation coefficient (agreement on the scale) with Lin's (1989) interval on
+    Fisher's z, using the moments with divisor n as Lin defines them."""
+    both = paired(human, judge)
+    reason = _undefined_correlation(both, 4)
+    if reason:
+        return estimate(None, n=len(both), reason=reason)
+    x, y, n = both["human"].to_numpy(float), both["judge"].to_numpy(float), len(both)
+    sx2, sy2 = x.var(), y.var()
+    sxy = ((x - x.mean()) * (y - y.mean())).mean()
+    ccc = 2 * sxy / (sx2 + sy2 + (x.mean() - y.mean()) ** 2)
+    if abs(ccc) > 1 - 1e-12:                     # identical scores: no spread left to estimate
+        return estimate(ccc, (ccc, ccc), n)
+    r = sxy / math.sqrt(sx2 * sy2)
+    if r == 0:                                   # Lin's variance divides by r: no interval then
+        return estimate(ccc, None, n)
+    u2 = (x.mean() - y.mean()) ** 2 / math.sqrt(sx2 * sy2)
+    var_z = ((1 - r ** 2) * ccc ** 2 / ((1 - ccc ** 2) * r ** 2)
+             + 2 * ccc ** 3 * (1 - ccc) * u2 / (r * (1 - ccc ** 2) ** 2)
+             - ccc ** 4 * u2 ** 2 / (2 * r ** 2 * (1 - ccc ** 2) ** 2)) / (n - 2)
+    z = math.atanh(ccc)
+    half = Z95 * math.sqrt(max(var_z, 0.0))
+    return estimate(ccc, (math.tanh(z - half), math.tanh(z + half)), n)
+
+
+def _percentile(draws: np.ndarray) -> tuple[float, float] | None:
+    draws = draws[np.isfinite(draws)]
+    return (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else None
+
+
+def mean_with_interval(scores: pd.Series, n_boot: int, seed: int) -> dict:
+    """A mean over items (H) with a percentile bootstrap over items."""
+    values = scores.dropna().to_numpy(float)
+    if not len(values):
+        return estimate(None, reason="no item scored")
+    if n_boot <= 0 or len(values) < 2:
+        return estimate(values.mean(), None, len(values))
+    index = np.random.default_rng(seed).integers(0, len(values), (n_boot, len(values)))
+    return estimate(values.mean(), _percentile(values[index].mean(axis=1)), len(values))
+
+
+def rate_difference(human: pd.Series, judge: pd.Series, n_boot: int, seed: int) -> dict:
+    """H_human − H_judge over the items both scored, with a paired bootstrap over those items."""
+    both = paired(human, judge)
+    if both.empty:
+        return estimate(None, reason="no item was scored by both people and the judge")
+    return mean_with_interval(both["human"] - both["judge"], n_boot, seed)
+
+
+def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 20) -> dict:
+    """How well a second crowd of the same size would agree with this one on the per-item mean.
+
+    ratings: item_id, rater_id, score. A split sends each item's raters at random into two halves (the
+    odd one out to either side); the correlation of the halves' means over items, stepped up by
+    Spearman–Brown (2r / (1 + r)), is averaged over `splits` splits. Interval: each bootstrap draw
+    resamples items and takes one of the splits, all draws in chunks of array operations. Also the mean
+    standard error of an item's human mean.
+    """
+    item_se = _item_se(ratings)
+    frame = ratings.dropna(subset=["score"]).astype({"item_id": str})
+    frame = frame[frame.groupby("item_id")["rater_id"].transform("size") >= 2].reset_index(drop=True)
+    items = pd.unique(frame["item_id"])
+    if len(items) < 3:
+        return {**estimate(None, n=len(items), reason=f"only {len(items)} item(s) have two raters or more; "
+                           "a split-half reliability needs at least 3"), "item_se": item_se}
+    rng = np.random.default_rng(seed)
+    codes = pd.Categorical(frame["item_id"], categories=items).codes
+    first, second = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
+    values = _step_up(_weighted_r(np.ones((splits, len(items))), first.T, second.T))
+    if not np.isfinite(values).any():
+        return {**estimate(None, n=len(items), reason="the halves' means do not vary; no correlation"),
+                "item_se": item_se}
+    draws = []
+    for size in np.diff(np.r_[0:max(n_boot, 0):100, max(n_boot, 0)]):    # 100 draws at a time
+        weights = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=size).astype(float)
+        pick = rng.integers(0, splits, size)
+        draws.append(_step_up(_weighted_r(weights, first.T[pick], second.T[pick])))
+    ci = _percentile(np.concatenate(draws)) if draws else None
+    return {**estimate(np.nanmean(values), ci, len(items)), "item_se": item_se}
+
+
+def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> tuple:
+    """Items × splits matrices of the two halves' mean scores."""
+    sizes = np.bincount(codes, minlength=n_items)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    first, second = np.empty((n_items, splits)), np.empty((n_items, splits))
+    for k in range(splits):
+        order = np.lexsort((rng.random(len(score)), codes))           # raters shuffled within items
+        rank = np.empty(len(score), int)
+        rank[order] = np.arange(len(score)) - np.repeat(starts, sizes)
+        odd = rng.integers(0, 2, n_items)                              # who gets the odd rater
+        side = rank < (sizes[codes] + odd[codes]) // 2
+        for half, out in ((side, first), (~side, second)):
+            out[:, k] = np.bincount(codes[half], score[half], n_items) / np.bincount(codes[half], None, n_items)
+    return first, second
+
+
+def _weighted_r(weights: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, the correlation of a and b with the items weighted (how often each was drawn)."""
+    total = weights.sum(axis=1, keepdims=True)
+    da = a - (weights * a).sum(axis=1, keepdims=True) / total
+    db = b - (weights * b).sum(axis=1, keepdims=True) / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weights * da * db).sum(axis=1) / np.sqrt((weights * da ** 2).sum(axis=1)
+                                                          * (weights * db ** 2).sum(axis=1))
+
+
+def _step_up(r: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2 * r / (1 + r)
+
+
+def _item_se(ratings: pd.DataFrame) -> float | None:
+    """The mean over items (two raters or more) of sd / sqrt(raters) of the item's scores."""
+    grouped = ratings.dropna(subset=["score"]).groupby("item_id")["score"]
+    se = grouped.std(ddof=1) / np.sqrt(grouped.size())
+    se = se[grouped.size() >= 2]
+    return float(se.mean()) if len(se) else None
+
+
+def first_position_share(shown: pd.Series) -> dict:
+    """Among answers naming a response (A or B as shown), the share naming Response 1, with Wilson's
+    interval: 0.5 when position plays no part."""
+    sided = shown[shown.isin(["A", "B"])]
+    if sided.empty:
+        return estimate(None, reason="no answer named a response")
+    first = int((sided == "A").sum())
+    return estimate(first / len(sided), wilson(first, len(sided)), len(sided))
+
+
+def judge_order_disagreement(probabilities: list[dict]) -> dict:
+    """Per pair, from the judge's answer probabilities in true order (p_a, p_b, p_c) and swapped (q_…):
+    the mass the min-combination of 004 App. H discards (1 − Σ min(p_k, q_k') with the swapped order's
+    A and B exchanged), and whether the most likely answer differs between the orders."""
+    if not probabilities:
+        return {"discarded_mass": None, "argmax_differs": None, "n": 0,
+                "reason": "no pair has the judge's probabilities for both orders"}
+    p = np.array([[d["p_a"], d["p_b"], d["p_c"]] for d in probabilities], float)
+    q = np.array([[d["q_b"], d["q_a"], d["q_c"]] for d in probabilities], float)    # in true terms
+    p, q = p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
+    discarded = 1 - np.minimum(p, q).sum(axis=1)
+    return {"discarded_mass": float(discarded.mean()),
+            "argmax_differs": float((p.argmax(axis=1) != q.argmax(axis=1)).mean()), "n": len(p)}
