@@ -73,3 +73,14 @@ def harm_rate(scores: pd.Series) -> Rate:
     """H(A, B): the mean over items of the per-item score (stereotype minus reverse)."""
     scores = scores.dropna()
     return Rate(float(scores.mean()) if len(scores) else None, len(scores))
+
+
+def holm(p_values: list[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of several groups' p-values (None stays None)."""
+    known = sorted((p, k) for k, p in enumerate(p_values) if p is not None)
+    out: list[float | None] = [None] * len(p_values)
+    running, m = 0.0, len(known)
+    for rank, (p, k) in enumerate(known):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[k] = running
+    return out

@@ -92,7 +92,9 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
 
 def _calibration(c: dict) -> dict:
     return {"ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(c["pearson_ci"]),
-            "p": formats.p_value(c["p_value"]), "sign agreement": formats.ratio(c["sign_agreement"]),
+            "p": formats.p_value(c["p_value"]),
+            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
+            "sign agreement": formats.ratio(c["sign_agreement"]),
             "n items": c["n_items"], "note": c.get("reason") or ""}
 
 

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from analysis.calibration import calibrate, calibrate_by_group, harm_rate, human_scores
+from analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
 from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
@@ -163,9 +163,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, data.lmra[data.lmra["model"] == model],
                                         n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {
-            attr: {g: asdict(c) for g, c in calibrate_by_group(
-                ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()}
+        numbers["by_rater_group"] = {attr: _with_holm({g: asdict(c) for g, c in calibrate_by_group(
+            ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
         numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
@@ -178,6 +177,12 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     out[key]["lmra"] = by_model[main]["rate_lmra"]
     out[key]["n_items_lmra"] = by_model[main]["rate_lmra_n_items"]
     return out
+
+
+def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
+    """Each group's p beside its Holm-adjusted p over the groups of that attribute (several comparisons)."""
+    adjusted = holm([g["p_value"] for g in groups.values()])
+    return {name: {**g, "p_holm": p} for (name, g), p in zip(groups.items(), adjusted)}
 
 
 def name_numbers(data: StudyData) -> dict:

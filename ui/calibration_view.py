@@ -51,6 +51,8 @@ def render() -> None:
     if groups:
         st.subheader("By rater group")
         st.table(pd.DataFrame(groups).rename(columns={"judge": "raters"}))
+        st.caption("With several groups of one attribute compared, read p (Holm): p adjusted by Holm's "
+                   "method over that attribute's groups.")
         bars = charts.group_bars(chosen)
         if bars is not None:
             st.altair_chart(bars)
@@ -65,7 +67,9 @@ def render() -> None:
 def calibration_row(label: str, c: dict) -> dict:
     ci = c.get("pearson_ci")
     return {"judge": label, "ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(ci),
-            "p": formats.p_value(c["p_value"]), "sign agreement": formats.ratio(c["sign_agreement"]),
+            "p": formats.p_value(c["p_value"]),
+            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
+            "sign agreement": formats.ratio(c["sign_agreement"]),
             "n items": c["n_items"],
             "note": c.get("reason") or ""}
 

@@ -81,3 +81,10 @@ def test_combine_orders_renormalises_and_refuses_nonsense():
         combine_orders([0, 0, 0], [1, 0, 0])
     with pytest.raises(ValueError, match="disagree completely"):
         combine_orders([1, 0, 0], [1, 0, 0])
+
+
+def test_holm_by_hand():
+    from analysis.calibration import holm
+    # sorted 0.01, 0.02, 0.04 times 3, 2, 1: 0.03, 0.04, 0.04 (kept monotone); None untouched
+    assert holm([0.04, 0.01, None, 0.02]) == pytest.approx([0.04, 0.03, None, 0.04])
+    assert holm([0.6, 0.5]) == pytest.approx([1.0, 1.0])
