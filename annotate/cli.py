@@ -9,7 +9,7 @@ import click
 
 from annotate import formats, importers, results
 from annotate.cli_common import _db, friendly
-from annotate.cli_llm import generate, lmra_run
+from annotate.cli_llm import calibrate, generate, lmra_apply_map, lmra_run
 from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
 from annotate.tasks import PRESETS
 
@@ -325,6 +325,8 @@ def demo(ctx, port, no_serve):
 
 
 lmra.add_command(lmra_run)
+lmra.add_command(lmra_apply_map)
+cli.add_command(calibrate)
 cli.add_command(generate)
 
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from analysis import judge_validity as jv
 from analysis.alt_test import alt_test
+from analysis.ppi import classical_mean, ppi_mean
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
@@ -53,3 +54,17 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
             if by:
                 out[attr] = by
     return out
+
+
+def ppi_numbers(human: pd.Series, judge: pd.Series) -> dict:
+    """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
+    pairs the judge alone scored; beside it the human-only and judge-only means. fairval does not know
+    how the human subset was drawn, and the estimate is valid only for a random one: it says so."""
+    judge = judge.dropna()
+    labelled = pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
+    unlabelled = judge[~judge.index.isin(human.dropna().index)]
+    return {**ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy()),
+            "human_only": classical_mean(human.dropna().to_numpy()),
+            "judge_only": classical_mean(judge.to_numpy()),
+            "sampling": "not known to be random: valid only if the pairs people rated were drawn at random "
+                        "from all the judge scored"}

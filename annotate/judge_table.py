@@ -57,3 +57,16 @@ def order_sentence(c: dict) -> str:
                      f"probability is discarded by the min-combination and the most likely answer differs in "
                      f"{formats.ratio(judge['argmax_differs'])} of {formats.count(judge['n'], 'pair')}")
     return ("; ".join(parts) + ".") if parts else "Order effects: no answer named a response."
+
+
+def ppi_sentence(ppi: dict | None, label: str) -> str:
+    if not ppi:
+        return ""
+    if ppi.get("value") is None:
+        return f"{label} by prediction-powered inference: undefined ({ppi.get('reason')})."
+    human, judge = ppi["human_only"], ppi["judge_only"]
+    return (f"{label} by prediction-powered inference (PPI++, λ = {formats.ratio(ppi['lambda'])}): "
+            f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
+            f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
+            f"{with_ci(human['value'], human['ci'])}, the judge alone {with_ci(judge['value'], judge['ci'])}. "
+            f"The human subset is {ppi['sampling']}.")

@@ -10,7 +10,8 @@ import pandas as pd
 import vl_convert
 
 from annotate import charts, formats
-from annotate.judge_table import alt_test_sentence, ceiling_sentence, order_sentence, validity_row
+from annotate.judge_table import (alt_test_sentence, ceiling_sentence, order_sentence, ppi_sentence,
+                                  validity_row)
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
@@ -59,7 +60,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
-                (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra)))),
+                (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
+                 ppi_sentence(lmra.get("ppi"), title)))),
             (title, _table([
                 {"source": "humans", "mean per pair": numbers[key]["human"],
                  "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},

@@ -11,7 +11,7 @@ from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
-from annotate.judge_numbers import validity_numbers
+from annotate.judge_numbers import ppi_numbers, validity_numbers
 from annotate.pairs import pair_score, scored_question
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
@@ -168,10 +168,12 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
         numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
+        numbers["ppi"] = ppi_numbers(human, lmra)
         by_model[model] = numbers
     main = models[0]
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
     out[key]["difference"] = by_model[main]["rate_difference"]              # H_human − H_LMRA, paired
+    out[key]["ppi"] = by_model[main]["ppi"]
     out[key]["human_ci"] = by_model[main]["rate_human_ci"]
     out[key]["lmra_ci"] = by_model[main]["rate_lmra_ci"]
     out[key]["lmra"] = by_model[main]["rate_lmra"]

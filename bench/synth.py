@@ -6,7 +6,6 @@ drawn around a per-item true score so alpha is neither 0 nor 1. Some raters hold
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 

@@ -159,7 +159,7 @@ class PostgresDatabase(Database):
         if self._conn is not None:
             self.rollback()
         if self._pool is not None:
-            self._pool, pool = None, self._pool
+            self._pool = None
             _release_pool(self.path)
 
     @property

@@ -4,10 +4,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate import charts
+from annotate import charts, formats
+from annotate.judge_table import (alt_test_sentence, ceiling_sentence, order_sentence, ppi_sentence, validity_row,
+                                  with_ci)
 from annotate.results import calibration_items, load_study_data, rate_of
-from annotate import formats
-from annotate.judge_table import alt_test_sentence, ceiling_sentence, order_sentence, validity_row, with_ci
 from ui.common import formatted, get_db
 from ui.studies import results_for, study_header
 
@@ -46,6 +46,7 @@ def render() -> None:
                f"{with_ci(chosen['rate_lmra'], chosen.get('rate_lmra_ci'))} over "
                f"{formats.count(chosen['rate_lmra_n_items'], 'pair')}; humans − LMRA "
                f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored.")
+    st.caption(ppi_sentence(chosen.get("ppi"), label))
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

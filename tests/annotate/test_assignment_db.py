@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from annotate import session
 from annotate.assignment import ItemLoad, choose_item, gold_due
 from annotate.importers import import_items, import_ratings
-from annotate.studies import configure_study, create_study, load_study
+from annotate.studies import configure_study, create_study
 from store import loads, open_db
 from tests.conftest import BACKENDS, write_jsonl
 
