@@ -9,7 +9,8 @@ import click
 
 from annotate import formats, importers, results
 from annotate.cli_common import _db, friendly
-from annotate.cli_llm import calibrate, generate, lmra_apply_map, lmra_run
+from annotate.cli_judge import calibrate, compare, lmra_apply_map, plan
+from annotate.cli_llm import generate, lmra_run
 from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
 from annotate.tasks import PRESETS
 
@@ -208,36 +209,6 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
 
 
 @cli.command()
-@click.argument("studies", nargs=-1, required=True)
-@click.option("--models", help="Comma-separated judges, in the order of the rows (default: every judge).")
-@click.option("--json", "as_json", is_flag=True, help="Print {study: {judge: numbers}} as JSON.")
-@click.option("--out", type=click.Path(dir_okay=False), help="Write the table to a .md or .csv file.")
-@click.option("--bootstrap", "n_boot", type=int, default=results.BOOTSTRAP_DRAWS, show_default=True)
-@click.option("--exclude-flagged", is_flag=True)
-@click.pass_context
-@friendly
-def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
-    """Judges side by side over pair studies, as the paper's Table 1: ρ [CI], a [CI], ω per study."""
-    from annotate.compare import compare_judges, comparison_table
-
-    chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
-    comparison = compare_judges(_db(ctx), list(studies), chosen, n_boot=n_boot, exclude_flagged=exclude_flagged)
-    if as_json:
-        click.echo(json.dumps(comparison))
-        return
-    table = comparison_table(comparison)
-    if out:
-        suffix = Path(out).suffix.lower()
-        if suffix not in (".md", ".csv"):
-            raise click.ClickException(f"cannot write {out}: use a file ending in .md or .csv")
-        Path(out).write_text(table.to_csv(index=False) if suffix == ".csv" else table.to_markdown(index=False) + "\n",
-                             encoding="utf-8")
-        click.echo(f"wrote {out}")
-        return
-    click.echo(table.to_markdown(index=False))
-
-
-@cli.command()
 @click.argument("study_name")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="The validated set: .jsonl or .csv; numbers go to OUT.numbers.json beside it.")
@@ -327,6 +298,8 @@ def demo(ctx, port, no_serve):
 lmra.add_command(lmra_run)
 lmra.add_command(lmra_apply_map)
 cli.add_command(calibrate)
+cli.add_command(compare)
+cli.add_command(plan)
 cli.add_command(generate)
 
 

@@ -1,13 +1,11 @@
-"""Commands about language models: the judge over the OpenAI protocol, its calibration map, generation."""
+"""Commands that talk to a language model over the OpenAI protocol: the judge and generation."""
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import click
 
-from annotate import formats
 from annotate.cli_common import _db, friendly
 
 
@@ -44,48 +42,6 @@ def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs
             raise click.ClickException(str(e)) from None
     click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
                f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
-
-
-@click.command("calibrate")
-@click.argument("study_name")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The map, as JSON.")
-@click.option("--model", help="The judge to map (default: the study's first).")
-@click.option("--folds", type=click.IntRange(2, 50), default=5, show_default=True)
-@click.option("--exclude-flagged", is_flag=True)
-@click.pass_context
-@friendly
-def calibrate(ctx, study_name, out, model, folds, exclude_flagged):
-    """Fit the mean human score as a function of the judge's (isotonic, and a line), cross-validated."""
-    from annotate.calibrate import calibration_map
-
-    table = calibration_map(_db(ctx), study_name, model=model, folds=folds, exclude_flagged=exclude_flagged)
-    Path(out).write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
-    cv = table["cross_validation"]
-    if "reason" in cv:
-        click.echo(f"wrote {out} ({table['n_pairs']} pairs); not cross-validated: {cv['reason']}")
-        return
-    click.echo(f"wrote {out} ({table['n_pairs']} pairs, {cv['folds']}-fold held out): " + "; ".join(
-        f"{name} ρ {formats.ratio(cv[name]['pearson_r'])} MAE {formats.ratio(cv[name]['mae'])}"
-        for name in ("raw", "isotonic", "linear")))
-
-
-@click.command("apply-map")
-@click.argument("study_name")
-@click.argument("map_file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Calibrated scores, .csv.")
-@click.option("--model", help="The judge whose scores to map (default: the map's).")
-@click.option("--kind", type=click.Choice(["isotonic", "linear"]), default="isotonic", show_default=True)
-@click.pass_context
-@friendly
-def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
-    """Put a study's judge scores on the human scale with a map from `fairval calibrate`."""
-    from annotate.calibrate import apply_map, read_map
-
-    if not out.lower().endswith(".csv"):
-        raise click.ClickException(f"cannot write {out}: use a file ending in .csv")
-    scores = apply_map(_db(ctx), study_name, read_map(map_file), model=model, kind=kind)
-    scores.to_csv(out, index=False)
-    click.echo(f"wrote {len(scores)} calibrated scores to {out} (import them with `fairval lmra import`)")
 
 
 @click.group()

@@ -132,7 +132,7 @@ def render_markdown(study_id: str, sections: list[tuple]) -> str:
     for title, body in sections:
         if body is None or not isinstance(body, (pd.DataFrame, str)):
             continue            # charts live in the HTML report
-        parts += [f"## {title}", "", body if isinstance(body, str) else body.to_markdown(index=False), ""]
+        parts += [f"## {title}", "", body if isinstance(body, str) else body.to_markdown(index=False, disable_numparse=True), ""]
     return "\n".join(parts)
 
 

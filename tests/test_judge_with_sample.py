@@ -1,6 +1,8 @@
 """A human sample and the judge on every pair: PPI++ in `analyze --json` from the files as written, and a
 calibration map fitted with `fairval calibrate`, applied with `fairval lmra apply-map`, imported back."""
 import json
+import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -74,3 +76,16 @@ def test_a_calibration_map_puts_the_judge_on_the_human_scale(run, study, tmp_pat
     run("lmra", "import", "s", tmp_path / "calibrated.csv")       # back in, as a judge of its own
     numbers = json.loads(run("analyze", "s", "--json", "--bootstrap", "0"))
     assert set(numbers["lmra"]["by_model"]) == {"j", "j calibrated"}
+
+
+def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(run, study):
+    said = run("plan", "s", "--target-ci-width", "0.2")
+    best = re.search(r"cheapest reaching 0.2: (\d+) pairs x (\d+) raters = (\d+) judgments by about (\d+) raters, "
+                     r"([\d.]+) with the fee", said)
+    assert best, said
+    pairs, per_pair, judgments, raters, cost = map(float, best.groups())
+    assert judgments == pairs * per_pair and raters == max(per_pair, math.ceil(judgments / 20))
+    assert cost == pytest.approx(round((judgments * 0.5 + raters * 1.15) * 1.43, 2))
+    planned = json.loads(run("plan", "s", "--target-ci-width", "0.2", "--json"))
+    assert planned["cheapest"]["pairs"] == pairs and len(planned["designs"]) == 9 * 8
+    assert "no design" in run("plan", "s", "--target-ci-width", "0.0001")
