@@ -11,6 +11,7 @@ from annotate import formats, importers, results
 from annotate.cli_common import _db, friendly
 from annotate.cli_judge import calibrate, compare, lmra_apply_map, plan
 from annotate.cli_llm import generate, lmra_run
+from annotate.cli_prolific import prolific
 from annotate.studies import configure_study, create_study, list_study_names, load_study, prolific_link_query
 from annotate.tasks import PRESETS
 
@@ -210,8 +211,11 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
 
 @cli.command()
 @click.argument("study_name")
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="The validated set: .jsonl or .csv; numbers go to OUT.numbers.json beside it.")
+@click.option("--out", required=True, type=click.Path(),
+              help="The validated set: .jsonl or .csv; numbers go to OUT.numbers.json beside it. "
+                   "With --format hf, a new folder.")
+@click.option("--format", "kind", type=click.Choice(["validated", "hf"]), default="validated", show_default=True,
+              help="hf: a Hugging Face dataset folder (ratings, items, dataset card).")
 @click.option("--quality-min", type=float, default=4.0, show_default=True)
 @click.option("--yes-min", type=float, default=4.0, show_default=True)
 @click.option("--min-ratings", type=int, default=3, show_default=True,
@@ -219,10 +223,15 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
 @click.option("--exclude-flagged", is_flag=True)
 @click.pass_context
 @friendly
-def export(ctx, study_name, out, quality_min, yes_min, min_ratings, exclude_flagged):
-    """Export what passed: template rows as imported (template studies), scored pairs (pair studies)."""
+def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclude_flagged):
+    """Export what passed: template rows as imported (template studies), scored pairs (pair studies);
+    or, with --format hf, the study as a dataset folder for the Hugging Face Hub."""
     from annotate.export import Thresholds, export_validated
 
+    if kind == "hf":
+        from annotate.hf_export import export_hf
+        click.echo(f"wrote the dataset folder {export_hf(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
+        return
     sidecar = export_validated(_db(ctx), study_name, out, exclude_flagged=exclude_flagged,
                                thresholds=Thresholds(quality_min, yes_min, min_ratings))
     extra = (f" ({len(sidecar['templates_passed'])} of {sidecar['n_templates']} templates passed)"
@@ -300,6 +309,7 @@ lmra.add_command(lmra_apply_map)
 cli.add_command(calibrate)
 cli.add_command(compare)
 cli.add_command(plan)
+cli.add_command(prolific)
 cli.add_command(generate)
 
 

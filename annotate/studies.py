@@ -46,6 +46,11 @@ class StudySettings:
     instructions: str = ""                      # empty: the task's own instructions
     completion_code: str = ""
     prolific_redirect: bool = False             # send finished raters to Prolific with the code
+    screen_out_code: str = ""                   # for a rater whose balance group is full (Prolific)
+    base_pay: float = 0.0                       # the study's reward, paid on approval
+    pay_per_judgment: float = 0.0               # a bonus per item answered (all its questions)
+    currency: str = "USD"
+    platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
 
     def __post_init__(self) -> None:
         if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:
@@ -64,6 +69,9 @@ class StudySettings:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise StudyError(f"{name} must lie between 0 and 1, not {value!r}")
+        for name in ("base_pay", "pay_per_judgment", "platform_fee"):
+            if not isinstance(getattr(self, name), (int, float)) or getattr(self, name) < 0:
+                raise StudyError(f"{name} must be a number of at least 0, not {getattr(self, name)!r}")
         if self.timeout_seconds <= 0:
             raise StudyError(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
         unknown = set(self.demographics) - set(ATTRIBUTES)

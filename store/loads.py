@@ -165,6 +165,20 @@ def reclaim(db: Database, study_id: str, since: float, rules: LoadRules) -> int:
     return len(expired)
 
 
+def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) -> int:
+    """Release every slot the rater still holds (they returned the study); returns how many."""
+    held = db.execute(f"""SELECT a.item_id, {rules._group_sql('r')}
+                            FROM assignments a LEFT JOIN raters r
+                              ON r.study_id = a.study_id AND r.rater_id = a.rater_id
+                           WHERE a.study_id = ? AND a.rater_id = ? AND a.counted = 1""",
+                      [study_id, rater_id]).fetchall()
+    for item_id, group in held:
+        db.execute("UPDATE assignments SET counted = 0 WHERE study_id = ? AND rater_id = ? AND item_id = ?",
+                   [study_id, rater_id, item_id])
+        bump(db, study_id, item_id, group, -1, rules)
+    return len(held)
+
+
 def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
                limit: int = 1) -> list[dict]:
     """The least-taken open items (regular, in `group`'s rows; or gold) this rater has not seen."""

@@ -138,4 +138,17 @@ def _v4_rater_flow(db: Database) -> None:
     db.ddl("ALTER TABLE studies ADD COLUMN status_set_at REAL")
 
 
-MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow]
+def _v5_payments(db: Database) -> None:
+    # What each rater was paid per bonus run, so the next run pays only judgments made since.
+    db.ddl("""CREATE TABLE payments (
+        study_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL,
+        batch TEXT NOT NULL,
+        judgments INTEGER NOT NULL,
+        amount REAL NOT NULL,
+        paid_at REAL NOT NULL,
+        PRIMARY KEY (study_id, rater_id, batch)
+    )""")
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments]

@@ -124,6 +124,12 @@ def wrong_inputs(tmp_path) -> list[list[str]]:
         ["lmra", "run", "demo-templates", "--model", "m", "--dry-run"],
         ["generate", "fill", templates, "--out", tmp_path / "f.jsonl"],
         ["generate", "fill", templates, "--out", "/nonexistent/dir/f.jsonl"],
+        ["prolific", "bonuses", "demo-pairs"], ["prolific", "bonuses", "demo-pairs", "--out", tmp_path / "b.csv"],
+        ["prolific", "review", "nope"], ["compare", "demo-templates"], ["plan", "demo-templates",
+                                                                         "--target-ci-width", "0.2"],
+        ["calibrate", "demo-pairs", "--out", "/nonexistent/dir/m.json"],
+        ["lmra", "apply-map", "demo-pairs", garbage, "--out", tmp_path / "c.csv"],
+        ["export", "demo-pairs", "--format", "hf", "--out", "/nonexistent/dir/hf"],
     ]
 
 

@@ -210,6 +210,13 @@ def _no_items(db, study: Study, rater_id: str) -> None:
     else:
         st.write("Thank you for your interest. Every item in this study already has all the ratings "
                  "it needs, so there is nothing left to show you.")
+    code = study.settings.screen_out_code
+    if st.query_params.get("PROLIFIC_PID") and code:
+        # Prolific's "no longer needed" path: this code screens the participant out, paid as the study says
+        st.write("Please use this code on Prolific, so the study closes for you properly:")
+        st.code(code, language=None)
+        st.link_button("Return to Prolific", PROLIFIC_COMPLETE.format(code=code), type="primary")
+        return
     st.write("Nothing further is needed from you" + (", and you may return the study on Prolific."
                                                       if st.query_params.get("PROLIFIC_PID") else "."))
 

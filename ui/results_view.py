@@ -5,7 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from annotate import charts, formats
-from ui.common import formatted
+from annotate.prolific import cost_summary, owed
+from annotate.studies import load_study
+from ui.common import formatted, get_db
 from ui.studies import progress_for, results_for, study_header
 
 
@@ -30,10 +32,29 @@ def render() -> None:
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
         st.table(formatted(raters))
+    _pay(study_id)
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
         st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
                                for r, f in numbers["excluded_raters"].items()]))
+
+
+def _pay(study_id: str) -> None:
+    """What each participant is owed (base pay + per judgment) and the study's total with the fee."""
+    s = load_study(get_db(), study_id).settings
+    if not (s.base_pay or s.pay_per_judgment):
+        return
+    summary = cost_summary(get_db(), study_id)
+    st.subheader("Pay")
+    cols = st.columns(3)
+    cols[0].metric(f"Pay ({summary['currency']})", f"{summary['pay']:.2f}")
+    cols[1].metric(f"Platform fee ({s.platform_fee:.0%})", f"{summary['fee']:.2f}")
+    cols[2].metric("Total", f"{summary['total']:.2f}")
+    st.caption(f"{formats.count(summary['participants'], 'participant')}, "
+               f"{formats.count(summary['judgments'], 'judgment')}; bonuses not yet paid "
+               f"{summary['bonus_owed']:.2f} (`fairval prolific bonuses`).")
+    table = owed(get_db(), study_id)
+    st.table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}))
 
 
 def _progress(p: dict) -> None:

@@ -160,3 +160,18 @@ def test_export_page_asks_for_template_thresholds_only_on_template_studies(demo,
     at.selectbox(key="study").set_value("demo-pairs").run()
     assert not at.number_input and not at.table
     assert any("groups" in c.value for c in at.caption)
+
+
+def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
+    from annotate.studies import configure_study
+    configure_study(demo, "demo-templates", base_pay=1.15, pay_per_judgment=0.5)
+    at = sign_in("1_Results.py", monkeypatch)
+    metrics = {m.label: m.value for m in at.metric}
+    judgments = demo.execute("SELECT COUNT(DISTINCT item_id || '/' || rater_id) FROM ratings "
+                             "WHERE study_id = 'demo-templates'").fetchone()[0]
+    raters = demo.execute("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = 'demo-templates'").fetchone()[0]
+    pay = raters * 1.15 + judgments * 0.5
+    assert metrics["Pay (USD)"] == f"{pay:.2f}"
+    assert metrics["Platform fee (43%)"] == f"{pay * 0.43:.2f}" and metrics["Total"] == f"{pay * 1.43:.2f}"
+    owed = next(t.value for t in at.table if "bonus_owed" in t.value.columns)
+    assert len(owed) == raters

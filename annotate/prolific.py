@@ -1,0 +1,171 @@
+"""The Prolific side of a study: what each participant is owed, bonuses paid once, submissions to review,
+and returned participants' slots released at once.
+
+A judgment is one item answered (all its questions). Base pay is the study's reward, which Prolific
+pays on approval; the per-judgment pay goes out as a bonus. Nothing is approved or rejected by fairval:
+it lists, the researcher decides.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.raters import QualityRules, rater_quality
+from annotate.studies import StudyError, ready_loads
+from annotate.studies import load_study as _load_study
+from store import Database, immediate, loads, payments
+from store import items as item_store
+from store import ratings as rating_store
+
+FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
+
+
+def owed(db: Database, study_id: str) -> pd.DataFrame:
+    """Per participant: judgments, those already paid, the bonus still owed, and base + bonus in all."""
+    s = _load_study(db, study_id).settings
+    paid = payments.paid_by_rater(db, study_id)
+    rows = []
+    for r in payments.judgments_by_rater(db, study_id):
+        done, (paid_n, paid_amount) = int(r["judgments"]), paid.get(r["rater_id"], (0, 0.0))
+        new = max(done - paid_n, 0)
+        rows.append({"rater_id": r["rater_id"], "source": r["source"], "judgments": done, "paid_judgments": paid_n,
+                     "bonus_paid": round(paid_amount, 2), "bonus_owed": round(new * s.pay_per_judgment, 2),
+                     "total": round(s.base_pay + done * s.pay_per_judgment, 2)})
+    return pd.DataFrame(rows, columns=["rater_id", "source", "judgments", "paid_judgments", "bonus_paid",
+                                       "bonus_owed", "total"])
+
+
+def cost_summary(db: Database, study_id: str) -> dict:
+    s = _load_study(db, study_id).settings
+    table = owed(db, study_id)
+    pay = float(table["total"].sum()) if len(table) else 0.0
+    return {"participants": len(table), "judgments": int(table["judgments"].sum()) if len(table) else 0,
+            "pay": round(pay, 2), "fee": round(pay * s.platform_fee, 2),
+            "total": round(pay * (1 + s.platform_fee), 2), "currency": s.currency,
+            "bonus_owed": round(float(table["bonus_owed"].sum()), 2) if len(table) else 0.0}
+
+
+def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | None = None) -> tuple[int, float]:
+    """Prolific's bulk-bonus lines (participant id, amount) for judgments not yet paid, written and
+    recorded together: the file is in place before the payments are committed, and a failure to
+    write leaves nothing recorded. Only participants who came from Prolific are paid this way."""
+    out = Path(out)
+    if out.suffix.lower() != ".csv":
+        raise ValueError(f"cannot write {out.name}: use a file ending in .csv")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(2, "No such file or directory", str(out.parent))
+    now = time.time() if now is None else now
+    s = _load_study(db, study_id).settings
+    if s.pay_per_judgment <= 0:
+        raise StudyError(f"study {study_id!r} has no pay per judgment; set it first "
+                         f"(fairval study set {study_id} pay_per_judgment=0.50)")
+    with immediate(db, study_id):
+        table = owed(db, study_id)
+        due = table[(table["source"] == "prolific") & (table["bonus_owed"] > 0)]
+        rows = [(r.rater_id, int(r.judgments - r.paid_judgments), float(r.bonus_owed)) for r in due.itertuples()]
+        handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=".bonuses-", suffix=".csv")
+        with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            for rater, _, amount in rows:
+                writer.writerow([rater, f"{amount:.2f}"])
+        os.replace(temporary, out)
+        payments.record_payments(db, study_id, f"bonus-{now:.6f}", rows, now)
+    return len(rows), round(sum(a for _, _, a in rows), 2)
+
+
+def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
+                now: float | None = None) -> tuple[int, float]:
+    """Pay the bonuses owed through Prolific's API. The batch is recorded before the call (outside it the
+    raters' write lock is free) and forgotten again if Prolific refuses it, so nothing is paid twice
+    and nothing refused is counted as paid."""
+    now = time.time() if now is None else now
+    if _load_study(db, study_id).settings.pay_per_judgment <= 0:
+        raise StudyError(f"study {study_id!r} has no pay per judgment; set it first")
+    batch = f"api-{now:.6f}"
+    with immediate(db, study_id):
+        table = owed(db, study_id)
+        due = table[(table["source"] == "prolific") & (table["bonus_owed"] > 0)]
+        rows = [(r.rater_id, int(r.judgments - r.paid_judgments), float(r.bonus_owed)) for r in due.itertuples()]
+        payments.record_payments(db, study_id, batch, rows, now)
+    if not rows:
+        return 0, 0.0
+    try:
+        client.pay_bonuses(prolific_study, [(r, a) for r, _, a in rows])
+    except Exception:
+        with immediate(db, study_id):
+            payments.forget_batch(db, study_id, batch)
+        raise
+    return len(rows), round(sum(a for _, _, a in rows), 2)
+
+
+def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -> dict:
+    """Fetch submission statuses; participants who RETURNED or TIMED-OUT give their slots back now."""
+    submissions = client.submissions(prolific_study)
+    gone = sorted({s["participant_id"] for s in submissions if s.get("status") in ("RETURNED", "TIMED-OUT")})
+    counts: dict[str, int] = {}
+    for s in submissions:
+        counts[s.get("status", "?")] = counts.get(s.get("status", "?"), 0) + 1
+    return {"statuses": counts, "released_slots": release_returned(db, study_id, gone), "returned": gone}
+
+
+def approve(client, prolific_study: str, participants: list[str]) -> list[str]:
+    """Approve the submissions of the participants the researcher chose; returns those approved."""
+    wanted = set(participants)
+    done = []
+    for s in client.submissions(prolific_study):
+        if s["participant_id"] in wanted and s.get("status") == "AWAITING REVIEW":
+            client.approve(s["id"])
+            done.append(s["participant_id"])
+    return done
+
+
+def review(db: Database, study_id: str) -> pd.DataFrame:
+    """Per participant a suggestion and its reason: approve; may reject (two or more failed attention
+    checks, Prolific's rule); look again (too fast, flagged by quality); return (nothing answered)."""
+    study = _load_study(db, study_id)
+    ratings = rating_store.ratings_frame(db, study_id)
+    items = item_store.items_frame(db, study_id)
+    gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
+    quality = {q.rater_id: q for q in rater_quality(ratings, gold, QualityRules(min_median_seconds=study.settings.min_seconds))}
+    failed = _failed_checks(ratings, gold)
+    rows = []
+    for r in payments.judgments_by_rater(db, study_id):
+        rater = r["rater_id"]
+        q, misses = quality.get(rater), failed.get(rater, 0)
+        if misses >= FAILED_CHECKS_TO_REJECT:
+            action, reason = "may reject", f"failed {misses} attention checks"
+        elif q is not None and q.flags:
+            action, reason = "look again", "; ".join(q.flags)
+        else:
+            action, reason = "approve", f"{r['judgments']} judgments" + (f", {misses} attention check missed" if misses else "")
+        rows.append({"rater_id": rater, "session": r["platform_session_id"], "judgments": int(r["judgments"]),
+                     "suggestion": action, "reason": reason})
+    return pd.DataFrame(rows, columns=["rater_id", "session", "judgments", "suggestion", "reason"])
+
+
+def _failed_checks(ratings: pd.DataFrame, gold: dict) -> dict[str, int]:
+    """Per rater, gold items (attention checks) with any question answered otherwise than expected."""
+    answered = ratings[ratings["gold_item"]]
+    missed: dict[str, set] = {}
+    for item, rater, question, value in zip(answered["item_id"], answered["rater_id"], answered["question"],
+                                            answered["value"]):
+        expected = gold.get(str(item), {}).get(str(question))
+        if expected is not None and str(value) != str(expected):
+            missed.setdefault(str(rater), set()).add(str(item))
+    return {r: len(items) for r, items in missed.items()}
+
+
+def release_returned(db: Database, study_id: str, participant_ids: list[str]) -> int:
+    """Participants who returned the study or timed out on Prolific: their open slots go back at once."""
+    study = _load_study(db, study_id)
+    released = 0
+    with immediate(db, study_id):
+        rules = ready_loads(db, study)
+        for pid in participant_ids:
+            released += loads.release_rater(db, study_id, pid, rules)
+    return released

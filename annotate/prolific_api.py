@@ -1,0 +1,98 @@
+"""A small client for Prolific's public REST API (v1): submission statuses, approvals, bonuses.
+
+The token comes from PROLIFIC_TOKEN and is only ever sent in the Authorization header: never stored,
+never printed, never part of an error message. 429s and 5xx are retried with back-off (Retry-After
+honoured); every other refusal becomes a ProlificError naming the call and Prolific's own message.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+import httpx2
+
+from annotate.errors import Refusal
+
+API = "https://api.prolific.com"
+RETRIES = 4
+
+
+class ProlificError(Refusal):
+    "Prolific refused or could not be reached; the message says which call and why."
+
+
+class ProlificClient:
+    def __init__(self, token: str | None = None, *, base_url: str | None = None, timeout: float = 30.0,
+                 sleep: Callable[[float], None] = time.sleep):
+        token = token or os.environ.get("PROLIFIC_TOKEN")
+        if not token:
+            raise ProlificError("no Prolific API token: set PROLIFIC_TOKEN in the environment")
+        self._http = httpx2.Client(base_url=base_url or os.environ.get("PROLIFIC_API_URL") or API,
+                                   headers={"Authorization": f"Token {token}"}, timeout=timeout)
+        self._sleep = sleep
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ProlificClient:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _call(self, method: str, path: str, **kwargs) -> dict:
+        for attempt in range(RETRIES + 1):
+            try:
+                response = self._http.request(method, path, **kwargs)
+            except httpx2.HTTPError as e:
+                if attempt == RETRIES:
+                    raise ProlificError(f"cannot reach Prolific for {method} {path}: {type(e).__name__}") from None
+                self._sleep(2 ** attempt)
+                continue
+            if response.status_code == 429 or response.status_code >= 500:
+                if attempt < RETRIES:
+                    self._sleep(_retry_after(response, 2 ** attempt))
+                    continue
+            if response.status_code >= 400:
+                raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
+                                    f"{_message(response)}")
+            return response.json() if response.content else {}
+        raise AssertionError("unreachable")
+
+    def submissions(self, study_id: str) -> list[dict]:
+        """Every submission of a Prolific study (id, participant_id, status), all pages."""
+        out, path = [], f"/api/v1/studies/{study_id}/submissions/"
+        while path:
+            page = self._call("GET", path)
+            out += page.get("results", [])
+            path = (page.get("_links", {}).get("next") or {}).get("href")
+        return out
+
+    def approve(self, submission_id: str) -> dict:
+        return self._call("POST", f"/api/v1/submissions/{submission_id}/transition/", json={"action": "APPROVE"})
+
+    def pay_bonuses(self, study_id: str, lines: list[tuple[str, float]]) -> dict:
+        """Set up a bulk bonus (participant id, amount per line) and pay it."""
+        csv_bonuses = "\n".join(f"{pid},{amount:.2f}" for pid, amount in lines)
+        setup = self._call("POST", "/api/v1/submissions/bonus-payments/",
+                           json={"study_id": study_id, "csv_bonuses": csv_bonuses})
+        return self._call("POST", f"/api/v1/bulk-bonus-payments/{setup['id']}/pay/")
+
+
+def _retry_after(response, default: float) -> float:
+    try:
+        return float(response.headers.get("retry-after", default))
+    except ValueError:
+        return default
+
+
+def _message(response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("detail") or error.get("title") or error)
+    return str(body)[:200]

@@ -1,0 +1,92 @@
+"""A fake Prolific API on 127.0.0.1: real HTTP, a small in-memory study the test scripts (submissions
+and their statuses), recording every call; optional failures injected per path."""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOKEN = "test-token-not-secret"
+
+
+class FakeProlific:
+    def __init__(self, study_id: str = "PSTUDY"):
+        self.study_id = study_id
+        self.submissions: dict[str, dict] = {}             # submission id -> {id, participant_id, status}
+        self.calls: list[tuple[str, str, dict | None, str]] = []   # method, path, body, auth header
+        self.bonus_setups: dict[str, dict] = {}
+        self.paid: list[dict] = []                          # bonus setups paid
+        self.fail: dict[str, list[int]] = {}                # path pattern -> statuses to answer first
+        self.lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _handle(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                with fake.lock:
+                    fake.calls.append((method, self.path, body, self.headers.get("Authorization", "")))
+                    if self.headers.get("Authorization") != f"Token {TOKEN}":
+                        return self._answer(401, {"error": {"detail": "Invalid token."}})
+                    for pattern, statuses in fake.fail.items():
+                        if re.search(pattern, self.path) and statuses:
+                            return self._answer(statuses.pop(0), {"error": {"detail": "scripted failure"}})
+                    status, payload = fake.route(method, self.path, body)
+                self._answer(status, payload)
+
+            def do_GET(self):  # noqa: N802
+                self._handle("GET")
+
+            def do_POST(self):  # noqa: N802
+                self._handle("POST")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def add(self, participant: str, status: str = "ACTIVE") -> str:
+        sid = f"sub-{participant}"
+        self.submissions[sid] = {"id": sid, "participant_id": participant, "status": status,
+                                 "study_id": self.study_id}
+        return sid
+
+    def status_of(self, participant: str) -> str:
+        return self.submissions[f"sub-{participant}"]["status"]
+
+    def route(self, method: str, path: str, body: dict | None) -> tuple[int, dict]:
+        if method == "GET" and path == f"/api/v1/studies/{self.study_id}/submissions/":
+            return 200, {"results": list(self.submissions.values()), "_links": {"next": {"href": None}}}
+        if method == "POST" and (m := re.fullmatch(r"/api/v1/submissions/([^/]+)/transition/", path)):
+            submission = self.submissions.get(m.group(1))
+            if submission is None:
+                return 404, {"error": {"detail": "Not found."}}
+            if submission["status"] != "AWAITING REVIEW":
+                return 400, {"error": {"detail": f"cannot approve a submission {submission['status']}"}}
+            submission["status"] = "APPROVED"
+            return 200, submission
+        if method == "POST" and path == "/api/v1/submissions/bonus-payments/":
+            setup_id = f"bonus-{len(self.bonus_setups) + 1}"
+            self.bonus_setups[setup_id] = body
+            return 201, {"id": setup_id, "study": body["study_id"], "total_amount": 0}
+        if method == "POST" and (m := re.fullmatch(r"/api/v1/bulk-bonus-payments/([^/]+)/pay/", path)):
+            self.paid.append(self.bonus_setups[m.group(1)])
+            return 202, {}
+        return 404, {"error": {"detail": f"no route {method} {path}"}}
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
