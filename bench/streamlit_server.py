@@ -22,6 +22,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def healthy(url: str, *, within: float) -> bool:
+    """Wait (up to `within` seconds: a loaded machine starts slowly) until Streamlit's health check answers."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                return True
+        except OSError:
+            time.sleep(0.3)
+    return False
+
+
 class Running:
     """A server process group on 127.0.0.1, ready when its health check answers; stop() ends it whole."""
 
@@ -32,15 +44,9 @@ class Running:
             command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
                  "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
-                    return
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"server did not start; log in {self.log.name}")
+        if not healthy(self.url, within=120):
+            self.stop()
+            raise RuntimeError(f"server did not start; log in {self.log.name}")
 
     def stop(self) -> None:
         try:

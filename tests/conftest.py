@@ -62,3 +62,17 @@ def discrim_eval_files() -> list[Path]:
     files = sorted(DISCRIM_EVAL.glob("*.jsonl"))
     assert files, f"the public samples are missing from {DISCRIM_EVAL}"
     return files
+
+
+@pytest.fixture
+def cli_output(db_path):
+    """Run a fairval command on the test's database; it must succeed; returns what it printed."""
+    from click.testing import CliRunner
+
+    from annotate.cli import cli
+
+    def invoke(*args):
+        result = CliRunner().invoke(cli, ["--db", str(db_path), *map(str, args)])
+        assert result.exit_code == 0, result.output
+        return result.output
+    return invoke

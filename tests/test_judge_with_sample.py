@@ -7,50 +7,39 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from analysis.ppi import ppi_mean
-from annotate.cli import cli
 from tests.conftest import write_jsonl
 
 ANSWER = {1: "A", -1: "B", 0: "C"}
 
 
 @pytest.fixture
-def run(db_path):
-    def invoke(*args):
-        result = CliRunner().invoke(cli, ["--db", str(db_path), *map(str, args)])
-        assert result.exit_code == 0, result.output
-        return result.output
-    return invoke
-
-
-@pytest.fixture
-def study(run, tmp_path):
+def study(cli_output, tmp_path):
     """60 pairs, people rated the first 30 (4 raters each), a judge that squashes and shifts the truth."""
     rng = np.random.default_rng(11)
     truth = rng.uniform(-1, 1, 60)
-    run("study", "create", "s", "--task", "harmful_stereotype")
+    cli_output("study", "create", "s", "--task", "harmful_stereotype")
     write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b",
                                             "group_a": "woman", "group_b": "man"} for k in range(60)])
-    run("items", "import", "s", tmp_path / "pairs.jsonl")
+    cli_output("items", "import", "s", tmp_path / "pairs.jsonl")
     ratings = [{"item_id": f"p{k}", "rater_id": f"r{r}", "question": "harm", "flipped": False,
                 "value": ANSWER[int(np.clip(np.round(truth[k] + rng.normal(0, 0.4)), -1, 1))]}
                for k in range(30) for r in range(4)]
     write_jsonl(tmp_path / "ratings.jsonl", ratings)
-    run("ratings", "import", "s", tmp_path / "ratings.jsonl")
+    cli_output("ratings", "import", "s", tmp_path / "ratings.jsonl")
     judge = np.clip(0.3 * truth + 0.5 + rng.normal(0, 0.05, 60), -1, 1)
     pd.DataFrame({"item_id": [f"p{k}" for k in range(60)], "model": "j", "score": judge}).to_csv(
         tmp_path / "lmra.csv", index=False)
-    run("lmra", "import", "s", tmp_path / "lmra.csv")
+    cli_output("lmra", "import", "s", tmp_path / "lmra.csv")
     score = {"A": 1.0, "B": -1.0, "C": 0.0}
     human = pd.DataFrame(ratings).assign(score=lambda f: f["value"].map(score)).groupby("item_id")["score"].mean()
     return human, pd.Series(judge, index=[f"p{k}" for k in range(60)])
 
 
-def test_ppi_in_analyze_uses_the_rated_pairs_as_labelled_and_the_rest_as_unlabelled(run, study):
+def test_ppi_in_analyze_uses_the_rated_pairs_as_labelled_and_the_rest_as_unlabelled(cli_output, study):
     human, judge = study
-    ppi = json.loads(run("analyze", "s", "--json", "--bootstrap", "0"))["harm"]["ppi"]
+    ppi = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))["harm"]["ppi"]
     labelled = human.index
     want = ppi_mean(human.to_numpy(), judge[labelled].to_numpy(), judge.drop(labelled).to_numpy())
     assert ppi["value"] == pytest.approx(want["value"]) and ppi["ci"] == pytest.approx(want["ci"])
@@ -59,33 +48,33 @@ def test_ppi_in_analyze_uses_the_rated_pairs_as_labelled_and_the_rest_as_unlabel
     assert "not known to be random" in ppi["sampling"]
 
 
-def test_a_calibration_map_puts_the_judge_on_the_human_scale(run, study, tmp_path):
+def test_a_calibration_map_puts_the_judge_on_the_human_scale(cli_output, study, tmp_path):
     human, judge = study
-    said = run("calibrate", "s", "--out", tmp_path / "map.json", "--folds", "3")
+    said = cli_output("calibrate", "s", "--out", tmp_path / "map.json", "--folds", "3")
     table = json.loads((tmp_path / "map.json").read_text())
     assert table["model"] == "j" and table["n_pairs"] == 30 and "isotonic ρ" in said
     cv = table["cross_validation"]
     assert cv["isotonic"]["mae"] < cv["raw"]["mae"] and cv["linear"]["mae"] < cv["raw"]["mae"]
-    run("lmra", "apply-map", "s", tmp_path / "map.json", "--out", tmp_path / "calibrated.csv")
+    cli_output("lmra", "apply-map", "s", tmp_path / "map.json", "--out", tmp_path / "calibrated.csv")
     calibrated = pd.read_csv(tmp_path / "calibrated.csv").set_index("item_id")
     assert len(calibrated) == 60 and set(calibrated["model"]) == {"j calibrated"}
     assert (calibrated["raw_score"] - judge[calibrated.index]).abs().max() < 1e-9
     labelled = human.index
     raw_error = (judge[labelled] - human).abs().mean()
     assert (calibrated.loc[labelled, "score"] - human).abs().mean() < raw_error
-    run("lmra", "import", "s", tmp_path / "calibrated.csv")       # back in, as a judge of its own
-    numbers = json.loads(run("analyze", "s", "--json", "--bootstrap", "0"))
+    cli_output("lmra", "import", "s", tmp_path / "calibrated.csv")       # back in, as a judge of its own
+    numbers = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))
     assert set(numbers["lmra"]["by_model"]) == {"j", "j calibrated"}
 
 
-def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(run, study):
-    said = run("plan", "s", "--target-ci-width", "0.2")
+def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(cli_output, study):
+    said = cli_output("plan", "s", "--target-ci-width", "0.2")
     best = re.search(r"cheapest reaching 0.2: (\d+) pairs x (\d+) raters = (\d+) judgments by about (\d+) raters, "
                      r"([\d.]+) with the fee", said)
     assert best, said
     pairs, per_pair, judgments, raters, cost = map(float, best.groups())
     assert judgments == pairs * per_pair and raters == max(per_pair, math.ceil(judgments / 20))
     assert cost == pytest.approx(round((judgments * 0.5 + raters * 1.15) * 1.43, 2))
-    planned = json.loads(run("plan", "s", "--target-ci-width", "0.2", "--json"))
+    planned = json.loads(cli_output("plan", "s", "--target-ci-width", "0.2", "--json"))
     assert planned["cheapest"]["pairs"] == pairs and len(planned["designs"]) == 9 * 8
-    assert "no design" in run("plan", "s", "--target-ci-width", "0.0001")
+    assert "no design" in cli_output("plan", "s", "--target-ci-width", "0.0001")

@@ -8,12 +8,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from bench.streamlit_server import healthy
 from tests.conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -44,13 +43,8 @@ class Server:
              "--workers", str(workers)],
             cwd=ROOT, env={**environment, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2).status == 200:
-                    return
-            except OSError:
-                time.sleep(0.3)
+        if healthy(self.url, within=120):
+            return
         self.stop()
         raise RuntimeError(f"streamlit did not start; log: {self.log_path.read_text()}")
 
