@@ -1,10 +1,12 @@
-"""A dataset folder ready for the Hugging Face Hub: the ratings (Parquet) and items (JSON Lines), and a
+"""A dataset folder ready for the Hugging Face Hub: the ratings and the items (Parquet), and a
 README.md dataset card with YAML metadata, the validation numbers, the protocol and the exclusions.
 `datasets.load_dataset(DIR)` reads it (the card's `configs` name the files)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pandas as pd
 
 from annotate import formats
 from annotate.export import export_ratings
@@ -22,10 +24,12 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
     data_dir.mkdir(parents=True, exist_ok=True)
     n_ratings = export_ratings(db, study_id, data_dir / "ratings.parquet", exclude_flagged=exclude_flagged)
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
-    with (data_dir / "items.jsonl").open("w", encoding="utf-8") as f:
-        for r in data.items.itertuples():
-            f.write(json.dumps({"item_id": r.item_id, "gold": bool(r.gold), "practice": bool(r.practice),
-                                "fields": json.dumps(r.data, ensure_ascii=False)}, ensure_ascii=False) + "\n")
+    # Parquet like the ratings: the Hub's loader reads every config of a folder with one builder
+    pd.DataFrame({"item_id": [r.item_id for r in data.items.itertuples()],
+                  "gold": [bool(r.gold) for r in data.items.itertuples()],
+                  "practice": [bool(r.practice) for r in data.items.itertuples()],
+                  "fields": [json.dumps(r.data, ensure_ascii=False) for r in data.items.itertuples()]}
+                 ).to_parquet(data_dir / "items.parquet", index=False)
     numbers = study_results(db, study_id, exclude_flagged=exclude_flagged)
     (folder / "numbers.json").write_text(json.dumps(numbers, indent=2), encoding="utf-8")
     (folder / "README.md").write_text(_card(data, numbers, n_ratings, exclude_flagged), encoding="utf-8")
@@ -44,7 +48,7 @@ def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
         "tags:", "- fairness", "- llm-evaluation", "- human-validation", "- fairval",
         "size_categories:", f"- {_size(n_ratings)}",
         "configs:", "- config_name: ratings", "  data_files: data/ratings.parquet", "  default: true",
-        "- config_name: items", "  data_files: data/items.jsonl", "---", ""])
+        "- config_name: items", "  data_files: data/items.parquet", "---", ""])
     questions = "\n".join(f"- `{q.id}` ({q.level}): {q.prompt} — " + ", ".join(f"{o.value} = {o.label}" for o in q.options)
                           for q in study.task.questions)
     reliability = "\n".join(
@@ -70,7 +74,7 @@ material ({study.task.title or study.task.name}). {formats.count(numbers['n_item
 - `data/ratings.parquet` (config `ratings`): one row per rating: item, rater (and the attributes they gave),
   question, answer as shown, whether the pair was shown swapped, the answer in true order (`canonical`),
   seconds, comment.
-- `data/items.jsonl` (config `items`): the items as imported (`fields`, JSON), and whether each is an
+- `data/items.parquet` (config `items`): the items as imported (`fields`, JSON), and whether each is an
   attention check (`gold`) or practice.
 - `numbers.json`: every number `fairval analyze --json` gives for this study.
 

@@ -20,8 +20,8 @@ def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
     ratings = pd.read_parquet(out / "data" / "ratings.parquet")
     stored = db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]
     assert len(ratings) == stored and set(ratings["study_id"]) == {"demo-pairs"}
-    items = [json.loads(line) for line in (out / "data" / "items.jsonl").read_text().splitlines()]
-    assert len(items) == 8 and json.loads(items[0]["fields"])["group_a"]
+    items = pd.read_parquet(out / "data" / "items.parquet")
+    assert len(items) == 8 and json.loads(items["fields"][0])["group_a"]
     card = (out / "README.md").read_text()
     front = card.split("---\n")[1]
     assert "data_files: data/ratings.parquet" in front and "config_name: items" in front
@@ -47,5 +47,6 @@ def test_datasets_loads_the_folder_when_installed(db, db_path, tmp_path):
     ensure_demo(db)
     CliRunner().invoke(cli, ["--db", str(db_path), "export", "demo-pairs", "--format", "hf", "--out",
                              str(tmp_path / "d")])
+    assert datasets.load_dataset(str(tmp_path / "d"), "items")["train"].num_rows == 8
     loaded = datasets.load_dataset(str(tmp_path / "d"))
     assert loaded["train"].num_rows == db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]
