@@ -6,6 +6,7 @@ import pandas as pd
 
 from analysis import judge_validity as jv
 from analysis.alt_test import alt_test
+from analysis.calibration import human_scores
 from analysis.ppi import classical_mean, ppi_mean
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
@@ -68,3 +69,12 @@ def ppi_numbers(human: pd.Series, judge: pd.Series) -> dict:
             "judge_only": classical_mean(judge.to_numpy()),
             "sampling": "not known to be random: valid only if the pairs people rated were drawn at random "
                         "from all the judge scored"}
+
+
+def group_agreement(ratings: pd.DataFrame, judge: pd.Series) -> dict:
+    """For one rater group (004 Fig. 6): the agreement numbers with their intervals, from that group's
+    per-pair mean."""
+    human = human_scores(ratings)
+    return {"sign_agreement_ci": jv.sign_agreement(human, judge)["ci"],
+            "spearman": jv.rank_correlation(human, judge, "spearman"),
+            "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge)}

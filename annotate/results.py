@@ -11,7 +11,7 @@ from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
-from annotate.judge_numbers import ppi_numbers, validity_numbers
+from annotate.judge_numbers import group_agreement, ppi_numbers, validity_numbers
 from annotate.pairs import pair_score, scored_question
 from annotate.studies import Study, load_study
 from annotate.tasks import Question
@@ -163,7 +163,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, data.lmra[data.lmra["model"] == model],
                                         n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {attr: _with_holm({g: asdict(c) for g, c in calibrate_by_group(
+        numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
+            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra)} for g, c in calibrate_by_group(
             ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)

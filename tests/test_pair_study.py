@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
@@ -131,3 +132,21 @@ def test_feature_label_study_is_calibrated_like_harm(db, tmp_path):
     assert numbers["lmra"]["sign_agreement"] == pytest.approx(0.75)        # p4: 0 vs +
     assert numbers["feature_difference"]["human"] == pytest.approx(human.mean())
     assert "harm" not in numbers
+
+
+def test_each_rater_group_gets_the_agreement_numbers_with_intervals(tmp_path):
+    """004 Fig. 6: per rater group, the same numbers from that group's own per-pair mean."""
+    from analysis import judge_validity as jv
+    from analysis.calibration import human_scores
+    rows = [(r, i, c, False, g) for r, g in (("f1", "female"), ("f2", "female"), ("m1", "male"))
+            for i, c in zip(["p1", "p2", "p3", "p4"], (["1", "0", "-1", "1"] if g == "female" else ["0", "0", "1", "-1"]))]
+    numbers = build(tmp_path, "g", rows, [0.6, 0.1, -0.4, 0.3])
+    female = numbers["lmra"]["by_rater_group"]["gender"]["female"]
+    frame = pd.DataFrame([(i, r, float(c)) for r, i, c, _, g in rows if g == "female"],
+                         columns=["item_id", "rater_id", "canonical"])
+    judge = pd.Series([0.6, 0.1, -0.4, 0.3], index=["p1", "p2", "p3", "p4"])
+    want = jv.rank_correlation(human_scores(frame), judge, "spearman")
+    assert female["spearman"]["value"] == pytest.approx(want["value"])
+    assert female["spearman"]["ci"] == pytest.approx(want["ci"]) and female["spearman"]["n"] == 4
+    assert female["sign_agreement_ci"] == pytest.approx(jv.sign_agreement(human_scores(frame), judge)["ci"])
+    assert "p_holm" in female

@@ -54,6 +54,8 @@ def render() -> None:
         st.table(pd.DataFrame(groups).rename(columns={"judge": "raters"}))
         st.caption("With several groups of one attribute compared, read p (Holm): p adjusted by Holm's "
                    "method over that attribute's groups.")
+        st.table(pd.DataFrame([validity_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
+                               for g, c in by.items()]).rename(columns={"judge": "raters"}))
         bars = charts.group_bars(chosen)
         if bars is not None:
             st.altair_chart(bars)
