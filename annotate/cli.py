@@ -122,6 +122,20 @@ def study_show(ctx, name, as_json):
             click.echo(f"  {key}: {value}")
 
 
+@study.command("sample")
+@click.argument("name")
+@click.option("--n", "n", type=int, required=True, help="Pairs for people to rate.")
+@click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
+@click.pass_context
+@friendly
+def study_sample(ctx, name, n, seed):
+    """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
+    from annotate.sampling import draw_human_sample
+
+    keep = draw_human_sample(_db(ctx), name, n, seed)
+    click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
+
+
 @study.command("set")
 @click.argument("name")
 @click.argument("assignments", nargs=-1, required=True)

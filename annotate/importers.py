@@ -15,7 +15,7 @@ from annotate.records import (
     require_number,
     require_text,
 )
-from annotate.studies import Study, load_study, open_when_ready, ready_loads
+from annotate.studies import Study, StudyError, load_study, open_when_ready, ready_loads
 from store import Database, immediate, loads
 from store import assignments as ledger
 from store import items as item_store
@@ -42,6 +42,9 @@ def derive_item_id(data: dict) -> str:
 
 def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
     study = load_study(db, study_id)
+    if study.settings.human_sample:
+        raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
+                         "be part of it. Import every pair first, then draw the sample")
     records = read_records(path)
     rows, seen = [], {}
     for rec in records:

@@ -57,18 +57,28 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
     return out
 
 
-def ppi_numbers(human: pd.Series, judge: pd.Series) -> dict:
+def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None) -> dict:
     """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
-    pairs the judge alone scored; beside it the human-only and judge-only means. fairval does not know
-    how the human subset was drawn, and the estimate is valid only for a random one: it says so."""
+    pairs the judge alone scored; beside it the human-only and judge-only means. The estimate is valid
+    only when the rated pairs are a random sample: drawn by `fairval study sample` (`sample`), or else
+    not known to be random, and it says which."""
     judge = judge.dropna()
     labelled = pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     return {**ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy()),
             "human_only": classical_mean(human.dropna().to_numpy()),
             "judge_only": classical_mean(judge.to_numpy()),
-            "sampling": "not known to be random: valid only if the pairs people rated were drawn at random "
-                        "from all the judge scored"}
+            "sampling": _sampling(sample, len(labelled))}
+
+
+def _sampling(sample: dict | None, rated: int) -> str:
+    if not sample:
+        return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
+                "the judge scored (draw them with `fairval study sample`)")
+    text = f"a random sample of {sample['n']} of {sample['of']} pairs (seed {sample['seed']}, `fairval study sample`)"
+    if rated < sample["n"]:
+        text += f"; {sample['n'] - rated} sampled pair(s) have no rating yet, so it is random only if they are missing at random"
+    return text
 
 
 def group_agreement(ratings: pd.DataFrame, judge: pd.Series) -> dict:

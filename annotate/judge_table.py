@@ -69,4 +69,4 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
             f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
             f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
             f"{with_ci(human['value'], human['ci'])}, the judge alone {with_ci(judge['value'], judge['ci'])}. "
-            f"The human subset is {ppi['sampling']}.")
+            f"The pairs people rated are {ppi['sampling']}.")

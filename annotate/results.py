@@ -40,8 +40,10 @@ class StudyData:
 
     @property
     def regular_items(self) -> pd.DataFrame:
-        """The items raters are assigned and the numbers are about: neither gold nor practice."""
-        return self.items[self.items["gold"].isna() & ~self.items["practice"].astype(bool)]
+        """The items raters are assigned and the numbers are about: neither gold nor practice, nor left
+        to the judge alone (outside a drawn human sample)."""
+        return self.items[self.items["gold"].isna() & ~self.items["practice"].astype(bool)
+                          & ~self.items["judge_only"].astype(bool)]
 
 
 def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False,
@@ -169,7 +171,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
         numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
-        numbers["ppi"] = ppi_numbers(human, lmra)
+        numbers["ppi"] = ppi_numbers(human, lmra, data.study.settings.human_sample)
         by_model[model] = numbers
     main = models[0]
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}

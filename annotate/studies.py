@@ -51,6 +51,7 @@ class StudySettings:
     pay_per_judgment: float = 0.0               # a bonus per item answered (all its questions)
     currency: str = "USD"
     platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
+    human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed}
 
     def __post_init__(self) -> None:
         if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:

@@ -57,6 +57,10 @@ def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int
     return int(row[0]), int(row[1])
 
 
+def any_served(db: Database, study_id: str) -> bool:
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1
+
+
 def active_raters(db: Database, study_id: str, since: float) -> int:
     """Raters served or answering since `since` (still inside the timeout window)."""
     return db.scalar("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?

@@ -63,9 +63,15 @@ def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> 
 
 
 def has_regular_items(db: Database, study_id: str) -> bool:
-    """Any item raters are assigned (not practice, not gold)."""
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL)",
-                     [study_id]) == 1
+    """Any item raters are assigned (not practice, not gold, not left to the judge)."""
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL "
+                     "AND judge_only = 0)", [study_id]) == 1
+
+
+def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
+    """Inside the caller's write transaction: these items become judge-only (never served)."""
+    db.executemany("UPDATE items SET judge_only = 1 WHERE study_id = ? AND item_id = ?",
+                   [(study_id, i) for i in items])
 
 
 def has_practice(db: Database, study_id: str) -> bool:
@@ -74,9 +80,9 @@ def has_practice(db: Database, study_id: str) -> bool:
 
 
 def items_frame(db: Database, study_id: str) -> pd.DataFrame:
-    """One row per item: item_id, position, gold, practice, data (dict)."""
+    """One row per item: item_id, position, gold, practice, judge_only, data (dict)."""
     items = list_items(db, study_id)
-    cols = ["item_id", "position", "gold", "practice", "data", "source_line", "source_format"]
+    cols = ["item_id", "position", "gold", "practice", "judge_only", "data", "source_line", "source_format"]
     return pd.DataFrame(items, columns=cols)
 
 
@@ -84,4 +90,5 @@ def _decode(row: dict) -> dict:
     row["data"] = json.loads(row["data"])
     row["gold"] = json.loads(row["gold"]) if row["gold"] else None
     row["practice"] = bool(row["practice"])
+    row["judge_only"] = bool(row.get("judge_only"))
     return row

@@ -101,7 +101,7 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
           FROM items i CROSS JOIN groups g
           LEFT JOIN totals t ON t.item_id = i.item_id
           LEFT JOIN held h ON h.item_id = i.item_id AND h.grp = g.grp
-         WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NULL
+         WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NULL AND i.judge_only = 0
         UNION ALL
         SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 1
           FROM items i LEFT JOIN totals t ON t.item_id = i.item_id

@@ -151,4 +151,9 @@ def _v5_payments(db: Database) -> None:
     )""")
 
 
-MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments]
+def _v6_judge_only(db: Database) -> None:
+    # Pairs outside a study's drawn human sample: scored by the judge alone, never served to raters.
+    db.ddl("ALTER TABLE items ADD COLUMN judge_only INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only]
