@@ -156,4 +156,10 @@ def _v6_judge_only(db: Database) -> None:
     db.ddl("ALTER TABLE items ADD COLUMN judge_only INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only]
+def _v7_revoked_sign_ins(db: Database) -> None:
+    # A researcher's sign-out holds in every worker and host, even if the browser kept its cookie.
+    db.ddl("CREATE TABLE revoked_sign_ins (signature TEXT PRIMARY KEY, expires REAL NOT NULL)")
+
+
+MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
+              _v7_revoked_sign_ins]

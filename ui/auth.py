@@ -13,12 +13,16 @@ import time
 
 import streamlit as st
 
+from store import sign_ins
+from ui.common import get_db
+
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
 COOKIE = "fairval_researcher"
 LIFETIME = 12 * 3600                     # seconds a sign-in lasts
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
 _SET_COOKIE, _CLEAR_COOKIE = "researcher_set_cookie", "researcher_clear_cookie"    # done on the next run
+_TOKEN = "researcher_token"              # this session's sign-in, to revoke on sign-out
 
 _cookie_writer = st.components.v2.component(
     "fairval_cookie", html="<span hidden></span>",
@@ -58,6 +62,18 @@ def valid_token(token: str, password: str, now: float | None = None) -> bool:
     return hmac.compare_digest(signature, expected) and int(expires) > (time.time() if now is None else now)
 
 
+def revoke_token(db, token: str) -> None:
+    """Sign-out: the token stops working everywhere at once (the cookie's removal may not reach the
+    browser before the tab closes)."""
+    expires, _, signature = token.partition(".")
+    if expires.isdigit() and signature:
+        sign_ins.revoke(db, signature, float(expires), time.time())
+
+
+def _revoked(token: str) -> bool:
+    return sign_ins.is_revoked(get_db(), token.partition(".")[2])
+
+
 def is_researcher() -> bool:
     """Signed in in this session, or a valid sign-in cookie came with the page."""
     password = configured_password()
@@ -67,8 +83,10 @@ def is_researcher() -> bool:
     if st.session_state.get(_SIGNED_IN) == fingerprint:
         return True
     token = st.context.cookies.get(COOKIE)
-    if isinstance(token, str) and not st.session_state.get(_SIGNED_OUT) and valid_token(token, password):
+    if (isinstance(token, str) and not st.session_state.get(_SIGNED_OUT) and valid_token(token, password)
+            and not _revoked(token)):
         st.session_state[_SIGNED_IN] = fingerprint
+        st.session_state[_TOKEN] = token
         return True
     return False
 
@@ -93,7 +111,7 @@ def require_researcher() -> None:
             if hmac.compare_digest(given.encode(), password.encode()):
                 st.session_state[_SIGNED_IN] = _key(password).hex()
                 st.session_state.pop(_SIGNED_OUT, None)
-                st.session_state[_SET_COOKIE] = issue_token(password)
+                st.session_state[_SET_COOKIE] = st.session_state[_TOKEN] = issue_token(password)
                 st.rerun()
             st.error("That password is not right.")
     st.stop()
@@ -107,6 +125,8 @@ def _navigation() -> None:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
+            for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
+                revoke_token(get_db(), token)
             st.session_state.pop(_SIGNED_IN, None)
             st.session_state[_SIGNED_OUT] = True
             st.session_state[_CLEAR_COOKIE] = True
