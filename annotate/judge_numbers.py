@@ -81,10 +81,11 @@ def _sampling(sample: dict | None, rated: int) -> str:
     return text
 
 
-def group_agreement(ratings: pd.DataFrame, judge: pd.Series) -> dict:
-    """For one rater group (004 Fig. 6): the agreement numbers with their intervals, from that group's
-    per-pair mean."""
+def group_agreement(ratings: pd.DataFrame, judge: pd.Series, sample: dict | None = None) -> dict:
+    """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
+    from that group's per-pair mean."""
     human = human_scores(ratings)
     return {"sign_agreement_ci": jv.sign_agreement(human, judge)["ci"],
             "spearman": jv.rank_correlation(human, judge, "spearman"),
-            "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge)}
+            "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge),
+            "ppi": ppi_numbers(human, judge, sample)}

@@ -166,7 +166,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         numbers.update(validity_numbers(ratings, human, data.lmra[data.lmra["model"] == model],
                                         n_boot=n_boot, seed=seed))
         numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
-            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra)} for g, c in calibrate_by_group(
+            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample)}
+            for g, c in calibrate_by_group(
             ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)

@@ -11,6 +11,8 @@ from annotate.records import ImportProblem
 from annotate.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
                               prolific_link_query)
 from annotate.tasks import PRESETS
+from store.db import default_db_path
+from ui import plan_view
 from ui.common import get_db
 from ui.studies import pick_study
 
@@ -21,7 +23,7 @@ IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": impor
 
 def render() -> None:
     st.title("Manage studies")
-    create, configure, upload = st.tabs(["Create", "Configure", "Import"])
+    create, configure, upload, planner = st.tabs(["Create", "Configure", "Import", "Plan"])
     with create:
         _create()
     with configure:
@@ -32,6 +34,10 @@ def render() -> None:
         study_id = pick_study(key="import-study")
         if study_id:
             _import(study_id)
+    with planner:
+        study_id = pick_study(key="plan-study")
+        if study_id:
+            plan_view.render(study_id, default_db_path())
 
 
 def settings_fields(current: StudySettings, key: str) -> dict:

@@ -175,3 +175,16 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
     assert metrics["Platform fee (43%)"] == f"{pay * 0.43:.2f}" and metrics["Total"] == f"{pay * 1.43:.2f}"
     owed = next(t.value for t in at.table if "bonus_owed" in t.value.columns)
     assert len(owed) == raters
+
+
+def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypatch):
+    from analysis.planner import Pay, cheapest
+    from annotate.planning import plan_study
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="plan-study").set_value("demo-pairs").run()
+    best = cheapest(plan_study(demo, "demo-pairs"), "rho", 0.2, Pay())
+    said = [s.value for s in at.success]
+    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} raters")
+    assert f"{best['cost']:.2f} with the fee" in said[0]
+    at.selectbox(key="plan-study").set_value("demo-templates").run()
+    assert any("pair study" in i.value for i in at.info)
