@@ -1,6 +1,7 @@
 """`fairval`: the command line, a thin shell over the library. Library errors become ClickExceptions."""
 from __future__ import annotations
 
+import csv
 import json
 import os
 from pathlib import Path
@@ -126,14 +127,20 @@ def study_show(ctx, name, as_json):
 @click.argument("name")
 @click.option("--n", "n", type=int, required=True, help="Pairs for people to rate.")
 @click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
 @click.pass_context
 @friendly
-def study_sample(ctx, name, n, seed):
+def study_sample(ctx, name, n, seed, out):
     """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
     from annotate.sampling import draw_human_sample
 
     keep = draw_human_sample(_db(ctx), name, n, seed)
     click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
+    if out:
+        with open(out, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([["item_id"], *([i] for i in keep)])
+        click.echo(f"wrote the drawn item ids to {out}")
 
 
 @study.command("set")

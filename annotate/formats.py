@@ -35,7 +35,7 @@ def seconds(x) -> str:
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 # Columns of the tables the pages and the report print, by what their numbers are.

@@ -118,12 +118,17 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
     study = load_study(db, study_id)
     records = read_records(path)
     known_items = item_store.item_ids(db, study.study_id)
+    judge_alone = item_store.judge_only_ids(db, study.study_id)
     stored = rating_store.stored_values(db, study.study_id)
     rows, raters, seen, skipped = [], {}, {}, 0
     for rec in records:
         item_id = str(_required_id(path, rec, "item_id"))
         if item_id not in known_items:
             raise ImportProblem(path, rec.line, "item_id", f"no item {item_id!r} in study {study.study_id!r}")
+        if item_id in judge_alone:
+            # a rating outside the drawn sample would make the human subset no longer a random sample
+            raise ImportProblem(path, rec.line, "item_id", f"item {item_id!r} is outside the study's random human "
+                                "sample (left to the judge); rate only the sampled pairs")
         rater_id = str(_required_id(path, rec, "rater_id"))
         qid = require_text(path, rec, "question")
         try:

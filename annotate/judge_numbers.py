@@ -75,7 +75,7 @@ def _sampling(sample: dict | None, rated: int) -> str:
     if not sample:
         return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
                 "the judge scored (draw them with `fairval study sample`)")
-    text = f"a random sample of {sample['n']} of {sample['of']} pairs (seed {sample['seed']}, `fairval study sample`)"
+    text = f"a random sample of {sample['n']:,} of {sample['of']:,} pairs (seed {sample['seed']}, `fairval study sample`)"
     if rated < sample["n"]:
         text += f"; {sample['n'] - rated} sampled pair(s) have no rating yet, so it is random only if they are missing at random"
     return text

@@ -47,6 +47,11 @@ def item_ids(db: Database, study_id: str) -> set[str]:
     return {r[0] for r in db.execute("SELECT item_id FROM items WHERE study_id = ?", [study_id])}
 
 
+def judge_only_ids(db: Database, study_id: str) -> set[str]:
+    """The pairs outside a drawn human sample (`fairval study sample`): the judge's alone."""
+    return {r[0] for r in db.execute("SELECT item_id FROM items WHERE study_id = ? AND judge_only = 1", [study_id])}
+
+
 def get_item(db: Database, study_id: str, item_id: str) -> dict | None:
     rows = list(db.query("SELECT * FROM items WHERE study_id = ? AND item_id = ?",
                          [study_id, item_id]))

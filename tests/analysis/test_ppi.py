@@ -38,6 +38,17 @@ def test_ppi_matches_the_formulas_written_out(noise):
     assert (got["n_labelled"], got["n_unlabelled"]) == (50, 5000)
 
 
+def test_ppi_matches_the_reference_implementation_on_a_published_example():
+    """Values printed by ppi_py 0.2.3 (`ppi_mean_pointestimate`, `ppi_mean_ci`, alpha=0.05) for these
+    ten human-rated and fifteen judge-only pairs; the issue asks for agreement to 1e-6."""
+    y = [1, 0, 1, 1, 0, 1, 0, 1, 1, 0]
+    f = [0.9, 0.2, 0.7, 0.8, 0.4, 0.6, 0.1, 0.9, 0.5, 0.3]
+    fu = [0.8, 0.1, 0.6, 0.9, 0.3, 0.7, 0.2, 0.4, 0.5, 0.9, 0.0, 0.6, 0.7, 0.3, 0.8]
+    got = ppi_mean(y, f, fu)
+    assert got["value"] == pytest.approx(0.5826937422295898, abs=1e-6)
+    assert got["ci"] == pytest.approx([0.3555091592428874, 0.8098783252162922], abs=1e-6)
+
+
 def test_a_good_judge_narrows_the_interval_and_a_useless_one_costs_nothing():
     y, f, fu, _ = synthetic(np.random.default_rng(2), 50, 5000, 0.05)
     width = lambda ci: ci[1] - ci[0]                                   # noqa: E731
