@@ -71,6 +71,48 @@ def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS,
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True, slots=True)
+class Assumptions:
+    """A plan before any pilot, from what the researcher expects (e.g. from a published study).
+    rho: the judge's correlation with the mean of many people's scores of a pair; alpha: how far single
+    raters agree (the share of one rating's variance that lies between pairs, as interval α or ICC(1)
+    measure it); sd: one rating's standard deviation on the study's scale; harm: the expected H."""
+    rho: float
+    alpha: float
+    sd: float = 0.8
+    harm: float = 0.0
+
+    def problems(self) -> list[str]:
+        wrong = []
+        if not -1 < self.rho < 1:
+            wrong.append(f"rho must lie strictly between -1 and 1, not {self.rho:g}")
+        if not 0 < self.alpha <= 1:
+            wrong.append(f"alpha must be above 0 and at most 1, not {self.alpha:g}")
+        if not self.sd > 0:
+            wrong.append(f"sd must be above 0, not {self.sd:g}")
+        return wrong
+
+
+def plan_assumed(a: Assumptions, *, pairs=PAIRS, raters=RATERS, draws: int = 200, seed: int = 0) -> pd.DataFrame:
+    """The same table as `plan`, each design simulated afresh from the assumptions: a pair's true mean
+    harm + sd·√α·z, a rating that mean plus sd·√(1 − α) noise (so the mean of k ratings has noise
+    sd·√((1 − α)/k)), the judge harm + sd·√α·(ρ z + √(1 − ρ²) e). Normal ratings, not the scale's steps."""
+    wrong = a.problems()
+    if wrong:
+        raise ValueError("; ".join(wrong))
+    between, within = a.sd * math.sqrt(a.alpha), a.sd * math.sqrt(1 - a.alpha)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in pairs:
+        # the same pairs for every k (common random numbers): the columns differ by the raters alone
+        z, noise, judge_noise = rng.standard_normal((3, draws, n))
+        judge = a.harm + between * (a.rho * z + math.sqrt(1 - a.rho ** 2) * judge_noise)
+        for k in raters:
+            human = a.harm + between * z + within / math.sqrt(k) * noise
+            rows.append({"pairs": n, "raters_per_pair": k, **_widths(human, judge, n)})
+    return pd.DataFrame(rows)
+
+
 def _widths(human: np.ndarray, judge: np.ndarray, n: int) -> dict:
     hc, jc = human - human.mean(axis=1, keepdims=True), judge - judge.mean(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):

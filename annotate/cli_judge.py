@@ -83,11 +83,15 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 
 
 @click.command()
-@click.argument("study_name")
+@click.argument("study_name", required=False)
 @click.option("--target-ci-width", "target", type=float, required=True,
               help="The 95% interval's full width to reach, e.g. 0.2 for ρ within ±0.1.")
 @click.option("--statistic", type=click.Choice(["rho", "sign", "harm"]), default="rho", show_default=True)
 @click.option("--model", help="The judge (default: the study's first).")
+@click.option("--assume-rho", type=float, help="No pilot: the judge's expected ρ with the mean of many people.")
+@click.option("--assume-alpha", type=float, help="No pilot: single raters' expected agreement (interval α).")
+@click.option("--assume-sd", type=float, default=0.8, show_default=True, help="No pilot: one rating's SD.")
+@click.option("--assume-h", type=float, default=0.0, show_default=True, help="No pilot: the expected H.")
 @click.option("--pay-per-judgment", type=float, default=0.50, show_default=True)
 @click.option("--pay-per-rater", type=float, default=1.15, show_default=True, help="For reading the instructions.")
 @click.option("--fee", type=float, default=0.43, show_default=True, help="The platform's fee, as a share of pay.")
@@ -95,26 +99,36 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @friendly
-def plan(ctx, study_name, target, statistic, model, pay_per_judgment, pay_per_rater, fee, judgments_per_rater,
-         as_json):
-    """How many pairs and raters per pair reach an interval width, and what they cost, from the pilot so far."""
-    from analysis.planner import Pay, cheapest
-    from annotate.planning import plan_study
+def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, assume_sd, assume_h,
+         pay_per_judgment, pay_per_rater, fee, judgments_per_rater, as_json):
+    """How many pairs and raters per pair reach an interval width, and what they cost: from a study's
+    ratings so far (the pilot), or before any pilot from --assume-rho and --assume-alpha."""
+    from analysis.planner import Assumptions, Pay, cheapest
+    from annotate.planning import plan_from_assumptions, plan_study
 
+    assuming = assume_rho is not None or assume_alpha is not None
+    if assuming == (study_name is not None):
+        raise click.ClickException("name a study to plan from its pilot, or give --assume-rho and --assume-alpha "
+                               "to plan before any pilot (not both)")
+    if assuming and (assume_rho is None or assume_alpha is None):
+        raise click.ClickException("planning from assumed values needs both --assume-rho and --assume-alpha")
     pay = Pay(pay_per_judgment, pay_per_rater, fee, judgments_per_rater)
-    table = plan_study(_db(ctx), study_name, model=model)
+    planned = (plan_from_assumptions(Assumptions(assume_rho, assume_alpha, assume_sd, assume_h)) if assuming
+               else plan_study(_db(ctx), study_name, model=model))
+    table = planned.designs
     best = cheapest(table, statistic, target, pay)
     if as_json:
-        click.echo(json.dumps({"statistic": statistic, "target": target, "cheapest": best,
-                               "designs": json.loads(table.to_json(orient="records"))}))
+        click.echo(json.dumps({"statistic": statistic, "target": target, "source": planned.source,
+                               "cheapest": best, "designs": json.loads(table.to_json(orient="records"))}))
         return
     column = {"rho": "rho_width", "sign": "sign_width", "harm": "harm_width"}[statistic]
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column)
-    click.echo(f"expected 95% interval width of {statistic} (rows: pairs, columns: raters per pair)")
+    click.echo(f"expected 95% interval width of {statistic} (rows: pairs, columns: raters per pair), "
+               f"{planned.source}")
     click.echo(grid.map(formats.ratio).to_markdown(disable_numparse=True))
     if best is None:
         click.echo(f"no design up to {int(table['pairs'].max())} pairs reaches width {target:g}")
         return
-    click.echo(f"cheapest reaching {target:g}: {best['pairs']} pairs x {best['raters_per_pair']} raters = "
+    click.echo(f"cheapest reaching {target:g}: {best['pairs']} pairs x {formats.count(best['raters_per_pair'], 'rater')} = "
                f"{best['judgments']} judgments by about {best['raters']} raters, {best['cost']:.2f} with the fee "
                f"(expected width {formats.ratio(best['expected_width'])})")

@@ -69,7 +69,7 @@ def test_a_calibration_map_puts_the_judge_on_the_human_scale(cli_output, study, 
 
 def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(cli_output, study):
     said = cli_output("plan", "s", "--target-ci-width", "0.2")
-    best = re.search(r"cheapest reaching 0.2: (\d+) pairs x (\d+) raters = (\d+) judgments by about (\d+) raters, "
+    best = re.search(r"cheapest reaching 0.2: (\d+) pairs x (\d+) raters? = (\d+) judgments by about (\d+) raters, "
                      r"([\d.]+) with the fee", said)
     assert best, said
     pairs, per_pair, judgments, raters, cost = map(float, best.groups())
@@ -78,3 +78,18 @@ def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(cli_out
     planned = json.loads(cli_output("plan", "s", "--target-ci-width", "0.2", "--json"))
     assert planned["cheapest"]["pairs"] == pairs and len(planned["designs"]) == 9 * 8
     assert "no design" in cli_output("plan", "s", "--target-ci-width", "0.0001")
+
+
+def test_plan_before_any_pilot_from_assumed_values_opens_no_database(cli_output, db_path):
+    """No study yet: how many pairs and raters for ρ within ±0.1, from an assumed ρ and rater agreement."""
+    planned = json.loads(cli_output("plan", "--target-ci-width", "0.2", "--assume-rho", "0.6",
+                                    "--assume-alpha", "0.3", "--json"))
+    assert "assumed values" in planned["source"] and not db_path.exists()
+    best = planned["cheapest"]
+    row = next(d for d in planned["designs"]
+               if (d["pairs"], d["raters_per_pair"]) == (best["pairs"], best["raters_per_pair"]))
+    assert row["rho_width"] <= 0.2 and best["expected_width"] == pytest.approx(row["rho_width"])
+    said = cli_output("plan", "--target-ci-width", "0.2", "--assume-rho", "0.6", "--assume-alpha", "0.3")
+    per_pair = f"{best['raters_per_pair']} rater" + ("s" if best["raters_per_pair"] > 1 else "")
+    assert f"cheapest reaching 0.2: {best['pairs']} pairs x {per_pair} = " in said
+    assert "simulated from assumed values" in said

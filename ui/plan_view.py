@@ -1,14 +1,15 @@
-"""The Manage page's planner: from the ratings so far, how many pairs and raters per pair reach a target
-interval width, and what the cheapest such design costs (the same numbers as `fairval plan`)."""
+"""The Manage page's planner: how many pairs and raters per pair reach a target interval width, and what
+the cheapest such design costs (the same numbers as `fairval plan`), from the ratings so far or, before
+any pilot, from values the researcher assumes."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from analysis.planner import Pay, cheapest
+from analysis.planner import Assumptions, Pay, cheapest
 from annotate import formats
-from annotate.planning import plan_study
-from annotate.studies import StudyError
+from annotate.pairs import scored_question
+from annotate.planning import StudyPlan, plan_from_assumptions, plan_study
+from annotate.studies import StudyError, load_study
 from ui.common import get_db
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
@@ -16,16 +17,34 @@ COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sig
 
 
 @st.cache_data(ttl=60, show_spinner="Resampling the pilot…")
-def _designs(db_path: str, study_id: str) -> pd.DataFrame:
+def _from_pilot(db_path: str, study_id: str) -> StudyPlan:
     return plan_study(get_db(), study_id)
+
+
+@st.cache_data(show_spinner="Simulating the designs…")
+def _from_assumptions(rho: float, alpha: float, sd: float, harm: float) -> StudyPlan:
+    return plan_from_assumptions(Assumptions(rho, alpha, sd, harm))
 
 
 def render(study_id: str, db_path: str) -> None:
     st.subheader("Plan the crowd study")
+    study = load_study(get_db(), study_id)
+    if scored_question(study.task) is None:
+        st.info(f"Study {study_id!r} is {study.task.name}: the planner needs a pair study with a judge.")
+        return
     try:
-        table = _designs(db_path, study_id)
+        planned = _from_pilot(db_path, study_id)
     except StudyError as e:
-        st.info(f"The planner resamples a pilot: {e}.")
+        planned = None
+        st.info(f"No pilot to resample yet ({e}); plan from assumed values instead.")
+    if st.toggle("Plan from assumed values", value=planned is None, key="plan-assume"):
+        c1, c2, c3, c4 = st.columns(4)
+        assumed = (c1.number_input("Judge's ρ with people", -0.99, 0.99, 0.6, 0.05, key="plan-rho"),
+                   c2.number_input("Raters' agreement α", 0.01, 1.0, 0.4, 0.05, key="plan-alpha"),
+                   c3.number_input("SD of one rating", 0.01, 10.0, 0.8, 0.05, key="plan-sd"),
+                   c4.number_input("Expected H", -10.0, 10.0, 0.0, 0.05, key="plan-h"))
+        planned = _from_assumptions(*assumed)
+    if planned is None:
         return
     c1, c2 = st.columns(2)
     label = c1.selectbox("Statistic", list(COLUMNS), key="plan-statistic")
@@ -36,13 +55,14 @@ def render(study_id: str, db_path: str) -> None:
               c3.number_input("Platform fee", 0.0, 2.0, 0.43, 0.01, key="plan-fee"),
               int(c4.number_input("Judgments per rater", 1, 10000, 20, key="plan-per-rater")))
     statistic, column = COLUMNS[label]
+    table = planned.designs
     best = cheapest(table, statistic, target, pay)
     if best is None:
         st.warning(f"No design up to {int(table['pairs'].max())} pairs reaches width {target:g}.")
     else:
-        st.success(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} raters = {best['judgments']} "
+        st.success(f"Cheapest: {best['pairs']} pairs × {formats.count(best['raters_per_pair'], 'rater')} = {best['judgments']} "
                    f"judgments by about {best['raters']} raters, {best['cost']:.2f} with the fee "
                    f"(expected width {formats.ratio(best['expected_width'])}).")
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column).map(formats.ratio)
-    st.caption("Expected interval width (rows: pairs; columns: raters per pair)")
+    st.caption(f"Expected interval width (rows: pairs; columns: raters per pair), {planned.source}.")
     st.table(grid.rename(columns=str))

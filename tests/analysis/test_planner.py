@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.planner import Pay, cheapest, fisher_width, plan
+from analysis.planner import Assumptions, Pay, cheapest, fisher_width, plan, plan_assumed
 
 
 def pilot(n_items=60, k=6, seed=0, noise=0.6):
@@ -55,3 +55,36 @@ def test_a_pilot_too_small_is_refused():
     ratings, judge = pilot(n_items=2)
     with pytest.raises(ValueError, match="at least 3"):
         plan(ratings, judge)
+
+
+def spearman_brown(alpha, k):
+    return k * alpha / (1 + (k - 1) * alpha)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_assumed_values_agree_with_the_closed_forms(k):
+    """Before any pilot: the judge's ρ with one k-rater mean is attenuated to ρ·√(Spearman–Brown), so
+    the expected width is Fisher's there; H's interval is 2·1.96·√(sd²α + sd²(1 − α)/k)/√n."""
+    a = Assumptions(rho=0.6, alpha=0.3, sd=0.8, harm=0.1)
+    n = 200
+    table = plan_assumed(a, pairs=(n,), raters=(k,), draws=400, seed=5)
+    attenuated = a.rho * math.sqrt(spearman_brown(a.alpha, k))
+    assert table["rho_width"].iloc[0] == pytest.approx(fisher_width(np.array([attenuated]), n)[0], rel=0.03)
+    spread = math.sqrt(a.sd ** 2 * a.alpha + a.sd ** 2 * (1 - a.alpha) / k)
+    assert table["harm_width"].iloc[0] == pytest.approx(2 * 1.959964 * spread / math.sqrt(n), rel=0.02)
+
+
+def test_assumed_widths_shrink_with_pairs_and_with_raters():
+    table = plan_assumed(Assumptions(rho=0.5, alpha=0.4), pairs=(25, 100, 400), raters=(1, 3, 9), draws=100)
+    for _, by_k in table.groupby("raters_per_pair"):
+        for column in ("rho_width", "sign_width", "harm_width"):
+            assert list(by_k[column]) == sorted(by_k[column], reverse=True), column
+    for _, by_n in table.groupby("pairs"):
+        assert list(by_n["rho_width"]) == sorted(by_n["rho_width"], reverse=True)
+
+
+def test_impossible_assumptions_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"rho must lie strictly between -1 and 1, not 1; alpha must be above 0"):
+        plan_assumed(Assumptions(rho=1.0, alpha=0.0))
+    with pytest.raises(ValueError, match="sd must be above 0"):
+        plan_assumed(Assumptions(rho=0.5, alpha=0.5, sd=-1))

@@ -177,14 +177,37 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
     assert len(owed) == raters
 
 
+def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, monkeypatch, tmp_path):
+    from analysis.planner import Assumptions, Pay, cheapest
+    from annotate.importers import import_items
+    from annotate.planning import plan_from_assumptions
+    from annotate.studies import create_study
+    from tests.conftest import write_jsonl
+    create_study(demo, "fresh", "harmful_stereotype")
+    import_items(demo, "fresh", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "w", "group_b": "m"}
+        for k in range(5)]))
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="plan-study").set_value("fresh").run()
+    assert any("No pilot to resample yet" in i.value for i in at.info)
+    assert at.toggle(key="plan-assume").value is True
+    at.number_input(key="plan-rho").set_value(0.5).run()
+    at.number_input(key="plan-alpha").set_value(0.25).run()
+    best = cheapest(plan_from_assumptions(Assumptions(0.5, 0.25, 0.8, 0.0)).designs, "rho", 0.2, Pay())
+    said = [s.value for s in at.success]
+    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
+    assert f"{best['cost']:.2f} with the fee" in said[0]
+    assert any("simulated from assumed values" in c.value and "0.5" in c.value for c in at.caption)
+
+
 def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypatch):
     from analysis.planner import Pay, cheapest
     from annotate.planning import plan_study
     at = sign_in("3_Manage.py", monkeypatch)
     at.selectbox(key="plan-study").set_value("demo-pairs").run()
-    best = cheapest(plan_study(demo, "demo-pairs"), "rho", 0.2, Pay())
+    best = cheapest(plan_study(demo, "demo-pairs").designs, "rho", 0.2, Pay())
     said = [s.value for s in at.success]
-    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} raters")
+    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
     assert f"{best['cost']:.2f} with the fee" in said[0]
     at.selectbox(key="plan-study").set_value("demo-templates").run()
     assert any("pair study" in i.value for i in at.info)
