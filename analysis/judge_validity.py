@@ -28,12 +28,18 @@ def paired(human: pd.Series, judge: pd.Series) -> pd.DataFrame:
     return pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
 
 
+def wilson_bounds(p, n: int):
+    """Wilson's score interval (95%) for proportions p (a number or an array) out of n."""
+    z2 = Z95 ** 2
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return centre - half, centre + half
+
+
 def wilson(successes: int, n: int) -> tuple[float, float]:
     """Wilson's score interval for a proportion (95%)."""
-    p, z2 = successes / n, Z95 ** 2
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return centre - half, centre + half
+    low, high = wilson_bounds(successes / n, n)
+    return float(low), float(high)
 
 
 def sign_agreement(human: pd.Series, judge: pd.Series) -> dict:
@@ -137,7 +143,7 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     rng = np.random.default_rng(seed)
     codes = pd.Categorical(frame["item_id"], categories=items).codes
     first, second = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
-    values = _step_up(_weighted_r(np.ones((splits, len(items))), first.T, second.T))
+    values = _step_up(row_correlation(first.T, second.T))
     if not np.isfinite(values).any():
         return {**estimate(None, n=len(items), reason="the halves' means do not vary; no correlation"),
                 "item_se": item_se}
@@ -145,7 +151,7 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     for size in np.diff(np.r_[0:max(n_boot, 0):100, max(n_boot, 0)]):    # 100 draws at a time
         weights = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=size).astype(float)
         pick = rng.integers(0, splits, size)
-        draws.append(_step_up(_weighted_r(weights, first.T[pick], second.T[pick])))
+        draws.append(_step_up(row_correlation(first.T[pick], second.T[pick], weights)))
     ci = _percentile(np.concatenate(draws)) if draws else None
     return {**estimate(np.nanmean(values), ci, len(items)), "item_se": item_se}
 
@@ -166,8 +172,10 @@ def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int
     return first, second
 
 
-def _weighted_r(weights: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row by row, the correlation of a and b with the items weighted (how often each was drawn)."""
+def row_correlation(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Row by row, the Pearson correlation of a and b, the items weighted (how often each was drawn);
+    NaN where a row does not vary."""
+    weights = np.ones_like(a, dtype=float) if weights is None else weights
     total = weights.sum(axis=1, keepdims=True)
     da = a - (weights * a).sum(axis=1, keepdims=True) / total
     db = b - (weights * b).sum(axis=1, keepdims=True) / total

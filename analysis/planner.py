@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-Z95 = 1.959963984540054
+from analysis.judge_validity import Z95, row_correlation, wilson_bounds
+
 PAIRS = (25, 50, 100, 200, 400, 800, 1600, 3200, 6400)
 RATERS = (1, 2, 3, 4, 5, 6, 8, 10)
 
@@ -40,22 +41,17 @@ def fisher_width(r: np.ndarray, n: int) -> np.ndarray:
     return np.tanh(z + half) - np.tanh(z - half)
 
 
-def wilson_width(p: np.ndarray, n: int) -> np.ndarray:
-    z2 = Z95 ** 2
-    return 2 * Z95 * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-
-
 def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS, draws: int = 100,
          seed: int = 0) -> pd.DataFrame:
     """ratings: item_id, rater_id, score of the pilot; judge: item -> score. One row per design with the
     expected width of each interval (NaN where the statistic is undefined on most draws)."""
-    frame = ratings.dropna(subset=["score"])
-    frame = frame[frame["item_id"].isin(judge.dropna().index)].sort_values("item_id", kind="stable")
-    items = pd.unique(frame["item_id"])
+    frame = _pilot(ratings, judge)
+    per_pair = ratings_per_pair(frame, judge)
+    items = per_pair.index.to_numpy()
     if len(items) < 3:
         raise ValueError(f"the pilot has {len(items)} pair(s) with both human ratings and a judge score; "
                          "planning needs at least 3")
-    counts = frame.groupby("item_id", sort=False)["score"].size().reindex(items).to_numpy()
+    counts = per_pair.to_numpy()
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
     scores = frame["score"].to_numpy(float)
     judged = judge.reindex(items).to_numpy(float)
@@ -69,6 +65,17 @@ def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS,
             f = judged[chosen]
             rows.append({"pairs": n, "raters_per_pair": k, **_widths(human, f, n)})
     return pd.DataFrame(rows)
+
+
+def _pilot(ratings: pd.DataFrame, judge: pd.Series) -> pd.DataFrame:
+    """The pilot's ratings of pairs the judge scored, grouped by pair."""
+    frame = ratings.dropna(subset=["score"])
+    return frame[frame["item_id"].isin(judge.dropna().index)].sort_values("item_id", kind="stable")
+
+
+def ratings_per_pair(ratings: pd.DataFrame, judge: pd.Series) -> pd.Series:
+    """What the planner resamples: per pair the judge scored, the pilot's ratings of it."""
+    return _pilot(ratings, judge).groupby("item_id", sort=True)["score"].size()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,14 +121,13 @@ def plan_assumed(a: Assumptions, *, pairs=PAIRS, raters=RATERS, draws: int = 200
 
 
 def _widths(human: np.ndarray, judge: np.ndarray, n: int) -> dict:
-    hc, jc = human - human.mean(axis=1, keepdims=True), judge - judge.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (hc * jc).sum(axis=1) / np.sqrt((hc ** 2).sum(axis=1) * (jc ** 2).sum(axis=1))
+    r = row_correlation(human, judge)
     agree = (np.sign(human) == np.sign(judge)).mean(axis=1)
+    low, high = wilson_bounds(agree, n)
     h_width = 2 * Z95 * human.std(axis=1, ddof=1) / math.sqrt(n)
     rho = fisher_width(r[np.isfinite(r)], n) if n > 3 else np.array([])
     return {"rho_width": float(rho.mean()) if len(rho) * 2 > len(r) else math.nan,
-            "sign_width": float(wilson_width(agree, n).mean()), "harm_width": float(h_width.mean())}
+            "sign_width": float((high - low).mean()), "harm_width": float(h_width.mean())}
 
 
 def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> dict | None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
-Z95 = stats.norm.ppf(0.975)
+from analysis.judge_validity import Z95, estimate
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray) -> dict:
@@ -42,6 +41,6 @@ def classical_mean(values: np.ndarray) -> dict:
     """A mean with its normal 95% interval (standard error with n − 1)."""
     v = np.asarray(values, float)
     if len(v) < 2:
-        return {"value": float(v.mean()) if len(v) else None, "ci": None, "n": len(v)}
+        return estimate(v.mean() if len(v) else None, None, len(v))
     se = v.std(ddof=1) / math.sqrt(len(v))
-    return {"value": float(v.mean()), "ci": [float(v.mean() - Z95 * se), float(v.mean() + Z95 * se)], "n": len(v)}
+    return estimate(v.mean(), (v.mean() - Z95 * se, v.mean() + Z95 * se), len(v))

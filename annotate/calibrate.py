@@ -11,21 +11,11 @@ import pandas as pd
 from analysis.calibration import human_scores
 from analysis.judge_map import apply_isotonic, apply_linear, cross_validate, fit_isotonic, fit_linear
 from annotate.pairs import scored_question
-from annotate.results import load_study_data, scored_ratings
+from annotate.results import judge_scores, load_study_data, scored_ratings
 from annotate.studies import StudyError
 from store import Database
 
 FORMAT = "fairval-calibration-map/1"
-
-
-def _judge_scores(data, model: str | None) -> tuple[str, pd.Series]:
-    models = sorted(data.lmra["model"].unique())
-    if not models:
-        raise StudyError(f"study {data.study.study_id!r} has no judge scores; import or run the judge first")
-    model = model or models[0]
-    if model not in models:
-        raise StudyError(f"no scores from judge {model!r} in {data.study.study_id!r}; it has {', '.join(models)}")
-    return model, data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
 
 
 def calibration_map(db: Database, study_id: str, *, model: str | None = None, folds: int = 5,
@@ -33,7 +23,7 @@ def calibration_map(db: Database, study_id: str, *, model: str | None = None, fo
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     if scored_question(data.study.task) is None:
         raise StudyError(f"study {study_id!r} is {data.study.task.name}: a calibration map needs a pair study")
-    model, judge = _judge_scores(data, model)
+    model, judge = judge_scores(data, model)
     both = pd.concat([judge.rename("judge"), human_scores(scored_ratings(data)).rename("human")],
                      axis=1, join="inner").dropna()
     if len(both) < 3:
@@ -59,7 +49,7 @@ def apply_map(db: Database, study_id: str, table: dict, *, model: str | None = N
               kind: str = "isotonic") -> pd.DataFrame:
     """item_id, model ("<judge> calibrated"), score on the human scale, raw_score: ready for `lmra import`."""
     data = load_study_data(db, study_id)
-    model, judge = _judge_scores(data, model or table["model"])
+    model, judge = judge_scores(data, model or table["model"])
     raw = judge.to_numpy(float)
     mapped = apply_isotonic(table["isotonic"], raw) if kind == "isotonic" else apply_linear(table["linear"], raw)
     return pd.DataFrame({"item_id": judge.index, "model": f"{model} calibrated",

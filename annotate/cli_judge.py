@@ -8,6 +8,7 @@ import click
 
 from annotate import formats, results
 from annotate.cli_common import _db, friendly
+from annotate.outputs import output_format
 
 
 @click.command()
@@ -30,11 +31,9 @@ def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
         return
     table = comparison_table(comparison)
     if out:
-        suffix = Path(out).suffix.lower()
-        if suffix not in (".md", ".csv"):
-            raise click.ClickException(f"cannot write {out}: use a file ending in .md or .csv")
-        Path(out).write_text(table.to_csv(index=False) if suffix == ".csv" else table.to_markdown(index=False, disable_numparse=True) + "\n",
-                             encoding="utf-8")
+        kind = output_format(out, ("md", "csv"))
+        Path(out).write_text(table.to_csv(index=False) if kind == "csv"
+                             else table.to_markdown(index=False, disable_numparse=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {out}")
         return
     click.echo(table.to_markdown(index=False, disable_numparse=True))
@@ -75,8 +74,7 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
     """Put a study's judge scores on the human scale with a map from `fairval calibrate`."""
     from annotate.calibrate import apply_map, read_map
 
-    if not out.lower().endswith(".csv"):
-        raise click.ClickException(f"cannot write {out}: use a file ending in .csv")
+    output_format(out, ("csv",))
     scores = apply_map(_db(ctx), study_name, read_map(map_file), model=model, kind=kind)
     scores.to_csv(out, index=False)
     click.echo(f"wrote {len(scores)} calibrated scores to {out} (import them with `fairval lmra import`)")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.scores import as_numbers
+from annotate.outputs import output_format
 from annotate.pairs import scored_question
 from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
 from store import Database
@@ -52,7 +53,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
                      thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False) -> dict:
     """Write the study's output to `out` (.jsonl or .csv) and numbers to `<out>.numbers.json`."""
     out = Path(out)
-    fmt = _format(out, ("jsonl", "csv"))
+    fmt = output_format(out, ("jsonl", "csv"))
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     sidecar: dict = {"study": data.study.study_id, "task": data.study.task.name,
                      "exclude_flagged": exclude_flagged,
@@ -98,7 +99,7 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
 def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
     """One row per rating with rater attributes, order shown, canonical value and seconds."""
     out = Path(out)
-    fmt = _format(out, ("csv", "parquet"))
+    fmt = output_format(out, ("csv", "parquet"))
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)
     frame = data.all_ratings if not exclude_flagged else data.all_ratings[
         ~data.all_ratings["rater_id"].isin(list(data.excluded))]
@@ -109,13 +110,6 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     else:
         frame.to_parquet(out, index=False)
     return len(frame)
-
-
-def _format(out: Path, allowed: tuple[str, ...]) -> str:
-    fmt = out.suffix.lower().lstrip(".")
-    if fmt not in allowed:
-        raise ValueError(f"cannot write {out.name}: use a file ending in " + " or ".join(f".{a}" for a in allowed))
-    return fmt
 
 
 def _write_rows(out: Path, fmt: str, items: list) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
+
 DASH = "–"
 
 
@@ -55,3 +57,9 @@ def cell(column: str, value):
             return p_value(value)
         return seconds(value) if column in SECONDS_COLUMNS else ratio(value)
     return value
+
+
+def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
+    """Every cell printed the way its column's kind of number is printed everywhere."""
+    frame = pd.DataFrame(rows)
+    return pd.DataFrame({c: [cell(c, v) for v in frame[c]] for c in frame.columns})

@@ -30,7 +30,7 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
                   "practice": [bool(r.practice) for r in data.items.itertuples()],
                   "fields": [json.dumps(r.data, ensure_ascii=False) for r in data.items.itertuples()]}
                  ).to_parquet(data_dir / "items.parquet", index=False)
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged)
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data)
     (folder / "numbers.json").write_text(json.dumps(numbers, indent=2), encoding="utf-8")
     (folder / "README.md").write_text(_card(data, numbers, n_ratings, exclude_flagged), encoding="utf-8")
     return folder

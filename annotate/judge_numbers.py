@@ -63,7 +63,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None) 
     only when the rated pairs are a random sample: drawn by `fairval study sample` (`sample`), or else
     not known to be random, and it says which."""
     judge = judge.dropna()
-    labelled = pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
+    labelled = jv.paired(human, judge)
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     return {**ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy()),
             "human_only": classical_mean(human.dropna().to_numpy()),

@@ -9,6 +9,16 @@ def with_ci(value, ci) -> str:
     return formats.ratio(value) if not ci else f"{formats.ratio(value)} {formats.interval(ci)}"
 
 
+def calibration_cells(c: dict) -> dict:
+    """004 Table 1's numbers for one judge (or one rater group): ρ, its interval and p (Holm-adjusted
+    too, for rater groups), sign agreement, n."""
+    return {"ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(c["pearson_ci"]),
+            "p": formats.p_value(c["p_value"]),
+            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
+            "sign agreement": formats.ratio(c["sign_agreement"]),
+            "n items": c["n_items"], "note": c.get("reason") or ""}
+
+
 def validity_row(label: str, c: dict) -> dict:
     """One judge: every agreement number with its 95% interval."""
     alt = c.get("alt_test") or {}

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.planner import Assumptions, plan, plan_assumed
+from analysis.planner import Assumptions, plan, plan_assumed, ratings_per_pair
 from annotate import formats
 from annotate.pairs import scored_question
-from annotate.results import load_study_data, scored_ratings
+from annotate.results import judge_scores, load_study_data, scored_ratings
 from annotate.studies import StudyError
 from store import Database
 
@@ -24,18 +24,13 @@ def plan_study(db: Database, study_id: str, *, model: str | None = None, seed: i
     data = load_study_data(db, study_id)
     if scored_question(data.study.task) is None:
         raise StudyError(f"study {study_id!r} is {data.study.task.name}: planning needs a pair study")
-    models = sorted(data.lmra["model"].unique())
-    if not models or (model and model not in models):
-        raise StudyError(f"study {study_id!r} has no scores from " + (repr(model) if model else "any judge")
-                         + "; the planner needs the judge's scores beside the pilot's ratings")
-    judge = data.lmra[data.lmra["model"] == (model or models[0])].set_index("item_id")["score"]
+    _, judge = judge_scores(data, model)
     ratings = scored_ratings(data).rename(columns={"canonical": "score"})[["item_id", "rater_id", "score"]]
     try:
         designs = plan(ratings, judge, seed=seed)
     except ValueError as e:
         raise StudyError(f"study {study_id!r}: {e}") from None
-    per_pair = ratings.dropna(subset=["score"]).loc[lambda f: f["item_id"].isin(judge.dropna().index)] \
-        .groupby("item_id").size()
+    per_pair = ratings_per_pair(ratings, judge)
     fewest, most = int(per_pair.min()), int(per_pair.max())
     span = str(most) if fewest == most else f"{fewest}–{most}"
     return StudyPlan(designs, f"resampled from the pilot: {formats.count(len(per_pair), 'pair')} with "

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.raters import QualityRules, rater_quality
+from annotate.outputs import output_format
 from annotate.studies import StudyError, ready_loads
 from annotate.studies import load_study as _load_study
 from store import Database, immediate, loads, payments
@@ -55,19 +56,13 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
     recorded together: the file is in place before the payments are committed, and a failure to
     write leaves nothing recorded. Only participants who came from Prolific are paid this way."""
     out = Path(out)
-    if out.suffix.lower() != ".csv":
-        raise ValueError(f"cannot write {out.name}: use a file ending in .csv")
+    output_format(out, ("csv",))
     if not out.parent.is_dir():
         raise FileNotFoundError(2, "No such file or directory", str(out.parent))
     now = time.time() if now is None else now
-    s = _load_study(db, study_id).settings
-    if s.pay_per_judgment <= 0:
-        raise StudyError(f"study {study_id!r} has no pay per judgment; set it first "
-                         f"(fairval study set {study_id} pay_per_judgment=0.50)")
+    _require_pay(db, study_id)
     with immediate(db, study_id):
-        table = owed(db, study_id)
-        due = table[(table["source"] == "prolific") & (table["bonus_owed"] > 0)]
-        rows = [(r.rater_id, int(r.judgments - r.paid_judgments), float(r.bonus_owed)) for r in due.itertuples()]
+        rows = _bonuses_due(db, study_id)
         handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=".bonuses-", suffix=".csv")
         with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
@@ -75,7 +70,7 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
                 writer.writerow([rater, f"{amount:.2f}"])
         os.replace(temporary, out)
         payments.record_payments(db, study_id, f"bonus-{now:.6f}", rows, now)
-    return len(rows), round(sum(a for _, _, a in rows), 2)
+    return _paid(rows)
 
 
 def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
@@ -84,13 +79,10 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
     raters' write lock is free) and forgotten again if Prolific refuses it, so nothing is paid twice
     and nothing refused is counted as paid."""
     now = time.time() if now is None else now
-    if _load_study(db, study_id).settings.pay_per_judgment <= 0:
-        raise StudyError(f"study {study_id!r} has no pay per judgment; set it first")
+    _require_pay(db, study_id)
     batch = f"api-{now:.6f}"
     with immediate(db, study_id):
-        table = owed(db, study_id)
-        due = table[(table["source"] == "prolific") & (table["bonus_owed"] > 0)]
-        rows = [(r.rater_id, int(r.judgments - r.paid_judgments), float(r.bonus_owed)) for r in due.itertuples()]
+        rows = _bonuses_due(db, study_id)
         payments.record_payments(db, study_id, batch, rows, now)
     if not rows:
         return 0, 0.0
@@ -100,7 +92,25 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
         with immediate(db, study_id):
             payments.forget_batch(db, study_id, batch)
         raise
-    return len(rows), round(sum(a for _, _, a in rows), 2)
+    return _paid(rows)
+
+
+def _require_pay(db: Database, study_id: str) -> None:
+    if _load_study(db, study_id).settings.pay_per_judgment <= 0:
+        raise StudyError(f"study {study_id!r} has no pay per judgment; set it first "
+                         f"(fairval study set {study_id} pay_per_judgment=0.50)")
+
+
+def _bonuses_due(db: Database, study_id: str) -> list[tuple[str, int, float]]:
+    """Inside the caller's write transaction: (participant, judgments not yet paid, bonus) for every
+    participant from Prolific who is owed one."""
+    table = owed(db, study_id)
+    due = table[(table["source"] == "prolific") & (table["bonus_owed"] > 0)]
+    return [(r.rater_id, int(r.judgments - r.paid_judgments), float(r.bonus_owed)) for r in due.itertuples()]
+
+
+def _paid(rows: list[tuple[str, int, float]]) -> tuple[int, float]:
+    return len(rows), round(sum(amount for _, _, amount in rows), 2)
 
 
 def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -> dict:

@@ -10,8 +10,9 @@ import pandas as pd
 import vl_convert
 
 from annotate import charts, formats
-from annotate.judge_table import (alt_test_sentence, ceiling_sentence, order_sentence, ppi_sentence,
-                                  validity_row)
+from annotate.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+                                  ppi_sentence, validity_row)
+from annotate.outputs import output_format
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
@@ -19,10 +20,6 @@ from store import Database
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
-
-
-def _table(rows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame([{c: formats.cell(c, v) for c, v in row.items()} for row in rows])
 
 
 def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False) -> list[tuple]:
@@ -40,7 +37,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                                  "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
         ("Settings", pd.DataFrame([{"setting": k, "value": ", ".join(map(str, v)) if isinstance(v, (list, tuple))
                                     else "–" if v is None else str(v)} for k, v in settings.items()])),
-        ("Questions: reliability and scores", _table([
+        ("Questions: reliability and scores", formats.table([
             {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
              "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],
              "mean": q.get("mean"), "share 4 or 5": q.get("share_4_or_5"),
@@ -48,12 +45,12 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         ("Score distributions", charts.distributions(numbers)),
     ]
     if numbers.get("templates"):
-        sections.append(("Per template", _table(numbers["templates"])))
+        sections.append(("Per template", formats.table(numbers["templates"])))
     if numbers.get("lmra"):
         lmra = numbers["lmra"]
         key, title = rate_of(numbers)
-        rows = [{"raters": "all", **_calibration(lmra)}] + [
-            {"raters": f"{attr}: {g}", **_calibration(c)}
+        rows = [{"raters": "all", **calibration_cells(lmra)}] + [
+            {"raters": f"{attr}: {g}", **calibration_cells(c)}
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
         judges = lmra.get("by_model") or {lmra["model"]: lmra}
         sections += [
@@ -62,7 +59,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("Can the judge stand in for people?", " ".join(
                 (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
                  ppi_sentence(lmra.get("ppi"), title)))),
-            (title, _table([
+            (title, formats.table([
                 {"source": "humans", "mean per pair": numbers[key]["human"],
                  "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},
                 {"source": "LMRA", "mean per pair": numbers[key]["lmra"],
@@ -76,12 +73,12 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     if numbers.get("names"):
         names = numbers["names"]
         for attr in ("race", "gender"):
-            sections.append((f"Name perception: {attr} accuracy", _table(
+            sections.append((f"Name perception: {attr} accuracy", formats.table(
                 [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]}
                  for g, a in names[f"{attr}_accuracy"].items()])))
             sections.append((f"Name perception: {attr} confusion",
                              charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))
-    sections.append(("Raters", _table([
+    sections.append(("Raters", formats.table([
         {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
          "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
          "flags": "; ".join(q.flags)} for q in data.quality])))
@@ -90,14 +87,6 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                      "No rater was excluded." if exclude_flagged else
                      "Flagged raters were kept (the report was made without --exclude-flagged)."))
     return sections
-
-
-def _calibration(c: dict) -> dict:
-    return {"ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(c["pearson_ci"]),
-            "p": formats.p_value(c["p_value"]),
-            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
-            "sign agreement": formats.ratio(c["sign_agreement"]),
-            "n items": c["n_items"], "note": c.get("reason") or ""}
 
 
 def _version() -> str:
@@ -138,12 +127,8 @@ def render_markdown(study_id: str, sections: list[tuple]) -> str:
 
 def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
     out = Path(out)
+    kind = output_format(out, ("html", "htm", "md"))
     sections = report_sections(db, study_id, exclude_flagged=exclude_flagged)
-    suffix = out.suffix.lower()
-    if suffix in (".html", ".htm"):
-        out.write_text(render_html(study_id, sections), encoding="utf-8")
-    elif suffix == ".md":
-        out.write_text(render_markdown(study_id, sections), encoding="utf-8")
-    else:
-        raise ValueError(f"cannot write a report to {out.name}: use .html or .md")
+    render = render_markdown if kind == "md" else render_html
+    out.write_text(render(study_id, sections), encoding="utf-8")
     return out

@@ -13,7 +13,7 @@ from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
 from annotate.judge_numbers import group_agreement, ppi_numbers, validity_numbers
 from annotate.pairs import pair_score, scored_question
-from annotate.studies import Study, load_study
+from annotate.studies import Study, StudyError, load_study
 from annotate.tasks import Question
 from store import Database
 from store import items as item_store
@@ -146,6 +146,17 @@ def scored_ratings(data: StudyData) -> pd.DataFrame:
     return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
 
 
+def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Series]:
+    """One judge's scores (item -> score): the model asked for, or the study's first in name order."""
+    models = sorted(data.lmra["model"].unique())
+    if not models:
+        raise StudyError(f"study {data.study.study_id!r} has no judge scores; import or run the judge first")
+    model = model or models[0]
+    if model not in models:
+        raise StudyError(f"no scores from judge {model!r} in {data.study.study_id!r}; it has {', '.join(models)}")
+    return model, data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
+
+
 def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0) -> dict:
     question = scored_question(data.study.task)
     ratings = scored_ratings(data)
@@ -161,10 +172,10 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     models = sorted(data.lmra["model"].unique())
     by_model = {}
     for model in models:
-        lmra = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
+        rows = data.lmra[data.lmra["model"] == model]
+        lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
-        numbers.update(validity_numbers(ratings, human, data.lmra[data.lmra["model"] == model],
-                                        n_boot=n_boot, seed=seed))
+        numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
         numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
             ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample)}
             for g, c in calibrate_by_group(

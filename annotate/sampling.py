@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from annotate.pairs import scored_question
-from annotate.studies import StudyError, load_study
+from annotate.studies import StudyError, load_study, stored_settings
 from store import Database, immediate, loads
 from store import assignments as ledger
 from store import items as item_store
@@ -40,10 +40,7 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
                              "raters start, or it is not a random sample of what people rated")
         kept = set(keep)
         item_store.leave_to_judge(db, study_id, [i for i in regular["item_id"] if i not in kept])
-        settings = {**study.settings.to_dict(),
-                    "human_sample": {"n": n, "of": len(regular), "seed": seed, "drawn_at": now}}
-        if study.definition is not None:
-            settings["task_definition"] = study.definition
-        study_store.update_study(db, study_id, settings=settings)
+        study_store.update_study(db, study_id, settings=stored_settings(
+            study, human_sample={"n": n, "of": len(regular), "seed": seed, "drawn_at": now}))
         loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
     return sorted(map(str, keep))

@@ -189,7 +189,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     with immediate(db, study.study_id):
-        if load_study(db, study.study_id).status == "closed":
+        if study_status(db, study.study_id) == "closed":
             raise AnswerError("the study closed before this answer arrived, so it was not saved")
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)

@@ -177,17 +177,22 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
     if status == "open" and not item_store.has_regular_items(db, name):
         raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
-    settings = None
-    if changes:
-        settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
-        if study.definition is not None:
-            settings["task_definition"] = study.definition
+    settings = stored_settings(study, **changes) if changes else None
     with immediate(db, name):
         study_store.update_study(db, name, settings=settings, status=status)
         updated = load_study(db, name)
         if settings is not None:
             ready_loads(db, updated, now)
     return updated
+
+
+def stored_settings(study: Study, **changes) -> dict:
+    """The study's settings with these changes, validated as a whole, as stored (with the task's
+    definition when the task was declared as data)."""
+    settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
+    if study.definition is not None:
+        settings["task_definition"] = study.definition
+    return settings
 
 
 def open_when_ready(db: Database, study_id: str) -> bool:

@@ -5,10 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from annotate import charts, formats
-from annotate.judge_table import (alt_test_sentence, ceiling_sentence, order_sentence, ppi_sentence, validity_row,
-                                  with_ci)
+from annotate.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+                                  ppi_sentence, validity_row, with_ci)
 from annotate.results import calibration_items, load_study_data, rate_of
-from ui.common import formatted, get_db
+from ui.common import get_db
 from ui.studies import results_for, study_header
 
 
@@ -63,18 +63,12 @@ def render() -> None:
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
-    st.table(formatted(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
+    st.table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
                             "response_b"]]))
 
 
 def calibration_row(label: str, c: dict) -> dict:
-    ci = c.get("pearson_ci")
-    return {"judge": label, "ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(ci),
-            "p": formats.p_value(c["p_value"]),
-            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
-            "sign agreement": formats.ratio(c["sign_agreement"]),
-            "n items": c["n_items"],
-            "note": c.get("reason") or ""}
+    return {"judge": label, **calibration_cells(c)}
 
 
 

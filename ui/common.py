@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
 import streamlit as st
-
-from annotate import formats
 
 from store import Database, open_db
 from store.db import default_db_path
@@ -31,7 +28,3 @@ def researcher_markdown(text: str) -> str:
     # then any image form left (a shortcut reference such as ![logo]) is made a plain link
     return _IMAGE.sub(lambda m: m.group(1), str(text)).replace("![", "[")
 
-
-def formatted(table: pd.DataFrame) -> pd.DataFrame:
-    """Every cell printed the way its column's kind of number is printed everywhere."""
-    return pd.DataFrame({c: [formats.cell(c, v) for v in table[c]] for c in table.columns})

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from annotate import formats
 from annotate.export import (
     Thresholds,
     export_ratings,
@@ -19,7 +20,7 @@ from annotate.results import load_study_data
 from annotate.studies import load_study
 from store import open_db
 from store.db import default_db_path
-from ui.common import formatted, get_db
+from ui.common import get_db
 from ui.studies import study_header
 
 
@@ -53,7 +54,8 @@ def render() -> None:
     study_id, exclude = chosen
     st.subheader("Validated set")
     thresholds = Thresholds()
-    if load_study(get_db(), study_id).task.name == "template_quality":
+    task = load_study(get_db(), study_id).task
+    if task.name == "template_quality":
         st.caption("The rows of every template that passed, exactly as imported.")
         c1, c2, c3 = st.columns(3)
         thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
@@ -61,8 +63,8 @@ def render() -> None:
                                 int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
         numbers = verdicts_for(study_id, exclude, thresholds)
         st.caption(f"{int(numbers['passed'].sum())} of {len(numbers)} templates pass these thresholds.")
-        st.table(formatted(numbers))
-    elif scored_question(load_study(get_db(), study_id).task) is not None:
+        st.table(formats.table(numbers))
+    elif scored_question(task) is not None:
         st.caption("Each pair with its groups, mean human score, raters and the judge's score.")
     else:
         st.caption("Each item with its text, the most common answer, its share and the raters' comments.")
@@ -81,10 +83,10 @@ def render() -> None:
                 ("Raw ratings", "Ratings", "ratings", ratings,
                  ((".csv", "text/csv"), (".parquet", "application/octet-stream"))),
                 ("Report", "Report", "report", report, ((".html", "text/html"), (".md", "text/markdown")))]
-    for heading, label, name, write, formats in sections:
+    for heading, label, name, write, files in sections:
         if heading:
             st.subheader(heading)
-        for suffix, mime in formats:
+        for suffix, mime in files:
             st.download_button(f"{label} ({suffix})", _on_click(write, suffix), on_click="ignore",
                                file_name=f"{study_id}-{name}{suffix}", mime=mime, key=f"{name}{suffix}")
         if name == "validated":

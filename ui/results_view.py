@@ -7,7 +7,7 @@ import streamlit as st
 from annotate import charts, formats
 from annotate.prolific import cost_summary, owed
 from annotate.studies import load_study
-from ui.common import formatted, get_db
+from ui.common import get_db
 from ui.studies import progress_for, results_for, study_header
 
 
@@ -24,14 +24,14 @@ def render() -> None:
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        st.table(formatted(pd.DataFrame(numbers["templates"])))
+        st.table(formats.table(pd.DataFrame(numbers["templates"])))
     if numbers.get("names"):
         _names(numbers["names"])
     if numbers.get("raters"):
         st.subheader("Raters")
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
-        st.table(formatted(raters))
+        st.table(formats.table(raters))
     _pay(study_id)
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
