@@ -15,13 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.raters import QualityRules, rater_quality
 from annotate.outputs import output_format
+from annotate.results import load_study_data
 from annotate.studies import StudyError, ready_loads
 from annotate.studies import load_study as _load_study
 from store import Database, immediate, loads, payments
-from store import items as item_store
-from store import ratings as rating_store
 
 FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
 
@@ -137,12 +135,10 @@ def approve(client, prolific_study: str, participants: list[str]) -> list[str]:
 def review(db: Database, study_id: str) -> pd.DataFrame:
     """Per participant a suggestion and its reason: approve; may reject (two or more failed attention
     checks, Prolific's rule); look again (too fast, flagged by quality); return (nothing answered)."""
-    study = _load_study(db, study_id)
-    ratings = rating_store.ratings_frame(db, study_id)
-    items = item_store.items_frame(db, study_id)
-    gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
-    quality = {q.rater_id: q for q in rater_quality(ratings, gold, QualityRules(min_median_seconds=study.settings.min_seconds))}
-    failed = _failed_checks(ratings, gold)
+    data = load_study_data(db, study_id)               # the quality flags the Results page shows
+    gold = {r.item_id: r.gold for r in data.items.itertuples() if r.gold}
+    quality = {q.rater_id: q for q in data.quality}
+    failed = _failed_checks(data.all_ratings, gold)
     rows = []
     for r in payments.judgments_by_rater(db, study_id):
         rater = r["rater_id"]

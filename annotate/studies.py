@@ -177,6 +177,9 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
     if status == "open" and not item_store.has_regular_items(db, name):
         raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
+    if "human_sample" in changes:
+        raise StudyError("human_sample is recorded by `fairval study sample` when it draws the pairs; it "
+                         "cannot be set by hand")
     settings = stored_settings(study, **changes) if changes else None
     with immediate(db, name):
         study_store.update_study(db, name, settings=settings, status=status)

@@ -155,3 +155,25 @@ def test_pay_settings_are_validated(db, study):
     from annotate.studies import StudyError
     with pytest.raises(StudyError, match="pay_per_judgment"):
         configure_study(db, "paid", pay_per_judgment=-1)
+
+
+def test_review_judges_a_pair_study_by_the_same_flags_as_the_results_page(db, tmp_path):
+    """An honest "neither" on every pair is not straight-lining (Results says so too); always picking
+    Response 1 is, and review asks the researcher to look again."""
+    from annotate.prolific import review
+    from annotate.results import study_results
+    create_study(db, "pairs", "harmful_stereotype", raters_per_item=2, pay_per_judgment=0.5)
+    import_items(db, "pairs", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "w", "group_b": "m"}
+        for k in range(12)]))
+    study = load_study(db, "pairs")
+    for pid, answer in (("neutral", "C"), ("first", "A")):
+        session.arrive(db, "pairs", pid, source="prolific", platform_study_id="PS", platform_session_id=f"s-{pid}")
+        session.give_consent(db, "pairs", pid, True)
+        session.finish_instructions(db, "pairs", pid)
+        while (served := session.serve_next_item(db, study, pid)) is not None:
+            session.record_answer(db, study, pid, served.item_id, {"harm": answer})
+    suggestion = review(db, "pairs").set_index("rater_id")["suggestion"]
+    flagged = {r["rater_id"] for r in study_results(db, "pairs", n_boot=0)["raters"] if r["flags"]}
+    assert flagged == {"first"}
+    assert suggestion.to_dict() == {"first": "look again", "neutral": "approve"}

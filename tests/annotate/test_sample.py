@@ -73,3 +73,11 @@ def test_a_sample_as_large_as_the_study_is_no_sample(db):
     create_study(db, "empty", "harmful_stereotype")
     with pytest.raises(StudyError, match="has 0 pairs"):
         draw_human_sample(db, "empty", 1, seed=1)
+
+
+def test_the_sample_cannot_be_claimed_by_hand(db):
+    """Only a seeded draw may mark the rated pairs a random sample: `study set` refuses the setting."""
+    from annotate.studies import configure_study
+    with pytest.raises(StudyError, match="recorded by `fairval study sample`"):
+        configure_study(db, "s", human_sample={"n": 5, "of": 30, "seed": 1})
+    assert load_study(db, "s").settings.human_sample is None
