@@ -38,6 +38,36 @@ def bonuses(ctx, study_name, out, prolific_study):
     click.echo(f"paid {n} participant(s) {total:.2f} in bonuses through Prolific")
 
 
+@prolific.command("settle")
+@click.argument("study_name")
+@click.argument("batch", required=False)
+@click.option("--paid", "outcome", flag_value="paid", help="Prolific shows these bonuses paid: keep them as paid.")
+@click.option("--not-paid", "outcome", flag_value="not-paid",
+              help="Prolific shows them not paid: free the batch, so the next run pays those judgments.")
+@click.pass_context
+@friendly
+def settle_command(ctx, study_name, batch, outcome):
+    """Bonus batches whose outcome is unknown (the answer to the pay call was lost): list them, or settle one
+    after checking on Prolific."""
+    from annotate.prolific import settle, unsettled
+
+    db = _db(ctx)
+    if batch is None or outcome is None:
+        batches = unsettled(db, study_name)
+        if not batches:
+            click.echo(f"every bonus batch of {study_name} is settled")
+            return
+        for b in batches:
+            click.echo(f"{b['batch']}: {b['state']}, Prolific study {b['platform_study_id']}, bulk bonus "
+                       f"{b['bulk_id'] or '(not set up)'}, {b['total']:.2f} to "
+                       + ", ".join(f"{r} {a:.2f}" for r, a in b["participants"]))
+        click.echo(f"check each on Prolific, then: fairval prolific settle {study_name} BATCH --paid|--not-paid")
+        return
+    b = settle(db, study_name, batch, paid=outcome == "paid")
+    click.echo(f"{batch} settled as {outcome}" + ("" if outcome == "paid" else
+               f": {b['total']:.2f} to {len(b['participants'])} participant(s) will be paid by the next run"))
+
+
 @prolific.command("review")
 @click.argument("study_name")
 @click.pass_context

@@ -11,6 +11,7 @@ import csv
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -72,25 +73,96 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
 
 
 def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
-                now: float | None = None) -> tuple[int, float]:
-    """Pay the bonuses owed through Prolific's API. The batch is recorded before the call (outside it the
-    raters' write lock is free) and forgotten again if Prolific refuses it, so nothing is paid twice
-    and nothing refused is counted as paid."""
-    now = time.time() if now is None else now
+                now: float | None = None, clock: Callable[[], float] = time.time) -> tuple[int, float]:
+    """Pay the bonuses owed through Prolific's API, exactly once by construction.
+
+    The batch is reserved first (its payments recorded, so no other run pays them), then set up on
+    Prolific (nothing paid; the bulk id is kept), marked `sent`, and paid with one request that is
+    never repeated. A definite refusal frees the batch for the next run; an answer lost after the pay
+    request left marks it `unknown`, and no bonus is paid for the study until the researcher settles
+    it (`fairval prolific settle`), because each pay request pays again."""
+    from annotate.prolific_api import OutcomeUnknown, ProlificError
+
+    now = clock() if now is None else now
     _require_pay(db, study_id)
+    _require_settled(db, study_id)
     batch = f"api-{now:.6f}"
     with immediate(db, study_id):
+        _require_settled(db, study_id)          # again under the lock: another run may have started
         rows = _bonuses_due(db, study_id)
+        if not rows:
+            return 0, 0.0
         payments.record_payments(db, study_id, batch, rows, now)
-    if not rows:
-        return 0, 0.0
+        payments.open_batch(db, study_id, batch, prolific_study, now)
     try:
-        client.pay_bonuses(prolific_study, [(r, a) for r, _, a in rows])
-    except Exception:
+        bulk_id = client.set_up_bonuses(prolific_study, [(r, a) for r, _, a in rows])
+    except ProlificError:                       # nothing is paid by a set-up, whatever its answer
         with immediate(db, study_id):
             payments.forget_batch(db, study_id, batch)
         raise
+    with immediate(db, study_id):
+        payments.mark_batch(db, study_id, batch, "sent", clock(), bulk_id=bulk_id)
+    try:
+        client.pay_bulk_bonus(bulk_id)
+    except OutcomeUnknown as e:
+        with immediate(db, study_id):
+            payments.mark_batch(db, study_id, batch, "unknown", clock(), detail=str(e))
+        raise PayOutcomeUnknown(_unsettled_message(study_id, payments.unsettled_batches(db, study_id))) from None
+    except ProlificError:
+        with immediate(db, study_id):
+            payments.forget_batch(db, study_id, batch)
+        raise
+    with immediate(db, study_id):
+        payments.mark_batch(db, study_id, batch, "paid", clock())
     return _paid(rows)
+
+
+class PayOutcomeUnknown(StudyError):
+    "A bonus batch was sent to Prolific and whether it was paid is not known; the message says what to check."
+
+
+def unsettled(db: Database, study_id: str) -> list[dict]:
+    """The study's API bonus batches not known to be paid (see `settle`)."""
+    _load_study(db, study_id)
+    return payments.unsettled_batches(db, study_id)
+
+
+def settle(db: Database, study_id: str, batch: str, *, paid: bool, now: float | None = None) -> dict:
+    """The researcher's word on a batch whose outcome fairval could not know: paid (kept as paid) or not
+    paid (freed, so the next run pays those judgments)."""
+    now = time.time() if now is None else now
+    with immediate(db, study_id):
+        found = {b["batch"]: b for b in unsettled(db, study_id)}
+        if batch not in found:
+            raise StudyError(f"study {study_id!r} has no unsettled bonus batch {batch!r}"
+                             + (f"; it has {', '.join(found)}" if found else "; every batch is settled"))
+        if paid:
+            payments.mark_batch(db, study_id, batch, "paid", now, detail="settled by the researcher as paid")
+        else:
+            payments.forget_batch(db, study_id, batch)
+    return found[batch]
+
+
+def _require_settled(db: Database, study_id: str) -> None:
+    batches = payments.unsettled_batches(db, study_id)
+    if batches:
+        raise PayOutcomeUnknown(_unsettled_message(study_id, batches))
+
+
+def _unsettled_message(study_id: str, batches: list[dict]) -> str:
+    b = batches[0]
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(b["updated_at"]))
+    who = ", ".join(f"{r} {a:.2f}" for r, a in b["participants"][:5]) + (" …" if len(b["participants"]) > 5 else "")
+    if b["state"] in ("sent", "unknown"):
+        what = (f"bonus batch {b['batch']} (Prolific bulk bonus {b['bulk_id']}, {len(b['participants'])} "
+                f"participant(s), {b['total']:.2f} in all: {who}) was sent to Prolific on {when} and its answer "
+                "was lost, so it may or may not have been paid")
+    else:
+        what = (f"bonus batch {b['batch']} ({len(b['participants'])} participant(s), {b['total']:.2f}) was "
+                f"reserved on {when} by a run that stopped before paying, or is still running")
+    return (f"{what}. No bonus is paid for study {study_id!r} until it is settled: check on Prolific (the "
+            f"study {b['platform_study_id']}, each participant's bonus payments) whether these bonuses arrived, "
+            f"then run `fairval prolific settle {study_id} {b['batch']} --paid` or `--not-paid`")
 
 
 def _require_pay(db: Database, study_id: str) -> None:

@@ -1,8 +1,12 @@
 """A small client for Prolific's public REST API (v1): submission statuses, approvals, bonuses.
 
 The token comes from PROLIFIC_TOKEN and is only ever sent in the Authorization header: never stored,
-never printed, never part of an error message. 429s and 5xx are retried with back-off (Retry-After
-honoured); every other refusal becomes a ProlificError naming the call and Prolific's own message.
+never printed, never part of an error message. Calls that only read or set up (nothing paid, no state
+changed) are retried on 429 and 5xx with back-off (Retry-After honoured). Calls that move money or change
+a submission (paying a bulk bonus, a transition) are sent once and never retried: Prolific documents the
+pay call as not idempotent, so a 5xx, a timeout or a connection dropped after the request left raises
+OutcomeUnknown, and only the caller, who can check, decides what happened. Every other refusal becomes a
+ProlificError naming the call and Prolific's own message.
 """
 from __future__ import annotations
 
@@ -20,6 +24,10 @@ RETRIES = 4
 
 class ProlificError(Refusal):
     "Prolific refused or could not be reached; the message says which call and why."
+
+
+class OutcomeUnknown(ProlificError):
+    "A call that changes something was sent, and whether Prolific carried it out is not known."
 
 
 class ProlificClient:
@@ -40,6 +48,26 @@ class ProlificClient:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def _once(self, method: str, path: str, **kwargs) -> dict:
+        """A call that moves money or changes state: sent once. A refusal before any effect (4xx, 429,
+        or a connection never made) is a ProlificError; anything after the request may have been acted
+        on (5xx, timeout, dropped connection) is OutcomeUnknown."""
+        try:
+            response = self._http.request(method, path, **kwargs)
+        except (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout) as e:
+            raise ProlificError(f"cannot reach Prolific for {method} {path}: {type(e).__name__} "
+                                "(the request was not sent)") from None
+        except httpx2.HTTPError as e:
+            raise OutcomeUnknown(f"no answer from Prolific to {method} {path} after it was sent "
+                                 f"({type(e).__name__})") from None
+        if response.status_code >= 500:
+            raise OutcomeUnknown(f"Prolific answered {response.status_code} to {method} {path} after "
+                                 "receiving it") from None
+        if response.status_code >= 400:
+            raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
+                                f"{_message(response)}")
+        return response.json() if response.content else {}
 
     def _call(self, method: str, path: str, **kwargs) -> dict:
         for attempt in range(RETRIES + 1):
@@ -69,15 +97,29 @@ class ProlificClient:
             path = (page.get("_links", {}).get("next") or {}).get("href")
         return out
 
-    def approve(self, submission_id: str) -> dict:
-        return self._call("POST", f"/api/v1/submissions/{submission_id}/transition/", json={"action": "APPROVE"})
+    def submission(self, submission_id: str) -> dict:
+        return self._call("GET", f"/api/v1/submissions/{submission_id}/")
 
-    def pay_bonuses(self, study_id: str, lines: list[tuple[str, float]]) -> dict:
-        """Set up a bulk bonus (participant id, amount per line) and pay it."""
+    def approve(self, submission_id: str) -> dict:
+        """Sent once; an unknown outcome is settled by reading the submission's status back."""
+        try:
+            return self._once("POST", f"/api/v1/submissions/{submission_id}/transition/", json={"action": "APPROVE"})
+        except OutcomeUnknown:
+            status = self.submission(submission_id).get("status")
+            if status == "APPROVED":
+                return {"id": submission_id, "status": status}
+            raise
+
+    def set_up_bonuses(self, study_id: str, lines: list[tuple[str, float]]) -> str:
+        """Set up a bulk bonus (participant id, amount per line); nothing is paid yet. Returns its id."""
         csv_bonuses = "\n".join(f"{pid},{amount:.2f}" for pid, amount in lines)
         setup = self._call("POST", "/api/v1/submissions/bonus-payments/",
                            json={"study_id": study_id, "csv_bonuses": csv_bonuses})
-        return self._call("POST", f"/api/v1/bulk-bonus-payments/{setup['id']}/pay/")
+        return str(setup["id"])
+
+    def pay_bulk_bonus(self, bulk_id: str) -> dict:
+        """Pay a bulk bonus set up before: one request, never repeated (each request pays again)."""
+        return self._once("POST", f"/api/v1/bulk-bonus-payments/{bulk_id}/pay/")
 
 
 def _retry_after(response, default: float) -> float:

@@ -26,6 +26,33 @@ def paid_by_rater(db: Database, study_id: str) -> dict[str, tuple[int, float]]:
 def forget_batch(db: Database, study_id: str, batch: str) -> None:
     """A batch the platform refused: as if never paid, so the next run pays it."""
     db.execute("DELETE FROM payments WHERE study_id = ? AND batch = ?", [study_id, batch])
+    db.execute("DELETE FROM bonus_batches WHERE study_id = ? AND batch = ?", [study_id, batch])
+
+
+def open_batch(db: Database, study_id: str, batch: str, platform_study_id: str, at: float) -> None:
+    """Inside the caller's write transaction: an API batch reserved (its payments recorded beside it)."""
+    db.insert("bonus_batches", [{"study_id": study_id, "batch": batch, "platform_study_id": platform_study_id,
+                                 "bulk_id": None, "state": "reserved", "detail": None, "created_at": at,
+                                 "updated_at": at}])
+
+
+def mark_batch(db: Database, study_id: str, batch: str, state: str, at: float, *, bulk_id: str | None = None,
+               detail: str | None = None) -> None:
+    db.execute("UPDATE bonus_batches SET state = ?, bulk_id = COALESCE(?, bulk_id), detail = COALESCE(?, detail), "
+               "updated_at = ? WHERE study_id = ? AND batch = ?", [state, bulk_id, detail, at, study_id, batch])
+
+
+def unsettled_batches(db: Database, study_id: str) -> list[dict]:
+    """API batches not known to be paid, oldest first, each with its participants and total."""
+    batches = db.query("SELECT batch, platform_study_id, bulk_id, state, detail, created_at, updated_at "
+                       "FROM bonus_batches WHERE study_id = ? AND state <> 'paid' ORDER BY created_at, batch",
+                       [study_id])
+    for b in batches:
+        rows = db.query("SELECT rater_id, amount FROM payments WHERE study_id = ? AND batch = ? ORDER BY rater_id",
+                        [study_id, b["batch"]])
+        b["participants"] = [(r["rater_id"], float(r["amount"])) for r in rows]
+        b["total"] = round(sum(a for _, a in b["participants"]), 2)
+    return batches
 
 
 def record_payments(db: Database, study_id: str, batch: str, rows: Iterable[tuple[str, int, float]],

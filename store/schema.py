@@ -161,5 +161,22 @@ def _v7_revoked_sign_ins(db: Database) -> None:
     db.ddl("CREATE TABLE revoked_sign_ins (signature TEXT PRIMARY KEY, expires REAL NOT NULL)")
 
 
+def _v8_bonus_batches(db: Database) -> None:
+    # A bonus paid through Prolific's API, step by step: set up (bulk id kept), sent, then paid, or
+    # `unknown` when the pay call's answer was lost. Only `paid` is settled; any other state stops the
+    # next run, since Prolific's pay call pays again on every request.
+    db.ddl("""CREATE TABLE bonus_batches (
+        study_id TEXT NOT NULL,
+        batch TEXT NOT NULL,
+        platform_study_id TEXT NOT NULL,
+        bulk_id TEXT,
+        state TEXT NOT NULL,
+        detail TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (study_id, batch)
+    )""")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
-              _v7_revoked_sign_ins]
+              _v7_revoked_sign_ins, _v8_bonus_batches]

@@ -1,5 +1,11 @@
 """A fake Prolific API on 127.0.0.1: real HTTP, a small in-memory study the test scripts (submissions
-and their statuses), recording every call; optional failures injected per path."""
+and their statuses), recording every call; optional failures injected per path.
+
+It follows Prolific's documented semantics where money moves: `POST /bulk-bonus-payments/{id}/pay/` is not
+idempotent, so every request pays the set-up again. `faults` scripts what happens around the work of a
+call that changes something, per path pattern, one entry per request: "502" (done, then a 502), "drop"
+(done, then the connection closed with no answer), "429" (throttled before anything is done), "400"
+(refused before anything is done)."""
 from __future__ import annotations
 
 import json
@@ -18,6 +24,7 @@ class FakeProlific:
         self.bonus_setups: dict[str, dict] = {}
         self.paid: list[dict] = []                          # bonus setups paid
         self.fail: dict[str, list[int]] = {}                # path pattern -> statuses to answer first
+        self.faults: dict[str, list[str]] = {}              # path pattern -> what befalls the next requests
         self.lock = threading.Lock()
         fake = self
 
@@ -42,7 +49,17 @@ class FakeProlific:
                     for pattern, statuses in fake.fail.items():
                         if re.search(pattern, self.path) and statuses:
                             return self._answer(statuses.pop(0), {"error": {"detail": "scripted failure"}})
+                    fault = next((f.pop(0) for pattern, f in fake.faults.items()
+                                  if re.search(pattern, self.path) and f), None)
+                    if fault in ("429", "400"):                 # refused before any work
+                        return self._answer(int(fault), {"error": {"detail": f"scripted {fault}"}})
                     status, payload = fake.route(method, self.path, body)
+                if fault == "502":                                  # the work is done; the answer is lost
+                    return self._answer(502, {"error": {"detail": "Bad gateway"}})
+                if fault == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
                 self._answer(status, payload)
 
             def do_GET(self):  # noqa: N802
@@ -70,6 +87,9 @@ class FakeProlific:
     def route(self, method: str, path: str, body: dict | None) -> tuple[int, dict]:
         if method == "GET" and path == f"/api/v1/studies/{self.study_id}/submissions/":
             return 200, {"results": list(self.submissions.values()), "_links": {"next": {"href": None}}}
+        if method == "GET" and (m := re.fullmatch(r"/api/v1/submissions/([^/]+)/", path)):
+            submission = self.submissions.get(m.group(1))
+            return (200, submission) if submission else (404, {"error": {"detail": "Not found."}})
         if method == "POST" and (m := re.fullmatch(r"/api/v1/submissions/([^/]+)/transition/", path)):
             submission = self.submissions.get(m.group(1))
             if submission is None:
@@ -83,9 +103,20 @@ class FakeProlific:
             self.bonus_setups[setup_id] = body
             return 201, {"id": setup_id, "study": body["study_id"], "total_amount": 0}
         if method == "POST" and (m := re.fullmatch(r"/api/v1/bulk-bonus-payments/([^/]+)/pay/", path)):
-            self.paid.append(self.bonus_setups[m.group(1)])
+            if m.group(1) not in self.bonus_setups:
+                return 404, {"error": {"detail": "Not found."}}
+            self.paid.append(self.bonus_setups[m.group(1)])             # every request pays again
             return 202, {}
         return 404, {"error": {"detail": f"no route {method} {path}"}}
+
+    def paid_to(self) -> dict[str, float]:
+        """Participant -> every bonus paid to them so far, over all pay requests."""
+        total: dict[str, float] = {}
+        for setup in self.paid:
+            for line in setup["csv_bonuses"].splitlines():
+                pid, amount = line.split(",")
+                total[pid] = round(total.get(pid, 0.0) + float(amount), 2)
+        return total
 
     def stop(self) -> None:
         self.server.shutdown()
