@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8501
 
-.PHONY: app test chromium postgresql bench
+.PHONY: app test chromium postgresql haproxy bench
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,14 @@ chromium:
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
 
-app: $(STAMP)
+# `fairval serve --workers N` runs Debian's HAProxy in front of its Streamlit workers.
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
+
+app: $(STAMP) haproxy
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
-test: $(STAMP) chromium postgresql
+test: $(STAMP) chromium postgresql haproxy
 	$(PY) -m pytest
 
 bench: $(STAMP)

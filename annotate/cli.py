@@ -288,7 +288,7 @@ def report(ctx, study_name, out, exclude_flagged):
 
 
 @cli.command()
-@click.option("--port", type=int, help="Port (default 8501).")
+@click.option("--port", type=click.IntRange(1, 65535), help="Port (default 8501).")
 @click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Streamlit processes behind one address (each browser stays with one).")

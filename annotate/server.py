@@ -1,9 +1,10 @@
-"""Running the app: one Streamlit process, or several behind annotate/proxy.py on one address.
+"""Running the app: one Streamlit process, or several behind HAProxy (annotate/front.py) on one address.
 
 The database holds all state that matters (slots, answers), so workers share nothing else: each is a
 plain `streamlit run app.py` on a private port of 127.0.0.1, all with one cookie secret so a browser
-moved to another worker keeps its XSRF cookie. SIGTERM or SIGINT stops the proxy and every worker; a
-worker that dies while serving is started again on its port.
+moved to another worker keeps its XSRF cookie. SIGTERM or SIGINT stops HAProxy and every worker; a
+worker that dies while serving is started again on its port (HAProxy's health check takes it back).
+This process only supervises: it imports no analysis library.
 """
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import os
 import secrets
 import signal
 import socket
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -47,6 +50,8 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
         extra_env: dict | None = None) -> int:
     """Serve until stopped; returns the exit code."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
+        env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1:
         return _single(env, port, address)
     return _several(env, port or 8501, address or "0.0.0.0", workers)
@@ -94,42 +99,49 @@ class _Worker:
 
 
 def _several(env: dict, port: int, address: str, count: int) -> int:
-    import uvicorn
+    from annotate.front import config, connection_limit, haproxy_binary
 
-    from annotate.proxy import Proxy
-
+    binary = haproxy_binary()                 # refused before anything starts when it is missing
     cookie_secret = env.get("FAIRVAL_COOKIE_SECRET") or secrets.token_hex(32)
-    # SIGTERM/SIGINT unwind through `finally` (uvicorn re-raises the signal it caught after its own
-    # graceful shutdown, which with the default handlers would end this process before the workers)
+    # SIGTERM/SIGINT unwind through `finally`, which stops HAProxy and the workers
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _exit)
     workers = [_Worker(env, free_port(), cookie_secret) for _ in range(count)]
-    for worker in workers:
-        worker.start()
+    folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
+    front: subprocess.Popen | None = None
     stopping = threading.Event()
     try:
+        for worker in workers:
+            worker.start()
         deadline = time.monotonic() + 120
         while not all(w.healthy() for w in workers):
             if time.monotonic() > deadline or any(w.process.poll() is not None for w in workers):
                 print("fairval: a worker did not start; stopping", file=sys.stderr)
                 return 1
             time.sleep(0.3)
+        cfg = folder / "haproxy.cfg"
+        cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
+                              maxconn=connection_limit()))
+        front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
-        print(f"fairval: {count} workers behind http://{address}:{port}", file=sys.stderr, flush=True)
-        # uvicorn stops on SIGTERM/SIGINT and returns here; the workers are stopped below
-        server = uvicorn.Server(uvicorn.Config(Proxy([w.port for w in workers]), host=address, port=port,
-                                               log_level="warning", ws="websockets-sansio", lifespan="on"))
-        server.run()
-        return 0
+        print(f"fairval: {count} workers behind http://{address}:{port} (HAProxy)", file=sys.stderr, flush=True)
+        code = front.wait()
+        print(f"fairval: HAProxy stopped ({code}); stopping the workers", file=sys.stderr, flush=True)
+        return 1
     finally:
         stopping.set()
+        if front is not None and front.poll() is None:
+            front.terminate()
         for worker in workers:
             worker.stop()
-        for worker in workers:
+        for process in [w.process for w in workers] + [front]:
+            if process is None:
+                continue
             try:
-                worker.process.wait(20)
+                process.wait(20)
             except subprocess.TimeoutExpired:
-                worker.process.kill()
+                process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _exit(signum, _frame) -> None:

@@ -1,7 +1,7 @@
 """Benchmarks, each reported as ratios of runs side by side on this machine (absolute times are noise
 on a shared machine). See bench/README.md for what each measures and what was measured where.
 
-    .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [--quick]
+    .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [launch] [--quick]
 """
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import analysis, choice, files, processes, serving, workers  # noqa: E402
+from bench import analysis, choice, files, launch, processes, serving, workers  # noqa: E402
 
 SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, "processes": processes.run,
-          "choice": choice.run, "workers": workers.run}
+          "choice": choice.run, "workers": workers.run, "launch": launch.run}
 
 
 def main(argv: list[str]) -> list[str]:

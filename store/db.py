@@ -100,6 +100,18 @@ class Database:
         self.conn.rollback()
 
 
+def unavailable_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean the database cannot store or give data just now (a full or read-only disk, a
+    lock held too long, a PostgreSQL server restarting): worth trying again in a moment."""
+    import sys
+    errors: list[type[BaseException]] = [sqlite3.OperationalError]
+    if "psycopg" in sys.modules:               # loaded only when a PostgreSQL URL is in use
+        import psycopg
+        import psycopg_pool
+        errors += [psycopg.OperationalError, psycopg_pool.PoolTimeout]
+    return tuple(errors)
+
+
 def default_db_path() -> str:
     """Read at call time so tests and the app can point at their own file."""
     return os.environ.get("FAIRVAL_DB", "fairval.db")

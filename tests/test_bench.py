@@ -16,4 +16,6 @@ def test_every_benchmark_runs_and_reports_ratios():
     workers = re.findall(r"^(sqlite|postgresql) +4 raters: 2 workers / 1 worker .* = \d+\.\d\dx; .*stored 12 and 12 of 12, "
                          r"0 lost, 0 doubled$", text, re.M)
     assert workers == ["sqlite", "postgresql"]
-    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers"}
+    assert re.search(r"^  4 browsers at once: 2 workers / 1 worker items per second .*x; first page .*; stored 8 and 8 "
+                     r"of 8, 0 lost, 0 doubled, 0 over cap$", text, re.M)
+    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers", "launch"}

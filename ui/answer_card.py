@@ -8,6 +8,7 @@ never truncate; every option shows the key that chooses it; a new item starts at
 """
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 
 import streamlit as st
@@ -72,6 +73,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
     state = { item: data.item, chosen: Object.assign({}, data.locked || {}), sent: false };
     STATE.set(parentElement, state);
     scrollToTop();
+  } else if (state.sent && state.sentWith !== data.render) {
+    // The server drew this item again after our Submit: the answer was not recorded (a worker gone,
+    // the database busy). Offer Submit again, with the answers still chosen.
+    state.sent = false;
   }
   const locked = !!data.locked;
   root.textContent = "";
@@ -152,6 +157,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     const missing = data.questions.filter((q) => !(q.id in state.chosen));
     if (missing.length) { alert.textContent = data.missing; return; }
     state.sent = true;
+    state.sentWith = data.render;
     submit.disabled = true;
     submit.textContent = "Saving…";
     Object.values(buttons).forEach((row) => Object.values(row).forEach((b) => { b.disabled = true; }));
@@ -159,11 +165,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
 
   function onKey(event) {
-    if (locked || event.ctrlKey || event.metaKey || event.altKey) return;
-    const target = event.target;
-    const typing = target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" || target.isContentEditable);
-    if (event.key === "Enter" && !event.shiftKey && !typing) { event.preventDefault(); send(); return; }
-    if (typing) return;
+    if (locked) return;
+    // The card lives in a shadow root: at the document, event.target is its host, so ask the path
+    // where the key really went. Keys typed into a text field belong to the text.
+    const target = (event.composedPath && event.composedPath()[0]) || event.target;
+    const typing = !!target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT"
+      || target.tagName === "SELECT" || target.isContentEditable);
+    if (event.key === "Enter") {
+      if (typing) {              // Enter adds a line; Ctrl+Enter (⌘+Enter) submits from the comment
+        if ((event.ctrlKey || event.metaKey) && target === comment) { event.preventDefault(); send(); }
+        return;
+      }
+      if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
+      event.preventDefault(); send(); return;
+    }
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
     const key = event.key.toLowerCase();
     for (const question of data.questions) {
       const option = question.options.find((o) => o.key === key);
@@ -192,8 +208,14 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
             options.append({"value": option.value, "label": label, "key": keys[i] if i < len(keys) else ""})
         questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
                           "long": any(len(o["label"]) > 40 for o in options)})
-    return {"item": served.item_id, "questions": questions, "submit": submit_label,
-            "hint": "Keys shown on each answer choose it; Enter submits.",
+    hint = "Keys shown on each answer choose it; Enter submits."
+    if task.comment:
+        hint = ("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "
+                "line and Ctrl+Enter (⌘+Enter on a Mac) submits.")
+    # `render` changes with every page the server sends: a card that sent its answer and is drawn again
+    # with the same item knows the answer was not recorded and offers Submit again
+    return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
+            "hint": hint,
             "missing": "Please answer every question before submitting.",
             "comment": "Comment (optional)" if task.comment else None, "locked": locked,
             "feedback": practice_feedback(task, served, locked) if locked else None}

@@ -3,7 +3,9 @@
 An answer is recorded by the answer card's callback at the start of the rerun its Submit causes, for
 the item the rater saw, before the page decides what comes next: so it is kept even if the study was
 paused meanwhile or the slot timed out, and when it cannot be kept (the study closed) the rater is
-told so in plain words on the next screen.
+told so in plain words on the next screen. When the database cannot be reached (a full or read-only
+disk, a server restarting) the rater reads a plain sentence, never a traceback, and the page tries
+again by itself every few seconds until it can go on.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import streamlit as st
 
 from annotate import session
 from annotate.studies import Study, StudyError, list_study_names, load_study
+from store.db import unavailable_errors
 from ui.answer_card import answer_card
 from ui.answers import show_item
 from ui.auth import is_researcher
@@ -23,8 +26,30 @@ RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 
 
+RETRY_SECONDS = 5
+UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
+               "again by itself in a few seconds, and you can go on where you were.")
+
+
 def run() -> None:
     st.set_page_config(page_title="fairval", layout="centered")
+    try:
+        _run()
+    except unavailable_errors():
+        st.warning(UNAVAILABLE)
+        _try_again_soon()
+
+
+@st.fragment(run_every=RETRY_SECONDS)
+def _try_again_soon() -> None:
+    """Runs again every few seconds while the page shows the warning; once the database answers, the
+    whole page is drawn again (the rater's answers and place are in the database, not here)."""
+    if st.session_state.pop("_fairval_retry_armed", False):
+        st.rerun(scope="app")
+    st.session_state["_fairval_retry_armed"] = True
+
+
+def _run() -> None:
     db = get_db()
     params = st.query_params
     study_id = params.get("study") or _only_open_study(db)
@@ -64,6 +89,9 @@ def _record(study_id: str, rater_id: str):
             st.session_state[NOTICE] = ("saved", "Answer saved")
         except (session.AnswerError, StudyError) as e:
             st.session_state[NOTICE] = ("refused", f"Your last answer was not saved: {e}.")
+        except unavailable_errors():
+            st.session_state[NOTICE] = ("refused", "Your last answer was not saved: the study's server could "
+                                        "not store it just now. Please press Submit again in a moment.")
     return record
 
 

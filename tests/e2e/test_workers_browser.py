@@ -83,12 +83,12 @@ def test_two_workers_on_one_sqlite_file(browser, tmp_path):
     server = Server(location, workers=2)
     try:
         pages = {f"r{k}": onboard(browser, server.url, f"r{k}") for k in range(4)}
-        assert {worker_of(p) for p in pages.values()} == {"0", "1"}          # the crowd is split
+        assert {worker_of(p) for p in pages.values()} == {"w0", "w1"}          # the crowd is split
 
         # r0 is moved to the other worker mid-item (as after a reconnect): the same item comes back
         mover = pages["r0"]
         before = bot.item_text(mover)
-        other = "1" if worker_of(mover) == "0" else "0"
+        other = "w1" if worker_of(mover) == "w0" else "w0"
         mover.context.add_cookies([{"name": "fairval_worker", "value": other, "url": server.url}])
         response = mover.reload()
         assert response.headers["x-fairval-worker"] == other

@@ -203,3 +203,47 @@ def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path,
     studies = [p for p in links if p["label"] in ("tq", "second")]
     assert sorted(p["label"] for p in studies) == ["second", "tq"]
     assert all(p["query"].get("rater") == "r1" and p["query"]["study"] == p["label"] for p in studies)
+
+
+def read_only(db_path):
+    """A handle on the real file through a read-only connection: SQLite refuses every write with
+    'attempt to write a readonly database', as on a disk remounted read-only."""
+    import sqlite3
+
+    from store.db import Database
+    return Database(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
+                                    check_same_thread=False), str(db_path))
+
+
+def test_an_answer_the_database_cannot_take_is_said_in_words_and_taken_once_it_can(db, db_path, study):
+    """Submit while the database refuses writes: the rater reads a plain sentence (no traceback), the
+    same item stays with Submit offered again, and once the fault clears the answer is stored once."""
+    at = through_onboarding(rater_app(study="tq", rater="r1"))
+    item = current_item(at)
+    path, held = at.session_state["_fairval_db"]
+    working, held.conn = held.conn, read_only(db_path).conn
+    submit(at, ANSWER)
+    assert not at.exception and current_item(at) == item
+    assert [w.value for w in at.warning] == ["Your last answer was not saved: the study's server could not "
+                                             "store it just now. Please press Submit again in a moment."]
+    assert rating_store.rating_count(db, "tq") == 0
+    held.conn.close()
+    held.conn = working                                       # the fault clears
+    submit(at, ANSWER)
+    assert rating_store.rating_count(db, "tq") == 2 and current_item(at) != item
+
+
+def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, db_path, study):
+    from ui.rater import RETRY_SECONDS, UNAVAILABLE
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at.query_params["study"], at.query_params["rater"] = "tq", "newcomer"
+    at.session_state["_fairval_db"] = (str(db_path), read_only(db_path))   # arriving needs a write
+    at.run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == [UNAVAILABLE]
+    shown = " ".join(str(e.value) for e in [*at.markdown, *at.warning, *at.error, *at.text])
+    assert "Traceback" not in shown and str(ROOT) not in shown
+    assert RETRY_SECONDS <= 10                                # the page's own timer, not the rater, retries
+    at.session_state["_fairval_db"] = (str(db_path), db)                    # the fault clears: the next run
+    at.run()
+    assert titles(at) == ["Consent"]
