@@ -11,13 +11,12 @@ from scipy.optimize import isotonic_regression
 def fit_isotonic(judge: np.ndarray, human: np.ndarray) -> dict:
     """Knots (x, y): at each distinct judge score the fitted human mean; between knots, linear; beyond
     them, the end value."""
-    order = np.argsort(judge, kind="stable")
-    x, y = np.asarray(judge, float)[order], np.asarray(human, float)[order]
-    fitted = isotonic_regression(y, increasing=True).x
-    knots, first = np.unique(x, return_index=True)
-    sums = np.add.reduceat(fitted, first)
-    counts = np.diff(np.r_[first, len(x)])
-    return {"x": knots.tolist(), "y": (sums / counts).tolist()}
+    # Pairs with the same judge score are one point (their mean, weighted by their number): the
+    # least-squares monotone fit then gives tied scores one value, as it must (scipy's PAVA).
+    knots, inverse, counts = np.unique(np.asarray(judge, float), return_inverse=True, return_counts=True)
+    means = np.bincount(inverse, np.asarray(human, float)) / counts
+    fitted = isotonic_regression(means, weights=counts.astype(float), increasing=True).x
+    return {"x": knots.tolist(), "y": fitted.tolist()}
 
 
 def fit_linear(judge: np.ndarray, human: np.ndarray) -> dict:

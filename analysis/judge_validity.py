@@ -128,8 +128,9 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     """How well a second crowd of the same size would agree with this one on the per-item mean.
 
     ratings: item_id, rater_id, score. A split sends each item's raters at random into two halves (the
-    odd one out to either side); the correlation of the halves' means over items, stepped up by
-    Spearman–Brown (2r / (1 + r)), is averaged over `splits` splits. Interval: each bootstrap draw
+    odd one out to either side); the correlation of the halves' means over items is stepped up to the
+    reliability of all raters' mean, by Spearman–Brown for halves of unequal size (see _step_up), and
+    averaged over `splits` splits. Interval: each bootstrap draw
     resamples items and takes one of the splits, all draws in chunks of array operations. Also the mean
     standard error of an item's human mean.
     """
@@ -142,8 +143,8 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
                            "a split-half reliability needs at least 3"), "item_se": item_se}
     rng = np.random.default_rng(seed)
     codes = pd.Categorical(frame["item_id"], categories=items).codes
-    first, second = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
-    values = _step_up(row_correlation(first.T, second.T))
+    first, second, sizes = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
+    values = _step_up(row_correlation(first.T, second.T), *sizes)
     if not np.isfinite(values).any():
         return {**estimate(None, n=len(items), reason="the halves' means do not vary; no correlation"),
                 "item_se": item_se}
@@ -151,25 +152,30 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     for size in np.diff(np.r_[0:max(n_boot, 0):100, max(n_boot, 0)]):    # 100 draws at a time
         weights = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=size).astype(float)
         pick = rng.integers(0, splits, size)
-        draws.append(_step_up(row_correlation(first.T[pick], second.T[pick], weights)))
+        draws.append(_step_up(row_correlation(first.T[pick], second.T[pick], weights),
+                              *(size[pick] if np.ndim(size) else size for size in sizes)))
     ci = _percentile(np.concatenate(draws)) if draws else None
     return {**estimate(np.nanmean(values), ci, len(items)), "item_se": item_se}
 
 
 def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> tuple:
-    """Items × splits matrices of the two halves' mean scores."""
+    """Items × splits matrices of the two halves' mean scores, and per split the mean over items of
+    1 / (raters in the first half), of 1 / (raters in the second), and of 1 / (raters in all)."""
     sizes = np.bincount(codes, minlength=n_items)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     first, second = np.empty((n_items, splits)), np.empty((n_items, splits))
+    inverse_first, inverse_second = np.empty(splits), np.empty(splits)
     for k in range(splits):
         order = np.lexsort((rng.random(len(score)), codes))           # raters shuffled within items
         rank = np.empty(len(score), int)
         rank[order] = np.arange(len(score)) - np.repeat(starts, sizes)
         odd = rng.integers(0, 2, n_items)                              # who gets the odd rater
         side = rank < (sizes[codes] + odd[codes]) // 2
-        for half, out in ((side, first), (~side, second)):
-            out[:, k] = np.bincount(codes[half], score[half], n_items) / np.bincount(codes[half], None, n_items)
-    return first, second
+        for half, out, inverse in ((side, first, inverse_first), (~side, second, inverse_second)):
+            counts = np.bincount(codes[half], None, n_items)
+            out[:, k] = np.bincount(codes[half], score[half], n_items) / counts
+            inverse[k] = np.mean(1 / counts)
+    return first, second, (inverse_first, inverse_second, float(np.mean(1 / sizes)))
 
 
 def row_correlation(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -184,9 +190,21 @@ def row_correlation(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = N
                                                           * (weights * db ** 2).sum(axis=1))
 
 
-def _step_up(r: np.ndarray) -> np.ndarray:
+def _step_up(r: np.ndarray, inverse_first, inverse_second, inverse_all) -> np.ndarray:
+    """The reliability of the mean of all raters from the correlation r of two halves' means.
+
+    With a true score of variance 1 and rater error of variance λ, a mean of m raters has variance
+    1 + λ/m, so r = 1 / sqrt((1 + λ a)(1 + λ b)) for halves with mean inverse sizes a and b; solving for
+    λ gives the reliability of all k raters' mean, 1 / (1 + λ / k). Equal halves give Spearman–Brown,
+    2r / (1 + r); with 3 raters (halves of 1 and 2) Spearman–Brown would understate it. r ≤ 0 keeps
+    Spearman–Brown's value (no reliability to speak of)."""
+    r = np.asarray(r, float)
+    a, b = np.asarray(inverse_first, float), np.asarray(inverse_second, float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return 2 * r / (1 + r)
+        c = 1 - 1 / r ** 2
+        lam = (-(a + b) + np.sqrt((a + b) ** 2 - 4 * a * b * c)) / (2 * a * b)
+        general = 1 / (1 + lam * inverse_all)
+        return np.where(r > 0, general, 2 * r / (1 + r))
 
 
 def _item_se(ratings: pd.DataFrame) -> float | None:

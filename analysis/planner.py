@@ -2,7 +2,9 @@
 pairs and more raters per pair, and the cheapest design that reaches a target width.
 
 For each design (n pairs, k raters per pair) the pilot is resampled: n of its pairs drawn with
-replacement, k of each pair's ratings drawn with replacement, the judge's score kept with its pair.
+replacement, and k of each pair's ratings drawn without replacement (k different raters, as a real
+study has) while the pair has k or more, with replacement only beyond that (conservative, and said so);
+the judge's score is kept with its pair.
 On each simulated study the interval fairval would report is computed (Fisher z for ρ, Wilson for the
 sign agreement, the normal interval of the mean for H) and its width averaged over the draws.
 """
@@ -60,11 +62,26 @@ def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS,
     for n in pairs:
         for k in raters:
             chosen = rng.integers(0, len(items), (draws, n))
-            picks = offsets[chosen][..., None] + (rng.random((draws, n, k)) * counts[chosen][..., None]).astype(int)
+            picks = offsets[chosen][..., None] + _raters(rng, counts[chosen], k)
             human = scores[picks].mean(axis=2)
             f = judged[chosen]
             rows.append({"pairs": n, "raters_per_pair": k, **_widths(human, f, n)})
     return pd.DataFrame(rows)
+
+
+def _raters(rng, available: np.ndarray, k: int) -> np.ndarray:
+    """Positions of k ratings within each drawn pair (shape draws × n × k): k different ones where the
+    pair has at least k (random keys, the k smallest), drawn with replacement where it has fewer."""
+    most = int(available.max())
+    if k > most:
+        return (rng.random((*available.shape, k)) * available[..., None]).astype(int)
+    keys = rng.random((*available.shape, most))
+    keys[np.arange(most) >= available[..., None]] = np.inf
+    positions = np.argsort(keys, axis=-1)[..., :k]
+    short = available < k
+    if short.any():
+        positions[short] = (rng.random((int(short.sum()), k)) * available[short][:, None]).astype(int)
+    return positions
 
 
 def _pilot(ratings: pd.DataFrame, judge: pd.Series) -> pd.DataFrame:

@@ -36,7 +36,8 @@ class RaterQuality:
 def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
                   rules: QualityRules = QualityRules(), *,
                   pair_questions: Mapping[str, str] | None = None) -> list[RaterQuality]:
-    """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: value}.
+    """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: the
+    expected answer as a canonical value (pairs: in true order), compared with each rating's canonical}.
     pair_questions: question -> its neutral answer ("C"), for questions whose A/B name a response's
     position as shown (value) and in true order (canonical).
 
@@ -111,11 +112,11 @@ def _gold_hits(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]]) -> 
     """Per rater: gold answers matching the expected one, and gold answers checked."""
     expected = pd.DataFrame([(item, q, str(v)) for item, answers in gold.items() for q, v in answers.items()],
                             columns=["item_id", "question", "expected"])
-    answered = ratings.loc[ratings["gold_item"], ["rater_id", "item_id", "question", "value"]]
+    answered = ratings.loc[ratings["gold_item"], ["rater_id", "item_id", "question", "canonical"]]
     if expected.empty or answered.empty:
         return pd.Series(dtype=int), pd.Series(dtype=int)
     joined = answered.astype({"item_id": str, "question": str}).merge(expected, on=["item_id", "question"])
-    hit = joined["value"].astype(str) == joined["expected"]
+    hit = joined["canonical"].astype(str) == joined["expected"]
     return hit.groupby(joined["rater_id"]).sum(), hit.groupby(joined["rater_id"]).size()
 
 

@@ -17,6 +17,9 @@ from annotate.studies import configure_study, create_study, list_study_names, lo
 from annotate.tasks import PRESETS
 
 
+MODEL_HELP = ("The judge whose scores the main numbers use (default: the study's main_judge setting, or the "
+              "only judge, or the first by name).")
+
 @click.group()
 @click.option("--db", "db_path", envvar="FAIRVAL_DB", default="fairval.db", show_default=True,
               type=click.Path(dir_okay=False), help="SQLite file or postgresql:// URL (or set FAIRVAL_DB).")
@@ -204,13 +207,15 @@ _import_command(lmra, importers.import_lmra, "LMRA scores",
 @click.argument("study_name")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--exclude-flagged", is_flag=True, help="Leave out raters flagged for quality.")
-@click.option("--bootstrap", "n_boot", type=int, default=results.BOOTSTRAP_DRAWS, show_default=True,
-              help="Bootstrap resamples for alpha's interval.")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(min=0), default=results.BOOTSTRAP_DRAWS, show_default=True,
+              help="Bootstrap resamples for every interval (0: numbers without intervals).")
+@click.option("--model", help=MODEL_HELP)
 @click.pass_context
 @friendly
-def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
+def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
-    numbers = results.study_results(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot)
+    numbers = results.study_results(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
+                                    model=model)
     if as_json:
         click.echo(json.dumps(numbers))
         return
@@ -242,9 +247,10 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot):
 @click.option("--min-ratings", type=int, default=3, show_default=True,
               help="Ratings a template needs on each question to be judged.")
 @click.option("--exclude-flagged", is_flag=True)
+@click.option("--model", help=MODEL_HELP)
 @click.pass_context
 @friendly
-def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclude_flagged):
+def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclude_flagged, model):
     """Export what passed: template rows as imported (template studies), scored pairs (pair studies);
     or, with --format hf, the study as a dataset folder for the Hugging Face Hub."""
     from annotate.export import Thresholds, export_validated
@@ -254,7 +260,7 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
         click.echo(f"wrote the dataset folder {export_hf(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
         return
     sidecar = export_validated(_db(ctx), study_name, out, exclude_flagged=exclude_flagged,
-                               thresholds=Thresholds(quality_min, yes_min, min_ratings))
+                               thresholds=Thresholds(quality_min, yes_min, min_ratings), model=model)
     extra = (f" ({len(sidecar['templates_passed'])} of {sidecar['n_templates']} templates passed)"
              if "templates_passed" in sidecar else "")
     click.echo(f"wrote {sidecar['n_rows']} rows to {out}{extra}; numbers in {out}.numbers.json")
@@ -278,13 +284,14 @@ def export_ratings_command(ctx, study_name, out, exclude_flagged):
 @click.argument("study_name")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md")
 @click.option("--exclude-flagged", is_flag=True)
+@click.option("--model", help=MODEL_HELP)
 @click.pass_context
 @friendly
-def report(ctx, study_name, out, exclude_flagged):
+def report(ctx, study_name, out, exclude_flagged, model):
     """Write the study report: self-contained HTML with charts, or Markdown."""
     from annotate.report import write_report
 
-    click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
+    click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged, model=model)}")
 
 
 @cli.command()

@@ -6,6 +6,8 @@ import sys
 
 import click
 
+from annotate import formats
+
 from annotate.cli_common import _db, friendly
 
 
@@ -42,6 +44,11 @@ def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs
             raise click.ClickException(str(e)) from None
     click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
                f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
+    why = {"no_letter": "an order answered without A, B or C (saved, not asked again)",
+           "orders_disagree": "the two orders disagree completely", "not_asked": "an order not asked yet"}
+    for reason, n in summary["unscored"].items():
+        if n:
+            click.echo(f"  {formats.count(n, 'pair')} without a score: {why[reason]}")
 
 
 @click.group()

@@ -11,7 +11,7 @@ import pandas as pd
 from analysis.scores import as_numbers
 from annotate.outputs import output_format
 from annotate.pairs import scored_question
-from annotate.results import TEMPLATE_KEY, StudyData, calibration_items, load_study_data
+from annotate.results import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
 from store import Database
 
 
@@ -50,7 +50,8 @@ def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
 
 
 def export_validated(db: Database, study_id: str, out: str | Path, *,
-                     thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False) -> dict:
+                     thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False,
+                     model: str | None = None) -> dict:
     """Write the study's output to `out` (.jsonl or .csv) and numbers to `<out>.numbers.json`."""
     out = Path(out)
     fmt = output_format(out, ("jsonl", "csv"))
@@ -68,11 +69,12 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
                        templates_passed=sorted(passed), n_templates=len(verdicts))
     elif scored_question(data.study.task) is not None:
         order = {r.item_id: r.position for r in data.items.itertuples()}
-        table = calibration_items(data).drop(columns=["gap"])
+        judge = main_judge(data, model)
+        table = calibration_items(data, judge).drop(columns=["gap"])
         table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)
         table = table.rename(columns={"human": "human_score", "lmra": "lmra_score"})
         _write_table(out, fmt, table)
-        sidecar.update(n_rows=len(table), models=sorted(data.lmra["model"].unique().tolist()))
+        sidecar.update(n_rows=len(table), model=judge, models=sorted(data.lmra["model"].unique().tolist()))
     else:
         table = item_answer_summary(data)
         _write_table(out, fmt, table)

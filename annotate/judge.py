@@ -2,15 +2,20 @@
 
 With log-probabilities: the next-token probabilities of A, B, C, renormalised. Without (the server
 refuses logprobs with a 400): k samples at temperature 1 per order, frequencies in their place.
-The openai client retries 429/5xx with back-off (honouring Retry-After); calls run concurrently in
-threads; every finished order is saved at once (on this thread), so an interrupted run resumes.
+429s (throttles), 5xx and lost connections are retried here with back-off (honouring Retry-After),
+over an openai client that does not retry by itself, so that a 429 saying the account has no quota
+left (`insufficient_quota`, a billing stop, not a throttle) stops the run at once. Calls run
+concurrently in threads; every order the judge answered is saved at once (on this thread), also when
+another call failed, and an answer without A, B or C is saved as such: a run never pays twice.
 """
 from __future__ import annotations
 
 import math
 import os
+import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import openai
@@ -60,6 +65,17 @@ Format: Output just "A" or "B" or "N/A" if it is not clear."""
 
 class JudgeError(Refusal):
     "The judge could not be run: the message says what the server answered and what to change."
+
+
+class NoLetter(JudgeError):
+    "The judge answered an order without A, B or C (a small model saying 'Sure'): paid, saved as such."
+
+    def __init__(self, message: str, answer: "Answer"):
+        super().__init__(message)
+        self.answer = answer
+
+
+NO_LETTER = "no_letter"          # the method recorded for an order answered without A, B or C
 
 
 @dataclass(frozen=True)
@@ -124,7 +140,7 @@ def _letter(text: str) -> str:
     return "C" if token in ("N", "N/A", "NA") else token
 
 
-def _letter_probabilities(top_logprobs) -> list[float]:
+def _letter_probabilities(top_logprobs) -> list[float] | None:
     mass = dict.fromkeys(LETTERS, 0.0)
     for entry in top_logprobs:
         token = _letter(entry.token)
@@ -132,22 +148,67 @@ def _letter_probabilities(top_logprobs) -> list[float]:
             mass[token] += math.exp(entry.logprob)
     total = sum(mass.values())
     if total <= 0:
-        raise JudgeError("the judge put no probability on A, B or C in its top log-probabilities")
+        return None
     return [mass[k] / total for k in LETTERS]
 
 
-def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_logprobs: bool) -> Answer:
+RETRY_STATUS = (408, 409, 429)
+
+
+def _quota_refusal(e: openai.APIStatusError) -> bool:
+    """A 429 that is a billing stop (no quota or credit left), not a throttle: retrying cannot help."""
+    text = f"{getattr(e, 'code', '')} {getattr(e, 'type', '')} {e.message}".lower()
+    return e.status_code == 429 and ("insufficient_quota" in text or "billing" in text or "quota" in text)
+
+
+def _create(client: openai.OpenAI, config: JudgeConfig, sleep: Callable[[float], None], **kwargs):
+    """One chat completion, retried on throttles, 5xx and lost connections with back-off (Retry-After
+    honoured); a quota or billing refusal stops at once."""
+    for attempt in range(config.max_retries + 1):
+        try:
+            return client.chat.completions.create(model=config.model, **kwargs)
+        except openai.APIStatusError as e:
+            if _quota_refusal(e):
+                raise QuotaRefused(f"the judge's server refused for billing: {e.message}. Add credit or raise "
+                                   "the account's limit, then run again; every answer so far is saved") from None
+            if attempt == config.max_retries or not (e.status_code in RETRY_STATUS or e.status_code >= 500):
+                raise
+            sleep(_retry_after(e.response, 0.5 * 2 ** attempt))
+        except openai.APIConnectionError:              # includes timeouts
+            if attempt == config.max_retries:
+                raise
+            sleep(0.5 * 2 ** attempt)
+    raise AssertionError("unreachable")
+
+
+class QuotaRefused(JudgeError):
+    "The account has no quota or credit left: the run stops at once."
+
+
+def _retry_after(response, default: float) -> float:
+    try:
+        return min(float(response.headers.get("retry-after", default)), 60.0)
+    except (TypeError, ValueError):
+        return default
+
+
+def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_logprobs: bool,
+         sleep: Callable[[float], None] = time.sleep) -> Answer:
     if use_logprobs:
-        r = client.chat.completions.create(model=config.model, messages=messages, max_tokens=1,
-                                           temperature=0, logprobs=True, top_logprobs=10)
+        r = _create(client, config, sleep, messages=messages, max_tokens=1, temperature=0, logprobs=True,
+                    top_logprobs=10)
         content = r.choices[0].logprobs.content if r.choices[0].logprobs else None
         if not content:
             raise JudgeError("the server answered without log-probabilities; run with --no-logprobs")
-        return Answer(_letter_probabilities(content[0].top_logprobs), "logprobs", 1,
-                      r.usage.prompt_tokens if r.usage else 0, r.usage.completion_tokens if r.usage else 0)
+        usage = (r.usage.prompt_tokens if r.usage else 0, r.usage.completion_tokens if r.usage else 0)
+        probabilities = _letter_probabilities(content[0].top_logprobs)
+        if probabilities is None:
+            raise NoLetter("the judge put no probability on A, B or C in its top log-probabilities",
+                           Answer([], NO_LETTER, 1, *usage))
+        return Answer(probabilities, "logprobs", 1, *usage)
     counts, prompt_tokens, completion_tokens = dict.fromkeys(LETTERS, 0), 0, 0
     for _ in range(config.samples):
-        r = client.chat.completions.create(model=config.model, messages=messages, max_tokens=1, temperature=1)
+        r = _create(client, config, sleep, messages=messages, max_tokens=1, temperature=1)
         letter = _letter((r.choices[0].message.content or "").strip()[:3].split("/")[0] or "")
         if letter in counts:
             counts[letter] += 1
@@ -156,47 +217,82 @@ def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_l
             completion_tokens += r.usage.completion_tokens
     total = sum(counts.values())
     if total == 0:
-        raise JudgeError(f"none of {config.samples} samples began with A, B or C")
+        raise NoLetter(f"none of {config.samples} samples began with A, B or C",
+                       Answer([], NO_LETTER, config.samples, prompt_tokens, completion_tokens))
     return Answer([counts[k] / total for k in LETTERS], "samples", config.samples, prompt_tokens, completion_tokens)
 
 
 def run_judge(db: Database, study_id: str, config: JudgeConfig,
-              on_progress: Callable[[int, int], None] | None = None) -> dict:
-    """Rate every pending order of every pair; store scores for pairs with both orders done."""
+              on_progress: Callable[[int, int], None] | None = None,
+              sleep: Callable[[float], None] = time.sleep) -> dict:
+    """Rate every pending order of every pair; store scores for pairs with both orders answered."""
     kind, items, pending = _pending(db, study_id, config.model)
     client = openai.OpenAI(api_key=config.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-                           base_url=config.base_url, max_retries=config.max_retries)
+                           base_url=config.base_url, max_retries=0)
     use_logprobs = config.logprobs
     done = 0
 
     def save(item: dict, swapped: bool, answer: Answer) -> None:
         nonlocal done
         judge_calls.save_call(db, study_id, item["item_id"], config.model, swapped=swapped,
-                              method=answer.method, probabilities=answer.probabilities,
+                              method=answer.method, probabilities=answer.probabilities or None,
                               requests=answer.requests, prompt_tokens=answer.prompt_tokens,
                               completion_tokens=answer.completion_tokens)
         done += 1
         if on_progress:
             on_progress(done, total)
 
+    def ask(item: dict, swapped: bool, logprobs: bool) -> None:
+        """Ask one order and save what it was answered, a letterless answer included (it was paid)."""
+        try:
+            save(item, swapped, _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep))
+        except NoLetter as e:
+            save(item, swapped, e.answer)
+
     total = len(pending)
     try:
         if pending and use_logprobs:
             # The first call tells whether the server gives log-probabilities (some refuse with a
             # 400); its answer is kept, so the probe costs nothing extra.
-            item, swapped = pending[0]
             try:
-                save(item, swapped, _ask(client, config, judge_messages(item["data"], swapped, kind), True))
+                ask(*pending[0], True)
                 pending = pending[1:]
             except openai.BadRequestError as e:
                 if "logprob" not in str(e).lower():
                     raise
                 use_logprobs = False
+        stop = threading.Event()          # set by the call that met a billing refusal, seen by every thread
+
+        def work(item: dict, swapped: bool) -> Answer:
+            if stop.is_set():
+                raise CancelledError()
+            try:
+                return _ask(client, config, judge_messages(item["data"], swapped, kind), use_logprobs, sleep)
+            except QuotaRefused:
+                stop.set()
+                raise
+
         with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
-            futures = {pool.submit(_ask, client, config, judge_messages(item["data"], swapped, kind), use_logprobs):
-                       (item, swapped) for item, swapped in pending}
-            for future in as_completed(futures):
-                save(*futures[future], future.result())
+            futures = [pool.submit(work, item, swapped) for item, swapped in pending]
+            order = {f: p for f, p in zip(futures, pending)}
+            failure: BaseException | None = None
+            for future in as_completed(futures):          # every answer is saved, whatever failed beside it
+                try:
+                    save(*order[future], future.result())
+                except NoLetter as e:
+                    save(*order[future], e.answer)
+                except CancelledError:
+                    continue
+                except QuotaRefused as e:
+                    failure = e
+                    for other in futures:          # nothing more is sent; calls under way finish and are saved
+                        other.cancel()
+                except Exception as e:  # noqa: BLE001 — raised below, after every answer is saved
+                    failure = failure or e
+            if failure is not None:
+                raise failure
+    except QuotaRefused:
+        raise
     except openai.APIStatusError as e:
         raise JudgeError(f"the server answered {e.status_code}: {e.message}; finished calls are saved, "
                          "run again to resume") from None
@@ -208,16 +304,24 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
 
 def _store_scores(db: Database, study_id: str, model: str, items: list[dict]) -> dict:
     calls = judge_calls.finished(db, study_id, model)
-    rows = []
+    rows, no_letter, disagree, missing = [], 0, 0, 0
     for item in items:
-        p, q = calls.get((item["item_id"], False)), calls.get((item["item_id"], True))
+        key_p, key_q = (item["item_id"], False), (item["item_id"], True)
+        if key_p not in calls or key_q not in calls:
+            missing += 1
+            continue
+        p, q = calls[key_p], calls[key_q]
         if p is None or q is None:
+            no_letter += 1
             continue
         try:
             combined = combine_orders(p, q)
         except ValueError:           # the two orders disagree completely: no score, said in the summary
+            disagree += 1
             continue
         rows.append({"item_id": item["item_id"], "model": model, "score": combined.score,
                      "probabilities": dict(zip(("p_a", "p_b", "p_c", "q_a", "q_b", "q_c"), p + q))})
     lmra_store.upsert_scores(db, study_id, rows)
-    return {"scored": len(rows), "pairs": len(items), **judge_calls.spend(db, study_id, model)}
+    return {"scored": len(rows), "pairs": len(items),
+            "unscored": {"no_letter": no_letter, "orders_disagree": disagree, "not_asked": missing},
+            **judge_calls.spend(db, study_id, model)}

@@ -68,16 +68,19 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None) 
     return {**ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy()),
             "human_only": classical_mean(human.dropna().to_numpy()),
             "judge_only": classical_mean(judge.to_numpy()),
-            "sampling": _sampling(sample, len(labelled))}
+            "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
 
 
-def _sampling(sample: dict | None, rated: int) -> str:
+def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
     if not sample:
         return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
                 "the judge scored (draw them with `fairval study sample`)")
     text = f"a random sample of {sample['n']:,} of {sample['of']:,} pairs (seed {sample['seed']}, `fairval study sample`)"
     if rated < sample["n"]:
         text += f"; {sample['n'] - rated} sampled pair(s) have no rating yet, so it is random only if they are missing at random"
+    if unscored:
+        text += (f"; {unscored} rated pair(s) have no judge score and are left out, so it is random only if "
+                 "the judge's gaps are")
     return text
 
 

@@ -208,9 +208,8 @@ def review(db: Database, study_id: str) -> pd.DataFrame:
     """Per participant a suggestion and its reason: approve; may reject (two or more failed attention
     checks, Prolific's rule); look again (too fast, flagged by quality); return (nothing answered)."""
     data = load_study_data(db, study_id)               # the quality flags the Results page shows
-    gold = {r.item_id: r.gold for r in data.items.itertuples() if r.gold}
     quality = {q.rater_id: q for q in data.quality}
-    failed = _failed_checks(data.all_ratings, gold)
+    failed = data.gold_misses                          # canonical: a flipped pair is marked by its meaning
     rows = []
     for r in payments.judgments_by_rater(db, study_id):
         rater = r["rater_id"]
@@ -224,18 +223,6 @@ def review(db: Database, study_id: str) -> pd.DataFrame:
         rows.append({"rater_id": rater, "session": r["platform_session_id"], "judgments": int(r["judgments"]),
                      "suggestion": action, "reason": reason})
     return pd.DataFrame(rows, columns=["rater_id", "session", "judgments", "suggestion", "reason"])
-
-
-def _failed_checks(ratings: pd.DataFrame, gold: dict) -> dict[str, int]:
-    """Per rater, gold items (attention checks) with any question answered otherwise than expected."""
-    answered = ratings[ratings["gold_item"]]
-    missed: dict[str, set] = {}
-    for item, rater, question, value in zip(answered["item_id"], answered["rater_id"], answered["question"],
-                                            answered["value"]):
-        expected = gold.get(str(item), {}).get(str(question))
-        if expected is not None and str(value) != str(expected):
-            missed.setdefault(str(rater), set()).add(str(item))
-    return {r: len(items) for r, items in missed.items()}
 
 
 def release_returned(db: Database, study_id: str, participant_ids: list[str]) -> int:

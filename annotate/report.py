@@ -22,10 +22,11 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
 
 
-def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False) -> list[tuple]:
+def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                    model: str | None = None) -> list[tuple]:
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data)
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
     progress = study_progress(db, study_id, data=data)
     settings = data.study.settings.to_dict()
     settings.pop("consent_text")
@@ -125,10 +126,11 @@ def render_markdown(study_id: str, sections: list[tuple]) -> str:
     return "\n".join(parts)
 
 
-def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
+def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False,
+                 model: str | None = None) -> Path:
     out = Path(out)
     kind = output_format(out, ("html", "htm", "md"))
-    sections = report_sections(db, study_id, exclude_flagged=exclude_flagged)
+    sections = report_sections(db, study_id, exclude_flagged=exclude_flagged, model=model)
     render = render_markdown if kind == "md" else render_html
     out.write_text(render(study_id, sections), encoding="utf-8")
     return out

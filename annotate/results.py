@@ -1,6 +1,7 @@
 """A study's numbers (SPEC §5, §6): reads the store once, hands frames to analysis/, returns plain data."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import asdict, dataclass
 
@@ -12,7 +13,7 @@ from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
 from annotate.judge_numbers import group_agreement, ppi_numbers, validity_numbers
-from annotate.pairs import pair_score, scored_question
+from annotate.pairs import canonical_value, pair_score, scored_question
 from annotate.studies import Study, StudyError, load_study
 from annotate.tasks import Question
 from store import Database
@@ -29,21 +30,43 @@ BOOTSTRAP_DRAWS = 1000
 
 @dataclass(frozen=True)
 class StudyData:
-    """Everything the numbers are computed from, already filtered (no gold, no excluded raters)."""
+    """Everything the numbers are computed from, decided here once for every number, page, report,
+    export, PPI, comparison, calibration and plan:
+
+    - `ratings`: ratings of real items (neither gold nor practice) by the raters kept;
+    - `lmra`: every judge's scores on real items (judge-only pairs included: PPI's unlabelled set);
+    - gold items are used only for rater quality, practice items only for the rater's feedback."""
     study: Study
     items: pd.DataFrame           # item_id, data, gold, practice …
-    ratings: pd.DataFrame         # regular-item ratings of the raters kept
-    all_ratings: pd.DataFrame     # every rating, gold included, for rater quality
-    lmra: pd.DataFrame            # item_id, model, score
+    ratings: pd.DataFrame         # real-item ratings of the raters kept
+    all_ratings: pd.DataFrame     # every rating, gold and practice included (raw export)
+    lmra: pd.DataFrame            # item_id, model, score: real items only
     quality: list[RaterQuality]
     excluded: dict[str, tuple[str, ...]]
+    gold_misses: dict[str, int] = dataclasses.field(default_factory=dict)   # rater -> attention checks failed
 
     @property
     def regular_items(self) -> pd.DataFrame:
         """The items raters are assigned and the numbers are about: neither gold nor practice, nor left
         to the judge alone (outside a drawn human sample)."""
-        return self.items[self.items["gold"].isna() & ~self.items["practice"].astype(bool)
-                          & ~self.items["judge_only"].astype(bool)]
+        return self.items[real_items(self.items) & ~self.items["judge_only"].astype(bool)]
+
+
+def real_items(items: pd.DataFrame) -> pd.Series:
+    """Which items the numbers are about: neither attention checks (gold) nor practice."""
+    return items["gold"].isna() & ~items["practice"].astype(bool)
+
+
+def gold_expectations(study: Study, items: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """Attention-check item -> question -> the expected answer as a canonical value: for pairs the
+    answer is given in the pair's true order, so a rater who saw it flipped is marked by what they
+    meant, not by the position they clicked. Practice items check nothing."""
+    questions = {q.id: q for q in study.task.questions}
+    out = {}
+    for r in items[items["gold"].notna() & ~items["practice"].astype(bool)].itertuples():
+        out[r.item_id] = {q: canonical_value(questions[q], str(v), False) if q in questions else str(v)
+                          for q, v in r.gold.items()}
+    return out
 
 
 def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False,
@@ -52,18 +75,35 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     study = load_study(db, study_id)
     items = item_store.items_frame(db, study.study_id)
     ratings = rating_store.ratings_frame(db, study.study_id, details=details)
-    gold = {r.item_id: r.gold for r in items.itertuples() if r.gold}
+    practice = set(items.loc[items["practice"].astype(bool), "item_id"])
+    real = set(items.loc[real_items(items), "item_id"])
+    checked = ratings[~ratings["item_id"].isin(practice)]         # practice answers judge no one
+    gold = gold_expectations(study, items)
     rules = QualityRules(min_median_seconds=study.settings.min_seconds)
     sided = {q.id: "C" for q in study.task.questions if q.canonical in ("harm", "feature")}
-    quality = rater_quality(ratings, gold, rules, pair_questions=sided)
+    quality = rater_quality(checked, gold, rules, pair_questions=sided)
     excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
-    kept = ratings[~ratings["gold_item"] & ~ratings["rater_id"].isin(list(excluded))]
+    kept = ratings[ratings["item_id"].isin(real) & ~ratings["rater_id"].isin(list(excluded))]
+    scores = lmra_store.scores_frame(db, study.study_id)
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
-                     lmra_store.scores_frame(db, study.study_id), quality, excluded)
+                     scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
+                     gold_failures(checked, gold))
+
+
+def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dict[str, int]:
+    """Per rater, attention-check items with any question answered otherwise than expected (canonical)."""
+    missed: dict[str, set] = {}
+    answered = ratings[ratings["item_id"].isin(list(gold))]
+    for item, rater, question, value in zip(answered["item_id"], answered["rater_id"], answered["question"],
+                                            answered["canonical"]):
+        expected = gold.get(str(item), {}).get(str(question))
+        if expected is not None and str(value) != str(expected):
+            missed.setdefault(str(rater), set()).add(str(item))
+    return {r: len(items) for r, items in missed.items()}
 
 
 def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
-                  n_boot: int = BOOTSTRAP_DRAWS, data: StudyData | None = None) -> dict:
+                  n_boot: int = BOOTSTRAP_DRAWS, data: StudyData | None = None, model: str | None = None) -> dict:
     """The JSON-ready numbers of a study (the keys of `fairval analyze --json`).
 
     `data`: the study as load_study_data read it, when the caller needs it too (read once)."""
@@ -83,7 +123,7 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
     if study.task.name == "template_quality":
         out["templates"] = template_table(data)
     if scored_question(study.task) is not None:
-        out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed))
+        out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
     if study.task.name == "name_perception":
         out["names"] = name_numbers(data)
     return _plain(out)
@@ -146,18 +186,28 @@ def scored_ratings(data: StudyData) -> pd.DataFrame:
     return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
 
 
-def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Series]:
-    """One judge's scores (item -> score): the model asked for, or the study's first in name order."""
+def main_judge(data: StudyData, model: str | None = None) -> str | None:
+    """The judge the main numbers use: the one asked for, else the study's `main_judge`, else the only
+    one (or the first by name when several were imported and none is named). None: no judge scores."""
     models = sorted(data.lmra["model"].unique())
-    if not models:
+    chosen = model or data.study.settings.main_judge or None
+    if chosen is None:
+        return models[0] if models else None
+    if chosen not in models:
+        raise StudyError(f"no scores from judge {chosen!r} in {data.study.study_id!r}; it has "
+                         + (", ".join(models) if models else "none (import or run the judge first)"))
+    return chosen
+
+
+def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Series]:
+    """One judge's scores (item -> score): see main_judge."""
+    model = main_judge(data, model)
+    if model is None:
         raise StudyError(f"study {data.study.study_id!r} has no judge scores; import or run the judge first")
-    model = model or models[0]
-    if model not in models:
-        raise StudyError(f"no scores from judge {model!r} in {data.study.study_id!r}; it has {', '.join(models)}")
     return model, data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
 
 
-def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0) -> dict:
+def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0, model: str | None = None) -> dict:
     question = scored_question(data.study.task)
     ratings = scored_ratings(data)
     human = human_scores(ratings)
@@ -171,8 +221,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         return out
     models = sorted(data.lmra["model"].unique())
     by_model = {}
-    for model in models:
-        rows = data.lmra[data.lmra["model"] == model]
+    for name in models:
+        rows = data.lmra[data.lmra["model"] == name]
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
@@ -184,8 +234,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         rate = harm_rate(lmra)
         numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
         numbers["ppi"] = ppi_numbers(human, lmra, data.study.settings.human_sample)
-        by_model[model] = numbers
-    main = models[0]
+        by_model[name] = numbers
+    main = main_judge(data, model)
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
     out[key]["difference"] = by_model[main]["rate_difference"]              # H_human − H_LMRA, paired
     out[key]["ppi"] = by_model[main]["ppi"]
@@ -242,10 +292,8 @@ def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame
     ratings = scored_ratings(data)
     human = human_scores(ratings)
     n = ratings.groupby("item_id")["rater_id"].nunique()
-    lmra = data.lmra
-    if model is not None:
-        lmra = lmra[lmra["model"] == model]
-    lmra = lmra.drop_duplicates("item_id").set_index("item_id")["score"]
+    chosen = main_judge(data, model)            # one judge: another's score never fills a gap
+    lmra = data.lmra[data.lmra["model"] == chosen].set_index("item_id")["score"]
     texts = {r.item_id: r.data for r in data.items.itertuples()}
     ids = sorted(set(human.index) | set(lmra.index))
     frame = pd.DataFrame({

@@ -52,6 +52,8 @@ class StudySettings:
     currency: str = "USD"
     platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
     human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed}
+    main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
+                                                # or the first by name; --model overrides)
 
     def __post_init__(self) -> None:
         if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:

@@ -7,15 +7,16 @@ import time
 from store.db import Database, immediate
 
 
-def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float]]:
-    """(item, swapped) -> probabilities [A, B, C] of every finished call set."""
+def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float] | None]:
+    """(item, swapped) -> probabilities [A, B, C] of every finished call set; None for an order the
+    judge answered without A, B or C (paid for, kept, never asked again)."""
     return {(i, bool(s)): json.loads(p) for i, s, p in db.execute(
         "SELECT item_id, swapped, probabilities FROM judge_calls WHERE study_id = ? AND model = ?",
         [study_id, model])}
 
 
 def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
-              probabilities: list[float], requests: int, prompt_tokens: int, completion_tokens: int) -> None:
+              probabilities: list[float] | None, requests: int, prompt_tokens: int, completion_tokens: int) -> None:
     with immediate(db, study_id):
         db.insert("judge_calls", [{
             "study_id": study_id, "item_id": item_id, "model": model, "swapped": int(swapped),
