@@ -136,13 +136,14 @@ def study_show(ctx, name, as_json):
 @friendly
 def study_sample(ctx, name, n, seed, out):
     """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
+    from annotate.outputs import spreadsheet_text
     from annotate.sampling import draw_human_sample
 
     keep = draw_human_sample(_db(ctx), name, n, seed)
     click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
     if out:
         with open(out, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows([["item_id"], *([i] for i in keep)])
+            csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])
         click.echo(f"wrote the drawn item ids to {out}")
 
 

@@ -8,7 +8,7 @@ import click
 
 from annotate import formats, results
 from annotate.cli_common import _db, friendly
-from annotate.outputs import output_format
+from annotate.outputs import output_format, spreadsheet_frame, write_csv
 
 
 @click.command()
@@ -32,7 +32,7 @@ def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
     table = comparison_table(comparison)
     if out:
         kind = output_format(out, ("md", "csv"))
-        Path(out).write_text(table.to_csv(index=False) if kind == "csv"
+        Path(out).write_text(spreadsheet_frame(table).to_csv(index=False) if kind == "csv"
                              else table.to_markdown(index=False, disable_numparse=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {out}")
         return
@@ -76,7 +76,7 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 
     output_format(out, ("csv",))
     scores = apply_map(_db(ctx), study_name, read_map(map_file), model=model, kind=kind)
-    scores.to_csv(out, index=False)
+    write_csv(scores, out)
     click.echo(f"wrote {len(scores)} calibrated scores to {out} (import them with `fairval lmra import`)")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.scores import as_numbers
-from annotate.outputs import output_format
+from annotate.outputs import output_format, spreadsheet_text, write_csv
 from annotate.pairs import scored_question
 from annotate.results import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
 from store import Database
@@ -108,9 +108,9 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     frame = frame.assign(study_id=data.study.study_id)
     frame = frame[["study_id"] + [c for c in frame.columns if c != "study_id"]]
     if fmt == "csv":
-        frame.to_csv(out, index=False)
+        write_csv(frame, out)
     else:
-        frame.to_parquet(out, index=False)
+        frame.to_parquet(out, index=False)          # typed columns, no formulas: kept as stored
     return len(frame)
 
 
@@ -123,15 +123,16 @@ def _write_rows(out: Path, fmt: str, items: list) -> None:
         return
     columns = list(dict.fromkeys(k for r in items for k in r.data))
     with out.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=columns)
+        writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
         writer.writeheader()
         for r in items:
-            writer.writerow({k: v if isinstance(v, str) else json.dumps(v) for k, v in r.data.items()})
+            writer.writerow({spreadsheet_text(k): spreadsheet_text(v if isinstance(v, str) else json.dumps(v))
+                             for k, v in r.data.items()})
 
 
 def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:
     if fmt == "csv":
-        table.to_csv(out, index=False)
+        write_csv(table, out)
     else:
         table.to_json(out, orient="records", lines=True, force_ascii=False)
 

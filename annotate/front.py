@@ -84,6 +84,8 @@ defaults
 
 frontend fairval
     bind {bind}
+    # the browser's address, for the sign-in back-off per client
+    option forwardfor
     default_backend workers
 
 backend workers

@@ -15,6 +15,7 @@ from annotate.records import (
     require_number,
     require_text,
 )
+from annotate.session import rater_key
 from annotate.studies import Study, StudyError, load_study, open_when_ready, ready_loads
 from store import Database, immediate, loads
 from store import assignments as ledger
@@ -129,7 +130,10 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
             # a rating outside the drawn sample would make the human subset no longer a random sample
             raise ImportProblem(path, rec.line, "item_id", f"item {item_id!r} is outside the study's random human "
                                 "sample (left to the judge); rate only the sampled pairs")
-        rater_id = str(_required_id(path, rec, "rater_id"))
+        try:
+            rater_id = rater_key(str(_required_id(path, rec, "rater_id")))
+        except ValueError as e:
+            raise ImportProblem(path, rec.line, "rater_id", str(e)) from None
         qid = require_text(path, rec, "question")
         try:
             question = study.task.question(qid)

@@ -2,7 +2,12 @@
 anything is computed or written."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def output_format(out: str | Path, allowed: tuple[str, ...]) -> str:
@@ -12,3 +17,44 @@ def output_format(out: str | Path, allowed: tuple[str, ...]) -> str:
     if fmt not in allowed:
         raise ValueError(f"cannot write {out.name}: use a file ending in " + " or ".join(f".{a}" for a in allowed))
     return fmt
+
+
+# OWASP's CSV-injection guidance: a cell a spreadsheet would read as a formula starts with one of these.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def spreadsheet_text(value):
+    """A text cell a spreadsheet shows as text: one that could start a formula gets a leading
+    apostrophe (plain numbers such as "-1" are numbers, not formulas, and stay as they are)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every text cell of a table made safe for a spreadsheet (numbers untouched), headers included."""
+    import pandas as pd
+
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or isinstance(out[column].dtype, (pd.CategoricalDtype, pd.StringDtype)):
+            out[column] = out[column].astype(object).map(spreadsheet_text)
+    out.columns = [spreadsheet_text(str(c)) for c in out.columns]
+    return out
+
+
+def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
+    """A CSV a researcher can open in a spreadsheet without running anything a participant wrote."""
+    spreadsheet_frame(frame).to_csv(out, index=False)
+
+
+# Markdown's punctuation (CommonMark escapes any of it with a backslash), plus Streamlit's own `:` (colour
+# and emoji directives) and `$` (LaTeX).
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~:$&])")
+
+
+def markdown_text(value) -> str:
+    """A participant's or an imported file's text as Markdown that shows it as typed: every piece of
+    punctuation escaped, so no viewer draws an image (and fetches it), a link, a formula or raw HTML."""
+    return _MARKDOWN.sub(r"\\\1", str(value)).replace("\n", " ")

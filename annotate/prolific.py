@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotate.outputs import output_format
+from annotate.outputs import output_format, spreadsheet_text
 from annotate.results import load_study_data
 from annotate.studies import StudyError, ready_loads
 from annotate.studies import load_study as _load_study
@@ -66,7 +66,7 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
         with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             for rater, _, amount in rows:
-                writer.writerow([rater, f"{amount:.2f}"])
+                writer.writerow([spreadsheet_text(rater), f"{amount:.2f}"])
         os.replace(temporary, out)
         payments.record_payments(db, study_id, f"bonus-{now:.6f}", rows, now)
     return _paid(rows)

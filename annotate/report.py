@@ -12,7 +12,7 @@ import vl_convert
 from annotate import charts, formats
 from annotate.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row)
-from annotate.outputs import output_format
+from annotate.outputs import markdown_text, output_format
 from annotate.progress import study_progress
 from annotate.results import calibration_items, load_study_data, rate_of, study_results
 from store import Database
@@ -117,12 +117,20 @@ def render_html(study_id: str, sections: list[tuple]) -> str:
     return "\n".join(parts)
 
 
+def _markdown_table(frame: pd.DataFrame) -> str:
+    frame = frame.copy()
+    for column in frame.columns:
+        frame[column] = frame[column].map(lambda v: v if v is None or isinstance(v, (int, float)) else markdown_text(v))
+    frame.columns = [markdown_text(c) for c in frame.columns]
+    return frame.to_markdown(index=False, disable_numparse=True)
+
+
 def render_markdown(study_id: str, sections: list[tuple]) -> str:
-    parts = [f"# Study report: {study_id}", ""]
+    parts = [f"# Study report: {markdown_text(study_id)}", ""]
     for title, body in sections:
         if body is None or not isinstance(body, (pd.DataFrame, str)):
             continue            # charts live in the HTML report
-        parts += [f"## {title}", "", body if isinstance(body, str) else body.to_markdown(index=False, disable_numparse=True), ""]
+        parts += [f"## {markdown_text(title)}", "", markdown_text(body) if isinstance(body, str) else _markdown_table(body), ""]
     return "\n".join(parts)
 
 

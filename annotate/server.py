@@ -21,7 +21,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+# serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py)
+APP = Path(__file__).resolve().parent.parent / "serve.py"
 
 
 def database_env(location: str) -> str:

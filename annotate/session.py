@@ -5,6 +5,8 @@ processes sharing the SQLite file cannot hand out the same slot twice or lose an
 """
 from __future__ import annotations
 
+import unicodedata
+
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -44,11 +46,24 @@ class Progress:
     expected: int          # items this rater can expect in all (a cap, or what is left for them)
 
 
+def rater_key(rater_id: str) -> str:
+    """A rater id as stored and compared: trimmed, Unicode NFC (so one person's id typed two ways is one
+    rater), and refused when it holds control or invisible format characters (zero-width spaces,
+    direction overrides), which would make `alice` and `alice\u200b` two raters or show an id as
+    something else on the researcher's pages."""
+    key = unicodedata.normalize("NFC", str(rater_id)).strip()
+    if not key or len(key) > 128:
+        raise ValueError("a rater id must be 1-128 characters")
+    odd = next((c for c in key if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")), None)
+    if odd is not None:
+        raise ValueError(f"a rater id may not hold invisible or control characters (found U+{ord(odd):04X} "
+                         f"{unicodedata.name(odd, 'unnamed')}); please use the link exactly as you were given it")
+    return key
+
+
 def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
            platform_study_id: str | None = None, platform_session_id: str | None = None) -> dict:
-    rater_id = rater_id.strip()
-    if not rater_id or len(rater_id) > 128:
-        raise ValueError("a rater id must be 1-128 characters")
+    rater_id = rater_key(rater_id)
     return rater_store.ensure_rater(db, study_id, rater_id, source=source,
                                     platform_study_id=platform_study_id,
                                     platform_session_id=platform_session_id)

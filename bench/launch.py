@@ -92,6 +92,25 @@ async def _answer(page, done: int, quality: str, yes: str) -> None:
     raise AssertionError(f"{page.url}: the answer was not acknowledged after 6 submits")
 
 
+async def _press(page, button: str, then) -> None:
+    """Press a button until what it leads to shows, as a person would press again when a loaded page
+    let the first press go by (a press while the page was still being drawn)."""
+    deadline = time.monotonic() + STEP_MS / 1000
+    while True:
+        target = page.get_by_role("button", name=button)
+        if await target.count():
+            try:
+                await target.first.click(timeout=30_000)
+            except Exception:  # noqa: BLE001 — the page moved on meanwhile
+                pass
+        try:
+            await then.first.wait_for(timeout=30_000)
+            return
+        except Exception:  # noqa: BLE001 — not yet: look again
+            if time.monotonic() > deadline:
+                raise
+
+
 async def _cookie(context) -> str | None:
     return {c["name"]: c["value"] for c in await context.cookies()}.get("fairval_worker")
 
@@ -104,8 +123,8 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
     await page.goto(f"{url}/?study=launch&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}", timeout=STEP_MS)
     await page.get_by_role("button", name="I agree to take part").wait_for(timeout=STEP_MS)
     out.first_page[name] = time.monotonic() - started
-    await page.get_by_role("button", name="I agree to take part").click()
-    await page.get_by_role("button", name="Start").click(timeout=STEP_MS)
+    await _press(page, "I agree to take part", page.get_by_role("button", name="Start"))
+    await _press(page, "Start", page.get_by_text(PROGRESS).or_(page.get_by_text("No items left")))
     out.acknowledged[name] = []
     while True:
         await page.get_by_text(PROGRESS).or_(page.get_by_text(FINISHED)).or_(

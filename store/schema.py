@@ -178,5 +178,15 @@ def _v8_bonus_batches(db: Database) -> None:
     )""")
 
 
+def _v9_sign_in_security(db: Database) -> None:
+    # The server's secret that signs researcher cookies (made on first use; FAIRVAL_COOKIE_SECRET
+    # overrides it), one-time grants the sign-in page hands to the cookie route, and wrong passwords
+    # per client for the back-off.
+    db.ddl("CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.ddl("CREATE TABLE sign_in_grants (grant_id TEXT PRIMARY KEY, token TEXT NOT NULL, expires REAL NOT NULL)")
+    db.ddl("CREATE TABLE sign_in_failures (client TEXT NOT NULL, at REAL NOT NULL)")
+    db.ddl("CREATE INDEX sign_in_failures_by_client ON sign_in_failures (client, at)")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
-              _v7_revoked_sign_ins, _v8_bonus_batches]
+              _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security]

@@ -1,4 +1,5 @@
-"""Researcher sign-ins ended by signing out, until they would have expired anyway."""
+"""Researcher sign-ins: the server's signing secret, one-time grants, wrong passwords per client, and
+sign-ins ended by signing out (until they would have expired anyway)."""
 from __future__ import annotations
 
 from store.db import Database, immediate
@@ -13,3 +14,44 @@ def revoke(db: Database, signature: str, expires: float, now: float) -> None:
 
 def is_revoked(db: Database, signature: str) -> bool:
     return db.scalar("SELECT EXISTS (SELECT 1 FROM revoked_sign_ins WHERE signature = ?)", [signature]) == 1
+
+
+def secret(db: Database, make: str) -> str:
+    """The server's cookie secret: the stored one, or `make` stored now (the first process wins)."""
+    found = db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'")
+    if found is not None:
+        return found
+    with immediate(db):
+        db.execute("INSERT INTO server_secrets (name, value) VALUES ('cookie', ?) ON CONFLICT DO NOTHING", [make])
+    return db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'")
+
+
+def add_grant(db: Database, grant_id: str, token: str, expires: float, now: float) -> None:
+    with immediate(db):
+        db.execute("DELETE FROM sign_in_grants WHERE expires < ?", [now])
+        db.execute("INSERT INTO sign_in_grants (grant_id, token, expires) VALUES (?, ?, ?)", [grant_id, token, expires])
+
+
+def redeem_grant(db: Database, grant_id: str, now: float) -> str | None:
+    """The grant's token, once: the grant is gone after this, used or expired."""
+    with immediate(db):
+        row = db.execute("SELECT token, expires FROM sign_in_grants WHERE grant_id = ?", [grant_id]).fetchone()
+        db.execute("DELETE FROM sign_in_grants WHERE grant_id = ?", [grant_id])
+    return row[0] if row is not None and row[1] >= now else None
+
+
+def record_failure(db: Database, client: str, now: float, forget_before: float) -> None:
+    with immediate(db):
+        db.execute("DELETE FROM sign_in_failures WHERE at < ?", [forget_before])
+        db.execute("INSERT INTO sign_in_failures (client, at) VALUES (?, ?)", [client, now])
+
+
+def failures(db: Database, client: str, since: float) -> list[float]:
+    """This client's wrong passwords since then, oldest first."""
+    return [r[0] for r in db.execute("SELECT at FROM sign_in_failures WHERE client = ? AND at >= ? ORDER BY at",
+                                      [client, since]).fetchall()]
+
+
+def clear_failures(db: Database, client: str) -> None:
+    with immediate(db):
+        db.execute("DELETE FROM sign_in_failures WHERE client = ?", [client])

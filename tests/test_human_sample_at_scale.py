@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from analysis.ppi import ppi_mean
 from annotate.cli import cli
+from tests.ui.apptest import plain, shown
 from tests.conftest import write_jsonl
 from tests.ui.test_researcher_pages import sign_in
 
@@ -60,7 +61,7 @@ def test_ppi_is_narrower_than_the_sample_alone_and_says_the_sample_is_random(cli
 def test_the_calibration_page_says_it_in_a_sentence(study, monkeypatch):
     at = sign_in("2_Calibration.py", monkeypatch)
     at.selectbox(key="study").set_value("s").run()
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(plain(c.value) for c in at.caption)
     assert "by prediction-powered inference (PPI++" in captions
     assert f"{SAMPLE} pairs rated by people and 5,000 pairs by the judge alone" in captions
     assert f"a random sample of {SAMPLE} of {PAIRS:,} pairs" in captions

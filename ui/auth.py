@@ -1,34 +1,41 @@
 """Researcher sign-in: every researcher page calls require_researcher() first and stops without it.
 
-After the password is given, the browser keeps a signed, expiring cookie (set by a one-line custom
-component, since Streamlit has no API to set one), so a reload or a typed address does not ask again.
-The signature is keyed by the password itself: changing the password signs everyone out.
+The password is checked here (in constant time, with a back-off per client after repeated wrong
+ones); the session is signed in at once. So that a reload or a typed address does not ask again, the
+browser then takes a one-time grant to the server's cookie route (ui/sign_in_routes.py), which sets
+the signed token as an HttpOnly, SameSite=Strict cookie (Secure over https) and sends it back to the
+page: page scripts never see it. Tokens are signed with the server's secret (annotate/sign_in.py) and
+expire by the server's clock; sign-out revokes the token in the database, on every worker and host.
 """
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
 import time
 
 import streamlit as st
 
+from annotate import sign_in
 from store import sign_ins
 from ui.common import get_db
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
 COOKIE = "fairval_researcher"
-LIFETIME = 12 * 3600                     # seconds a sign-in lasts
+LIFETIME = sign_in.LIFETIME
+SIGN_IN_ROUTE, SIGN_OUT_ROUTE = "/fairval/sign-in", "/fairval/sign-out"
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
-_SET_COOKIE, _CLEAR_COOKIE = "researcher_set_cookie", "researcher_clear_cookie"    # done on the next run
+_GRANT, _CLEAR_COOKIE = "researcher_grant", "researcher_clear_cookie"    # done on the next run
 _TOKEN = "researcher_token"              # this session's sign-in, to revoke on sign-out
 
-_cookie_writer = st.components.v2.component(
-    "fairval_cookie", html="<span hidden></span>",
+# Sends the browser to the server's cookie route (and back to this page): the cookie is set by the
+# server, HttpOnly, never by page script.
+_go = st.components.v2.component(
+    "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
-  const secure = window.location.protocol === "https:" ? "; Secure" : "";
-  document.cookie = `${data.name}=${data.value}; Path=/; Max-Age=${data.max_age}; SameSite=Strict${secure}`;
+  const back = window.location.pathname + window.location.search;
+  const query = data.grant ? `grant=${encodeURIComponent(data.grant)}&` : "";
+  window.location.replace(`${data.route}?${query}next=${encodeURIComponent(back)}`);
 }""")
 
 
@@ -43,35 +50,18 @@ def configured_password() -> str | None:
         return None
 
 
-def _key(password: str) -> bytes:
-    return hashlib.sha256(b"fairval researcher\x00" + password.encode()).digest()
+def _fingerprint(password: str) -> str:
+    """What a signed-in session holds: changes with the password, so changing it signs sessions out."""
+    return hashlib.sha256(b"fairval researcher session\x00" + password.encode()).hexdigest()
 
 
-def issue_token(password: str, now: float | None = None) -> str:
-    """`<expiry>.<signature>`: valid until expiry for this password, and nothing else."""
-    expires = int((time.time() if now is None else now) + LIFETIME)
-    signature = hmac.new(_key(password), str(expires).encode(), hashlib.sha256).hexdigest()
-    return f"{expires}.{signature}"
-
-
-def valid_token(token: str, password: str, now: float | None = None) -> bool:
-    expires, _, signature = token.partition(".")
-    if not expires.isdigit():
-        return False
-    expected = hmac.new(_key(password), expires.encode(), hashlib.sha256).hexdigest()
-    return hmac.compare_digest(signature, expected) and int(expires) > (time.time() if now is None else now)
-
-
-def revoke_token(db, token: str) -> None:
-    """Sign-out: the token stops working everywhere at once (the cookie's removal may not reach the
-    browser before the tab closes)."""
-    expires, _, signature = token.partition(".")
-    if expires.isdigit() and signature:
-        sign_ins.revoke(db, signature, float(expires), time.time())
-
-
-def _revoked(token: str) -> bool:
-    return sign_ins.is_revoked(get_db(), token.partition(".")[2])
+def client_of() -> str:
+    """Who is trying a password, for the back-off: the address HAProxy saw (its X-Forwarded-For, when
+    the request came through it on this host), else the peer's address."""
+    peer = st.context.ip_address
+    peer = peer if isinstance(peer, str) and peer else "unknown"      # (no address in-process)
+    forwarded = st.context.headers.get("X-Forwarded-For") if peer in ("127.0.0.1", "::1") else None
+    return forwarded.split(",")[-1].strip() if isinstance(forwarded, str) and forwarded else peer
 
 
 def is_researcher() -> bool:
@@ -79,13 +69,15 @@ def is_researcher() -> bool:
     password = configured_password()
     if password is None:
         return False
-    fingerprint = _key(password).hex()
-    if st.session_state.get(_SIGNED_IN) == fingerprint:
+    if st.session_state.get(_SIGNED_IN) == _fingerprint(password):
         return True
     token = st.context.cookies.get(COOKIE)
-    if (isinstance(token, str) and not st.session_state.get(_SIGNED_OUT) and valid_token(token, password)
-            and not _revoked(token)):
-        st.session_state[_SIGNED_IN] = fingerprint
+    if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
+        return False
+    db = get_db()
+    if sign_in.valid_token(token, sign_in.server_secret(db), password) and \
+            not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+        st.session_state[_SIGNED_IN] = _fingerprint(password)
         st.session_state[_TOKEN] = token
         return True
     return False
@@ -102,31 +94,47 @@ def require_researcher() -> None:
     if is_researcher():
         _navigation()
         return
-    if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: forget the cookie too
-        _cookie_writer(data={"name": COOKIE, "value": "", "max_age": 0}, key="clear-researcher-cookie")
+    if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
+        _go(data={"route": SIGN_OUT_ROUTE, "grant": None}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")
     with st.form("sign-in"):
         given = st.text_input("Password", type="password")
         if st.form_submit_button("Sign in"):
-            if hmac.compare_digest(given.encode(), password.encode()):
-                st.session_state[_SIGNED_IN] = _key(password).hex()
-                st.session_state.pop(_SIGNED_OUT, None)
-                st.session_state[_SET_COOKIE] = st.session_state[_TOKEN] = issue_token(password)
-                st.rerun()
-            st.error("That password is not right.")
+            _try(given, password)
     st.stop()
 
 
+def _try(given: str, password: str) -> None:
+    db, client = get_db(), client_of()
+    wait = sign_in.wait_before_next_try(db, client)
+    if wait > 0:
+        st.error(f"Too many wrong passwords from this address: try again in {int(wait)} seconds.")
+        return
+    if not sign_in.password_matches(given, password):
+        sign_in.wrong_password(db, client)
+        st.error("That password is not right.")
+        return
+    sign_in.right_password(db, client)
+    token = sign_in.issue_token(sign_in.server_secret(db), password)
+    st.session_state[_SIGNED_IN] = _fingerprint(password)
+    st.session_state.pop(_SIGNED_OUT, None)
+    st.session_state[_TOKEN] = token
+    st.session_state[_GRANT] = sign_in.grant(db, token)
+    st.rerun()
+
+
 def _navigation() -> None:
-    token = st.session_state.pop(_SET_COOKIE, None)
-    if token is not None:
-        _cookie_writer(data={"name": COOKIE, "value": token, "max_age": LIFETIME}, key="set-researcher-cookie")
+    code = st.session_state.pop(_GRANT, None)
+    if code is not None:
+        _go(data={"route": SIGN_IN_ROUTE, "grant": code}, key="set-researcher-cookie")
     with st.sidebar:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
             for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
-                revoke_token(get_db(), token)
+                expires = sign_in.token_expires(token)
+                if expires is not None:
+                    sign_ins.revoke(get_db(), sign_in.signature_of(token), expires, time.time())
             st.session_state.pop(_SIGNED_IN, None)
             st.session_state[_SIGNED_OUT] = True
             st.session_state[_CLEAR_COOKIE] = True

@@ -8,7 +8,7 @@ from annotate import charts, formats
 from annotate.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row, with_ci)
 from annotate.results import calibration_items, load_study_data, rate_of
-from ui.common import get_db
+from ui.common import get_db, inert, show_table
 from ui.studies import results_for, study_header
 
 
@@ -30,31 +30,31 @@ def render() -> None:
     model = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
     chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
     st.subheader("LMRA vs mean human rating")
-    st.table(pd.DataFrame([calibration_row(model, chosen)]))
+    show_table(pd.DataFrame([calibration_row(model, chosen)]))
     if lmra.get("by_model"):
         st.subheader("Every judge (95% intervals)")
-        st.table(pd.DataFrame([validity_row(m, c) for m, c in lmra["by_model"].items()]))
+        show_table(pd.DataFrame([validity_row(m, c) for m, c in lmra["by_model"].items()]))
     else:
         st.subheader("Agreement, 95% intervals")
-        st.table(pd.DataFrame([validity_row(model, chosen)]))
+        show_table(pd.DataFrame([validity_row(model, chosen)]))
     for sentence in (ceiling_sentence(chosen), alt_test_sentence(chosen), order_sentence(chosen)):
-        st.caption(sentence)
+        st.caption(inert(sentence))
     key, label = rate_of(numbers)
     difference = chosen.get("rate_difference") or {}
-    st.caption(f"{label}: humans {with_ci(numbers[key]['human'], chosen.get('rate_human_ci'))} over "
+    st.caption(inert(f"{label}: humans {with_ci(numbers[key]['human'], chosen.get('rate_human_ci'))} over "
                f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA "
                f"{with_ci(chosen['rate_lmra'], chosen.get('rate_lmra_ci'))} over "
                f"{formats.count(chosen['rate_lmra_n_items'], 'pair')}; humans − LMRA "
-               f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored.")
-    st.caption(ppi_sentence(chosen.get("ppi"), label))
+               f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored."))
+    st.caption(inert(ppi_sentence(chosen.get("ppi"), label)))
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:
         st.subheader("By rater group")
-        st.table(pd.DataFrame(groups).rename(columns={"judge": "raters"}))
+        show_table(pd.DataFrame(groups).rename(columns={"judge": "raters"}))
         st.caption("With several groups of one attribute compared, read p (Holm): p adjusted by Holm's "
                    "method over that attribute's groups.")
-        st.table(pd.DataFrame([validity_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
+        show_table(pd.DataFrame([validity_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
                                for g, c in by.items()]).rename(columns={"judge": "raters"}))
         bars = charts.group_bars(chosen)
         if bars is not None:
@@ -63,7 +63,7 @@ def render() -> None:
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
-    st.table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
+    show_table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
                             "response_b"]]))
 
 

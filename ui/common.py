@@ -5,6 +5,7 @@ import re
 
 import streamlit as st
 
+from annotate.outputs import markdown_text
 from store import Database, open_db
 from store.db import default_db_path
 
@@ -28,3 +29,18 @@ def researcher_markdown(text: str) -> str:
     # then any image form left (a shortcut reference such as ![logo]) is made a plain link
     return _IMAGE.sub(lambda m: m.group(1), str(text)).replace("![", "[")
 
+
+
+def inert(text) -> str:
+    """Text from a participant or an imported file, made plain for a Markdown-rendering element
+    (st.table cells, captions): no image is fetched, no link drawn, no formatting applied."""
+    return markdown_text(text)
+
+
+def show_table(frame) -> None:
+    """A table of participant-supplied or imported text: st.dataframe draws every cell as plain text (no
+    Markdown, no link, no image), where st.table would render cells as Markdown."""
+    import pandas as pd
+
+    frame = pd.DataFrame(frame)
+    st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex))

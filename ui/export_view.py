@@ -20,7 +20,7 @@ from annotate.results import load_study_data
 from annotate.studies import load_study
 from store import open_db
 from store.db import default_db_path
-from ui.common import get_db
+from ui.common import get_db, show_table
 from ui.studies import study_header
 
 
@@ -63,7 +63,7 @@ def render() -> None:
                                 int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
         numbers = verdicts_for(study_id, exclude, thresholds)
         st.caption(f"{int(numbers['passed'].sum())} of {len(numbers)} templates pass these thresholds.")
-        st.table(formats.table(numbers))
+        show_table(formats.table(numbers))
     elif scored_question(task) is not None:
         st.caption("Each pair with its groups, mean human score, raters and the judge's score.")
     else:

@@ -10,7 +10,7 @@ from annotate import formats
 from annotate.pairs import scored_question
 from annotate.planning import StudyPlan, plan_from_assumptions, plan_study
 from annotate.studies import StudyError, load_study
-from ui.common import get_db
+from ui.common import get_db, show_table
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
            "H": ("harm", "harm_width")}
@@ -65,4 +65,4 @@ def render(study_id: str, db_path: str) -> None:
                    f"(expected width {formats.ratio(best['expected_width'])}).")
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column).map(formats.ratio)
     st.caption(f"Expected interval width (rows: pairs; columns: raters per pair), {planned.source}.")
-    st.table(grid.rename(columns=str))
+    show_table(grid.rename(columns=str))

@@ -7,7 +7,7 @@ import streamlit as st
 from annotate import charts, formats
 from annotate.prolific import cost_summary, owed
 from annotate.studies import load_study
-from ui.common import get_db
+from ui.common import get_db, show_table
 from ui.studies import progress_for, results_for, study_header
 
 
@@ -20,22 +20,22 @@ def render() -> None:
     numbers = results_for(study_id, exclude)
     _progress(progress)
     st.subheader("Questions")
-    st.table(question_table(numbers))
+    show_table(question_table(numbers))
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        st.table(formats.table(pd.DataFrame(numbers["templates"])))
+        show_table(formats.table(pd.DataFrame(numbers["templates"])))
     if numbers.get("names"):
         _names(numbers["names"])
     if numbers.get("raters"):
         st.subheader("Raters")
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
-        st.table(formats.table(raters))
+        show_table(formats.table(raters))
     _pay(study_id)
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
-        st.table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
+        show_table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
                                for r, f in numbers["excluded_raters"].items()]))
 
 
@@ -54,7 +54,7 @@ def _pay(study_id: str) -> None:
                f"{formats.count(summary['judgments'], 'judgment')}; bonuses not yet paid "
                f"{summary['bonus_owed']:.2f} (`fairval prolific bonuses`).")
     table = owed(get_db(), study_id)
-    st.table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}))
+    show_table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}))
 
 
 def _progress(p: dict) -> None:
@@ -64,8 +64,9 @@ def _progress(p: dict) -> None:
     cols[2].metric("Active raters", p["active_raters"])
     cols[3].metric("Median seconds", "–" if p["median_seconds"] is None else f"{p['median_seconds']:.1f}")
     if p["judgments_by_group"]:
-        st.caption(f"Judgments by rater {p['group_attribute']}: " + ", ".join(
-            f"{g} {n}" for g, n in p["judgments_by_group"].items()))
+        st.caption(f"Judgments by rater {p['group_attribute']}:")
+        show_table(pd.DataFrame({p["group_attribute"]: list(p["judgments_by_group"]),     # groups as typed
+                                 "judgments": list(p["judgments_by_group"].values())}))
     st.caption(f"Study status: {p['status']} · flagged raters: {len(p['flagged_raters'])}")
 
 
@@ -94,10 +95,10 @@ def _names(names: dict) -> None:
         acc = names.get(f"{attr}_accuracy", {})
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
-            st.table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
+            show_table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
                                    "n": [names[f"{attr}_n"][g] for g in acc]}))
             st.caption("Confusion (rows intended, columns perceived)")
-            st.table(pd.DataFrame(names[f"{attr}_confusion"]).T)
+            show_table(pd.DataFrame(names[f"{attr}_confusion"]).T)
             heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)
             if heatmap is not None:
                 st.altair_chart(heatmap)

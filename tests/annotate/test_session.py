@@ -243,3 +243,15 @@ def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):
     assert session.serve_next_item(db, study, "b", now=1010.0).item_id == "t2"   # t0 rated, t1 held by a
     assert session.serve_next_item(db, study, "a", now=1010.0).item_id == "t1"   # a's own open slot
     assert session.progress(db, study, "b", now=1010.0) == session.Progress(0, 1)
+
+
+def test_rater_ids_are_normalised_and_invisible_characters_refused(db, template_study):
+    """`alice` typed with a combining accent or with a zero-width space must not become a second rater,
+    nor an id display as something else on the researcher's pages."""
+    composed = session.arrive(db, "tq", "Am\u00e9lie", source="link")["rater_id"]
+    decomposed = session.arrive(db, "tq", " Ame\u0301lie ", source="link")["rater_id"]
+    assert composed == decomposed == "Am\u00e9lie"
+    for sneaky in ("alice\u200b", "al\u202eice", "bob\u2066", "eve\x07"):
+        with pytest.raises(ValueError, match=r"invisible or control characters \(found U\+"):
+            session.arrive(db, "tq", sneaky, source="link")
+    assert db.scalar("SELECT COUNT(*) FROM raters WHERE study_id = 'tq'") == 1

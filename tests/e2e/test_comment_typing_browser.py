@@ -2,6 +2,7 @@
 the shortcut keys and Enter typed into the box stay in the box, the answer chosen before stays chosen,
 Enter adds a line, Ctrl+Enter submits, and the database holds the comment character for character."""
 import pytest
+from playwright.sync_api import expect
 
 from annotate.importers import import_items
 from annotate.studies import create_study
@@ -57,11 +58,12 @@ def test_typing_in_the_comment_changes_nothing_but_the_comment(server, browser, 
     bot.consent(page)
     bot.start(page)
     item = bot.item_text(page)
-    for key in keys:                                     # the answers, chosen by their keys
-        page.keyboard.press(key)
+    page.locator(".fv-option").first.wait_for()          # the card is drawn and listening
     pressed = page.locator('.fv-option[aria-pressed="true"]')
+    for n, key in enumerate(keys, start=1):              # the answers, chosen by their keys
+        page.keyboard.press(key)
+        expect(pressed).to_have_count(n)
     before = pressed.all_inner_texts()
-    assert len(before) == len(chosen)
     box = page.locator("textarea.fv-comment")
     box.click()
     type_into(box, TYPED)

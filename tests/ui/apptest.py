@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
@@ -52,3 +53,16 @@ def submit(at: AppTest, answers: dict[str, str], *, comment: str | None = None, 
     trigger.json_trigger_value = json.dumps([{"event": "submit", "value": payload}])
     states.widgets.append(trigger)
     return at._run(states)
+
+
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~:$&])")
+
+
+def plain(text: str) -> str:
+    """What a reader sees of Markdown the pages escaped (participant text is shown as typed)."""
+    return _ESCAPED.sub(r"\1", str(text))
+
+
+def shown(table) -> "pd.DataFrame":
+    """A researcher page's table (st.dataframe: cells drawn as plain text) as the reader sees it."""
+    return table.value

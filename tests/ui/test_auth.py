@@ -1,36 +1,105 @@
-"""The researcher's sign-in cookie: valid for its password until it expires, and for nothing else."""
-from ui.auth import LIFETIME, issue_token, valid_token
+"""The researcher's sign-in: a token signed with the server's secret and the password, valid for the
+server's lifetime from the server's issue time and for nothing else; a one-time grant turned into an
+HttpOnly cookie by the server's route; a back-off after repeated wrong passwords; revocation shared by
+every process."""
+import hashlib
+import hmac
+
+import pytest
+from starlette.testclient import TestClient
+
+from annotate import sign_in
+from annotate.sign_in import LIFETIME, issue_token, valid_token
+from store import open_db, sign_ins
 
 NOW = 1_800_000_000.0
+SECRET = "server-secret"
 
 
-def test_a_token_is_valid_until_it_expires():
-    token = issue_token("s3cret", now=NOW)
-    assert valid_token(token, "s3cret", now=NOW)
-    assert valid_token(token, "s3cret", now=NOW + LIFETIME - 1)
-    assert not valid_token(token, "s3cret", now=NOW + LIFETIME)
+def test_a_token_is_valid_for_the_servers_lifetime_from_its_issue():
+    token = issue_token(SECRET, "s3cret", now=NOW)
+    assert valid_token(token, SECRET, "s3cret", now=NOW)
+    assert valid_token(token, SECRET, "s3cret", now=NOW + LIFETIME - 1)
+    assert not valid_token(token, SECRET, "s3cret", now=NOW + LIFETIME)
 
 
-def test_a_token_is_bound_to_the_password():
-    assert not valid_token(issue_token("s3cret", now=NOW), "changed", now=NOW)
+def test_a_token_is_bound_to_the_password_and_the_servers_secret():
+    token = issue_token(SECRET, "s3cret", now=NOW)
+    assert not valid_token(token, SECRET, "changed", now=NOW)
+    assert not valid_token(token, "another-server", "s3cret", now=NOW)
 
 
-def test_a_forged_or_stretched_token_is_refused():
-    token = issue_token("s3cret", now=NOW)
-    expires, signature = token.split(".")
-    assert not valid_token(f"{int(expires) + 10 * LIFETIME}.{signature}", "s3cret", now=NOW)
-    assert not valid_token(f"{expires}.{'0' * len(signature)}", "s3cret", now=NOW)
-    assert not valid_token("garbage", "s3cret", now=NOW)
-    assert not valid_token("", "s3cret", now=NOW)
+def test_knowing_the_password_is_not_enough_to_mint_a_token():
+    """The old scheme's attack: an HMAC keyed by the password alone, with any expiry one likes."""
+    issued, nonce = str(int(NOW + 3 * 365 * 86400)), "00"
+    key = hashlib.sha256(b"fairval researcher\x00" + b"s3cret").digest()
+    forged = f"{issued}.{nonce}.{hmac.new(key, f'{issued}.{nonce}'.encode(), hashlib.sha256).hexdigest()}"
+    assert not valid_token(forged, SECRET, "s3cret", now=NOW)
+    real = issue_token(SECRET, "s3cret", now=NOW)
+    _, nonce, signature = real.split(".")
+    assert not valid_token(f"{int(NOW) + 3 * 365 * 86400}.{nonce}.{signature}", SECRET, "s3cret", now=NOW)
+    for junk in ("garbage", "", f"{int(NOW)}.{nonce}", f"{int(NOW)}.{nonce}.{'0' * 64}"):
+        assert not valid_token(junk, SECRET, "s3cret", now=NOW)
+
+
+def test_the_secret_is_made_once_and_shared_by_every_process(db_path, monkeypatch):
+    monkeypatch.delenv("FAIRVAL_COOKIE_SECRET", raising=False)
+    first, second = open_db(db_path), open_db(db_path)
+    made = sign_in.server_secret(first)
+    assert len(made) == 64 and sign_in.server_secret(second) == made
+    monkeypatch.setenv("FAIRVAL_COOKIE_SECRET", "from-the-environment")
+    assert sign_in.server_secret(second) == "from-the-environment"
+    first.close(), second.close()
 
 
 def test_a_revoked_sign_in_stays_revoked_for_every_process(db_path):
-    """Sign-out writes the token's signature to the database, so any worker or host refuses it."""
-    from store import open_db, sign_ins
-    from ui.auth import revoke_token
-    token = issue_token("s3cret")
-    first, second = open_db(db_path), open_db(db_path)          # two processes' connections
-    revoke_token(first, token)
-    assert sign_ins.is_revoked(second, token.partition(".")[2])
-    assert not sign_ins.is_revoked(second, issue_token("other").partition(".")[2])
+    first, second = open_db(db_path), open_db(db_path)
+    token = issue_token(SECRET, "s3cret")
+    sign_ins.revoke(first, sign_in.signature_of(token), sign_in.token_expires(token), NOW)
+    assert sign_ins.is_revoked(second, sign_in.signature_of(token))
+    assert not sign_ins.is_revoked(second, sign_in.signature_of(issue_token(SECRET, "s3cret")))
     first.close(), second.close()
+
+
+def test_wrong_passwords_from_one_client_make_it_wait_longer_and_longer(db):
+    waits = []
+    for k in range(8):
+        now = NOW + k
+        waits.append(sign_in.wait_before_next_try(db, "203.0.113.9", now=now))
+        sign_in.wrong_password(db, "203.0.113.9", now=now)
+    assert waits[:5] == [0] * 5 and waits[5] > 0 and waits[7] > waits[6] > 0
+    assert sign_in.wait_before_next_try(db, "198.51.100.1", now=NOW + 8) == 0       # another client is free
+    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 8 + 15 * 60) == 0   # forgotten in time
+    sign_in.right_password(db, "203.0.113.9")
+    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 9) == 0
+
+
+def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monkeypatch):
+    monkeypatch.setenv("FAIRVAL_DB", str(db_path))
+    from starlette.applications import Starlette
+
+    from ui.sign_in_routes import ROUTES
+    client = TestClient(Starlette(routes=ROUTES))
+    token = issue_token(SECRET, "s3cret")
+    code = sign_in.grant(db, token)
+    answer = client.get(f"/fairval/sign-in?grant={code}&next=/Results", follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/Results"
+    cookie = answer.headers["set-cookie"]
+    assert f"fairval_researcher={token}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert "Secure" not in cookie                                             # plain http here
+    again = client.get(f"/fairval/sign-in?grant={code}&next=/Results", follow_redirects=False)
+    assert again.status_code == 403 and "set-cookie" not in again.headers      # used once
+    elsewhere = client.get(f"/fairval/sign-in?grant={sign_in.grant(db, token)}&next=//evil.invalid/x",
+                           follow_redirects=False)
+    assert elsewhere.headers["location"] == "/"                               # no open redirect
+    secure = client.get(f"/fairval/sign-in?grant={sign_in.grant(db, token)}", headers={"X-Forwarded-Proto": "https"},
+                        follow_redirects=False)
+    assert "Secure" in secure.headers["set-cookie"]
+    out = client.get("/fairval/sign-out?next=/", follow_redirects=False)
+    assert 'fairval_researcher=""' in out.headers["set-cookie"] and "Max-Age=0" in out.headers["set-cookie"]
+
+
+@pytest.mark.parametrize("expired_by", [1, LIFETIME])
+def test_an_old_grant_is_refused(db, expired_by):
+    code = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
+    assert sign_in.redeem(db, code, now=NOW + sign_in.GRANT_SECONDS + expired_by) is None

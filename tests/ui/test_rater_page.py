@@ -198,7 +198,7 @@ def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path,
     assert [p["label"] for p in page_links(stranger)] == ["Researchers: sign in"]
     researcher = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     researcher.query_params["rater"] = "r1"
-    researcher.session_state["researcher_key"] = auth._key("s3cret").hex()
+    researcher.session_state["researcher_key"] = auth._fingerprint("s3cret")
     links = page_links(researcher.run())
     studies = [p for p in links if p["label"] in ("tq", "second")]
     assert sorted(p["label"] for p in studies) == ["second", "tq"]

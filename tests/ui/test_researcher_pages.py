@@ -5,7 +5,7 @@ import re
 import pytest
 
 from annotate.demo import ensure_demo
-from tests.ui.apptest import page, rater_app, titles
+from tests.ui.apptest import page, plain, rater_app, shown, titles
 
 PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
 
@@ -21,7 +21,7 @@ def test_every_page_is_locked_without_a_configured_password(demo, monkeypatch, n
     monkeypatch.delenv("FAIRVAL_RESEARCHER_PASSWORD", raising=False)
     at = page(name)
     assert any("locked" in e.value for e in at.error)
-    assert not at.table and not at.metric
+    assert not at.dataframe and not at.metric
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -29,11 +29,11 @@ def test_every_page_asks_for_the_password_and_refuses_a_wrong_one(demo, monkeypa
     monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
     at = page(name)
     assert titles(at) == ["Researcher sign-in"]
-    assert not at.table and not at.metric
+    assert not at.dataframe and not at.metric
     at.text_input[0].input("wrong")
     at.button[0].click().run()
     assert any("not right" in e.value for e in at.error)
-    assert not at.table and not at.metric
+    assert not at.dataframe and not at.metric
 
 
 def sign_in(name, monkeypatch):
@@ -51,7 +51,7 @@ def test_results_page_shows_progress_and_numbers(demo, monkeypatch):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items complete"] == "0 / 12"
     assert metrics["Judgments"] == "16 / 36"
-    table = at.table[0].value
+    table = shown(at.dataframe[0])
     assert list(table["question"]) == ["quality", "yes_positive"]
     assert set(table["n"]) == {16}
 
@@ -60,7 +60,7 @@ def test_a_rater_link_never_reaches_results(demo, monkeypatch):
     monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
     at = rater_app(study="demo-templates", rater="r1", page="Results", results="1")
     assert titles(at) == ["Consent"]
-    assert not at.table and not at.metric
+    assert not at.dataframe and not at.metric
     assert not any("Results" in str(getattr(e, "label", "")) for e in at.get("page_link"))
 
 
@@ -69,7 +69,7 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     at.selectbox(key="study").set_value("demo-pairs").run()
     from annotate.results import study_results
     expected = study_results(demo, "demo-pairs")["lmra"]
-    tables = {tuple(t.value.columns)[:2]: t.value for t in at.table}
+    tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
     main = tables[("judge", "ρ")]
     assert main.iloc[0]["judge"] == "demo-judge"
     assert main.iloc[0]["ρ"] == f"{expected['pearson_r']:.3f}"
@@ -78,7 +78,7 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     spearman = expected["spearman"]
     assert agreement["Spearman"] == (f"{spearman['value']:.3f} [{spearman['ci'][0]:.3f}, {spearman['ci'][1]:.3f}]")
     assert agreement["CCC"].startswith(f"{expected['ccc']['value']:.3f} [")
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(plain(c.value) for c in at.caption)
     assert f"People agree with each other at {expected['human_ceiling']['split_half']:.3f}" in captions
     assert "Alternative-annotator test: undefined" in captions and "Response 1" in captions
     groups = tables[("raters", "ρ")]
@@ -122,13 +122,13 @@ def test_export_page_offers_every_download(demo, monkeypatch):
 
 def test_export_page_shows_which_templates_pass(demo, monkeypatch):
     at = sign_in("4_Export.py", monkeypatch)
-    table = at.table[0].value
+    table = shown(at.dataframe[0])
     from annotate.export import Thresholds, template_verdicts
     from annotate.results import load_study_data
     expected = template_verdicts(load_study_data(demo, "demo-templates"), Thresholds())
     assert list(table["template"]) == list(expected["template"])
     assert list(table["passed"]) == list(expected["passed"])
-    assert any(f"{int(expected['passed'].sum())} of 4 templates pass" in c.value for c in at.caption)
+    assert any(f"{int(expected['passed'].sum())} of 4 templates pass" in plain(c.value) for c in at.caption)
 
 
 def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch, db_path):
@@ -137,7 +137,7 @@ def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch,
 
     from annotate.cli import cli
     at = sign_in("1_Results.py", monkeypatch)
-    on_page = dict(zip(at.table[0].value["question"], at.table[0].value["alpha 95% CI"]))
+    on_page = dict(zip(shown(at.dataframe[0])["question"], shown(at.dataframe[0])["alpha 95% CI"]))
     result = CliRunner().invoke(cli, ["--db", str(db_path), "analyze", "demo-templates", "--json"])
     from_cli = json.loads(result.output)["questions"]
     assert on_page == {q: f"[{v['alpha_ci'][0]:.3f}, {v['alpha_ci'][1]:.3f}]" for q, v in from_cli.items()}
@@ -146,20 +146,20 @@ def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch,
 def test_numbers_are_printed_by_kind(demo, monkeypatch):
     """Means of answers with two decimals, ratios with three; the attribute nobody was asked is not listed."""
     at = sign_in("1_Results.py", monkeypatch)
-    questions = at.table[0].value.set_index("question")
+    questions = shown(at.dataframe[0]).set_index("question")
     assert re.fullmatch(r"\d\.\d\d", questions.loc["quality", "mean"])
     assert re.fullmatch(r"0\.\d{3}|1\.000", questions.loc["quality", "share 4–5"])
-    templates = at.table[1].value
+    templates = shown(at.dataframe[1])
     assert all(re.fullmatch(r"\d\.\d\d", m) for m in templates["mean"])
-    assert not any("not asked" in c.value for c in at.caption)
+    assert not any("not asked" in plain(c.value) for c in at.caption)
 
 
 def test_export_page_asks_for_template_thresholds_only_on_template_studies(demo, monkeypatch):
     at = sign_in("4_Export.py", monkeypatch)
     assert [n.label for n in at.number_input][:1] == ["Mean quality at least"]
     at.selectbox(key="study").set_value("demo-pairs").run()
-    assert not at.number_input and not at.table
-    assert any("groups" in c.value for c in at.caption)
+    assert not at.number_input and not at.dataframe
+    assert any("groups" in plain(c.value) for c in at.caption)
 
 
 def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
@@ -173,7 +173,7 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
     pay = raters * 1.15 + judgments * 0.5
     assert metrics["Pay (USD)"] == f"{pay:.2f}"
     assert metrics["Platform fee (43%)"] == f"{pay * 0.43:.2f}" and metrics["Total"] == f"{pay * 1.43:.2f}"
-    owed = next(t.value for t in at.table if "bonus_owed" in t.value.columns)
+    owed = next(shown(t) for t in at.dataframe if "bonus_owed" in shown(t).columns)
     assert len(owed) == raters
 
 
@@ -197,7 +197,7 @@ def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, mon
     said = [s.value for s in at.success]
     assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
     assert f"{best['cost']:.2f} with the fee" in said[0]
-    assert any("simulated from assumed values" in c.value and "0.5" in c.value for c in at.caption)
+    assert any("simulated from assumed values" in c.value and "0.5" in plain(c.value) for c in at.caption)
 
 
 def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypatch):

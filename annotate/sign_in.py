@@ -1,0 +1,97 @@
+"""Researcher sign-in, without Streamlit: the signed token a cookie carries, the one-time grant that
+turns a checked password into an HttpOnly cookie, and the back-off after wrong passwords.
+
+A token is `<issued>.<nonce>.<signature>`, signed with a key derived from the server's secret
+(FAIRVAL_COOKIE_SECRET, or one made on first use and kept in the database, so every worker and host
+shares it) and the password: without the secret, a stolen cookie allows no offline guessing of the
+password, and nobody can mint one. Its lifetime is the server's: a token is valid from the moment the
+server issued it for LIFETIME, whatever the cookie says. Changing the password signs everyone out.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import os
+import secrets
+import time
+
+from store import Database, sign_ins
+
+LIFETIME = 12 * 3600                 # seconds a sign-in lasts, from the server's issue time
+CLOCK_SKEW = 60                      # a token issued this far "in the future" (another host's clock) is accepted
+GRANT_SECONDS = 60                   # a sign-in grant is redeemed within this, once
+FREE_ATTEMPTS = 5                    # wrong passwords from a client before it must wait
+WINDOW = 15 * 60                     # wrong passwords older than this are forgotten
+MAX_WAIT = 15 * 60
+
+
+def server_secret(db: Database) -> str:
+    return os.environ.get("FAIRVAL_COOKIE_SECRET") or sign_ins.secret(db, secrets.token_hex(32))
+
+
+def _key(secret: str, password: str) -> bytes:
+    return hmac.new(secret.encode(), b"fairval researcher\x00" + password.encode(), hashlib.sha256).digest()
+
+
+def issue_token(secret: str, password: str, now: float | None = None) -> str:
+    issued = int(time.time() if now is None else now)
+    nonce = secrets.token_hex(8)
+    signature = hmac.new(_key(secret, password), f"{issued}.{nonce}".encode(), hashlib.sha256).hexdigest()
+    return f"{issued}.{nonce}.{signature}"
+
+
+def token_expires(token: str) -> float | None:
+    issued = token.split(".", 1)[0]
+    return float(issued) + LIFETIME if issued.isdigit() else None
+
+
+def valid_token(token: str, secret: str, password: str, now: float | None = None) -> bool:
+    parts = str(token).split(".")
+    if len(parts) != 3 or not parts[0].isdigit():
+        return False
+    issued, nonce, signature = parts
+    expected = hmac.new(_key(secret, password), f"{issued}.{nonce}".encode(), hashlib.sha256).hexdigest()
+    now = time.time() if now is None else now
+    return hmac.compare_digest(signature, expected) and int(issued) <= now + CLOCK_SKEW and now < int(issued) + LIFETIME
+
+
+def signature_of(token: str) -> str:
+    return str(token).rpartition(".")[2]
+
+
+def password_matches(given: str, password: str) -> bool:
+    """In constant time (of the password's length: both are hashed first)."""
+    return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), hashlib.sha256(password.encode()).digest())
+
+
+def grant(db: Database, token: str, now: float | None = None) -> str:
+    """A one-time code the browser takes to the cookie route, which sets the token as an HttpOnly cookie."""
+    now = time.time() if now is None else now
+    code = secrets.token_urlsafe(32)
+    sign_ins.add_grant(db, code, token, now + GRANT_SECONDS, now)
+    return code
+
+
+def redeem(db: Database, code: str, now: float | None = None) -> str | None:
+    return sign_ins.redeem_grant(db, str(code), time.time() if now is None else now)
+
+
+def wait_before_next_try(db: Database, client: str, now: float | None = None) -> float:
+    """Seconds this client must wait before its password is checked again: none for the first few wrong
+    passwords, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
+    now = time.time() if now is None else now
+    failed = sign_ins.failures(db, client, now - WINDOW)
+    if len(failed) < FREE_ATTEMPTS:
+        return 0.0
+    wait = min(MAX_WAIT, 2.0 ** (len(failed) - FREE_ATTEMPTS + 1))
+    return max(0.0, math.ceil(failed[-1] + wait - now))
+
+
+def wrong_password(db: Database, client: str, now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    sign_ins.record_failure(db, client, now, now - WINDOW)
+
+
+def right_password(db: Database, client: str) -> None:
+    sign_ins.clear_failures(db, client)
