@@ -126,7 +126,7 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 
 
 def render_markdown(study_id: str, sections: list[tuple]) -> str:
-    parts = [f"# Study report: {markdown_text(study_id)}", ""]
+    parts = [f"# Study report: {study_id}", ""]           # a study name is letters, digits, - _ . only
     for title, body in sections:
         if body is None or not isinstance(body, (pd.DataFrame, str)):
             continue            # charts live in the HTML report

@@ -28,14 +28,13 @@ _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
 _GRANT, _CLEAR_COOKIE = "researcher_grant", "researcher_clear_cookie"    # done on the next run
 _TOKEN = "researcher_token"              # this session's sign-in, to revoke on sign-out
 
-# Sends the browser to the server's cookie route (and back to this page): the cookie is set by the
-# server, HttpOnly, never by page script.
+# Asks the server's cookie route in the background (the page stays as it is): the cookie comes in the
+# route's HTTP response, HttpOnly, never from page script.
 _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
-  const back = window.location.pathname + window.location.search;
-  const query = data.grant ? `grant=${encodeURIComponent(data.grant)}&` : "";
-  window.location.replace(`${data.route}?${query}next=${encodeURIComponent(back)}`);
+  const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
+  fetch(`${data.route}${query}`, { credentials: "same-origin", cache: "no-store" });
 }""")
 
 

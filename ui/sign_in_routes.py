@@ -1,13 +1,14 @@
 """The server's side of researcher sign-in: two routes beside Streamlit's (served through st.App, see
 serve.py) that set and clear the sign-in cookie in an HTTP response, so it can be HttpOnly.
 
-GET /fairval/sign-in?grant=G&next=/Page redeems a one-time grant made when the password was checked;
-GET /fairval/sign-out?next=/Page expires the cookie. Both answer 303 to `next`, a path on this site.
+GET /fairval/sign-in?grant=G redeems a one-time grant made when the password was checked and sets the
+cookie; GET /fairval/sign-out expires it. The page asks them in the background (same origin), so it
+is not reloaded; both answer 204.
 """
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from annotate import sign_in
@@ -15,12 +16,6 @@ from store import open_db
 from store.db import default_db_path
 
 COOKIE = "fairval_researcher"
-
-
-def _back(request: Request) -> str:
-    """Only a path on this site (never another host: no open redirect)."""
-    target = request.query_params.get("next") or "/"
-    return target if target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
 
 
 def _secure(request: Request) -> bool:
@@ -35,7 +30,7 @@ async def set_cookie(request: Request) -> Response:
         db.close()
     if token is None:
         return PlainTextResponse("This sign-in link has been used or has expired; sign in again.", status_code=403)
-    response = RedirectResponse(_back(request), status_code=303)
+    response = Response(status_code=204)
     response.set_cookie(COOKIE, token, max_age=sign_in.LIFETIME, path="/", httponly=True, samesite="strict",
                         secure=_secure(request))
     response.headers["Cache-Control"] = "no-store"
@@ -43,7 +38,7 @@ async def set_cookie(request: Request) -> Response:
 
 
 async def clear_cookie(request: Request) -> Response:
-    response = RedirectResponse(_back(request), status_code=303)
+    response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request))
     response.headers["Cache-Control"] = "no-store"
     return response

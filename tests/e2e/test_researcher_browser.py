@@ -50,6 +50,9 @@ def test_sign_in_survives_a_reload_and_a_typed_address_until_sign_out(server, br
     page.reload()
     wait_text(page, "Items complete")
     assert page.get_by_text("Researcher sign-in").count() == 0
+    cookie = next(c for c in page.context.cookies() if c["name"] == "fairval_researcher")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"             # set by the server
+    assert "fairval_researcher" not in page.evaluate("document.cookie")     # page scripts cannot read it
     page.goto(server.url + "/Calibration?study=demo-pairs")        # typed, a new page load
     wait_text(page, "LMRA vs mean human rating")
     assert page.get_by_text("Researcher sign-in").count() == 0

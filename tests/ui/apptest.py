@@ -66,3 +66,10 @@ def plain(text: str) -> str:
 def shown(table) -> "pd.DataFrame":
     """A researcher page's table (st.dataframe: cells drawn as plain text) as the reader sees it."""
     return table.value
+
+
+def table_with(at, column: str) -> "pd.DataFrame":
+    """The first table on the page that has this column."""
+    found = [shown(t) for t in at.dataframe if column in t.value.columns]
+    assert found, f"no table with a {column!r} column; tables: {[list(t.value.columns) for t in at.dataframe]}"
+    return found[0]

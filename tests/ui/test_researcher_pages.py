@@ -5,7 +5,7 @@ import re
 import pytest
 
 from annotate.demo import ensure_demo
-from tests.ui.apptest import page, plain, rater_app, shown, titles
+from tests.ui.apptest import page, plain, rater_app, shown, table_with, titles
 
 PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
 
@@ -51,7 +51,7 @@ def test_results_page_shows_progress_and_numbers(demo, monkeypatch):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items complete"] == "0 / 12"
     assert metrics["Judgments"] == "16 / 36"
-    table = shown(at.dataframe[0])
+    table = table_with(at, "question")
     assert list(table["question"]) == ["quality", "yes_positive"]
     assert set(table["n"]) == {16}
 
@@ -122,7 +122,7 @@ def test_export_page_offers_every_download(demo, monkeypatch):
 
 def test_export_page_shows_which_templates_pass(demo, monkeypatch):
     at = sign_in("4_Export.py", monkeypatch)
-    table = shown(at.dataframe[0])
+    table = table_with(at, "template")
     from annotate.export import Thresholds, template_verdicts
     from annotate.results import load_study_data
     expected = template_verdicts(load_study_data(demo, "demo-templates"), Thresholds())
@@ -137,7 +137,8 @@ def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch,
 
     from annotate.cli import cli
     at = sign_in("1_Results.py", monkeypatch)
-    on_page = dict(zip(shown(at.dataframe[0])["question"], shown(at.dataframe[0])["alpha 95% CI"]))
+    questions = table_with(at, "question")
+    on_page = dict(zip(questions["question"], questions["alpha 95% CI"]))
     result = CliRunner().invoke(cli, ["--db", str(db_path), "analyze", "demo-templates", "--json"])
     from_cli = json.loads(result.output)["questions"]
     assert on_page == {q: f"[{v['alpha_ci'][0]:.3f}, {v['alpha_ci'][1]:.3f}]" for q, v in from_cli.items()}
@@ -146,10 +147,10 @@ def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch,
 def test_numbers_are_printed_by_kind(demo, monkeypatch):
     """Means of answers with two decimals, ratios with three; the attribute nobody was asked is not listed."""
     at = sign_in("1_Results.py", monkeypatch)
-    questions = shown(at.dataframe[0]).set_index("question")
+    questions = table_with(at, "question").set_index("question")
     assert re.fullmatch(r"\d\.\d\d", questions.loc["quality", "mean"])
     assert re.fullmatch(r"0\.\d{3}|1\.000", questions.loc["quality", "share 4–5"])
-    templates = shown(at.dataframe[1])
+    templates = table_with(at, "template")
     assert all(re.fullmatch(r"\d\.\d\d", m) for m in templates["mean"])
     assert not any("not asked" in plain(c.value) for c in at.caption)
 
