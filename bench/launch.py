@@ -192,7 +192,7 @@ def one_run(folder: Path, workers: int, browsers: int, per_rater: int) -> tuple[
 
     location = folder / f"launch-{browsers}-{workers}.db"
     items = {f"q{i:03d}": f"Launch question {i}: should the application be approved?"
-             for i in range(max(browsers * per_rater // 3, 1) + 1)}
+             for i in range(browsers * per_rater // 3 + 5)}       # spare slots, as a real study has
     db = open_db(location)
     create_study(db, "launch", "template_quality", raters_per_item=3, max_items_per_rater=per_rater, seed=4)
     items_file = folder / f"launch-{browsers}-{workers}.jsonl"

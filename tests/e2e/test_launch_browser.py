@@ -18,7 +18,8 @@ pytestmark = pytest.mark.e2e
 BROWSERS = 20
 PER_ITEM = 3
 PER_RATER = 3
-ITEMS = {f"q{i:02d}": f"Launch question {i}: should the application be approved?" for i in range(BROWSERS)}
+# more slots than the crowd needs (as a real study has), so no rater is left only with items they rated
+ITEMS = {f"q{i:02d}": f"Launch question {i}: should the application be approved?" for i in range(BROWSERS + 5)}
 
 
 def test_twenty_browsers_arriving_together_through_two_workers(tmp_path):
