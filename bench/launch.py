@@ -22,6 +22,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PROGRESS = re.compile(r"^(\d+) of \d+ done$")
 FINISHED = "you have finished"
+RELOAD_AFTER_MS = 90_000   # after a worker is killed: how long a rater waits on "Saving…" before reloading
 STEP_MS = 180_000            # one step may wait this long under the arrival burst (a real crowd's worst minute)
 
 
@@ -31,6 +32,7 @@ class Launch:
     acknowledged: dict[str, list[str]] = field(default_factory=dict)   # rater -> items seen acknowledged
     moved: dict[str, tuple] = field(default_factory=dict)         # rater -> worker before and after the kill
     killed: str | None = None
+    reloads: int = 0                                              # raters who had to reload after the kill
     seconds: float = 0.0
 
     @property
@@ -76,7 +78,7 @@ async def _settled(page) -> None:
     await page.locator('[data-stale="true"]').first.wait_for(state="detached", timeout=STEP_MS)
 
 
-async def _answer(page, done: int, quality: str, yes: str) -> None:
+async def _answer(page, done: int, quality: str, yes: str, out: "Launch | None" = None) -> None:
     """Choose both answers and Submit, as a rater does, until the page moves on. If it comes back with
     the same item and Submit enabled again (the answer never reached a live worker: the card is told
     so by the next page the server sends), choose and Submit again, as a rater would."""
@@ -85,7 +87,15 @@ async def _answer(page, done: int, quality: str, yes: str) -> None:
         await page.get_by_role("button", name=re.compile(rf"^{quality}(\s|$)")).nth(0).click(timeout=STEP_MS)
         await page.get_by_role("button", name=re.compile(rf"^{yes}(\s|$)")).nth(1).click(timeout=STEP_MS)
         await page.get_by_role("button", name="Submit").click(timeout=STEP_MS)
-        await advanced.or_(page.locator(".fv-submit:not([disabled])")).first.wait_for(timeout=STEP_MS)
+        try:
+            await advanced.or_(page.locator(".fv-submit:not([disabled])")).first.wait_for(
+                timeout=RELOAD_AFTER_MS if out is not None else STEP_MS)
+        except Exception:  # noqa: BLE001 — stuck "Saving…": the rater reloads, and it is counted
+            if out is None:
+                raise
+            out.reloads += 1
+            await page.reload(timeout=STEP_MS)
+            await page.get_by_text(PROGRESS).or_(page.get_by_text(FINISHED)).first.wait_for(timeout=STEP_MS)
         await _settled(page)
         if await advanced.count():
             return
@@ -137,7 +147,7 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
             before = await _cookie(context)
             await answered_one.put(name)
             await gate.wait()                                   # a worker is killed here, mid-item
-            await _answer(page, done, "Somewhat agree", "Strongly agree")
+            await _answer(page, done, "Somewhat agree", "Strongly agree", out)
             out.moved[name] = (before, await _cookie(context))
         else:
             await _answer(page, done, "Somewhat agree", "Strongly agree")
