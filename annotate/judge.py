@@ -242,12 +242,12 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
         if on_progress:
             on_progress(done, total)
 
-    def ask(item: dict, swapped: bool, logprobs: bool) -> None:
-        """Ask one order and save what it was answered, a letterless answer included (it was paid)."""
+    def answered(item: dict, swapped: bool, logprobs: bool) -> Answer:
+        """What one order was answered, a letterless answer included (it was paid for)."""
         try:
-            save(item, swapped, _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep))
+            return _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep)
         except NoLetter as e:
-            save(item, swapped, e.answer)
+            return e.answer
 
     total = len(pending)
     try:
@@ -255,7 +255,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
             # The first call tells whether the server gives log-probabilities (some refuse with a
             # 400); its answer is kept, so the probe costs nothing extra.
             try:
-                ask(*pending[0], True)
+                save(*pending[0], answered(*pending[0], True))
                 pending = pending[1:]
             except openai.BadRequestError as e:
                 if "logprob" not in str(e).lower():
@@ -267,7 +267,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
             if stop.is_set():
                 raise CancelledError()
             try:
-                return _ask(client, config, judge_messages(item["data"], swapped, kind), use_logprobs, sleep)
+                return answered(item, swapped, use_logprobs)
             except QuotaRefused:
                 stop.set()
                 raise
@@ -279,8 +279,6 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
             for future in as_completed(futures):          # every answer is saved, whatever failed beside it
                 try:
                     save(*order[future], future.result())
-                except NoLetter as e:
-                    save(*order[future], e.answer)
                 except CancelledError:
                     continue
                 except QuotaRefused as e:
@@ -291,8 +289,6 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
                     failure = failure or e
             if failure is not None:
                 raise failure
-    except QuotaRefused:
-        raise
     except openai.APIStatusError as e:
         raise JudgeError(f"the server answered {e.status_code}: {e.message}; finished calls are saved, "
                          "run again to resume") from None
