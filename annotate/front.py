@@ -49,6 +49,13 @@ DEPLOY_SERVERS = [("h1w0", "10.0.0.11:8601"), ("h1w1", "10.0.0.11:8602"),
                   ("h2w0", "10.0.0.12:8601"), ("h2w1", "10.0.0.12:8602")]
 
 
+def deploy_config() -> str:
+    """The text of deploy/haproxy.cfg."""
+    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers.\n"
+            "# Generated from annotate/front.py (a test keeps them equal); see the README, Deployment.\n"
+            + config(DEPLOY_BIND, DEPLOY_SERVERS))
+
+
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000) -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors)."""
@@ -59,16 +66,24 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
 
 # Why each timeout: connect is local or on the LAN; a queued request waits for a worker rather than
 # failing (a burst of browsers is queued, never answered 503); `tunnel` is a websocket's idle lifetime
-# (Streamlit pings well inside it); `http-request` ends slow or stalled clients. A health check may take
-# long on a loaded worker before it counts as down; three misses in a row mark it down, and a browser
-# whose worker is down is sent to another (redispatch) and given that worker's cookie.
+# (Streamlit pings well inside it); `http-request` ends slow or stalled clients.
+# The health check is a TCP connect, not an HTTP request: a worker busy with a launch's burst can take
+# longer than any sensible HTTP check to answer while being perfectly alive, and marking it down would
+# break every page it is sending (a launch measured it: 20 s checks timed out, both workers were marked
+# down, every browser broke). A killed worker refuses the connect at once: two misses mark it down,
+# and its browsers are sent to another worker (redispatch) with that worker's cookie.
 _HEAD = """\
 global
     maxconn {maxconn}
     hard-stop-after 10s
+    log stderr format short daemon
 
 defaults
     mode http
+    log global
+    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr (fairval's own under `fairval serve`)
+    option httplog
+    option dontlog-normal
     option dontlognull
     timeout connect 5s
     timeout queue 120s
@@ -78,7 +93,7 @@ defaults
     timeout client-fin 10s
     timeout http-request 30s
     timeout http-keep-alive 15s
-    timeout check 20s
+    timeout check 5s
     retries 3
     option redispatch 1
 
@@ -91,9 +106,7 @@ frontend fairval
 backend workers
     balance roundrobin
     cookie fairval_worker insert indirect nocache httponly attr "SameSite=Lax"
-    option httpchk GET /_stcore/health
-    http-check expect status 200
     # which worker answered: for operators' logs and the tests, nothing a client must read
     http-response set-header X-Fairval-Worker %[srv_name]
-    default-server check inter 2s fall 3 rise 1 maxconn 2000 on-marked-down shutdown-sessions
+    default-server check inter 2s fall 2 rise 1 maxconn 2000
 """

@@ -32,8 +32,12 @@ def database_env(location: str) -> str:
 
 
 def streamlit_command(port: int | None, address: str | None) -> list[str]:
+    # fastReruns off: a rerun asked for while a run is still busy (a Submit sent again, a second click)
+    # waits for it in the same thread. With it on, Streamlit starts the new run in a new thread at once,
+    # and two threads of one browser session then use its one database connection together (measured
+    # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false",
-           "--server.headless", "true", "--server.fileWatcherType", "none"]
+           "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false"]
     if port:
         cmd += ["--server.port", str(port)]
     if address:

@@ -129,6 +129,16 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
                 answered_one: asyncio.Queue | None, ids: dict[str, str]) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
+    try:
+        await _rate(page, context, url, name, out, gate, answered_one, ids)
+    except Exception as e:
+        shown = await page.locator("body").inner_text(timeout=10_000)
+        raise AssertionError(f"rater {name} (worker {await _cookie(context)}): {e}\nthe page shows: "
+                             f"{shown[:1000]}") from e
+    await context.close()
+
+
+async def _rate(page, context, url, name, out, gate, answered_one, ids) -> None:
     started = time.monotonic()
     await page.goto(f"{url}/?study=launch&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}", timeout=STEP_MS)
     await page.get_by_role("button", name="I agree to take part").wait_for(timeout=STEP_MS)
@@ -152,7 +162,6 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
         else:
             await _answer(page, done, "Somewhat agree", "Strongly agree")
         out.acknowledged[name].append(ids[text])                # the item on screen when Submit was pressed
-    await context.close()
 
 
 async def launch(url: str, n: int, ids: dict[str, str], *, kill_worker=None) -> Launch:

@@ -51,6 +51,7 @@ _CSS = """
 
 _JS = """
 const STATE = new WeakMap();       // per mounted card: the item shown and the answers chosen so far
+const RESEND_MS = [4000, 8000, 15000, 30000];   // after a Submit with no new page: when to send it again
 
 function el(tag, cls, text) {
   const node = document.createElement(tag);
@@ -78,6 +79,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     // the database busy). Offer Submit again, with the answers still chosen.
     state.sent = false;
   }
+  if (state.sent) resendLater();
   const locked = !!data.locked;
   root.textContent = "";
   const buttons = {};
@@ -158,10 +160,28 @@ export default function ({ data, parentElement, setTriggerValue }) {
     if (missing.length) { alert.textContent = data.missing; return; }
     state.sent = true;
     state.sentWith = data.render;
+    state.attempt = 0;
+    state.payload = { item: data.item, answers: state.chosen, comment: comment ? comment.value : null };
     submit.disabled = true;
     submit.textContent = "Saving…";
     Object.values(buttons).forEach((row) => Object.values(row).forEach((b) => { b.disabled = true; }));
-    setTriggerValue("submit", { item: data.item, answers: state.chosen, comment: comment ? comment.value : null });
+    setTriggerValue("submit", state.payload);
+    resendLater();
+  }
+
+  // A Submit sent while the connection was down is dropped by Streamlit ("Cannot send rerun
+  // backMessage when disconnected"), and after it reconnects (to another worker) nothing is rerun, so
+  // no new page would ever come. Until one comes, send the same answers again, less and less often:
+  // the server stores an answer once, so a repeat that crosses a slow reply changes nothing.
+  function resendLater() {
+    clearTimeout(state.timer);
+    const wait = RESEND_MS[Math.min(state.attempt || 0, RESEND_MS.length - 1)];
+    state.timer = setTimeout(() => {
+      if (!state.sent || STATE.get(parentElement) !== state) return;
+      state.attempt = (state.attempt || 0) + 1;
+      setTriggerValue("submit", Object.assign({}, state.payload, { attempt: state.attempt }));
+      resendLater();
+    }, wait);
   }
 
   function onKey(event) {
@@ -187,7 +207,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     }
   }
   document.addEventListener("keydown", onKey, true);
-  return () => document.removeEventListener("keydown", onKey, true);
+  return () => { document.removeEventListener("keydown", onKey, true); clearTimeout(state.timer); };
 }
 """
 
@@ -243,9 +263,19 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Su
                 on_submit: Callable[[dict], None] | None = None, locked: dict | None = None):
     """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
     page decides what to show, with payload {item, answers, comment}."""
+    handled = []
+
     def callback() -> None:
         payload = (st.session_state.get(key) or {}).get(SUBMIT)
         if payload and on_submit is not None:
+            handled.append(payload)
             on_submit(payload)
-    return _component(data=card_data(task, served, submit_label=submit_label, locked=locked), key=key,
-                      on_submit_change=callback)
+    result = _component(data=card_data(task, served, submit_label=submit_label, locked=locked), key=key,
+                        on_submit_change=callback)
+    # A Submit that arrives as a session's first message (the browser reconnected to another worker)
+    # finds no callback registered yet: record it here, then draw the page that follows from it.
+    payload = getattr(result, SUBMIT, None)
+    if payload and on_submit is not None and not handled:
+        on_submit(payload)
+        st.rerun()
+    return result

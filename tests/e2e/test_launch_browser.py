@@ -1,8 +1,8 @@
 """Launch day through `fairval serve --workers 2` (HAProxy in front), in real Chromium: 20 browsers open
 the Prolific link at the same moment, each fetching every page and static file; every one reaches
 consent and answers its items. Once each has answered one item and holds a second on screen, one
-worker is killed by its PID: its raters go on at the same item on the other worker (those whose answer
-went into the dead worker reload after 90 s on "Saving…"; how many is printed).
+worker is killed by its PID: its raters go on at the same item on the other worker, none reloading (a
+rater still on "Saving…" after 90 s would reload and be counted).
 The database holds exactly what the raters saw acknowledged: 0 lost, 0 doubled, none over its cap."""
 import asyncio
 
@@ -15,7 +15,8 @@ from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server
 
-pytestmark = pytest.mark.e2e
+# 20 Chromium contexts and the server share the machine's cores: the first page alone takes about a minute
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 BROWSERS = 20
 PER_ITEM = 3
 PER_RATER = 3
@@ -43,9 +44,7 @@ def test_twenty_browsers_arriving_together_through_two_workers(tmp_path):
     moved = {r: after for r, (before, after) in result.moved.items() if before == "w0"}
     assert moved, "no rater was on the killed worker"
     assert all(after == "w1" for after in moved.values()), moved   # carried on on the other worker
-    # A moved rater stuck on "Saving…" for 90 s reloads, as a person would; how many had to is reported
-    # (issue 22 stays open until none has to). Whatever they did, the data below must hold.
-    print(f"raters moved: {len(moved)}, reloads needed: {result.reloads}")
+    assert result.reloads == 0, f"{result.reloads} of {len(moved)} moved raters were stuck on Saving… and reloaded"
 
     db = open_db(location)
     stored = db.execute("SELECT rater_id, item_id, COUNT(*) FROM ratings GROUP BY rater_id, item_id").fetchall()

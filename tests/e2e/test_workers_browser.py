@@ -1,13 +1,15 @@
 """Raters in real Chromium, split across worker processes: `fairval serve --workers 2` on one SQLite file,
 and two `fairval serve` processes on one PostgreSQL database. Every answer a rater saw acknowledged is
 stored exactly once, no item gets more raters than its target, and a rater moved to another worker
-after a reconnect resumes at the same item."""
+after a reconnect resumes at the same item. A worker killed by its PID around a Submit: the rater's
+answer is stored once and the page moves on by itself, with no reload."""
 import re
 
 import pytest
 
 from annotate.importers import import_items
 from annotate.studies import create_study
+from bench.launch import kill
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
@@ -97,6 +99,38 @@ def test_two_workers_on_one_sqlite_file(browser, tmp_path):
         check_database(location, crowd(pages))
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("when", ["before the answers are chosen", "as Submit is pressed"])
+def test_a_worker_killed_around_a_submit_needs_no_reload(browser, tmp_path, when):
+    """Killed first: the browser reconnects to the other worker, whose new session gets the Submit as its
+    first message. Killed as Submit is pressed: Streamlit drops the message ("Cannot send rerun
+    backMessage when disconnected") and reruns nothing after reconnecting; the card sends it again."""
+    location = tmp_path / "fairval.db"
+    make_study(location, tmp_path)
+    server = Server(location, workers=2)
+    try:
+        page = onboard(browser, server.url, "k0")
+        item = ID_OF[bot.item_text(page)]
+        navigations = []
+        page.on("framenavigated", lambda frame: navigations.append(frame.url))
+        victim = worker_of(page)
+        if when.startswith("before"):
+            kill(server.process.pid, victim)
+        page.get_by_role("button", name=re.compile(r"^Somewhat agree")).nth(0).click()
+        page.get_by_role("button", name=re.compile(r"^Strongly agree")).nth(1).click()
+        if when.startswith("as"):
+            kill(server.process.pid, victim)
+        page.get_by_role("button", name="Submit").click()
+        page.get_by_text(re.compile(r"^1 of \d+ done$")).wait_for(timeout=60_000)   # moved on by itself
+        assert navigations == []                                                   # no reload
+        assert worker_of(page) != victim
+    finally:
+        server.stop()
+    db = open_db(location)
+    stored = db.execute("SELECT item_id, question, value FROM ratings WHERE rater_id = 'k0'").fetchall()
+    db.close()
+    assert sorted(stored) == [(item, "quality", "4"), (item, "yes_positive", "5")]
 
 
 def test_two_servers_on_one_postgresql_database(browser, postgres_cluster, tmp_path):
