@@ -21,11 +21,25 @@ def friendly(fn):
         try:
             return fn(*args, **kwargs)
         except (ImportProblem, StudyError, StoreError, Refusal, ValueError, KeyError) as e:
+            _forget_new_database()
             raise click.ClickException(e.args[0] if isinstance(e, KeyError) else str(e)) from None
         except OSError as e:
+            _forget_new_database()
             where = f"{e.filename}: " if e.filename else ""
             raise click.ClickException(f"{where}{e.strerror or e}") from None
     return wrapper
+
+
+def _forget_new_database() -> None:
+    """A command that failed leaves no trace: a database file it created for nothing is removed."""
+    ctx = click.get_current_context(silent=True)
+    made = ctx.find_root().obj.get("created") if ctx is not None and ctx.find_root().obj else None
+    if not made:
+        return
+    db, file = made
+    db.close()
+    for extra in ("", "-wal", "-shm"):
+        Path(f"{file}{extra}").unlink(missing_ok=True)
 
 
 def _db(ctx: click.Context, *, create: bool = False):
@@ -40,4 +54,8 @@ def _db(ctx: click.Context, *, create: bool = False):
                 "(the demo's is fairval-demo.db), or create one with `fairval init`")
         if not file.parent.is_dir():
             raise click.ClickException(f"cannot create {path}: the folder {file.parent} does not exist")
+        if not file.exists():
+            db = open_db(path)
+            ctx.find_root().obj["created"] = (db, file)
+            return db
     return open_db(path)

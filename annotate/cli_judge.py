@@ -16,7 +16,8 @@ from annotate.outputs import output_format, spreadsheet_frame, write_csv
 @click.option("--models", help="Comma-separated judges, in the order of the rows (default: every judge).")
 @click.option("--json", "as_json", is_flag=True, help="Print {study: {judge: numbers}} as JSON.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Write the table to a .md or .csv file.")
-@click.option("--bootstrap", "n_boot", type=int, default=results.BOOTSTRAP_DRAWS, show_default=True)
+@click.option("--bootstrap", "n_boot", type=click.IntRange(min=0), default=results.BOOTSTRAP_DRAWS, show_default=True,
+              help="Bootstrap resamples for every interval (0: numbers without intervals).")
 @click.option("--exclude-flagged", is_flag=True)
 @click.pass_context
 @friendly
@@ -82,7 +83,7 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 
 @click.command()
 @click.argument("study_name", required=False)
-@click.option("--target-ci-width", "target", type=float, required=True,
+@click.option("--target-ci-width", "target", type=click.FloatRange(min=0, min_open=True), required=True,
               help="The 95% interval's full width to reach, e.g. 0.2 for ρ within ±0.1.")
 @click.option("--statistic", type=click.Choice(["rho", "sign", "harm"]), default="rho", show_default=True)
 @click.option("--model", help="The judge (default: the study's first).")

@@ -139,13 +139,39 @@ def connect(path: str | Path | None = None) -> Database:
 
 def open_db(path: str | Path | None = None) -> Database:
     """Open (creating if needed) a fairval database and bring its schema up to date."""
-    db = connect(path)
+    path = str(path or default_db_path())
+    try:
+        _refuse_foreign(path)                    # read-only: even WAL mode is not set on someone else's file
+        db = connect(path)
+    except sqlite3.DatabaseError as e:          # not SQLite at all, or damaged: say which file
+        raise StoreError(f"{path} cannot be used as a fairval database ({e})") from None
     try:
         migrate(db)
-    except sqlite3.DatabaseError as e:          # not SQLite at all, or damaged: say which file
+    except sqlite3.DatabaseError as e:
         db.close()
         raise StoreError(f"{db.path} cannot be used as a fairval database ({e})") from None
+    except StoreError:
+        db.close()
+        raise
     return db
+
+
+def _refuse_foreign(path: str) -> None:
+    """A SQLite file that holds another program's tables is never given fairval's."""
+    if is_url(path) or path == ":memory:" or not Path(path).is_file() or Path(path).stat().st_size == 0:
+        return
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != 0:
+            return
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                             "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    finally:
+        conn.close()
+    if tables:
+        raise StoreError(f"{path} is a SQLite database of something else (tables: {', '.join(tables[:5])}"
+                         f"{', …' if len(tables) > 5 else ''}); fairval will not add its tables to it: "
+                         "give a new file or a fairval database with --db")
 
 
 def schema_version(db: Database) -> int:

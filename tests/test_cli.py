@@ -167,3 +167,43 @@ def test_the_readme_example_after_make_app_works_as_written(tmp_path, monkeypatc
     assert example and example.group(1) in demo.output
     numbers = json.loads(CliRunner().invoke(cli, example.group(1).split()).output)
     assert numbers["study"] == "demo-templates" and numbers["n_ratings"] > 0
+
+
+def test_a_failed_command_leaves_no_database_behind(tmp_path):
+    fresh = tmp_path / "new.db"
+    result = CliRunner().invoke(cli, ["--db", str(fresh), "study", "create", "bad name", "--task", "template_quality"])
+    assert result.exit_code == 1 and "study name 'bad name'" in result.output
+    assert not list(tmp_path.iterdir())                       # not the file, nor its -wal / -shm
+    ok = CliRunner().invoke(cli, ["--db", str(fresh), "study", "create", "good", "--task", "template_quality"])
+    assert ok.exit_code == 0 and fresh.exists()                # a command that works still creates it
+
+
+def test_files_that_are_not_fairval_databases_are_refused_and_left_untouched(tmp_path):
+    import hashlib
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    text_file = ROOT / "README.md"
+    before = {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in (other, text_file)}
+    for path, said in ((text_file, "cannot be used as a fairval database (file is not a database)"),
+                       (other, "is a SQLite database of something else (tables: notes)")):
+        for args in (["study", "list"], ["study", "create", "x", "--task", "template_quality"], ["init"]):
+            result = CliRunner().invoke(cli, ["--db", str(path), *args])
+            assert result.exit_code == 1 and said in result.output and "Traceback" not in result.output, args
+    assert {f: hashlib.sha256(f.read_bytes()).hexdigest() for f in (other, text_file)} == before
+    with sqlite3.connect(other) as conn:
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+
+@pytest.mark.parametrize("args", [["analyze", "demo-pairs", "--bootstrap", "-5"],
+                                  ["compare", "demo-pairs", "--bootstrap", "-5"],
+                                  ["plan", "demo-pairs", "--target-ci-width", "-1"],
+                                  ["plan", "demo-pairs", "--target-ci-width", "0"],
+                                  ["serve", "--port", "99999"]])
+def test_nonsense_values_are_refused_before_anything_runs(run, args):
+    run("demo", "--no-serve")
+    result = run(*args, ok=False)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output      # click's usage error
+    assert f"Invalid value for '{args[-2]}'" in result.output
