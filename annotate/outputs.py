@@ -39,14 +39,28 @@ def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype == object or isinstance(out[column].dtype, (pd.CategoricalDtype, pd.StringDtype)):
-            out[column] = out[column].astype(object).map(spreadsheet_text)
+            values = out[column].astype(object)
+            # each distinct text once: a million ratings repeat a few thousand ids and answers
+            try:
+                safe = {v: spreadsheet_text(v) for v in values.dropna().unique()}
+            except TypeError:               # unhashable cells (lists): one by one
+                safe = spreadsheet_text
+            out[column] = values.map(safe)
     out.columns = [spreadsheet_text(str(c)) for c in out.columns]
     return out
 
 
 def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
-    """A CSV a researcher can open in a spreadsheet without running anything a participant wrote."""
-    spreadsheet_frame(frame).to_csv(out, index=False)
+    """A CSV a researcher can open in a spreadsheet without running anything a participant wrote,
+    written by pyarrow's CSV writer (several times faster than pandas' on a million rows)."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    safe = spreadsheet_frame(frame)
+    for column in safe.columns:             # text columns may mix kinds (an id, a number, nothing)
+        if safe[column].dtype == object:
+            safe[column] = safe[column].astype("string")
+    pa_csv.write_csv(pa.Table.from_pandas(safe, preserve_index=False), str(out))
 
 
 # Markdown's punctuation (CommonMark escapes any of it with a backslash), plus Streamlit's own `:` (colour
