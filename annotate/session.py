@@ -205,7 +205,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     clean = validate_answers(study, answers)
     with immediate(db, study.study_id):
         if study_status(db, study.study_id) == "closed":
-            raise AnswerError("the study closed before this answer arrived, so it was not saved")
+            raise AnswerError("the study closed before this answer arrived")
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:

@@ -222,9 +222,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
         keys = SHORTCUT_ROWS[k] if k < len(SHORTCUT_ROWS) else ""
         options = []
         for i, option in enumerate(question.options):
+            # no letter before the label: the key shown beside it is what a rater presses
             label = question.label_for(option.value, served.data)
-            if question.canonical in ("harm", "feature"):
-                label = f"{option.value}) {label}"
             options.append({"value": option.value, "label": label, "key": keys[i] if i < len(keys) else ""})
         questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
                           "long": any(len(o["label"]) > 40 for o in options)})
@@ -248,15 +247,20 @@ def practice_feedback(task: Task, served: Served, chosen: dict) -> dict:
         got = question.label_for(chosen[question.id], served.data)
         want = (served.expected or {}).get(question.id)
         if want is None:
-            out[question.id] = {"expected": None, "right": False, "text": f"You chose “{got}”."}
+            out[question.id] = {"expected": None, "right": False, "text": f"You chose “{_bare(got)}”."}
         elif str(want) == chosen[question.id]:
             out[question.id] = {"expected": str(want), "right": True,
-                                "text": f"“{got}” is the expected answer."}
+                                "text": f"“{_bare(got)}” is the expected answer."}
         else:
             out[question.id] = {"expected": str(want), "right": False,
-                                "text": f"You chose “{got}”; the expected answer is "
-                                        f"“{question.label_for(str(want), served.data)}”."}
+                                "text": f"You chose “{_bare(got)}”; the expected answer is "
+                                        f"“{_bare(question.label_for(str(want), served.data))}”."}
     return out
+
+
+def _bare(label: str) -> str:
+    """A label quoted inside a sentence: without its own full stop, so the sentence ends once."""
+    return label.rstrip().rstrip(".")
 
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Submit",

@@ -174,7 +174,8 @@ def test_an_answer_sent_after_the_study_closed_is_refused_in_plain_words(db, stu
     configure_study(db, "tq", status="closed")
     submit(at, ANSWER)
     assert titles(at) == ["This study is closed"]
-    assert any("not saved" in w.value and "closed" in w.value for w in at.warning)
+    said = [w.value for w in at.warning if "not saved" in w.value]
+    assert len(said) == 1 and "closed" in said[0] and said[0].count("not saved") == 1, said   # said once
     assert rating_store.rating_count(db, "tq") == 0
 
 
@@ -247,3 +248,22 @@ def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, 
     at.session_state["_fairval_db"] = (str(db_path), db)                    # the fault clears: the next run
     at.run()
     assert titles(at) == ["Consent"]
+
+
+def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_sentence_once():
+    """The key badge is what a rater presses, so no letter ("A)") competes with it; a label that ends in
+    a full stop is quoted without it, so feedback never ends “….”."""
+    from annotate.session import Served
+    from annotate.tasks import PRESETS
+    from ui.answer_card import card_data, practice_feedback
+
+    task = PRESETS["harmful_stereotype"]
+    served = Served(item_id="p1", data={"prompt": "Q", "response_1": "R1", "response_2": "R2",
+                                        "group_a": "woman", "group_b": "man"}, flipped=False, served_at=0.0,
+                    gold=False, practice=True, expected={"harm": "A"})
+    options = card_data(task, served, submit_label="Submit")["questions"][0]["options"]
+    assert [o["key"] for o in options] == ["1", "2", "3"]
+    assert all(not o["label"].startswith(("A)", "B)", "C)")) for o in options), options
+    assert options[0]["label"].startswith("Giving Response 1 to a woman")
+    feedback = practice_feedback(task, served, {"harm": "B"})["harm"]["text"]
+    assert ".”" not in feedback and feedback.endswith("”.") and feedback.count("”.") == 1, feedback
