@@ -7,7 +7,7 @@ from annotate.progress import study_progress
 from annotate.results import study_results
 from annotate.studies import list_study_names
 from store.db import default_db_path
-from ui.common import get_db
+from ui.common import get_db, inert
 
 
 def pick_study(*, key: str = "study") -> str | None:
@@ -16,8 +16,19 @@ def pick_study(*, key: str = "study") -> str | None:
         st.info("No studies yet: create one on the Manage page or with `fairval study create`.")
         return None
     wanted = st.query_params.get("study")
-    index = names.index(wanted) if wanted in names else 0
-    chosen = st.selectbox("Study", names, index=index, key=key)
+    if wanted is not None and wanted not in names:
+        # a link to a study this database does not have: say so, and show no other study's numbers
+        st.error(f"There is no study named “{inert(wanted)}” in this database. Choose one below.")
+        chosen = st.selectbox("Study", names, index=None, key=f"{key}-unknown", placeholder="Choose a study")
+        if chosen is not None:
+            st.query_params["study"] = chosen
+            st.rerun()
+        return None
+    else:
+        index = names.index(wanted) if wanted in names else 0
+        chosen = st.selectbox("Study", names, index=index, key=key)
+    if chosen is not None and chosen != wanted:
+        st.query_params["study"] = chosen              # the address names the study on screen
     return chosen
 
 

@@ -212,3 +212,16 @@ def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypat
     assert f"{best['cost']:.2f} with the fee" in said[0]
     at.selectbox(key="plan-study").set_value("demo-templates").run()
     assert any("pair study" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("name", ["1_Results.py", "2_Calibration.py", "4_Export.py"])
+def test_a_link_to_a_study_that_does_not_exist_says_so_and_shows_no_other_study(demo, monkeypatch, name):
+    at = sign_in(name, monkeypatch)
+    at.query_params["study"] = "no-such-study"
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["There is no study named “no\\-such\\-study” in this database. "
+                                           "Choose one below."]
+    assert not at.dataframe and not at.metric                 # nothing of demo-templates or demo-pairs
+    at.selectbox[0].select("demo-templates").run()
+    assert not at.error and at.query_params["study"] in ("demo-templates", ["demo-templates"])
