@@ -77,6 +77,12 @@ class StudySettings:
                 raise StudyError(f"{name} must be a number of at least 0, not {getattr(self, name)!r}")
         if self.timeout_seconds <= 0:
             raise StudyError(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
+        if self.min_seconds < 0:
+            raise StudyError(f"min_seconds must be a number of at least 0, not {self.min_seconds!r}")
+        if self.max_items_per_rater is not None and (not isinstance(self.max_items_per_rater, int)
+                                                     or self.max_items_per_rater < 1):
+            raise StudyError(f"max_items_per_rater must be a whole number of at least 1 (or none for no cap), "
+                             f"not {self.max_items_per_rater!r}")
         unknown = set(self.demographics) - set(ATTRIBUTES)
         if unknown:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "

@@ -43,17 +43,20 @@ def render() -> None:
 def settings_fields(current: StudySettings, key: str) -> dict:
     """The study's settings as widgets; returns the values to save."""
     c1, c2, c3 = st.columns(3)
+    # No bounds on the inputs: an out-of-range number is refused by the study's own rules, in words, on
+    # Create or Save (a bounded input would only turn red and make the button do nothing).
     values = {
-        "raters_per_item": c1.number_input("Raters per item", 1, 500, current.raters_per_item, key=f"{key}-rpi"),
-        "flip_probability": c2.number_input("Flip probability", 0.0, 1.0, current.flip_probability, 0.05,
+        "raters_per_item": c1.number_input("Raters per item", value=current.raters_per_item, step=1,
+                                           key=f"{key}-rpi"),
+        "flip_probability": c2.number_input("Flip probability", value=current.flip_probability, step=0.05,
                                             key=f"{key}-flip"),
-        "gold_rate": c3.number_input("Gold rate", 0.0, 1.0, current.gold_rate, 0.05, key=f"{key}-gold"),
-        "timeout_seconds": c1.number_input("Timeout (seconds)", 10.0, 86400.0, float(current.timeout_seconds),
+        "gold_rate": c3.number_input("Gold rate", value=current.gold_rate, step=0.05, key=f"{key}-gold"),
+        "timeout_seconds": c1.number_input("Timeout (seconds)", value=float(current.timeout_seconds),
                                            key=f"{key}-timeout"),
-        "min_seconds": c2.number_input("Minimum seconds per item", 0.0, 600.0, float(current.min_seconds),
+        "min_seconds": c2.number_input("Minimum seconds per item", value=float(current.min_seconds),
                                        key=f"{key}-min"),
-        "max_items_per_rater": c3.number_input("Max items per rater (0: no cap)", 0, 100000,
-                                               current.max_items_per_rater or 0, key=f"{key}-max") or None,
+        "max_items_per_rater": c3.number_input("Max items per rater (0: no cap)", value=current.max_items_per_rater
+                                               or 0, step=1, key=f"{key}-max") or None,
     }
     balance = st.selectbox("Balance raters by", ["(none)"] + ATTRS,
                            index=(ATTRS.index(current.balance_by) + 1) if current.balance_by else 0,
@@ -61,7 +64,8 @@ def settings_fields(current: StudySettings, key: str) -> dict:
     values["balance_by"] = None if balance == "(none)" else balance
     groups = st.text_input("Balance groups (comma-separated, e.g. female,male)",
                            ",".join(current.balance_groups), key=f"{key}-groups")
-    values["balance_groups"] = [g.strip() for g in groups.split(",") if g.strip()] if values["balance_by"] else []
+    # groups without an attribute are passed on, so the refusal says what is missing
+    values["balance_groups"] = [g.strip() for g in groups.split(",") if g.strip()]
     values["demographics"] = st.multiselect("Ask raters", ATTRS, list(current.demographics), key=f"{key}-ask")
     values["consent_text"] = st.text_area("Consent text", current.consent_text, key=f"{key}-consent")
     values["instructions"] = st.text_area("Instructions (empty: the task's own)", current.instructions,

@@ -225,3 +225,22 @@ def test_a_link_to_a_study_that_does_not_exist_says_so_and_shows_no_other_study(
     assert not at.dataframe and not at.metric                 # nothing of demo-templates or demo-pairs
     at.selectbox[0].select("demo-templates").run()
     assert not at.error and at.query_params["study"] in ("demo-templates", ["demo-templates"])
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("create-rpi", 0, "raters_per_item must be a whole number of at least 1, not 0"),
+    ("create-flip", 1.5, "flip_probability must lie between 0 and 1, not 1.5"),
+    ("create-groups", "female,male", "balance_groups needs balance_by"),
+])
+def test_manage_create_refuses_out_of_range_settings_in_words(demo, monkeypatch, field, value, said):
+    """A value out of range is typed (the inputs have no bounds to turn red): Create says why, creates
+    nothing, and a study with right values is created from the same form."""
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.text_input[0].input("refused")
+    widget = at.text_input(key=field) if field == "create-groups" else at.number_input(key=field)
+    widget.set_value(value)
+    at.button[0].click().run()
+    assert not at.exception
+    assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    from annotate.studies import list_study_names
+    assert "refused" not in list_study_names(demo)
