@@ -10,13 +10,19 @@ import pandas as pd
 class Accuracy:
     share: float | None
     n: int
+    ci: tuple[float, float] | None = None      # Wilson 95% interval over the ratings
 
 
 def accuracy_by_intended(ratings: pd.DataFrame) -> dict[str, Accuracy]:
-    """Per intended group: share of ratings naming that group. Columns intended, value."""
+    """Per intended group: share of ratings naming that group, with its Wilson interval (scipy's).
+    Columns intended, value."""
+    from scipy.stats import binomtest
+
     out = {}
     for group, part in ratings.groupby("intended", sort=True):
-        out[str(group)] = Accuracy(float((part["value"] == group).mean()), len(part))
+        hits = int((part["value"] == group).sum())
+        interval = binomtest(hits, len(part)).proportion_ci(confidence_level=0.95, method="wilson")
+        out[str(group)] = Accuracy(hits / len(part), len(part), (float(interval.low), float(interval.high)))
     return out
 
 

@@ -40,7 +40,12 @@ def likert_by_group(ratings: pd.DataFrame, by: str) -> pd.DataFrame:
     frame = pd.DataFrame({by: ratings[by].astype(str), "question": ratings["question"].astype(str),
                           "v": v, "high": (v >= 4).astype(float)})
     out = (frame.groupby([by, "question"], sort=True)
-           .agg(n=("v", "size"), mean=("v", "mean"), share_4_or_5=("high", "mean"))
+           .agg(n=("v", "size"), mean=("v", "mean"), sd=("v", "std"), share_4_or_5=("high", "mean"))
            .reset_index())
     out["n"] = out["n"].astype(int)
-    return out
+    # Student's t interval of the mean over the group's ratings (none below two ratings)
+    from scipy import stats
+    half = stats.t.ppf(0.975, (out["n"] - 1).clip(lower=1)) * out["sd"] / out["n"] ** 0.5
+    half = half.where(out["n"] >= 2)
+    out["mean_ci_low"], out["mean_ci_high"] = out["mean"] - half, out["mean"] + half
+    return out.drop(columns="sd")

@@ -116,6 +116,9 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
                else plan_study(_db(ctx), study_name, model=model))
     table = planned.designs
     best = cheapest(table, statistic, target, pay)
+    from annotate.studies import load_study
+
+    currency = load_study(_db(ctx), study_name).settings.currency if study_name else "USD"
     if as_json:
         click.echo(json.dumps({"statistic": statistic, "target": target, "source": planned.source,
                                "cheapest": best, "designs": json.loads(table.to_json(orient="records"))}))
@@ -129,5 +132,5 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
         click.echo(f"no design up to {int(table['pairs'].max())} pairs reaches width {target:g}")
         return
     click.echo(f"cheapest reaching {target:g}: {best['pairs']} pairs x {formats.count(best['raters_per_pair'], 'rater')} = "
-               f"{best['judgments']} judgments by about {best['raters']} raters, {best['cost']:.2f} with the fee "
+               f"{best['judgments']} judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
                f"(expected width {formats.ratio(best['expected_width'])})")

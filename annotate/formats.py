@@ -63,3 +63,29 @@ def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
     """Every cell printed the way its column's kind of number is printed everywhere."""
     frame = pd.DataFrame(rows)
     return pd.DataFrame({c: [cell(c, v) for v in frame[c]] for c in frame.columns})
+
+
+def with_mean_interval(rows) -> pd.DataFrame:
+    """Rows with mean_ci_low / mean_ci_high as one printed "mean 95% CI" column beside the mean."""
+    frame = pd.DataFrame(rows)
+    if "mean_ci_low" not in frame.columns:
+        return frame
+    cis = [interval(None if lo is None or lo != lo else [lo, hi])
+           for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
+    frame.insert(frame.columns.get_loc("mean") + 1, "mean 95% CI", cis)
+    return frame
+
+
+_READABLE = {"share_4_or_5": "share 4–5", "item_id": "item", "rater_id": "rater", "n_raters": "raters",
+             "n_items": "items", "n_ratings": "ratings", "lmra": "judge (LMRA)", "pearson_r": "Pearson r",
+             "p_holm": "p (Holm)"}
+
+
+def readable(column) -> str:
+    """A column's name as a reader expects it: words, not identifiers."""
+    name = str(column)
+    if name in _READABLE:
+        return _READABLE[name]
+    if name.endswith("_ci"):
+        return f"{name[:-3].replace('_', ' ')} 95% CI"
+    return name.replace("_", " ")

@@ -46,7 +46,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         ("Score distributions", charts.distributions(numbers)),
     ]
     if numbers.get("templates"):
-        sections.append(("Per template", formats.table(numbers["templates"])))
+        sections.append(("Per template", formats.table(formats.with_mean_interval(numbers["templates"]))))
     if numbers.get("lmra"):
         lmra = numbers["lmra"]
         key, title = rate_of(numbers)

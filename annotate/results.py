@@ -261,6 +261,7 @@ def name_numbers(data: StudyData) -> dict:
         acc = accuracy_by_intended(part)
         out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
+        out[f"{attr}_accuracy_ci"] = {g: list(a.ci) for g, a in acc.items()}
         labels = list(data.study.task.question(attr).values)
         out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
     return out

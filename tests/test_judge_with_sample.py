@@ -70,7 +70,7 @@ def test_a_calibration_map_puts_the_judge_on_the_human_scale(cli_output, study, 
 def test_plan_answers_how_many_pairs_and_raters_with_a_number_and_a_cost(cli_output, study):
     said = cli_output("plan", "s", "--target-ci-width", "0.2")
     best = re.search(r"cheapest reaching 0.2: (\d+) pairs x (\d+) raters? = (\d+) judgments by about (\d+) raters, "
-                     r"([\d.]+) with the fee", said)
+                     r"([\d.]+) USD with the fee", said)
     assert best, said
     pairs, per_pair, judgments, raters, cost = map(float, best.groups())
     assert judgments == pairs * per_pair and raters == max(per_pair, math.ceil(judgments / 20))

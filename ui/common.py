@@ -42,5 +42,8 @@ def show_table(frame) -> None:
     Markdown, no link, no image), where st.table would render cells as Markdown."""
     import pandas as pd
 
+    from annotate.formats import readable
+
     frame = pd.DataFrame(frame)
+    frame = frame.rename(columns={c: readable(c) for c in frame.columns})
     st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex))

@@ -49,9 +49,10 @@ def render(study_id: str, db_path: str) -> None:
     c1, c2 = st.columns(2)
     label = c1.selectbox("Statistic", list(COLUMNS), key="plan-statistic")
     target = c2.number_input("Target 95% interval width", 0.01, 2.0, 0.2, 0.01, key="plan-target")
+    currency = load_study(get_db(), study_id).settings.currency
     c1, c2, c3, c4 = st.columns(4)
-    pay = Pay(c1.number_input("Pay per judgment", 0.0, 100.0, 0.50, 0.05, key="plan-judgment"),
-              c2.number_input("Pay for instructions", 0.0, 100.0, 1.15, 0.05, key="plan-rater"),
+    pay = Pay(c1.number_input(f"Pay per judgment ({currency})", 0.0, 100.0, 0.50, 0.05, key="plan-judgment"),
+              c2.number_input(f"Pay for instructions ({currency})", 0.0, 100.0, 1.15, 0.05, key="plan-rater"),
               c3.number_input("Platform fee", 0.0, 2.0, 0.43, 0.01, key="plan-fee"),
               int(c4.number_input("Judgments per rater", 1, 10000, 20, key="plan-per-rater")))
     statistic, column = COLUMNS[label]
@@ -61,7 +62,7 @@ def render(study_id: str, db_path: str) -> None:
         st.warning(f"No design up to {int(table['pairs'].max())} pairs reaches width {target:g}.")
     else:
         st.success(f"Cheapest: {best['pairs']} pairs × {formats.count(best['raters_per_pair'], 'rater')} = {best['judgments']} "
-                   f"judgments by about {best['raters']} raters, {best['cost']:.2f} with the fee "
+                   f"judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
                    f"(expected width {formats.ratio(best['expected_width'])}).")
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column).map(formats.ratio)
     st.caption(f"Expected interval width (rows: pairs; columns: raters per pair), {planned.source}.")

@@ -24,7 +24,8 @@ def render() -> None:
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        show_table(formats.table(pd.DataFrame(numbers["templates"])))
+        show_table(formats.table(formats.with_mean_interval(numbers["templates"])))
+        st.caption("Mean intervals: Student's t over the template's ratings.")
     if numbers.get("names"):
         _names(numbers["names"])
     if numbers.get("raters"):
@@ -95,8 +96,11 @@ def _names(names: dict) -> None:
         acc = names.get(f"{attr}_accuracy", {})
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
+            ci = names.get(f"{attr}_accuracy_ci", {})
             show_table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
-                                   "n": [names[f"{attr}_n"][g] for g in acc]}))
+                                     "accuracy 95% CI": [formats.interval(ci.get(g)) for g in acc],
+                                     "n": [names[f"{attr}_n"][g] for g in acc]}))
+            st.caption("Intervals: Wilson's, over the ratings of each intended group.")
             st.caption("Confusion (rows intended, columns perceived)")
             show_table(pd.DataFrame(names[f"{attr}_confusion"]).T)
             heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)

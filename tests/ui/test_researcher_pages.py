@@ -83,8 +83,9 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert "Alternative-annotator test: undefined" in captions and "Response 1" in captions
     groups = tables[("raters", "ρ")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
-    worst = tables[("item_id", "group_a")]
-    assert len(worst) == 8 and list(worst.columns[:4]) == ["item_id", "group_a", "group_b", "human"]
+    worst = tables[("item", "group a")]                      # readable names, not identifiers
+    assert len(worst) == 8 and list(worst.columns[:4]) == ["item", "group a", "group b", "human"]
+    assert not any("_" in str(c) for t in at.dataframe for c in shown(t).columns)
 
 
 def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):
@@ -174,7 +175,7 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
     pay = raters * 1.15 + judgments * 0.5
     assert metrics["Pay (USD)"] == f"{pay:.2f}"
     assert metrics["Platform fee (43%)"] == f"{pay * 0.43:.2f}" and metrics["Total"] == f"{pay * 1.43:.2f}"
-    owed = next(shown(t) for t in at.dataframe if "bonus_owed" in shown(t).columns)
+    owed = next(shown(t) for t in at.dataframe if "bonus owed" in shown(t).columns)
     assert len(owed) == raters
 
 
@@ -197,7 +198,7 @@ def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, mon
     best = cheapest(plan_from_assumptions(Assumptions(0.5, 0.25, 0.8, 0.0)).designs, "rho", 0.2, Pay())
     said = [s.value for s in at.success]
     assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
-    assert f"{best['cost']:.2f} with the fee" in said[0]
+    assert f"{best['cost']:.2f} USD with the fee" in said[0]
     assert any("simulated from assumed values" in c.value and "0.5" in plain(c.value) for c in at.caption)
 
 
@@ -209,7 +210,7 @@ def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypat
     best = cheapest(plan_study(demo, "demo-pairs").designs, "rho", 0.2, Pay())
     said = [s.value for s in at.success]
     assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
-    assert f"{best['cost']:.2f} with the fee" in said[0]
+    assert f"{best['cost']:.2f} USD with the fee" in said[0]
     at.selectbox(key="plan-study").set_value("demo-templates").run()
     assert any("pair study" in i.value for i in at.info)
 
