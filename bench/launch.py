@@ -23,7 +23,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 PROGRESS = re.compile(r"^(\d+) of \d+ done$")
 FINISHED = "you have finished"
 RELOAD_AFTER_MS = 90_000   # after a worker is killed: how long a rater waits on "Saving…" before reloading
-STEP_MS = 180_000            # one step may wait this long under the arrival burst (a real crowd's worst minute)
+STEP_MS = 600_000           # one step of one rater: 50 Chromium contexts starting on 2 cores take minutes
 
 
 @dataclass
