@@ -1,7 +1,11 @@
 """Showing one item to a rater. Every imported field is plain text (st.text), never Markdown or HTML:
 an import file must not be able to put a link, an image (a tracking pixel) or styling on a rater's
-screen. Answers are taken by the answer card (ui/answer_card.py)."""
+screen. The one exception is a chatbot's response, drawn as a chat window draws it (paragraphs, lists,
+emphasis, code), through markdown-it with raw HTML, images and links switched off.
+Answers are taken by the answer card (ui/answer_card.py)."""
 from __future__ import annotations
+
+import functools
 
 import streamlit as st
 
@@ -32,7 +36,24 @@ def show_item(task: Task, served: Served) -> None:
         left, right = st.columns(2)
         with left.container(border=True):
             st.markdown("**Response 1**")
-            st.text(first)
+            st.html(response_html(first))
         with right.container(border=True):
             st.markdown("**Response 2**")
-            st.text(second)
+            st.html(response_html(second))
+
+
+@functools.cache
+def _chat_markdown():
+    from markdown_it import MarkdownIt
+
+    # CommonMark without anything that reaches outside the page or carries markup of its own: raw HTML
+    # is shown as the text it is, and image, link and reference syntax stay as typed (nothing to fetch
+    # or follow). A bare address is never turned into a link (linkify off).
+    return MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).disable(
+        ["image", "link", "autolink", "html_inline", "html_block", "reference"])
+
+
+def response_html(text: str) -> str:
+    """A chatbot response as a chat window shows it: paragraphs, lists, emphasis and code; nothing else."""
+    rendered = _chat_markdown().render(str(text)).strip() or "<p><em>(an empty response)</em></p>"
+    return f'<div class="fv-response">{rendered}</div>'

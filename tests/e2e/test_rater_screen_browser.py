@@ -158,4 +158,15 @@ def test_hostile_text_in_every_displayed_field_stays_inert(server, browser, task
         assert region.locator("a, strong, em, code, .katex, span[style*='color'], img").count() == 0
     shown = "\n".join(page.get_by_test_id("stText").all_inner_texts() + page.locator(".fv-card").all_inner_texts())
     assert HOSTILE in shown
+    # a chatbot's responses are drawn as a chat window draws them: emphasis and code, but the image, the
+    # link, the raw HTML and the bare address stay the text they are, and nothing else gets markup
+    responses = page.locator(".fv-response")
+    assert responses.count() == (2 if "response_a" in HOSTILE_ITEMS[task] else 0)
+    if responses.count():
+        assert responses.locator("strong").count() == 2 and responses.locator("code").count() == 2
+        assert responses.locator("a, img, .katex, span[style*='color'], script").count() == 0
+        text = "\n".join(responses.all_inner_texts())
+        for literal in ("![pixel](http://tracker.invalid/p.png)", "[click](http://evil.invalid/x)",
+                        "<img src=http://tracker.invalid/i.png>", ":red[alarm] $x^2$", "http://tracker.invalid/bare"):
+            assert text.count(literal) == 2, literal
     page.context.close()

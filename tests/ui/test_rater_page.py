@@ -267,3 +267,17 @@ def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_senten
     assert options[0]["label"].startswith("Giving Response 1 to a woman")
     feedback = practice_feedback(task, served, {"harm": "B"})["harm"]["text"]
     assert ".”" not in feedback and feedback.endswith("”.") and feedback.count("”.") == 1, feedback
+
+
+def test_a_chatbot_response_is_drawn_as_a_chat_window_draws_it_and_nothing_more():
+    from ui.answers import response_html
+
+    shown = response_html("Tips:\n\n1. **Save** early\n2. Use `git`\n\n- a\n- b\n\n```\ncode\n```\n"
+                          "<b>raw</b> ![x](http://t.invalid/p.png) [y](http://t.invalid) http://t.invalid\n\n"
+                          "[ref]: http://t.invalid/r")
+    for tag in ("<ol>", "<li><strong>Save</strong> early</li>", "<code>git</code>", "<ul>", "<pre><code>code"):
+        assert tag in shown, tag
+    assert "&lt;b&gt;raw&lt;/b&gt;" in shown                                 # raw HTML is text
+    assert "![x](http://t.invalid/p.png)" in shown and "[y](http://t.invalid)" in shown
+    assert "[ref]: http://t.invalid/r" in shown                             # a definition stays as typed
+    assert "<a" not in shown and "<img" not in shown and "href" not in shown and "src=" not in shown
