@@ -24,6 +24,9 @@ _CSS = """
 .fv-prompt { font-weight: 600; margin: 0 0 0.5rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .fv-options { display: grid; gap: 0.5rem; grid-template-columns: repeat(auto-fit, minmax(9.5rem, 1fr)); }
 .fv-options.fv-long { grid-template-columns: 1fr; }
+/* an ordered scale reads as one row, from one end to the other; on a phone, as one column */
+.fv-options.fv-scale { grid-template-columns: repeat(var(--fv-steps), minmax(0, 1fr)); }
+@media (max-width: 640px) { .fv-options.fv-scale { grid-template-columns: 1fr; } }
 .fv-option { display: flex; align-items: flex-start; gap: 0.5rem; text-align: left; cursor: pointer;
   padding: 0.55rem 0.7rem; border-radius: 0.5rem; font: inherit; line-height: 1.35;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
@@ -87,7 +90,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
     const block = el("div", "fv-question");
     const prompt = el("p", "fv-prompt", question.prompt);
     prompt.id = `${data.item}-${question.id}-prompt`;
-    const options = el("div", "fv-options" + (question.long ? " fv-long" : ""));
+    const options = el("div", "fv-options" + (question.long ? " fv-long" : question.scale ? " fv-scale" : ""));
+    options.style.setProperty("--fv-steps", String(question.options.length));
     options.setAttribute("role", "group");
     options.setAttribute("aria-labelledby", prompt.id);
     buttons[question.id] = {};
@@ -146,6 +150,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
     root.appendChild(footer);
   }
   root.appendChild(alert);
+  if (data.feedback) {       // practice: the answer's feedback is what the rater came to read, on a phone too
+    const first = root.querySelector(".fv-feedback");
+    if (first) requestAnimationFrame(() => first.scrollIntoView({ block: "center" }));
+  }
 
   function choose(qid, value) {
     if (locked || state.sent) return;
@@ -226,7 +234,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
             label = question.label_for(option.value, served.data)
             options.append({"value": option.value, "label": label, "key": keys[i] if i < len(keys) else ""})
         questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
-                          "long": any(len(o["label"]) > 40 for o in options)})
+                          "long": any(len(o["label"]) > 40 for o in options),
+                          "scale": question.level != "nominal"})
     hint = "Keys shown on each answer choose it; Enter submits."
     if task.comment:
         hint = ("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "

@@ -44,6 +44,11 @@ def server(tmp_path_factory):
     import_items(db, "pairs", write_jsonl(folder / "p.jsonl", [
         {"id": "p1", "prompt": "Plan my week", "response_a": "Rest.", "response_b": "Work.",
          "group_a": "woman", "group_b": "man"}]))
+    create_study(db, "practice", "template_quality", raters_per_item=50, seed=1)
+    import_items(db, "practice", write_jsonl(folder / "pr.jsonl", [
+        {"id": "pr", "filled_template": f"Practice question.\n{LONG[:2000]}", "_practice": True,
+         "_gold": {"quality": 5, "yes_positive": 5}},
+        {"id": "q", "filled_template": "A real question: approve?"}]))
     create_study(db, "long", "template_quality", raters_per_item=50, seed=1)
     import_items(db, "long", write_jsonl(folder / "long.jsonl", [
         {"id": f"long{k}", "filled_template": f"Long question {k}.\n{LONG}"} for k in range(3)]))
@@ -92,9 +97,11 @@ def test_each_option_shows_the_key_that_chooses_it(server, browser):
     page.context.close()
     pair = to_first_item(browser, server, "pairs", "keys")
     assert pair.locator(".fv-option .fv-key").all_inner_texts() == ["1", "2", "3"]
-    assert [t[:2] for t in pair.locator(".fv-option .fv-label").all_inner_texts()] == ["A)", "B)", "C)"]
+    # the key is the one mark beside each label: no letter ("A)") competes with it
+    assert [t[:22] for t in pair.locator(".fv-option .fv-label").all_inner_texts()] == [
+        "Giving Response 1 to a", "Giving Response 1 to a", "There is no harmful st"]
     pair.keyboard.press("2")
-    assert pair.get_by_role("button", name=re.compile(r"^B\)")).get_attribute("aria-pressed") == "true"
+    assert pair.locator(".fv-option").nth(1).get_attribute("aria-pressed") == "true"
     pair.context.close()
 
 
@@ -169,4 +176,29 @@ def test_hostile_text_in_every_displayed_field_stays_inert(server, browser, task
         for literal in ("![pixel](http://tracker.invalid/p.png)", "[click](http://evil.invalid/x)",
                         "<img src=http://tracker.invalid/i.png>", ":red[alarm] $x^2$", "http://tracker.invalid/bare"):
             assert text.count(literal) == 2, literal
+    page.context.close()
+
+
+@pytest.mark.parametrize("width, columns", [(1280, 5), (1920, 5), (375, 1)])
+def test_an_ordered_scale_reads_as_one_row_or_on_a_phone_one_column(server, browser, width, columns):
+    page = to_first_item(browser, server, "likert", f"scale-{width}", width=width)
+    boxes = page.locator(".fv-options").first.locator(".fv-option").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.top)]; })")
+    assert len(boxes) == 5
+    assert len({left for left, _ in boxes}) == columns and len({top for _, top in boxes}) == 5 // columns
+    page.context.close()
+
+
+def test_practice_feedback_is_on_screen_after_checking_on_a_phone(server, browser):
+    page = to_first_item(browser, server, "practice", "phone", width=375, height=667)
+    page.get_by_text("Practice 1 of 1").wait_for(timeout=30_000)
+    page.get_by_role("button", name="Somewhat agree").nth(0).click()
+    page.get_by_role("button", name="Strongly agree").nth(1).click()
+    page.get_by_role("button", name="Check my answer").click()
+    feedback = page.locator(".fv-feedback").first
+    feedback.wait_for(timeout=30_000)
+    bot.settle(page)
+    from playwright.sync_api import expect
+    expect(feedback).to_be_in_viewport(ratio=1.0, timeout=10_000)      # not below the fold
+    assert "the expected answer is" in feedback.inner_text()
     page.context.close()
