@@ -84,6 +84,8 @@ def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = 
         return "consent"
     if any(rater[a] is None for a in study.settings.asks()):
         return "demographics"
+    if not rater["instructions_done"] and _group_full(db, study, rater_id, now):
+        return "no_items"          # told right after the answer that decides it, not after instructions
     if not rater["instructions_done"]:
         return "instructions"
     if not rater["practice_done"] and item_store.has_practice(db, study.study_id):
@@ -106,6 +108,23 @@ def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[s
         raise AnswerError(f"please answer: {', '.join(missing)}")
     rater_store.update_rater(db, study.study_id, rater_id,
                              **{a: answers[a].strip() for a in study.settings.asks()})
+
+
+def _group_full(db: Database, study: Study, rater_id: str, now: float | None) -> bool:
+    """In a balanced study: nothing is open to this rater's group, and they have nothing in hand."""
+    s = study.settings
+    if not s.balance_by:
+        return False
+    now = time.time() if now is None else now
+    since = now - s.timeout_seconds
+    if ledger.open_assignment(db, study.study_id, rater_id, since) is not None:
+        return False
+    if sum(ledger.answered_count(db, study.study_id, rater_id)):
+        return False
+    if ledger.any_lapsed(db, study.study_id, since):
+        return False            # a place a rater left may be this group's: serving gives it back, then decides
+    rules = s.load_rules()
+    return loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id))) <= 0
 
 
 def finish_instructions(db: Database, study_id: str, rater_id: str) -> None:

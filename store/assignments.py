@@ -65,3 +65,10 @@ def active_raters(db: Database, study_id: str, since: float) -> int:
     """Raters served or answering since `since` (still inside the timeout window)."""
     return db.scalar("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?
                         AND (served_at >= ? OR answered_at >= ?)""", [study_id, since, since])
+
+
+def any_lapsed(db: Database, study_id: str, since: float) -> bool:
+    """Is any slot still counted although it was served before `since` and never answered (its rater
+    left; the next serve gives it back)?"""
+    return db.scalar("""SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ? AND counted = 1
+                          AND answered_at IS NULL AND served_at < ?)""", [study_id, since]) == 1

@@ -113,7 +113,8 @@ def test_a_rater_whose_group_is_full_is_told_kindly(db, tmp_path):
         at.button(key="consent-yes").click().run()
         at.selectbox[0].set_value("female")
         at.button[0].click().run()
-        return at.button(key="start").click().run()
+        # a rater whose group is full is told at once, with no instructions to read first
+        return at.button(key="start").click().run() if titles(at) == ["Instructions"] else at
 
     first = onboard("f1")
     submit(first, ANSWER)
@@ -281,3 +282,28 @@ def test_a_chatbot_response_is_drawn_as_a_chat_window_draws_it_and_nothing_more(
     assert "![x](http://t.invalid/p.png)" in shown and "[y](http://t.invalid)" in shown
     assert "[ref]: http://t.invalid/r" in shown                             # a definition stays as typed
     assert "<a" not in shown and "<img" not in shown and "href" not in shown and "src=" not in shown
+
+
+def test_a_rater_whose_group_is_full_is_screened_out_right_after_saying_so(db, tmp_path):
+    """Balanced by gender, one rater per group per item: once the women's places are taken, the next
+    woman learns it right after the demographics page, before instructions and practice; a man goes on."""
+    create_study(db, "bal", "template_quality", raters_per_item=2, balance_by="gender",
+                 balance_groups=["female", "male"], screen_out_code="FULL-1", seed=3)
+    import_items(db, "bal", write_jsonl(tmp_path / "b.jsonl", [{"id": "only", "filled_template": "Approve?"}]))
+
+    def arrive(pid: str, gender: str) -> AppTest:
+        at = rater_app(study="bal", PROLIFIC_PID=pid, STUDY_ID="s", SESSION_ID=f"x-{pid}")
+        at.button(key="consent-yes").click().run()
+        assert titles(at) == ["About you"]
+        at.selectbox[0].set_value(gender)
+        return at.button[0].click().run()
+
+    first = arrive("w1", "female")
+    assert titles(first) == ["Instructions"]
+    first.button(key="start").click().run()
+    submit(first, ANSWER)
+    second = arrive("w2", "female")
+    assert titles(second) == ["No items left for you"]
+    assert "FULL-1" in [c.value for c in second.code]             # Prolific's screen-out code, at once
+    third = arrive("m1", "male")
+    assert titles(third) == ["Instructions"]
