@@ -325,7 +325,7 @@ def demo(ctx, port, no_serve):
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
     click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
     click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
-    click.echo(f"numbers:         fairval --db {ctx.obj['db_path']} analyze demo-templates --json")
+    click.echo(f"numbers:         {_this_command()} --db {ctx.obj['db_path']} analyze demo-templates --json")
     if not no_serve:
         from annotate.server import run
 
@@ -340,6 +340,19 @@ cli.add_command(compare)
 cli.add_command(plan)
 cli.add_command(prolific)
 cli.add_command(generate)
+
+
+def _this_command() -> str:
+    """How to run fairval again from this shell: the path it was started by (`.venv/bin/fairval` after
+    `make app`, which a fresh shell without the venv activated can run), else plain `fairval`."""
+    import shlex
+    import sys
+
+    started = Path(sys.argv[0])
+    if started.name == "fairval" and started.is_file():
+        relative = os.path.relpath(started.resolve() if not started.is_absolute() else started)
+        return shlex.quote(relative if not relative.startswith("..") else str(started))
+    return "fairval"
 
 
 def main() -> None:

@@ -1,4 +1,7 @@
-"""The embedded demo: a template study to rate and a pair study with an LMRA and simulated crowd.
+"""The embedded demo: one study per task, each with a practice item and an attention check, so a
+newcomer sees every screen without writing a file. The template and pair studies come with pretend
+raters (and the pair study a judge), so the numbers show at once; the name, feature and scenario
+studies are the files in examples/.
 
 The text is fairval's own (written for the demo), not taken from any paper's data.
 """
@@ -69,7 +72,28 @@ def ensure_demo(db: Database) -> list[str]:
     if "demo-pairs" not in existing:
         _pairs(db)
         created.append("demo-pairs")
+    for name, task, file in EXAMPLE_STUDIES:
+        if name not in existing and (EXAMPLES / file).is_file():
+            create_study(db, name, task, raters_per_item=3, seed=3, completion_code=name.upper(),
+                         gold_rate=0.2)
+            import_items(db, name, EXAMPLES / file)
+            created.append(name)
     return created
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
+                   ("demo-features", "feature_label", "features.jsonl"),
+                   ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
+
+
+def _practice_and_check(file: str) -> list[dict]:
+    """The practice item and the attention check of an example file (none when it is not there)."""
+    path = EXAMPLES / file
+    if not path.is_file():
+        return []
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if "_gold" in r]
 
 
 def _write(folder: Path, name: str, rows: list[dict]) -> Path:
@@ -79,7 +103,7 @@ def _write(folder: Path, name: str, rows: list[dict]) -> Path:
 
 
 def _templates(db: Database) -> None:
-    create_study(db, "demo-templates", "template_quality", raters_per_item=3, seed=1,
+    create_study(db, "demo-templates", "template_quality", raters_per_item=3, seed=1, gold_rate=0.1,
                  completion_code="DEMO-TEMPLATES", demographics=["gender", "country"])
     rows = []
     for qid, text in TEMPLATES.items():
@@ -90,7 +114,7 @@ def _templates(db: Database) -> None:
                          "gender": gender, "race": race, "fill_type": "explicit"})
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
-        items_file = _write(Path(tmp), "items.jsonl", rows)
+        items_file = _write(Path(tmp), "items.jsonl", rows + _practice_and_check("templates.jsonl"))
         import_items(db, "demo-templates", items_file)
         ratings = []
         for row in rows[:8]:          # two pretend raters have started, so numbers show at once
@@ -102,7 +126,7 @@ def _templates(db: Database) -> None:
 
 
 def _pairs(db: Database) -> None:
-    create_study(db, "demo-pairs", "harmful_stereotype", raters_per_item=6, seed=2,
+    create_study(db, "demo-pairs", "harmful_stereotype", raters_per_item=6, seed=2, gold_rate=0.1,
                  balance_by="gender", balance_groups=["female", "male"],
                  completion_code="DEMO-PAIRS")
     rng = random.Random(11)
@@ -122,6 +146,6 @@ def _pairs(db: Database) -> None:
             ratings.append({"item_id": item_id, "rater_id": f"crowd-{r + 1}", "question": "harm",
                             "value": shown, "flipped": int(flipped), "rater_gender": gender})
     with tempfile.TemporaryDirectory() as tmp:
-        import_items(db, "demo-pairs", _write(Path(tmp), "pairs.jsonl", items))
+        import_items(db, "demo-pairs", _write(Path(tmp), "pairs.jsonl", items + _practice_and_check("pairs.jsonl")))
         import_lmra(db, "demo-pairs", _write(Path(tmp), "lmra.jsonl", lmra))
         import_ratings(db, "demo-pairs", _write(Path(tmp), "ratings.jsonl", ratings))

@@ -207,3 +207,45 @@ def test_nonsense_values_are_refused_before_anything_runs(run, args):
     result = run(*args, ok=False)
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output      # click's usage error
     assert f"Invalid value for '{args[-2]}'" in result.output
+
+
+def test_the_start_to_finish_example_runs_as_written(tmp_path, monkeypatch):
+    """Every command of the README's start-to-finish section that needs neither a server nor a judge's
+    API runs as written, from the project folder, on the shipped example files."""
+    import shlex
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## A study from start to finish"):readme.index("## Concepts")]
+    commands = [shlex.split(c)[1:] for c in re.findall(r"`(fairval [^`]+)`", section)]
+    runnable = [c for c in commands if c[0] not in ("serve",) and c[:2] != ["lmra", "run"]]
+    assert [c[:2] for c in runnable] == [["study", "create"], ["items", "import"], ["lmra", "import"],
+                                         ["analyze", "gender-pairs"], ["report", "gender-pairs"],
+                                         ["export-ratings", "gender-pairs"]]
+    monkeypatch.chdir(ROOT)                                   # the example files are named from here
+    outputs = {"report.html": tmp_path / "report.html", "ratings.parquet": tmp_path / "ratings.parquet"}
+    db = tmp_path / "example.db"
+    for command in runnable:
+        command = [str(outputs.get(a, a)) for a in command]
+        result = CliRunner().invoke(cli, ["--db", str(db), *command])
+        assert result.exit_code == 0, (command, result.output)
+    assert all(f.exists() for f in outputs.values())
+    numbers = json.loads(CliRunner().invoke(cli, ["--db", str(db), "analyze", "gender-pairs", "--json"]).output)
+    assert numbers["n_items"] == 4                            # the practice item and the check are not counted
+
+
+@pytest.mark.parametrize("file, task", [("templates.jsonl", "template_quality"), ("names.jsonl", "name_perception"),
+                                        ("pairs.jsonl", "harmful_stereotype"), ("features.jsonl", "feature_label"),
+                                        ("scenarios.jsonl", "scenario_select")])
+def test_every_example_file_imports_with_its_practice_item_and_attention_check(tmp_path, file, task):
+    from annotate.importers import import_items
+    from annotate.studies import create_study
+    from store import items as item_store
+    from store import open_db
+
+    db = open_db(tmp_path / "e.db")
+    create_study(db, "e", task)
+    import_items(db, "e", ROOT / "examples" / file)
+    kinds = db.execute("SELECT COUNT(*) FILTER (WHERE practice = 1), COUNT(*) FILTER (WHERE gold IS NOT NULL "
+                       "AND practice = 0) FROM items WHERE study_id = 'e'").fetchone()
+    assert tuple(kinds) == (1, 1) and item_store.has_practice(db, "e")
+    db.close()

@@ -31,7 +31,9 @@ def test_each_preset_end_to_end(db, tmp_path, task):
     assert current_item(at) == "x"
     shown = [t.value for t in at.text]
     if task in ("harmful_stereotype", "feature_label"):
-        assert shown[1:] == ["Work hard.", "Rest, [NAME]."]          # flipped, name masked
+        import re
+        responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html")]     # drawn as Markdown
+        assert responses == ["Work hard.", "Rest, [NAME]."]           # flipped, name masked
     submit(at, answers, comment="realistic" if task == "scenario_select" else None)
     assert titles(at) == ["Thank you, you have finished"], at.exception
     stored = rating_store.ratings_frame(db, "s").set_index("question")
