@@ -21,7 +21,8 @@ def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
     stored = db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]
     assert len(ratings) == stored and set(ratings["study_id"]) == {"demo-pairs"}
     items = pd.read_parquet(out / "data" / "items.parquet")
-    assert len(items) == 8 and json.loads(items["fields"][0])["group_a"]
+    every = db.execute("SELECT COUNT(*) FROM items WHERE study_id = 'demo-pairs'").fetchone()[0]
+    assert len(items) == every == 10 and json.loads(items["fields"][0])["group_a"]   # practice and check too
     card = (out / "README.md").read_text()
     front = card.split("---\n")[1]
     assert "data_files: data/ratings.parquet" in front and "config_name: items" in front

@@ -57,11 +57,11 @@ def answer_template(page, quality: str, yes_positive: str, submit: str = "Submit
 
 def responses(page) -> tuple[str, str]:
     settle(page)
-    texts = page.get_by_test_id("stText").all_inner_texts()
-    return texts[1], texts[2]
+    texts = page.locator(".fv-response").all_inner_texts()         # drawn as Markdown, each in its box
+    return texts[0].strip(), texts[1].strip()
 
 
 def answer_pair(page, option: str) -> None:
-    """option is A, B or C as shown; the buttons read 'A) …'."""
-    choose(page, f"{option})")
+    """option is A, B or C as shown: the first, second or third button, chosen by the key shown on it."""
+    page.locator(".fv-option").nth("ABC".index(option)).click()
     page.get_by_role("button", name="Submit").click()

@@ -129,9 +129,11 @@ def test_researcher_pages_refuse_without_the_password_in_the_browser(server, bro
     # downloads are made when clicked, on the server, from the database
     with page.expect_download() as ratings_download:
         page.get_by_role("button", name="Ratings (.csv)").click()
-    rows = ratings_download.value.path().read_text().splitlines()
+    import csv
+    rows = list(csv.reader(ratings_download.value.path().open(newline="", encoding="utf-8")))
     stored = open_db(server.db_path).execute("SELECT COUNT(*) FROM ratings").fetchone()[0]
-    assert rows[0].startswith("study_id,item_id,rater_id,question,value,canonical") and len(rows) == stored + 1
+    assert rows[0][:6] == ["study_id", "item_id", "rater_id", "question", "value", "canonical"]
+    assert len(rows) == stored + 1
     with page.expect_download() as report_download:
         page.get_by_role("button", name="Report (.html)").click()
     assert "<h1>Study report: crowd</h1>" in report_download.value.path().read_text()
