@@ -38,7 +38,7 @@ def item_text(page) -> str:
 
 
 def option(page, label: str):
-    """Option buttons of the answer card by their label (the start of it: pair options read 'A) …')."""
+    """Option buttons of the answer card by their label."""
     return page.get_by_role("button", name=re.compile(rf"^{re.escape(label)}(\s|$)"))
 
 
