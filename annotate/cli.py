@@ -349,10 +349,10 @@ def _this_command() -> str:
     import sys
 
     started = Path(sys.argv[0])
-    if started.name == "fairval" and started.is_file():
-        relative = os.path.relpath(started.resolve() if not started.is_absolute() else started)
-        return shlex.quote(relative if not relative.startswith("..") else str(started))
-    return "fairval"
+    if started.name != "fairval" or not started.is_file():
+        return "fairval"
+    relative = os.path.relpath(started)
+    return shlex.quote(str(started) if relative.startswith("..") else relative)
 
 
 def main() -> None:

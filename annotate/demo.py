@@ -62,6 +62,12 @@ PAIRS = [
 ]
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
+                   ("demo-features", "feature_label", "features.jsonl"),
+                   ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
+
+
 def ensure_demo(db: Database) -> list[str]:
     """Create the demo studies if they are missing; returns the names created."""
     created = []
@@ -79,12 +85,6 @@ def ensure_demo(db: Database) -> list[str]:
             import_items(db, name, EXAMPLES / file)
             created.append(name)
     return created
-
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
-                   ("demo-features", "feature_label", "features.jsonl"),
-                   ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
 
 
 def _practice_and_check(file: str) -> list[dict]:

@@ -70,8 +70,7 @@ def with_mean_interval(rows) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if "mean_ci_low" not in frame.columns:
         return frame
-    cis = [interval(None if lo is None or lo != lo else [lo, hi])
-           for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
+    cis = [interval([lo, hi]) for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
     frame.insert(frame.columns.get_loc("mean") + 1, "mean 95% CI", cis)
     return frame
 
