@@ -14,8 +14,8 @@ import statistics
 import time
 from pathlib import Path
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from bench.streamlit_server import fairval_serve, streamlit_run
 from store import open_db
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from annotate.export import export_ratings
-from annotate.importers import import_items
-from annotate.report import write_report
-from annotate.results import load_study_data, study_results
-from annotate.studies import create_study
+from annotate.outputs.export import export_ratings
+from annotate.material.importers import import_items
+from annotate.outputs.report import write_report
+from annotate.results.numbers import load_study_data, study_results
+from annotate.material.studies import create_study
 from bench.synth import make_study
 from store import open_db
 

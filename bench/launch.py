@@ -204,8 +204,8 @@ def kill(serve_pid: int, worker: str) -> str:
 def one_run(folder: Path, workers: int, browsers: int, per_rater: int) -> tuple[Launch, dict]:
     """A study with enough items for `browsers` raters × `per_rater` items at 3 raters per item, served by
     `fairval serve --workers N`; returns the launch and what the database holds."""
-    from annotate.importers import import_items
-    from annotate.studies import create_study
+    from annotate.material.importers import import_items
+    from annotate.material.studies import create_study
     from bench.streamlit_server import fairval_serve
     from store import open_db
 

@@ -6,8 +6,8 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-from annotate import session
-from annotate.studies import load_study
+from annotate.rating import session
+from annotate.material.studies import load_study
 from bench.synth import make_study
 from store import open_db
 

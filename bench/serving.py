@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from annotate import session
-from annotate.studies import load_study
+from annotate.rating import session
+from annotate.material.studies import load_study
 from bench.synth import make_study
 from store import open_db
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from annotate.studies import create_study, load_study
+from annotate.material.studies import create_study, load_study
 from store import immediate, loads, open_db
 from store import items as item_store
 

@@ -24,8 +24,8 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from bench.streamlit_server import fairval_serve
 from store import open_db
 

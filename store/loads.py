@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from store.db import Database
+from store.engine import Database
 from store.raters import ATTRIBUTES
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items

@@ -1,4 +1,4 @@
-"""PostgreSQL behind the same Database interface as SQLite (store/db.py), through psycopg 3.
+"""PostgreSQL behind the same Database interface as SQLite (store/engine.py), through psycopg 3.
 
 Statements are the store's own SQL: `?` and `:name` parameters become psycopg's `%s` and
 `%(name)s`, and DDL gets PostgreSQL's types. Connections come from one pool per process and URL,
@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from store.db import Database
-
+from store.engine import Database
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
 POOL_SIZE = 8                         # connections per process (and URL)
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import time
 
-from store.db import Database, immediate
-
+from store.engine import Database, immediate
 ATTRIBUTES = ("gender", "race", "country")
 _FLAGS = ("consent", "instructions_done", "practice_done", "practice_step", "finished_at",
           "platform_study_id", "platform_session_id")

@@ -1,15 +1,13 @@
 """Versioned migrations: append a function, never edit one that has shipped."""
 from __future__ import annotations
 
-from store.db import Database
-
-
+from store.engine import Database
 def _v1_initial(db: Database) -> None:
     statements = [
         """CREATE TABLE studies (
             study_id TEXT PRIMARY KEY,
             task TEXT NOT NULL,
-            settings TEXT NOT NULL,          -- JSON, see annotate.studies.StudySettings
+            settings TEXT NOT NULL,          -- JSON, see annotate.material.studies.StudySettings
             status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'paused', 'closed')),
             created_at REAL NOT NULL
         )""",

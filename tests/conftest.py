@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate.studies import create_study
+from annotate.material.studies import create_study
 from store import open_db
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,9 +34,16 @@ def location(backend: str, request, tmp_path: Path) -> Path | str:
     return request.getfixturevalue("postgres_cluster").create_database()
 
 
+def pytest_generate_tests(metafunc):
+    """Modules marked both_backends run every test using the database on SQLite and on PostgreSQL."""
+    if "db_path" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("db_path", BACKENDS, indirect=True)
+
+
 @pytest.fixture
-def db_path(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "fairval.db"
+def db_path(request, tmp_path, monkeypatch) -> Path | str:
+    """A new database: a SQLite file, or a PostgreSQL one in modules marked both_backends."""
+    path = location(getattr(request, "param", "sqlite"), request, tmp_path)
     monkeypatch.setenv("FAIRVAL_DB", str(path))
     return path
 
@@ -69,7 +76,7 @@ def cli_output(db_path):
     """Run a fairval command on the test's database; it must succeed; returns what it printed."""
     from click.testing import CliRunner
 
-    from annotate.cli import cli
+    from annotate.cli.main import cli
 
     def invoke(*args):
         result = CliRunner().invoke(cli, ["--db", str(db_path), *map(str, args)])

@@ -9,9 +9,9 @@ import functools
 
 import streamlit as st
 
-from annotate.pairs import responses_as_shown
-from annotate.session import Served
-from annotate.tasks import Task
+from annotate.material.pairs import responses_as_shown
+from annotate.rating.session import Served
+from annotate.material.tasks import Task
 
 
 def show_item(task: Task, served: Served) -> None:

@@ -4,7 +4,7 @@ The password is checked here (in constant time, with a back-off per client after
 ones); the session is signed in at once. So that a reload or a typed address does not ask again, the
 browser then takes a one-time grant to the server's cookie route (ui/sign_in_routes.py), which sets
 the signed token as an HttpOnly, SameSite=Strict cookie (Secure over https) and sends it back to the
-page: page scripts never see it. Tokens are signed with the server's secret (annotate/sign_in.py) and
+page: page scripts never see it. Tokens are signed with the server's secret (annotate/serving/sign_in.py) and
 expire by the server's clock; sign-out revokes the token in the database, on every worker and host.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from annotate import sign_in
+from annotate.serving import sign_in
 from store import sign_ins
 from ui.common import get_db
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate import charts, formats
-from annotate.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+from annotate.outputs import charts
+
+from annotate.outputs import formats
+from annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row, with_ci)
-from annotate.results import calibration_items, load_study_data, rate_of
+from annotate.results.numbers import calibration_items, load_study_data, rate_of
 from ui.common import get_db, inert, show_table
 from ui.studies import results_for, study_header
 

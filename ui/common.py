@@ -5,11 +5,9 @@ import re
 
 import streamlit as st
 
-from annotate.outputs import markdown_text
+from annotate.outputs.files import markdown_text
 from store import Database, open_db
 from store.db import default_db_path
-
-
 def get_db() -> Database:
     """One connection per browser session, opened on the path configured now (not at import)."""
     path = default_db_path()
@@ -42,7 +40,7 @@ def show_table(frame) -> None:
     Markdown, no link, no image), where st.table would render cells as Markdown."""
     import pandas as pd
 
-    from annotate.formats import readable
+    from annotate.outputs.formats import readable
 
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})

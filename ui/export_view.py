@@ -7,17 +7,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate import formats
-from annotate.export import (
+from annotate.outputs import formats
+from annotate.outputs.export import (
     Thresholds,
     export_ratings,
     export_validated,
     template_verdicts,
 )
-from annotate.report import write_report
-from annotate.pairs import scored_question
-from annotate.results import load_study_data
-from annotate.studies import load_study
+from annotate.outputs.report import write_report
+from annotate.material.pairs import scored_question
+from annotate.results.numbers import load_study_data
+from annotate.material.studies import load_study
 from store import open_db
 from store.db import default_db_path
 from ui.common import get_db, show_table

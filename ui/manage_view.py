@@ -6,11 +6,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate import importers
-from annotate.records import ImportProblem
-from annotate.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
+from annotate.material import importers
+from annotate.material.records import ImportProblem
+from annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
                               prolific_link_query)
-from annotate.tasks import PRESETS
+from annotate.material.tasks import PRESETS
 from store.db import default_db_path
 from ui import plan_view
 from ui.common import get_db

@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.planner import Assumptions, Pay, cheapest
-from annotate import formats
-from annotate.pairs import scored_question
-from annotate.planning import StudyPlan, plan_from_assumptions, plan_study
-from annotate.studies import StudyError, load_study
+from annotate.outputs import formats
+from annotate.material.pairs import scored_question
+from annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
+from annotate.material.studies import StudyError, load_study
 from ui.common import get_db, show_table
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),

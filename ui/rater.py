@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate import session
-from annotate.studies import Study, StudyError, list_study_names, load_study
-from store.db import unavailable_errors
+from annotate.rating import session
+from annotate.material.studies import Study, StudyError, list_study_names, load_study
+from store.engine import unavailable_errors
 from ui.answer_card import answer_card
 from ui.answers import show_item
 from ui.auth import is_researcher

@@ -4,9 +4,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate import charts, formats
-from annotate.prolific import cost_summary, owed
-from annotate.studies import load_study
+from annotate.outputs import charts
+
+from annotate.outputs import formats
+from annotate.crowd.prolific import cost_summary, owed
+from annotate.material.studies import load_study
 from ui.common import get_db, show_table
 from ui.studies import progress_for, results_for, study_header
 

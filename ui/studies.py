@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.progress import study_progress
-from annotate.results import study_results
-from annotate.studies import list_study_names
+from annotate.results.progress import study_progress
+from annotate.results.numbers import study_results
+from annotate.material.studies import list_study_names
 from store.db import default_db_path
 from ui.common import get_db, inert
 

@@ -99,8 +99,8 @@ def test_quality_measures_match_a_plain_loop(rows, min_seconds):
 
 def pair_rows(rater, shown_and_flipped):
     """A harm question answered on pairs: shown A/B/C and whether the pair was swapped for this rater."""
-    from annotate.pairs import canonical_value
-    from annotate.tasks import get_task
+    from annotate.material.pairs import canonical_value
+    from annotate.material.tasks import get_task
     harm = get_task("harmful_stereotype").questions[0]
     return [(f"i{k}", rater, "harm", shown, canonical_value(harm, shown, flipped), 6.0, False)
             for k, (shown, flipped) in enumerate(shown_and_flipped)]

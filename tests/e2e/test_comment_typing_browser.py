@@ -4,8 +4,8 @@ Enter adds a line, Ctrl+Enter submits, and the database holds the comment charac
 import pytest
 from playwright.sync_api import expect
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from bench.launch import kill, launch
 from store import open_db
 from tests.conftest import write_jsonl

@@ -3,7 +3,7 @@ whole with its line named), and the study is ready for raters."""
 import pytest
 from playwright.sync_api import expect
 
-from annotate.studies import create_study
+from annotate.material.studies import create_study
 from store import items as item_store
 from store import open_db
 from tests.conftest import write_jsonl

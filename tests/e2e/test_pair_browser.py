@@ -3,9 +3,9 @@ analysis equals numpy's on the intended answers."""
 import numpy as np
 import pytest
 
-from annotate.importers import import_items, import_lmra
-from annotate.results import study_results
-from annotate.studies import create_study
+from annotate.material.importers import import_items, import_lmra
+from annotate.results.numbers import study_results
+from annotate.material.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

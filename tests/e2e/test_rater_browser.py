@@ -3,8 +3,8 @@ resume → completion code; every answer checked in the SQLite file the server w
 import pytest
 from playwright.sync_api import expect
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

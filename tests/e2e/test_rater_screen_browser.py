@@ -7,8 +7,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

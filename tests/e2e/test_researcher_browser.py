@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from annotate.demo import ensure_demo
-from annotate.importers import import_items, import_ratings
-from annotate.studies import create_study
+from annotate.material.demo import ensure_demo
+from annotate.material.importers import import_items, import_ratings
+from annotate.material.studies import create_study
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import PASSWORD, Server, wait_text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate.demo import ensure_demo
+from annotate.material.demo import ensure_demo
 from store import open_db
 from tests.e2e.conftest import Server
 

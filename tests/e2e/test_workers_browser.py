@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from annotate.importers import import_items
-from annotate.studies import create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study
 from bench.launch import kill
 from store import open_db
 from tests.conftest import write_jsonl

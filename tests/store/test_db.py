@@ -4,7 +4,8 @@ import psycopg
 import pytest
 
 from store import open_db
-from store.db import BUSY_TIMEOUT_SECONDS, schema_version
+from store.db import schema_version
+from store.engine import BUSY_TIMEOUT_SECONDS
 from store.schema import MIGRATIONS
 
 

@@ -8,8 +8,8 @@ import hmac
 import pytest
 from starlette.testclient import TestClient
 
-from annotate import sign_in
-from annotate.sign_in import LIFETIME, issue_token, valid_token
+from annotate.serving import sign_in
+from annotate.serving.sign_in import LIFETIME, issue_token, valid_token
 from store import open_db, sign_ins
 
 NOW = 1_800_000_000.0

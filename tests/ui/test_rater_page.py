@@ -4,8 +4,8 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotate.importers import import_items
-from annotate.studies import StudyError, configure_study, create_study
+from annotate.material.importers import import_items
+from annotate.material.studies import StudyError, configure_study, create_study
 from store import ratings as rating_store
 from tests.conftest import ROOT, write_jsonl
 from ui import auth
@@ -212,7 +212,7 @@ def read_only(db_path):
     'attempt to write a readonly database', as on a disk remounted read-only."""
     import sqlite3
 
-    from store.db import Database
+    from store.engine import Database
     return Database(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
                                     check_same_thread=False), str(db_path))
 
@@ -254,8 +254,8 @@ def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, 
 def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_sentence_once():
     """The key badge is what a rater presses, so no letter ("A)") competes with it; a label that ends in
     a full stop is quoted without it, so feedback never ends “….”."""
-    from annotate.session import Served
-    from annotate.tasks import PRESETS
+    from annotate.rating.session import Served
+    from annotate.material.tasks import PRESETS
     from ui.answer_card import card_data, practice_feedback
 
     task = PRESETS["harmful_stereotype"]

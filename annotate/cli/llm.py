@@ -1,0 +1,136 @@
+"""Commands that talk to a language model over the OpenAI protocol: the judge and generation."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from annotate.cli.common import _db, friendly
+from annotate.outputs import formats
+
+
+@click.command("run")
+@click.argument("study_name")
+@click.option("--model", required=True, help="The judge model's name on the server.")
+@click.option("--base-url", envvar="OPENAI_BASE_URL", help="An OpenAI-compatible server (default: OpenAI).")
+@click.option("--samples", type=int, default=10, show_default=True,
+              help="Samples per order when the server gives no log-probabilities.")
+@click.option("--concurrency", type=int, default=4, show_default=True)
+@click.option("--no-logprobs", is_flag=True, help="Sample instead of reading log-probabilities.")
+@click.option("--dry-run", is_flag=True, help="Only print the estimate of calls.")
+@click.option("--yes", is_flag=True, help="Do not ask before spending.")
+@click.pass_context
+@friendly
+def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, dry_run, yes):
+    """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
+    from annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
+
+    config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
+                         logprobs=not no_logprobs)
+    db = _db(ctx)
+    est = estimate(db, study_name, config)
+    click.echo(f"{est.pairs} pairs; {est.pending_orders} orders still to rate: up to {est.requests} "
+               f"requests, about {est.prompt_tokens} prompt tokens (characters / 4)")
+    if dry_run:
+        return
+    if est.pending_orders and not yes and sys.stdin.isatty():
+        click.confirm("Run the judge?", abort=True)
+    with click.progressbar(length=est.pending_orders, label="judging", file=sys.stderr) as bar:
+        try:
+            summary = run_judge(db, study_name, config, on_progress=lambda done, total: bar.update(1))
+        except JudgeError as e:
+            raise click.ClickException(str(e)) from None
+    click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
+               f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
+    why = {"no_letter": "an order answered without A, B or C (saved, not asked again)",
+           "orders_disagree": "the two orders disagree completely", "not_asked": "an order not asked yet"}
+    for reason, n in summary["unscored"].items():
+        if n:
+            click.echo(f"  {formats.count(n, 'pair')} without a score: {why[reason]}")
+
+
+@click.group()
+def generate():
+    """Generate material to import: filled templates, response pairs."""
+
+
+def _list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _write_jsonl(path: str, rows: list[dict]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+@generate.command("fill")
+@click.argument("templates", type=click.Path(exists=True, dir_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="JSON Lines in discrim-eval's layout.")
+@click.option("--ages", default="20,30,40,50,60,70,80,90,100", show_default=True)
+@click.option("--genders", default="male,female,non-binary", show_default=True)
+@click.option("--races", default="white,Black,Asian,Hispanic,Native American", show_default=True)
+@click.option("--names", "names_file", type=click.Path(exists=True, dir_okay=False),
+              help="Names (name, race, gender per row) for an implicit fill of [NAME].")
+@click.option("--seed", type=int, default=0, show_default=True)
+@friendly
+def generate_fill(templates, out, ages, genders, races, names_file, seed):
+    """Fill TEMPLATES (template, decision_question_id) with demographics, or with names."""
+    from annotate.material.generate import GenerationError, fill_templates
+    from annotate.material.records import read_records
+
+    rows = [dict(r.data, decision_question_id=r.data.get("decision_question_id", r.data.get("id")))
+            for r in read_records(templates)]
+    names = None
+    if names_file:
+        names = {}
+        for r in read_records(names_file):
+            names.setdefault((r.data.get("race"), r.data.get("gender")), []).append(r.data.get("name"))
+    try:
+        filled = fill_templates(rows, ages=[int(a) for a in _list(ages)], genders=_list(genders),
+                                races=_list(races), names=names, seed=seed)
+    except GenerationError as e:
+        raise click.ClickException(str(e)) from None
+    _write_jsonl(out, filled)
+    click.echo(f"wrote {len(filled)} filled questions to {out}")
+
+
+@generate.command("pairs")
+@click.argument("prompts", type=click.Path(exists=True, dir_okay=False))
+@click.option("--names", "names_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Names file: name and the attribute given by --group-by per row.")
+@click.option("--group-by", default="gender", show_default=True)
+@click.option("--group-a", required=True, help="Value of --group-by for group A, e.g. female.")
+@click.option("--group-b", required=True, help="Value for group B, e.g. male.")
+@click.option("--label-a", help="How group A is named to raters and the judge (default: its value).")
+@click.option("--label-b", help="How group B is named (default: its value).")
+@click.option("--model", required=True)
+@click.option("--base-url", envvar="OPENAI_BASE_URL")
+@click.option("--concurrency", type=int, default=4, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@friendly
+def generate_pairs_command(prompts, names_file, group_by, group_a, group_b, label_a, label_b, model,
+                           base_url, concurrency, seed, out):
+    """Ask a chatbot each prompt (rows with `prompt`) as a user of group A and of group B."""
+    from annotate.material.generate import GenerationError, generate_pairs
+    from annotate.material.records import read_records
+
+    texts = [r.data.get("prompt") for r in read_records(prompts)]
+    if not all(isinstance(t, str) and t.strip() for t in texts):
+        raise click.ClickException(f"{prompts}: every row needs a non-empty 'prompt'")
+    by_group: dict[str, list[str]] = {}
+    for r in read_records(names_file):
+        by_group.setdefault(str(r.data.get(group_by)), []).append(r.data.get("name"))
+    labels = {group_a: label_a or group_a, group_b: label_b or group_b}
+    names = {labels[g]: by_group.get(g, []) for g in (group_a, group_b)}
+    with click.progressbar(length=len(texts), label="generating", file=sys.stderr) as bar:
+        try:
+            rows = generate_pairs(texts, names, group_a=labels[group_a], group_b=labels[group_b], model=model,
+                                  base_url=base_url, concurrency=concurrency, seed=seed,
+                                  on_progress=lambda done, total: bar.update(1))
+        except GenerationError as e:
+            raise click.ClickException(str(e)) from None
+    _write_jsonl(out, rows)
+    click.echo(f"wrote {len(rows)} pairs to {out}")

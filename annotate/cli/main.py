@@ -1,0 +1,377 @@
+"""`fairval`: the command line, a thin shell over the library. Library errors become ClickExceptions."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import click
+
+from annotate.cli.common import _db, friendly
+from annotate.cli.judge import calibrate, compare, lmra_apply_map, plan
+from annotate.cli.llm import generate, lmra_run
+from annotate.cli.prolific import prolific
+from annotate.material.tasks import PRESETS
+from annotate.outputs import formats
+from annotate.results import BOOTSTRAP_DRAWS
+
+# Each command imports the rooms it uses when it runs, so `fairval --help` loads no pandas or scipy
+# (tests/test_layers.py checks it); only light modules are imported here.
+
+
+MODEL_HELP = ("The judge whose scores the main numbers use (default: the study's main_judge setting, or the "
+              "only judge, or the first by name).")
+
+@click.group()
+@click.option("--db", "db_path", envvar="FAIRVAL_DB", default="fairval.db", show_default=True,
+              type=click.Path(dir_okay=False), help="SQLite file or postgresql:// URL (or set FAIRVAL_DB).")
+@click.version_option(package_name="fairval")
+@click.pass_context
+def cli(ctx: click.Context, db_path: str) -> None:
+    """fairval: human validation of LLM fairness evaluations."""
+    ctx.obj = {"db_path": db_path}
+
+
+@cli.command()
+@click.pass_context
+@friendly
+def init(ctx):
+    """Create the database (or bring its schema up to date)."""
+    _db(ctx, create=True)
+    click.echo(f"database ready: {ctx.obj['db_path']}")
+
+
+@cli.group()
+def study():
+    """Create, list and configure studies."""
+
+
+@study.command("create")
+@click.argument("name")
+@click.option("--task", type=click.Choice(sorted(PRESETS)), help="A preset task.")
+@click.option("--task-file", type=click.Path(exists=True, dir_okay=False),
+              help="Or a task declared as JSON: name, display, questions (id, prompt, options, level).")
+@click.option("--raters-per-item", type=int, default=3, show_default=True)
+@click.option("--balance-by", type=click.Choice(["gender", "race", "country"]))
+@click.option("--balance-groups", help="Comma-separated groups sharing each item's raters, e.g. female,male.")
+@click.option("--flip-probability", type=float, default=0.5, show_default=True)
+@click.option("--gold-rate", type=float, default=0.0, show_default=True)
+@click.option("--timeout", "timeout_seconds", type=float, default=1800, show_default=True,
+              help="Seconds before a served, unanswered item goes back to the pool.")
+@click.option("--min-seconds", type=float, default=0.0, show_default=True,
+              help="Median seconds per item under which a rater is flagged.")
+@click.option("--max-items-per-rater", type=int)
+@click.option("--ask", "demographics", multiple=True, type=click.Choice(["gender", "race", "country"]),
+              help="Demographics asked of raters (repeat the option).")
+@click.option("--completion-code")
+@click.option("--prolific-redirect/--no-prolific-redirect", default=False)
+@click.option("--seed", type=int)
+@click.pass_context
+@friendly
+def study_create(ctx, name, task, task_file, balance_groups, **options):
+    """Create study NAME for a preset --task or a --task-file."""
+    from annotate.material.studies import create_study
+    if (task is None) == (task_file is None):
+        raise click.UsageError("give either --task or --task-file")
+    definition = None
+    if task_file:
+        try:
+            definition = json.loads(Path(task_file).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
+    settings = {k: v for k, v in options.items() if v is not None}
+    settings["demographics"] = list(options["demographics"])
+    if balance_groups:
+        settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
+    created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
+    click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
+               f"{created.settings.completion_code}")
+
+
+@study.command("list")
+@click.pass_context
+@friendly
+def study_list(ctx):
+    """List studies."""
+    from annotate.material.studies import list_study_names, load_study
+    db = _db(ctx)
+    for name in list_study_names(db):
+        s = load_study(db, name)
+        click.echo(f"{name}\t{s.task.name}\t{s.status}")
+
+
+@study.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+@friendly
+def study_show(ctx, name, as_json):
+    """A study's settings and progress: items complete, judgments by group, active raters, flags."""
+    from annotate.material.studies import load_study, prolific_link_query
+    from annotate.results.progress import study_progress
+
+    db = _db(ctx)
+    study = load_study(db, name)
+    settings = study.settings.to_dict()
+    progress = study_progress(db, name)
+    if as_json:
+        click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
+                               "settings": settings, "progress": progress}))
+        return
+    click.echo(f"{name} ({study.task.name}), {study.status}")
+    click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
+               f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
+    for group, n in progress["judgments_by_group"].items():
+        click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
+    for rater, flags in progress["flagged_raters"].items():
+        click.echo(f"  flagged {rater}: {'; '.join(flags)}")
+    click.echo(f"  link: {prolific_link_query(name)}")
+    for key, value in settings.items():
+        if key != "consent_text":
+            click.echo(f"  {key}: {value}")
+
+
+@study.command("sample")
+@click.argument("name")
+@click.option("--n", "n", type=int, required=True, help="Pairs for people to rate.")
+@click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
+@click.pass_context
+@friendly
+def study_sample(ctx, name, n, seed, out):
+    """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
+    from annotate.outputs.files import spreadsheet_text
+    from annotate.rating.sampling import draw_human_sample
+
+    keep = draw_human_sample(_db(ctx), name, n, seed)
+    click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
+    if out:
+        with open(out, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])
+        click.echo(f"wrote the drawn item ids to {out}")
+
+
+@study.command("set")
+@click.argument("name")
+@click.argument("assignments", nargs=-1, required=True)
+@click.pass_context
+@friendly
+def study_set(ctx, name, assignments):
+    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
+    from annotate.material.studies import configure_study
+    changes = {}
+    for pair in assignments:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE")
+        try:
+            changes[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            changes[key] = raw
+    status = changes.pop("status", None)
+    configure_study(_db(ctx), name, status=status, **changes)
+    click.echo(f"study {name!r} updated")
+
+
+@cli.group()
+def items():
+    """Import items."""
+
+
+@cli.group()
+def ratings():
+    """Import ratings collected elsewhere."""
+
+
+@cli.group()
+def lmra():
+    """LLM judge (LMRA) scores."""
+
+
+def _import_command(group: click.Group, importer: str, noun: str, help_text: str) -> None:
+    """`fairval <group> import STUDY FILE`: the same shell around each importer, all or nothing."""
+    @group.command("import", help=help_text)
+    @click.argument("study_name")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+    @click.pass_context
+    @friendly
+    def command(ctx, study_name, file):
+        from annotate.material import importers
+        result = getattr(importers, importer)(_db(ctx), study_name, file)
+        click.echo(f"imported {result.written} {noun} into {study_name!r}"
+                   + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
+
+
+_import_command(items, "import_items", "items",
+                "Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing.")
+_import_command(ratings, "import_ratings", "ratings",
+                "Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*]).")
+_import_command(lmra, "import_lmra", "LMRA scores",
+                "Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c.")
+
+
+@cli.command()
+@click.argument("study_name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--exclude-flagged", is_flag=True, help="Leave out raters flagged for quality.")
+@click.option("--bootstrap", "n_boot", type=click.IntRange(min=0), default=BOOTSTRAP_DRAWS, show_default=True,
+              help="Bootstrap resamples for every interval (0: numbers without intervals).")
+@click.option("--model", help=MODEL_HELP)
+@click.pass_context
+@friendly
+def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
+    """Compute a study's numbers."""
+    from annotate.results import numbers as results
+    numbers = results.study_results(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
+                                    model=model)
+    if as_json:
+        click.echo(json.dumps(numbers))
+        return
+    click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
+               f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")
+    for qid, q in numbers["questions"].items():
+        line = f"  {qid}: n={q['n']} alpha({q['level']})={formats.ratio(q['alpha'])}"
+        if q.get("alpha_ci"):
+            line += f" {formats.interval(q['alpha_ci'])}"
+        if "mean" in q:
+            line += f" mean={formats.mean(q['mean'])} share 4-5={formats.ratio(q['share_4_or_5'])}"
+        click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
+    if numbers.get("lmra"):
+        judge = numbers["lmra"]
+        click.echo(f"  LMRA {judge['model']}: r={formats.ratio(judge['pearson_r'])} "
+                   f"{formats.interval(judge.get('pearson_ci'))} sign agreement="
+                   f"{formats.ratio(judge['sign_agreement'])} n={judge['n_items']}")
+
+
+@cli.command()
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(),
+              help="The validated set: .jsonl or .csv; numbers go to OUT.numbers.json beside it. "
+                   "With --format hf, a new folder.")
+@click.option("--format", "kind", type=click.Choice(["validated", "hf"]), default="validated", show_default=True,
+              help="hf: a Hugging Face dataset folder (ratings, items, dataset card).")
+@click.option("--quality-min", type=float, default=4.0, show_default=True)
+@click.option("--yes-min", type=float, default=4.0, show_default=True)
+@click.option("--min-ratings", type=int, default=3, show_default=True,
+              help="Ratings a template needs on each question to be judged.")
+@click.option("--exclude-flagged", is_flag=True)
+@click.option("--model", help=MODEL_HELP)
+@click.pass_context
+@friendly
+def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclude_flagged, model):
+    """Export what passed: template rows as imported (template studies), scored pairs (pair studies);
+    or, with --format hf, the study as a dataset folder for the Hugging Face Hub."""
+    from annotate.outputs.export import Thresholds, export_validated
+
+    if kind == "hf":
+        from annotate.outputs.hf_export import export_hf
+        click.echo(f"wrote the dataset folder {export_hf(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
+        return
+    sidecar = export_validated(_db(ctx), study_name, out, exclude_flagged=exclude_flagged,
+                               thresholds=Thresholds(quality_min, yes_min, min_ratings), model=model)
+    extra = (f" ({len(sidecar['templates_passed'])} of {sidecar['n_templates']} templates passed)"
+             if "templates_passed" in sidecar else "")
+    click.echo(f"wrote {sidecar['n_rows']} rows to {out}{extra}; numbers in {out}.numbers.json")
+
+
+@cli.command("export-ratings")
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".csv or .parquet")
+@click.option("--exclude-flagged", is_flag=True)
+@click.pass_context
+@friendly
+def export_ratings_command(ctx, study_name, out, exclude_flagged):
+    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds."""
+    from annotate.outputs.export import export_ratings
+
+    n = export_ratings(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
+    click.echo(f"wrote {n} ratings to {out}")
+
+
+@cli.command()
+@click.argument("study_name")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md")
+@click.option("--exclude-flagged", is_flag=True)
+@click.option("--model", help=MODEL_HELP)
+@click.pass_context
+@friendly
+def report(ctx, study_name, out, exclude_flagged, model):
+    """Write the study report: self-contained HTML with charts, or Markdown."""
+    from annotate.outputs.report import write_report
+
+    click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged, model=model)}")
+
+
+@cli.command()
+@click.option("--port", type=click.IntRange(1, 65535), help="Port (default 8501).")
+@click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Streamlit processes behind one address (each browser stays with one).")
+@click.pass_context
+@friendly
+def serve(ctx, port, address, workers):
+    """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
+    from annotate.serving.server import run
+
+    _db(ctx, create=True)
+    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
+
+
+@cli.command()
+@click.option("--port", type=int)
+@click.option("--no-serve", is_flag=True, help="Only create the demo studies.")
+@click.pass_context
+@friendly
+def demo(ctx, port, no_serve):
+    """Create the demo studies (once) and run the app on them."""
+    password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
+    if not no_serve:
+        # The studies are made by a child process, so the parent that then supervises the server never
+        # loads pandas or scipy (the importers need them): it stays a small process beside Streamlit.
+        import subprocess
+        import sys
+
+        args = ["--db", ctx.obj["db_path"], "demo", "--no-serve"] + (["--port", str(port)] if port else [])
+        made = subprocess.run([sys.executable, "-c", "import sys; from annotate.cli.main import main; "
+                               f"sys.argv[0] = {sys.argv[0]!r}; main()", *args])
+        if made.returncode:
+            raise SystemExit(made.returncode)
+        from annotate.serving.server import run
+
+        raise SystemExit(run(ctx.obj["db_path"], port=port, address=None,
+                             extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
+    from annotate.material.demo import ensure_demo
+
+    created = ensure_demo(_db(ctx, create=True))
+    click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")
+    click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
+    click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
+    click.echo(f"numbers:         {_this_command()} --db {ctx.obj['db_path']} analyze demo-templates --json")
+
+
+lmra.add_command(lmra_run)
+lmra.add_command(lmra_apply_map)
+cli.add_command(calibrate)
+cli.add_command(compare)
+cli.add_command(plan)
+cli.add_command(prolific)
+cli.add_command(generate)
+
+
+def _this_command() -> str:
+    """How to run fairval again from this shell: the path it was started by (`.venv/bin/fairval` after
+    `make app`, which a fresh shell without the venv activated can run), else plain `fairval`."""
+    import shlex
+    import sys
+
+    started = Path(sys.argv[0])
+    if started.name != "fairval" or not started.is_file():
+        return "fairval"
+    relative = os.path.relpath(started)
+    return shlex.quote(str(started) if relative.startswith("..") else relative)
+
+
+def main() -> None:
+    cli(prog_name="fairval")

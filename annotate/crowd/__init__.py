@@ -1,0 +1,6 @@
+"""The crowd platform: Prolific's API spoken carefully (prolific_api: a call that moves money is sent
+once and never retried) and what a study does with it: bonuses owed and paid once, submissions
+reviewed and approved (prolific).
+
+May import: annotate.material, annotate.results, annotate.outputs (safe files), store/, annotate.errors.
+"""

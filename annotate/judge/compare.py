@@ -1,0 +1,44 @@
+"""Table 1 of Eloundou et al. for any judges and studies: one row per judge, per study ρ [CI], sign
+agreement a [CI] and the alternative-annotator winning rate ω."""
+from __future__ import annotations
+
+import pandas as pd
+
+from annotate.outputs import formats
+from annotate.outputs.judge_table import with_ci
+from annotate.results.numbers import BOOTSTRAP_DRAWS, study_results
+from annotate.material.studies import StudyError
+from store import Database
+
+
+def compare_judges(db: Database, studies: list[str], models: list[str] | None = None, *,
+                   n_boot: int = BOOTSTRAP_DRAWS, exclude_flagged: bool = False) -> dict:
+    """{study: {model: calibration numbers}} for the pair studies named, judges in the order asked."""
+    out = {}
+    for study in studies:
+        numbers = study_results(db, study, exclude_flagged=exclude_flagged, n_boot=n_boot)
+        if "lmra" not in numbers:
+            raise StudyError(f"study {study!r} is {numbers['task']}: compare needs pair studies with judge scores")
+        lmra = numbers["lmra"] or {}
+        judges = lmra.get("by_model") or ({lmra["model"]: lmra} if lmra else {})
+        out[study] = {m: judges[m] for m in (models or judges) if m in judges}
+    if not any(out.values()):
+        raise StudyError("no judge scores for " + (", ".join(models) if models else "any judge")
+                         + " in " + ", ".join(studies))
+    return out
+
+
+def comparison_table(comparison: dict) -> pd.DataFrame:
+    """One row per judge; per study the columns `STUDY ρ`, `STUDY a`, `STUDY ω`; a dash where a judge has
+    no scores in a study."""
+    judges = list(dict.fromkeys(m for by in comparison.values() for m in by))
+    rows = []
+    for model in judges:
+        row = {"judge": model}
+        for study, by in comparison.items():
+            c = by.get(model) or {}
+            row[f"{study} ρ"] = with_ci(c.get("pearson_r"), c.get("pearson_ci")) if c else formats.DASH
+            row[f"{study} a"] = with_ci(c.get("sign_agreement"), c.get("sign_agreement_ci")) if c else formats.DASH
+            row[f"{study} ω"] = formats.ratio((c.get("alt_test") or {}).get("winning_rate"))
+        rows.append(row)
+    return pd.DataFrame(rows)

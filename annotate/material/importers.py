@@ -1,0 +1,268 @@
+"""Imports: items, ratings collected elsewhere, LMRA scores. Validate everything, then write once."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.lmra import combine_orders
+from annotate.material.pairs import canonical_value
+from annotate.material.records import (
+    ImportProblem,
+    Record,
+    rater_key,
+    read_records,
+    require_number,
+    require_text,
+)
+from annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
+from store import Database, immediate, loads
+from store import assignments as ledger
+from store import items as item_store
+from store import lmra as lmra_store
+from store import raters as rater_store
+from store import ratings as rating_store
+from store.raters import ATTRIBUTES
+
+GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
+PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    written: int
+    skipped: int = 0      # rows identical to what was stored already
+
+
+def derive_item_id(data: dict) -> str:
+    """A stable id from the row's content, so re-deriving it from the same row gives the same id."""
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "i" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
+    study = load_study(db, study_id)
+    if study.settings.human_sample:
+        raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
+                         "be part of it. Import every pair first, then draw the sample")
+    records = read_records(path)
+    rows, seen = [], {}
+    for rec in records:
+        for field in study.task.required_fields:
+            require_text(path, rec, field)
+        item_id = _item_id(path, rec)
+        if item_id in seen:
+            raise ImportProblem(path, rec.line, "id", f"repeats item id {item_id!r} from line "
+                                f"{seen[item_id]}" + ("" if "id" in rec.data else
+                                                      " (the rows are identical)"))
+        seen[item_id] = rec.line
+        rows.append({"item_id": item_id, "data": rec.data, "source_line": rec.raw,
+                     "source_format": rec.format, "gold": _gold(path, rec, study),
+                     "practice": _flag(path, rec, PRACTICE_FIELD)})
+    try:
+        with immediate(db, study.study_id):
+            rules = ready_loads(db, study)
+            served = item_store.insert_items(db, study.study_id, rows)
+            loads.add_items(db, study.study_id, served, rules)
+            open_when_ready(db, study.study_id)
+    except item_store.StoreError as e:
+        raise ImportProblem(path, None, "id", str(e)) from None
+    return ImportResult(len(rows))
+
+
+def _item_id(path, rec: Record) -> str:
+    if "id" not in rec.data:
+        return derive_item_id(rec.data)
+    value = rec.data["id"]
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
+        raise ImportProblem(path, rec.line, "id", f"must be a non-empty text or whole number, found {value!r}")
+    return str(value)
+
+
+def _gold(path, rec: Record, study: Study) -> dict | None:
+    raw = rec.data.get(GOLD_FIELD)
+    if raw in (None, ""):
+        return None
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise ImportProblem(path, rec.line, GOLD_FIELD, 'must be a JSON object such as '
+                                '{"quality": 1}') from None
+    if not isinstance(raw, dict) or not raw:
+        raise ImportProblem(path, rec.line, GOLD_FIELD, "must map question ids to expected answers")
+    gold = {}
+    for qid, value in raw.items():
+        try:
+            question = study.task.question(qid)
+        except KeyError as e:
+            raise ImportProblem(path, rec.line, GOLD_FIELD, e.args[0]) from None
+        if str(value) not in question.values:
+            raise ImportProblem(path, rec.line, GOLD_FIELD, f"expects {value!r} for {qid!r}, which is "
+                                f"not one of {', '.join(question.values)}")
+        gold[qid] = str(value)
+    return gold
+
+
+def _flag(path, rec: Record, field: str) -> bool:
+    value = rec.data.get(field)
+    if value in (None, "", False, 0, "0", "false", "False"):
+        return False
+    if value in (True, 1, "1", "true", "True"):
+        return True
+    raise ImportProblem(path, rec.line, field, f"must be true/false or 1/0, found {value!r}")
+
+
+def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResult:
+    """Ratings collected elsewhere (SPEC §2): value as the rater saw it, flipped order optional."""
+    study = load_study(db, study_id)
+    records = read_records(path)
+    known_items = item_store.item_ids(db, study.study_id)
+    judge_alone = item_store.judge_only_ids(db, study.study_id)
+    stored = rating_store.stored_values(db, study.study_id)
+    rows, raters, seen, skipped = [], {}, {}, 0
+    for rec in records:
+        item_id = str(_required_id(path, rec, "item_id"))
+        if item_id not in known_items:
+            raise ImportProblem(path, rec.line, "item_id", f"no item {item_id!r} in study {study.study_id!r}")
+        if item_id in judge_alone:
+            # a rating outside the drawn sample would make the human subset no longer a random sample
+            raise ImportProblem(path, rec.line, "item_id", f"item {item_id!r} is outside the study's random human "
+                                "sample (left to the judge); rate only the sampled pairs")
+        try:
+            rater_id = rater_key(str(_required_id(path, rec, "rater_id")))
+        except ValueError as e:
+            raise ImportProblem(path, rec.line, "rater_id", str(e)) from None
+        qid = require_text(path, rec, "question")
+        try:
+            question = study.task.question(qid)
+        except KeyError as e:
+            raise ImportProblem(path, rec.line, "question", e.args[0]) from None
+        value = _answer(path, rec, "value")
+        if question.is_likert and value not in question.values:
+            value = _whole_number_text(value)          # "4.0" from a spreadsheet means 4
+        if value not in question.values:
+            raise ImportProblem(path, rec.line, "value", f"{value!r} is not an answer to {qid!r}; "
+                                f"answers are {', '.join(question.values)}")
+        flipped = _flag(path, rec, "flipped")
+        if flipped and not study.task.is_pair:
+            raise ImportProblem(path, rec.line, "flipped", "only pair studies show responses flipped")
+        seconds = require_number(path, rec, "seconds", optional=True)
+        key = (item_id, rater_id, qid)
+        if key in seen:
+            raise ImportProblem(path, rec.line, "question", f"rater {rater_id!r} rated item {item_id!r} on "
+                                f"{qid!r} already at line {seen[key]}")
+        seen[key] = rec.line
+        if key in stored:
+            if stored[key] != value:
+                raise ImportProblem(path, rec.line, "value", f"differs from the stored rating "
+                                    f"{stored[key]!r}; ratings are written once")
+            skipped += 1
+            continue
+        attrs = {a: require_text(path, rec, f"rater_{a}", optional=True) for a in ATTRIBUTES}
+        _merge_rater(path, rec, raters, rater_id, attrs)
+        rows.append({"item_id": item_id, "rater_id": rater_id, "question": qid, "value": value,
+                     "canonical": canonical_value(question, value, flipped),
+                     "flipped": int(flipped) if study.task.is_pair else None,
+                     "comment": require_text(path, rec, "comment", optional=True),
+                     "seconds": seconds, "source": "import"})
+    rated = {(i, r) for i, r, _q in stored}
+    with immediate(db, study.study_id):
+        rules = ready_loads(db, study)
+        regrouped = False
+        for rater_id, (attrs, line) in raters.items():
+            row = rater_store.ensure_rater(db, study.study_id, rater_id, source="import", attributes=attrs)
+            for a, v in attrs.items():
+                if v is not None and row[a] not in (None, v):
+                    raise ImportProblem(path, line, f"rater_{a}", f"rater {rater_id!r} is stored with "
+                                        f"{a} {row[a]!r}, not {v!r}")
+                if v is not None and row[a] is None:
+                    rater_store.update_rater(db, study.study_id, rater_id, **{a: v})
+                    regrouped |= a == study.settings.balance_by
+        written = rating_store.insert_ratings(db, study.study_id, rows)
+        # Each (item, rater) rated for the first time is a new holder of the item, unless it
+        # replaces the rater's open slot there.
+        first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows
+                                   if (r["item_id"], r["rater_id"]) not in rated))
+        new_holders = ledger.release_for_ratings(db, study.study_id, first)
+        if regrouped:           # a rater's balance group changed under items they hold: recount all
+            loads.invalidate(db, study.study_id)
+        else:
+            for item_id, rater_id in new_holders:
+                group = (rater_store.get_rater(db, study.study_id, rater_id) or {}).get(study.settings.balance_by) \
+                    if study.settings.balance_by else None
+                loads.bump(db, study.study_id, item_id, rules.row_group(group), +1, rules)
+    return ImportResult(written, skipped)
+
+
+def _merge_rater(path, rec, raters: dict, rater_id: str, attrs: dict) -> None:
+    if rater_id not in raters:
+        raters[rater_id] = (dict(attrs), rec.line)
+        return
+    known, _ = raters[rater_id]
+    for a, v in attrs.items():
+        if v is not None and known.get(a) not in (None, v):
+            raise ImportProblem(path, rec.line, f"rater_{a}", f"rater {rater_id!r} has {a} "
+                                f"{known[a]!r} on an earlier line, {v!r} here")
+        known[a] = known.get(a) or v
+
+
+def _required_id(path, rec: Record, field: str) -> str | int:
+    value = rec.data.get(field)
+    if value is None or value == "" or isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ImportProblem(path, rec.line, field, f"must be a non-empty text or whole number, found {value!r}")
+    return value
+
+
+def _answer(path, rec: Record, field: str) -> str:
+    value = rec.data.get(field)
+    if isinstance(value, bool) or value is None or value == "":
+        raise ImportProblem(path, rec.line, field, "is required but missing or empty")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def _whole_number_text(value: str) -> str:
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    return str(int(number)) if number.is_integer() else value
+
+
+def import_lmra(db: Database, study_id: str, path: str | Path) -> ImportResult:
+    """LMRA scores: `score` in [-1, 1], or the six probabilities of both orders (004 App. H)."""
+    study = load_study(db, study_id)
+    records = read_records(path)
+    known_items = item_store.item_ids(db, study.study_id)
+    rows, seen = [], {}
+    for rec in records:
+        item_id = str(_required_id(path, rec, "item_id"))
+        if item_id not in known_items:
+            raise ImportProblem(path, rec.line, "item_id", f"no item {item_id!r} in study {study.study_id!r}")
+        model = require_text(path, rec, "model")
+        if (item_id, model) in seen:
+            raise ImportProblem(path, rec.line, "item_id", f"repeats item {item_id!r} for model {model!r} "
+                                f"from line {seen[item_id, model]}")
+        seen[item_id, model] = rec.line
+        has_probs = any(rec.data.get(f) not in (None, "") for f in PROBABILITY_FIELDS)
+        score = require_number(path, rec, "score", optional=has_probs)
+        probabilities = None
+        if score is not None and has_probs:
+            raise ImportProblem(path, rec.line, "score", "give either score or p_a..q_c, not both")
+        if score is None:
+            probabilities = {f: require_number(path, rec, f) for f in PROBABILITY_FIELDS}
+            for f, v in probabilities.items():
+                if not 0 <= v <= 1:
+                    raise ImportProblem(path, rec.line, f, f"must be a probability in [0, 1], found {v}")
+            try:
+                score = combine_orders([probabilities[f] for f in PROBABILITY_FIELDS[:3]],
+                                       [probabilities[f] for f in PROBABILITY_FIELDS[3:]]).score
+            except ValueError as e:
+                raise ImportProblem(path, rec.line, "p_a", str(e)) from None
+        elif not -1 <= score <= 1:
+            raise ImportProblem(path, rec.line, "score", f"must lie in [-1, 1], found {score}")
+        rows.append({"item_id": item_id, "model": model, "score": score, "probabilities": probabilities})
+    return ImportResult(lmra_store.upsert_scores(db, study.study_id, rows))

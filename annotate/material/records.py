@@ -1,0 +1,139 @@
+"""Reading import files (JSON Lines or CSV) into numbered records, refusing bad files whole."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ImportProblem(ValueError):
+    "A file that cannot be imported; names the file, the line and the field. Nothing was written."
+
+    def __init__(self, path: str | Path, line: int | None, field: str | None, message: str):
+        self.path, self.line, self.field = str(path), line, field
+        where = Path(path).name + (f", line {line}" if line else "") + (f", field {field!r}" if field else "")
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    line: int                 # 1-based line in the file (CSV: the line the row starts on)
+    data: dict                # field -> value, in the file's order
+    raw: str | None           # the JSONL line exactly as read (no newline); None for CSV
+    format: str               # 'jsonl' | 'csv'
+
+
+def rater_key(rater_id: str) -> str:
+    """A rater id as stored and compared: trimmed, Unicode NFC (so one person's id typed two ways is one
+    rater), and refused when it holds control or invisible format characters (zero-width spaces,
+    direction overrides), which would make `alice` and `alice\u200b` two raters or show an id as
+    something else on the researcher's pages."""
+    key = unicodedata.normalize("NFC", str(rater_id)).strip()
+    if not key or len(key) > 128:
+        raise ValueError("a rater id must be 1-128 characters")
+    odd = next((c for c in key if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")), None)
+    if odd is not None:
+        raise ValueError(f"a rater id may not hold invisible or control characters (found U+{ord(odd):04X} "
+                         f"{unicodedata.name(odd, 'unnamed')}); please use the link exactly as you were given it")
+    return key
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """All records of a .jsonl/.json/.ndjson or .csv file; an empty or undecodable file is refused."""
+    path = Path(path)
+    try:
+        blob = path.read_bytes()
+    except OSError as e:
+        raise ImportProblem(path, None, None, f"cannot read the file ({e.strerror})") from None
+    try:
+        text = blob.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = blob[:e.start].count(b"\n") + 1
+        raise ImportProblem(path, line, None, f"is not UTF-8 text (byte 0x{blob[e.start]:02x} at "
+                            f"offset {e.start}); save the file as UTF-8 and import again") from None
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        records = _jsonl(path, text)
+    elif suffix in (".csv", ".tsv"):
+        records = _csv(path, text, "\t" if suffix == ".tsv" else ",")
+    else:
+        raise ImportProblem(path, None, None, f"unknown file type {suffix or '(none)'!r}; "
+                            "use .jsonl (JSON Lines) or .csv")
+    if not records:
+        raise ImportProblem(path, None, None, "the file holds no rows")
+    return records
+
+
+def _jsonl(path: Path, text: str) -> list[Record]:
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ImportProblem(path, number, None, f"is not valid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(value, dict):
+            raise ImportProblem(path, number, None, f"must be a JSON object, found {type(value).__name__}")
+        records.append(Record(number, value, line, "jsonl"))
+    return records
+
+
+def _csv(path: Path, text: str, delimiter: str) -> list[Record]:
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    records = []
+    try:
+        header = reader.fieldnames
+        if header is None:
+            return []
+        dupes = {h for h in header if header.count(h) > 1}
+        if dupes:
+            raise ImportProblem(path, 1, sorted(dupes)[0], "the header names this column twice")
+        start = reader.line_num + 1
+        for row in reader:
+            if None in row:
+                raise ImportProblem(path, start, None, f"has {len(header) + len(row[None])} values "
+                                    f"but the header names {len(header)} columns")
+            missing = [k for k, v in row.items() if v is None]
+            if missing:
+                raise ImportProblem(path, start, missing[0], f"has only {len(header) - len(missing)} "
+                                    f"values but the header names {len(header)} columns")
+            if any(v.strip() for v in row.values()):
+                records.append(Record(start, dict(row), None, "csv"))
+            start = reader.line_num + 1
+    except csv.Error as e:
+        raise ImportProblem(path, reader.line_num, None, f"is not valid CSV ({e})") from None
+    return records
+
+
+def require_text(path, rec: Record, field: str, *, optional: bool = False) -> str | None:
+    """A non-empty string field (numbers are refused in JSON, where the type is known)."""
+    if field not in rec.data or rec.data[field] is None or rec.data[field] == "":
+        if optional:
+            return None
+        raise ImportProblem(path, rec.line, field, "is required but missing or empty")
+    value = rec.data[field]
+    if not isinstance(value, str):
+        raise ImportProblem(path, rec.line, field, f"must be text, found {type(value).__name__} {value!r}")
+    return value
+
+
+def require_number(path, rec: Record, field: str, *, optional: bool = False) -> float | None:
+    value = rec.data.get(field)
+    if value is None or value == "":
+        if optional:
+            return None
+        raise ImportProblem(path, rec.line, field, "is required but missing or empty")
+    if isinstance(value, bool):
+        raise ImportProblem(path, rec.line, field, f"must be a number, found {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ImportProblem(path, rec.line, field, f"must be a number, found {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ImportProblem(path, rec.line, field, f"must be a finite number, found {value!r}")
+    return number

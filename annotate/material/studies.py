@@ -1,0 +1,235 @@
+"""Study settings: validated once here, stored as JSON by store/."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from annotate.material.tasks import PRESETS, Task, get_task
+from store import Database, immediate, loads
+from store import items as item_store
+from store import studies as study_store
+from store.loads import LoadRules
+from store.raters import ATTRIBUTES
+
+DEFAULT_CONSENT = (
+    "This study is part of research on the fairness of AI systems. You will read short texts "
+    "written by or for an AI system and answer questions about them. Some texts may touch on "
+    "stereotypes about groups of people. Participation is voluntary: you may stop at any time, "
+    "and closing the page keeps the answers you have already submitted. Your answers are stored "
+    "with your participant ID and the background details you choose to give, used only for this "
+    "research, and reported only in aggregate.")
+
+STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class StudyError(ValueError):
+    "A study name or setting that cannot be used; the message says what is allowed."
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    raters_per_item: int = 3
+    balance_by: str | None = None               # rater attribute: gender, race or country
+    balance_groups: tuple[str, ...] = ()        # e.g. ("female", "male"): equal quotas per item
+    flip_probability: float = 0.5
+    seed: int = 0
+    gold_rate: float = 0.0                      # share of served items that are gold, when gold exists
+    min_seconds: float = 0.0                    # answers faster than this count as too fast
+    timeout_seconds: float = 1800.0             # a served, unanswered item goes back to the pool
+    max_items_per_rater: int | None = None
+    demographics: tuple[str, ...] = ()          # asked of each rater, from ATTRIBUTES
+    consent_text: str = DEFAULT_CONSENT
+    instructions: str = ""                      # empty: the task's own instructions
+    completion_code: str = ""
+    prolific_redirect: bool = False             # send finished raters to Prolific with the code
+    screen_out_code: str = ""                   # for a rater whose balance group is full (Prolific)
+    base_pay: float = 0.0                       # the study's reward, paid on approval
+    pay_per_judgment: float = 0.0               # a bonus per item answered (all its questions)
+    currency: str = "USD"
+    platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
+    human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed}
+    main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
+                                                # or the first by name; --model overrides)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:
+            raise StudyError(f"raters_per_item must be a whole number of at least 1, "
+                             f"not {self.raters_per_item!r}")
+        if self.balance_by is not None and self.balance_by not in ATTRIBUTES:
+            raise StudyError(f"balance_by must be one of {', '.join(ATTRIBUTES)}, "
+                             f"not {self.balance_by!r}")
+        if self.balance_groups and not self.balance_by:
+            raise StudyError("balance_groups needs balance_by (the rater attribute the groups are of, e.g. "
+                             "gender); give both, or neither")
+        if self.balance_by and len(self.balance_groups) < 2:
+            raise StudyError("balance_by needs at least two balance_groups "
+                             "(e.g. female,male) to split each item's raters between")
+        for name in ("flip_probability", "gold_rate"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise StudyError(f"{name} must lie between 0 and 1, not {value!r}")
+        for name in ("base_pay", "pay_per_judgment", "platform_fee"):
+            if not isinstance(getattr(self, name), (int, float)) or getattr(self, name) < 0:
+                raise StudyError(f"{name} must be a number of at least 0, not {getattr(self, name)!r}")
+        if self.timeout_seconds <= 0:
+            raise StudyError(f"timeout_seconds must be positive, not {self.timeout_seconds!r}")
+        if self.min_seconds < 0:
+            raise StudyError(f"min_seconds must be a number of at least 0, not {self.min_seconds!r}")
+        if self.max_items_per_rater is not None and (not isinstance(self.max_items_per_rater, int)
+                                                     or self.max_items_per_rater < 1):
+            raise StudyError(f"max_items_per_rater must be a whole number of at least 1 (or none for no cap), "
+                             f"not {self.max_items_per_rater!r}")
+        unknown = set(self.demographics) - set(ATTRIBUTES)
+        if unknown:
+            raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
+                             f"not {', '.join(sorted(unknown))}")
+
+    def quota(self) -> dict[str, int] | None:
+        """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
+        if not self.balance_by:
+            return None
+        per = math.ceil(self.raters_per_item / len(self.balance_groups))
+        return {g: per for g in self.balance_groups}
+
+    def asks(self) -> tuple[str, ...]:
+        """Demographics to ask: the balance attribute always, since assignment needs it."""
+        extra = (self.balance_by,) if self.balance_by and self.balance_by not in self.demographics else ()
+        return tuple(self.demographics) + extra
+
+    def load_rules(self) -> LoadRules:
+        """The settings serving depends on, as store/loads.py keeps item loads under them."""
+        quota = self.quota()
+        return LoadRules(self.raters_per_item, self.timeout_seconds, self.balance_by,
+                         tuple(self.balance_groups) if self.balance_by else (),
+                         max(quota.values()) if quota else None)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StudySettings":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known - {"task_definition"}
+        if unknown:
+            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}")
+        values = {k: v for k, v in d.items() if k in known}
+        for key in ("balance_groups", "demographics"):
+            if key in values:
+                values[key] = tuple(values[key] or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Study:
+    study_id: str
+    task: Task
+    settings: StudySettings
+    status: str
+    definition: dict | None = None      # the task as declared data, for studies not on a preset
+
+
+def create_study(db: Database, name: str, task: str | None = None, *, task_definition: dict | None = None,
+                 **settings) -> Study:
+    """A study on a preset task, or on a task declared as data (`task_definition`, see Task.from_dict)."""
+    if not STUDY_NAME.match(name):
+        raise StudyError(f"study name {name!r} must be 1-64 letters, digits, '-', '_' or '.', "
+                         "starting with a letter or digit")
+    if task_definition is not None:
+        try:
+            task = Task.from_dict(task_definition).name
+        except (ValueError, KeyError, TypeError) as e:
+            raise StudyError(f"task definition: {e}") from None
+    elif task not in PRESETS:
+        raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
+    settings.setdefault("seed", secrets.randbelow(2**31))
+    settings.setdefault("completion_code", secrets.token_hex(4).upper())
+    stored = StudySettings.from_dict(settings).to_dict()
+    if task_definition is not None:
+        stored["task_definition"] = task_definition
+    try:
+        study_store.insert_study(db, name, task, stored)
+    except study_store.StoreError as e:
+        raise StudyError(str(e)) from None
+    return load_study(db, name)
+
+
+def load_study(db: Database, name: str) -> Study:
+    row = study_store.get_study(db, name)
+    if row is None:
+        known = [s["study_id"] for s in study_store.list_studies(db)]
+        raise StudyError(f"no study named {name!r}" +
+                         (f"; studies here: {', '.join(known)}" if known else "; none exist yet"))
+    raw = row["settings"]
+    definition = raw.get("task_definition")
+    task = Task.from_dict(definition) if definition else get_task(row["task"])
+    return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"], definition)
+
+
+def study_status(db: Database, name: str) -> str:
+    """open, paused or closed, as stored now."""
+    return study_store.get_study(db, name)["status"]
+
+
+def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
+                    **changes) -> Study:
+    """Change settings (validated as a whole) or the status: open, paused or closed.
+
+    Item loads are rebuilt under the new settings in the same transaction, so no rater's next
+    serve pays for it."""
+    study = load_study(db, name)
+    if status is not None and status not in ("open", "paused", "closed"):
+        raise StudyError(f"status must be open, paused or closed, not {status!r}")
+    if status == "open" and not item_store.has_regular_items(db, name):
+        raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
+    if "human_sample" in changes:
+        raise StudyError("human_sample is recorded by `fairval study sample` when it draws the pairs; it "
+                         "cannot be set by hand")
+    settings = stored_settings(study, **changes) if changes else None
+    with immediate(db, name):
+        study_store.update_study(db, name, settings=settings, status=status)
+        updated = load_study(db, name)
+        if settings is not None:
+            ready_loads(db, updated, now)
+    return updated
+
+
+def stored_settings(study: Study, **changes) -> dict:
+    """The study's settings with these changes, validated as a whole, as stored (with the task's
+    definition when the task was declared as data)."""
+    settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
+    if study.definition is not None:
+        settings["task_definition"] = study.definition
+    return settings
+
+
+def open_when_ready(db: Database, study_id: str) -> bool:
+    """A new study waits, paused, for its items; the first items open it, unless the researcher has set
+    its status themselves. Returns whether it was opened."""
+    row = study_store.get_study(db, study_id)
+    if row["status"] != "paused" or row["status_set_at"] is not None or not item_store.has_regular_items(db, study_id):
+        return False
+    study_store.update_study(db, study_id, status="open", by_researcher=False)
+    return True
+
+
+def ready_loads(db: Database, study: Study, now: float | None = None) -> LoadRules:
+    """The study's load rules, its item loads rebuilt first if they were kept under other settings.
+    Call inside the write transaction that goes on to change loads."""
+    rules = study.settings.load_rules()
+    now = time.time() if now is None else now
+    loads.sync(db, study.study_id, rules, now - study.settings.timeout_seconds)
+    return rules
+
+
+def prolific_link_query(study_id: str) -> str:
+    """What to append to the app's address for a Prolific study: Prolific fills the {{%…%}} fields."""
+    return (f"?study={study_id}&PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+            f"&SESSION_ID={{{{%SESSION_ID%}}}}")
+
+
+def list_study_names(db: Database) -> list[str]:
+    return [s["study_id"] for s in study_store.list_studies(db)]

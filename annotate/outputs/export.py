@@ -1,0 +1,147 @@
+"""What a study produces: the validated set (with a sidecar of numbers) and tidy raw ratings."""
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.scores import as_numbers
+from annotate.outputs.files import output_format, spreadsheet_text, write_csv
+from annotate.material.pairs import scored_question
+from annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
+from store import Database
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    quality_min: float = 4.0
+    yes_positive_min: float = 4.0
+    min_ratings: int = 3            # per template and question
+
+    def __post_init__(self) -> None:
+        if self.min_ratings < 1:
+            raise ValueError(f"min_ratings must be at least 1, not {self.min_ratings}")
+
+
+def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
+    """Per template (in import order): n, mean and share of 4–5 for both questions, and whether it passes."""
+    regular = data.regular_items
+    template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
+    order = list(dict.fromkeys(template_of.values()))
+    score = as_numbers(data.ratings["value"])
+    ratings = pd.DataFrame({"template": data.ratings["item_id"].map(template_of).astype(object),
+                            "question": data.ratings["question"].astype(str), "score": score,
+                            "high": (score >= 4).astype(float)})
+    table = pd.DataFrame({"template": order,
+                          "n_items": pd.Series(list(template_of.values())).value_counts().reindex(order).to_numpy()})
+    passed = pd.Series(True, index=table.index)
+    for q, minimum in (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)):
+        per = (ratings[ratings["question"] == q].groupby("template")
+               .agg(n=("score", "size"), mean=("score", "mean"), share=("high", "mean")).reindex(order))
+        table[f"n_{q}"] = per["n"].fillna(0).astype(int).to_numpy()
+        table[f"mean_{q}"] = per["mean"].to_numpy()
+        table[f"share_4_or_5_{q}"] = per["share"].to_numpy()
+        passed &= (table[f"n_{q}"] >= thresholds.min_ratings) & (table[f"mean_{q}"] >= minimum)
+    table["passed"] = passed.astype(bool)
+    return table
+
+
+def export_validated(db: Database, study_id: str, out: str | Path, *,
+                     thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False,
+                     model: str | None = None) -> dict:
+    """Write the study's output to `out` (.jsonl or .csv) and numbers to `<out>.numbers.json`."""
+    out = Path(out)
+    fmt = output_format(out, ("jsonl", "csv"))
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    sidecar: dict = {"study": data.study.study_id, "task": data.study.task.name,
+                     "exclude_flagged": exclude_flagged,
+                     "excluded_raters": {r: list(f) for r, f in data.excluded.items()}}
+    if data.study.task.name == "template_quality":
+        verdicts = template_verdicts(data, thresholds)
+        passed = set(verdicts.loc[verdicts["passed"], "template"]) if len(verdicts) else set()
+        items = data.regular_items
+        keep = [r for r in items.itertuples() if str(r.data.get(TEMPLATE_KEY, r.item_id)) in passed]
+        _write_rows(out, fmt, keep)
+        sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),
+                       templates_passed=sorted(passed), n_templates=len(verdicts))
+    elif scored_question(data.study.task) is not None:
+        order = {r.item_id: r.position for r in data.items.itertuples()}
+        judge = main_judge(data, model)
+        table = calibration_items(data, judge).drop(columns=["gap"])
+        table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)
+        table = table.rename(columns={"human": "human_score", "lmra": "lmra_score"})
+        _write_table(out, fmt, table)
+        sidecar.update(n_rows=len(table), model=judge, models=sorted(data.lmra["model"].unique().tolist()))
+    else:
+        table = item_answer_summary(data)
+        _write_table(out, fmt, table)
+        sidecar.update(n_rows=len(table))
+    numbers_path = out.with_name(out.name + ".numbers.json")
+    numbers_path.write_text(json.dumps(sidecar, indent=2, default=_json_default), encoding="utf-8")
+    return sidecar
+
+
+def item_answer_summary(data: StudyData) -> pd.DataFrame:
+    """Per item and question: the item's text (the task's fields), n, the most common (canonical) answer
+    and its share, and the raters' comments."""
+    fields = list(data.study.task.required_fields)
+    texts = {r.item_id: r.data for r in data.items.itertuples()}
+    rows = []
+    for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
+        counts = part["canonical"].value_counts()
+        rows.append({"item_id": item, **{f: texts[item].get(f, "") for f in fields}, "question": q,
+                     "n": len(part), "top_answer": counts.index[0], "top_share": float(counts.iloc[0] / len(part)),
+                     "comments": " | ".join(c for c in part["comment"].dropna())})
+    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "comments"])
+
+
+def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """One row per rating with rater attributes, order shown, canonical value and seconds."""
+    out = Path(out)
+    fmt = output_format(out, ("csv", "parquet"))
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)
+    frame = data.all_ratings if not exclude_flagged else data.all_ratings[
+        ~data.all_ratings["rater_id"].isin(list(data.excluded))]
+    frame = frame.assign(study_id=data.study.study_id)
+    frame = frame[["study_id"] + [c for c in frame.columns if c != "study_id"]]
+    if fmt == "csv":
+        write_csv(frame, out)
+    else:
+        frame.to_parquet(out, index=False)          # typed columns, no formulas: kept as stored
+    return len(frame)
+
+
+def _write_rows(out: Path, fmt: str, items: list) -> None:
+    """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order."""
+    if fmt == "jsonl":
+        with out.open("w", encoding="utf-8", newline="") as f:
+            for r in items:
+                f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
+        return
+    columns = list(dict.fromkeys(k for r in items for k in r.data))
+    with out.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
+        writer.writeheader()
+        for r in items:
+            writer.writerow({spreadsheet_text(k): spreadsheet_text(v if isinstance(v, str) else json.dumps(v))
+                             for k, v in r.data.items()})
+
+
+def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:
+    if fmt == "csv":
+        write_csv(table, out)
+    else:
+        table.to_json(out, orient="records", lines=True, force_ascii=False)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return json.loads(frame.to_json(orient="records")) if len(frame) else []
+
+
+def _json_default(value):
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

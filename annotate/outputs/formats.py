@@ -1,0 +1,95 @@
+"""One way to print each kind of number, shared by the pages, the command line and the report.
+
+Ratios (alpha, agreement, shares, correlations, p) have three decimals, means of answers two;
+an undefined number is a dash; counts agree with their noun ("1 rater", "2 raters").
+"""
+from __future__ import annotations
+
+import math
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DASH = "–"
+
+
+def _undefined(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def ratio(x) -> str:
+    return DASH if _undefined(x) else f"{x:.3f}"
+
+
+def mean(x) -> str:
+    return DASH if _undefined(x) else f"{x:.2f}"
+
+
+def interval(ci) -> str:
+    return DASH if not ci or any(_undefined(v) for v in ci) else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def p_value(x) -> str:
+    return DASH if _undefined(x) else "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def seconds(x) -> str:
+    return DASH if _undefined(x) else f"{x:.1f}"
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+# Columns of the tables the pages and the report print, by what their numbers are.
+MEAN_COLUMNS = {"mean", "human", "lmra"}          # means of answers (H, a rate, is a ratio)
+SECONDS_COLUMNS = {"median_seconds", "median seconds"}
+
+
+def cell(column: str, value):
+    """A table cell: floats formatted by their column's kind, everything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return interval(value) if len(value) == 2 and all(isinstance(v, float) for v in value) \
+            else ", ".join(map(str, value))
+    if value is None or isinstance(value, float):
+        if column in MEAN_COLUMNS:
+            return mean(value)
+        if column == "p":
+            return p_value(value)
+        return seconds(value) if column in SECONDS_COLUMNS else ratio(value)
+    return value
+
+
+def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
+    """Every cell printed the way its column's kind of number is printed everywhere."""
+    import pandas as pd     # here, not at import: the CLI's --help needs formats but not pandas
+    frame = pd.DataFrame(rows)
+    return pd.DataFrame({c: [cell(c, v) for v in frame[c]] for c in frame.columns})
+
+
+def with_mean_interval(rows) -> pd.DataFrame:
+    """Rows with mean_ci_low / mean_ci_high as one printed "mean 95% CI" column beside the mean."""
+    import pandas as pd
+    frame = pd.DataFrame(rows)
+    if "mean_ci_low" not in frame.columns:
+        return frame
+    cis = [interval([lo, hi]) for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
+    frame.insert(frame.columns.get_loc("mean") + 1, "mean 95% CI", cis)
+    return frame
+
+
+_READABLE = {"share_4_or_5": "share 4–5", "item_id": "item", "rater_id": "rater", "n_raters": "raters",
+             "n_items": "items", "n_ratings": "ratings", "lmra": "judge (LMRA)", "pearson_r": "Pearson r",
+             "p_holm": "p (Holm)"}
+
+
+def readable(column) -> str:
+    """A column's name as a reader expects it: words, not identifiers."""
+    name = str(column)
+    if name in _READABLE:
+        return _READABLE[name]
+    if name.endswith("_ci"):
+        return f"{name[:-3].replace('_', ' ')} 95% CI"
+    return name.replace("_", " ")

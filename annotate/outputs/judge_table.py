@@ -1,0 +1,82 @@
+"""Judge-validity numbers as table rows and plain sentences, shared by the Calibration page, the report
+and `fairval compare` (so all three print the same thing)."""
+from __future__ import annotations
+
+from annotate.outputs import formats
+
+
+def with_ci(value, ci) -> str:
+    return formats.ratio(value) if not ci else f"{formats.ratio(value)} {formats.interval(ci)}"
+
+
+def calibration_cells(c: dict) -> dict:
+    """004 Table 1's numbers for one judge (or one rater group): ρ, its interval and p (Holm-adjusted
+    too, for rater groups), sign agreement, n."""
+    return {"ρ": formats.ratio(c["pearson_r"]), "95% CI": formats.interval(c["pearson_ci"]),
+            "p": formats.p_value(c["p_value"]),
+            **({"p (Holm)": formats.p_value(c["p_holm"])} if "p_holm" in c else {}),
+            "sign agreement": formats.ratio(c["sign_agreement"]),
+            "n items": c["n_items"], "note": c.get("reason") or ""}
+
+
+def validity_row(label: str, c: dict) -> dict:
+    """One judge: every agreement number with its 95% interval."""
+    alt = c.get("alt_test") or {}
+    return {"judge": label, "ρ (Pearson)": with_ci(c.get("pearson_r"), c.get("pearson_ci")),
+            "Spearman": with_ci((c.get("spearman") or {}).get("value"), (c.get("spearman") or {}).get("ci")),
+            "Kendall": with_ci((c.get("kendall") or {}).get("value"), (c.get("kendall") or {}).get("ci")),
+            "CCC": with_ci((c.get("ccc") or {}).get("value"), (c.get("ccc") or {}).get("ci")),
+            "sign agreement": with_ci(c.get("sign_agreement"), c.get("sign_agreement_ci")),
+            "ω (alt-test)": formats.ratio(alt.get("winning_rate")), "n items": c.get("n_items")}
+
+
+def ceiling_sentence(c: dict) -> str:
+    ceiling = c.get("human_ceiling") or {}
+    r, h = c.get("pearson_r"), ceiling.get("split_half")
+    if h is None:
+        return f"Human ceiling: undefined ({ceiling.get('reason', 'not enough ratings')})."
+    text = (f"People agree with each other at {formats.ratio(h)} {formats.interval(ceiling.get('ci'))} "
+            f"(split-half reliability of the per-pair mean, Spearman–Brown, {formats.count(ceiling['n_items'], 'pair')})")
+    if r is not None and h > 0:
+        text += f"; the judge's ρ = {formats.ratio(r)} reaches {formats.ratio(r / h)} of that"
+    return text + "."
+
+
+def alt_test_sentence(c: dict) -> str:
+    alt = c.get("alt_test") or {}
+    if alt.get("winning_rate") is None:
+        return f"Alternative-annotator test: undefined ({alt.get('reason', 'no raters')})."
+    verdict = "passes" if alt["passed"] else "does not pass"
+    return (f"Alternative-annotator test (ε = {alt['epsilon']:g}): the judge beats "
+            f"{formats.ratio(alt['winning_rate'])} of {formats.count(alt['n_raters'], 'rater')} and {verdict} "
+            f"(ω ≥ 0.5); advantage probability {formats.ratio(alt['advantage_probability'])}"
+            + (f"; {formats.count(alt['n_raters_left_out'], 'rater')} with fewer than {alt['min_items']} shared "
+               "items left out" if alt.get("n_raters_left_out") else "") + ".")
+
+
+def order_sentence(c: dict) -> str:
+    order = c.get("order") or {}
+    parts = []
+    if order.get("humans_first_share") is not None:
+        parts.append(f"People chose Response 1 in {formats.ratio(order['humans_first_share'])} "
+                     f"{formats.interval(order.get('humans_first_ci'))} of {order['humans_n']} answers naming a "
+                     "response (0.5 is no position bias; side swapping cancels it in the scores)")
+    judge = order.get("judge_order_disagreement") or {}
+    if judge.get("n"):
+        parts.append(f"the judge's two orders disagree: {formats.ratio(judge['discarded_mass'])} of the "
+                     f"probability is discarded by the min-combination and the most likely answer differs in "
+                     f"{formats.ratio(judge['argmax_differs'])} of {formats.count(judge['n'], 'pair')}")
+    return ("; ".join(parts) + ".") if parts else "Order effects: no answer named a response."
+
+
+def ppi_sentence(ppi: dict | None, label: str) -> str:
+    if not ppi:
+        return ""
+    if ppi.get("value") is None:
+        return f"{label} by prediction-powered inference: undefined ({ppi.get('reason')})."
+    human, judge = ppi["human_only"], ppi["judge_only"]
+    return (f"{label} by prediction-powered inference (PPI++, λ = {formats.ratio(ppi['lambda'])}): "
+            f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
+            f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
+            f"{with_ci(human['value'], human['ci'])}, the judge alone {with_ci(judge['value'], judge['ci'])}. "
+            f"The pairs people rated are {ppi['sampling']}.")

@@ -1,0 +1,146 @@
+"""The study report: one self-contained HTML file (charts as inline SVG) and a Markdown twin."""
+from __future__ import annotations
+
+import html
+import time
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+import vl_convert
+
+from annotate.outputs import charts
+
+from annotate.outputs import formats
+from annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+                                  ppi_sentence, validity_row)
+from annotate.outputs.files import markdown_text, output_format
+from annotate.results.progress import study_progress
+from annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
+from store import Database
+
+CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
+th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
+
+
+def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                    model: str | None = None) -> list[tuple]:
+    """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
+    progress = study_progress(db, study_id, data=data)
+    settings = data.study.settings.to_dict()
+    settings.pop("consent_text")
+    sections: list[tuple] = [
+        ("Study", pd.DataFrame([{"study": numbers["study"], "task": numbers["task"],
+                                 "items": numbers["n_items"], "raters": numbers["n_raters"],
+                                 "ratings": numbers["n_ratings"],
+                                 "items complete": f"{progress['items_complete']} / {progress['n_items']}",
+                                 "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
+        ("Settings", pd.DataFrame([{"setting": k, "value": ", ".join(map(str, v)) if isinstance(v, (list, tuple))
+                                    else "–" if v is None else str(v)} for k, v in settings.items()])),
+        ("Questions: reliability and scores", formats.table([
+            {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
+             "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],
+             "mean": q.get("mean"), "share 4 or 5": q.get("share_4_or_5"),
+             "note": q.get("reason") or ""} for qid, q in numbers["questions"].items()])),
+        ("Score distributions", charts.distributions(numbers)),
+    ]
+    if numbers.get("templates"):
+        sections.append(("Per template", formats.table(formats.with_mean_interval(numbers["templates"]))))
+    if numbers.get("lmra"):
+        lmra = numbers["lmra"]
+        key, title = rate_of(numbers)
+        rows = [{"raters": "all", **calibration_cells(lmra)}] + [
+            {"raters": f"{attr}: {g}", **calibration_cells(c)}
+            for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
+        judges = lmra.get("by_model") or {lmra["model"]: lmra}
+        sections += [
+            (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
+            ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
+            ("Can the judge stand in for people?", " ".join(
+                (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
+                 ppi_sentence(lmra.get("ppi"), title)))),
+            (title, formats.table([
+                {"source": "humans", "mean per pair": numbers[key]["human"],
+                 "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},
+                {"source": "LMRA", "mean per pair": numbers[key]["lmra"],
+                 "95% CI": formats.interval(numbers[key].get("lmra_ci")), "n items": numbers[key]["n_items_lmra"]},
+                {"source": "humans − LMRA (paired)", "mean per pair": numbers[key]["difference"]["value"],
+                 "95% CI": formats.interval(numbers[key]["difference"]["ci"]),
+                 "n items": numbers[key]["difference"]["n"]}])),
+            ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
+            ("Calibration by rater group", charts.group_bars(lmra)),
+        ]
+    if numbers.get("names"):
+        names = numbers["names"]
+        for attr in ("race", "gender"):
+            sections.append((f"Name perception: {attr} accuracy", formats.table(
+                [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]}
+                 for g, a in names[f"{attr}_accuracy"].items()])))
+            sections.append((f"Name perception: {attr} confusion",
+                             charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))
+    sections.append(("Raters", formats.table([
+        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
+         "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
+         "flags": "; ".join(q.flags)} for q in data.quality])))
+    excluded = [{"rater": r, "reasons": "; ".join(f)} for r, f in numbers["excluded_raters"].items()]
+    sections.append(("Excluded raters", pd.DataFrame(excluded) if excluded else
+                     "No rater was excluded." if exclude_flagged else
+                     "Flagged raters were kept (the report was made without --exclude-flagged)."))
+    return sections
+
+
+def _version() -> str:
+    try:
+        return metadata.version("fairval")
+    except metadata.PackageNotFoundError:
+        return "(development)"
+
+
+def render_html(study_id: str, sections: list[tuple]) -> str:
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fairval report: "
+             f"{html.escape(study_id)}</title><style>{CSS}</style></head><body>",
+             f"<h1>Study report: {html.escape(study_id)}</h1>",
+             f"<p class='note'>Made by fairval {_version()} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
+             "Intervals are 95%: bootstrap over items for alpha, Fisher's z for Pearson's ρ.</p>"]
+    for title, body in sections:
+        if body is None:
+            continue
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if isinstance(body, pd.DataFrame):
+            parts.append(body.to_html(index=False, escape=True, border=0))
+        elif isinstance(body, str):
+            parts.append(f"<p>{html.escape(body)}</p>")
+        else:
+            parts.append(f"<figure>{vl_convert.vegalite_to_svg(body.to_json())}</figure>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    frame = frame.copy()
+    for column in frame.columns:
+        frame[column] = frame[column].map(lambda v: v if v is None or isinstance(v, (int, float)) else markdown_text(v))
+    frame.columns = [markdown_text(c) for c in frame.columns]
+    return frame.to_markdown(index=False, disable_numparse=True)
+
+
+def render_markdown(study_id: str, sections: list[tuple]) -> str:
+    parts = [f"# Study report: {study_id}", ""]           # a study name is letters, digits, - _ . only
+    for title, body in sections:
+        if body is None or not isinstance(body, (pd.DataFrame, str)):
+            continue            # charts live in the HTML report
+        parts += [f"## {markdown_text(title)}", "", markdown_text(body) if isinstance(body, str) else _markdown_table(body), ""]
+    return "\n".join(parts)
+
+
+def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False,
+                 model: str | None = None) -> Path:
+    out = Path(out)
+    kind = output_format(out, ("html", "htm", "md"))
+    sections = report_sections(db, study_id, exclude_flagged=exclude_flagged, model=model)
+    render = render_markdown if kind == "md" else render_html
+    out.write_text(render(study_id, sections), encoding="utf-8")
+    return out

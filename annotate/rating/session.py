@@ -1,0 +1,257 @@
+"""The rater's session: where a rater is in the flow, serving the next item, recording answers.
+
+Serving and recording each run in one IMMEDIATE transaction, so several Streamlit workers or
+processes sharing the SQLite file cannot hand out the same slot twice or lose an answer.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+from annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from annotate.material.pairs import canonical_value, draw_flip
+from annotate.material.records import rater_key
+from annotate.material.studies import Study, load_study, ready_loads, study_status
+from store import Database, immediate
+from store import assignments as ledger
+from store import items as item_store
+from store import loads
+from store import raters as rater_store
+from store import ratings as rating_store
+
+Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
+               "practice", "item", "done", "no_items"]
+
+
+class AnswerError(ValueError):
+    "An answer that cannot be recorded; says which question and what is allowed."
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    item_id: str
+    data: dict
+    flipped: bool
+    served_at: float
+    gold: bool
+    practice: bool = False
+    expected: dict | None = None      # gold answers, shown as feedback on practice items
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    answered: int
+    expected: int          # items this rater can expect in all (a cap, or what is left for them)
+
+
+def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
+           platform_study_id: str | None = None, platform_session_id: str | None = None) -> dict:
+    rater_id = rater_key(rater_id)
+    return rater_store.ensure_rater(db, study_id, rater_id, source=source,
+                                    platform_study_id=platform_study_id,
+                                    platform_session_id=platform_session_id)
+
+
+def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
+    """Where this rater stands (under the study's status now, not when `study` was read); reading it
+    changes nothing."""
+    rater = rater_store.get_rater(db, study.study_id, rater_id)
+    if rater is not None and rater["consent"] == "declined":
+        return "declined"
+    if rater is not None and rater["finished_at"] is not None:
+        return "done"
+    status = study_status(db, study.study_id)
+    if status != "open":
+        return "paused" if status == "paused" else "closed"
+    if rater is None or rater["consent"] is None:
+        return "consent"
+    if any(rater[a] is None for a in study.settings.asks()):
+        return "demographics"
+    if not rater["instructions_done"] and _group_full(db, study, rater_id, now):
+        return "no_items"          # told right after the answer that decides it, not after instructions
+    if not rater["instructions_done"]:
+        return "instructions"
+    if not rater["practice_done"] and item_store.has_practice(db, study.study_id):
+        return "practice"
+    return "item"
+
+
+def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool) -> None:
+    """Record the choice; a refusal keeps nothing else (the platform's study and session ids go too)."""
+    if agreed:
+        rater_store.update_rater(db, study_id, rater_id, consent="given")
+    else:
+        rater_store.update_rater(db, study_id, rater_id, consent="declined", platform_study_id=None,
+                                 platform_session_id=None)
+
+
+def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[str, str]) -> None:
+    missing = [a for a in study.settings.asks() if not (answers.get(a) or "").strip()]
+    if missing:
+        raise AnswerError(f"please answer: {', '.join(missing)}")
+    rater_store.update_rater(db, study.study_id, rater_id,
+                             **{a: answers[a].strip() for a in study.settings.asks()})
+
+
+def _group_full(db: Database, study: Study, rater_id: str, now: float | None) -> bool:
+    """In a balanced study: nothing is open to this rater's group, and they have nothing in hand."""
+    s = study.settings
+    if not s.balance_by:
+        return False
+    now = time.time() if now is None else now
+    since = now - s.timeout_seconds
+    if ledger.open_assignment(db, study.study_id, rater_id, since) is not None:
+        return False
+    if sum(ledger.answered_count(db, study.study_id, rater_id)):
+        return False
+    if ledger.any_lapsed(db, study.study_id, since):
+        return False            # a place a rater left may be this group's: serving gives it back, then decides
+    rules = s.load_rules()
+    return loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id))) <= 0
+
+
+def finish_instructions(db: Database, study_id: str, rater_id: str) -> None:
+    rater_store.update_rater(db, study_id, rater_id, instructions_done=1)
+
+
+def finish_practice(db: Database, study_id: str, rater_id: str) -> None:
+    rater_store.update_rater(db, study_id, rater_id, practice_done=1)
+
+
+def practice_step(db: Database, study_id: str, rater_id: str) -> int:
+    """Which practice item the rater is on (0-based), kept in the database so a reload resumes there."""
+    return int((rater_store.get_rater(db, study_id, rater_id) or {}).get("practice_step") or 0)
+
+
+def next_practice(db: Database, study_id: str, rater_id: str, step: int) -> None:
+    rater_store.update_rater(db, study_id, rater_id, practice_step=step + 1)
+
+
+def practice_items(db: Database, study: Study) -> list[Served]:
+    return [Served(i["item_id"], i["data"], False, 0.0, False, True, i["gold"])
+            for i in item_store.list_items(db, study.study_id, practice=True)]
+
+
+def serve_next_item(db: Database, study: Study, rater_id: str, *,
+                    now: float | None = None) -> Served | None:
+    """The item this rater should answer now: their open slot if they hold one, else a new one.
+
+    Returning to the same open slot is what makes a reload, or a second tab, show the same item
+    rather than take another. None when nothing is left for this rater. The settings are read
+    inside the write lock, so a change made by the researcher a moment ago is the one obeyed.
+    """
+    now = time.time() if now is None else now
+    with immediate(db, study.study_id):
+        study = load_study(db, study.study_id)
+        s = study.settings
+        since = now - s.timeout_seconds
+        rules = ready_loads(db, study, now)
+        loads.reclaim(db, study.study_id, since, rules)
+        held = ledger.open_assignment(db, study.study_id, rater_id, since)
+        if held is not None:
+            return _served(db, study, held)
+        regular, gold = ledger.answered_count(db, study.study_id, rater_id)
+        if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
+            return None
+        group = _rater_group(db, study, rater_id)
+        row_group = rules.row_group(group)
+        # The least-taken open candidates from the index; the pure policy decides among them.
+        rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
+                + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
+        item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
+                               {group: r["taken_group"]} if group is not None and not r["gold"] else {},
+                               bool(r["gold"])) for r in rows]
+        item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
+                              quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
+        if item_id is None:
+            return None
+        flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
+                                                   s.flip_probability)
+        ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
+        loads.bump(db, study.study_id, item_id, row_group, +1, rules)
+        return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+
+
+def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
+    s = study.settings
+    rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
+    return rater.get(s.balance_by) if s.balance_by else None
+
+
+def _served(db: Database, study: Study, assignment: dict) -> Served:
+    item = item_store.get_item(db, study.study_id, assignment["item_id"])
+    return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
+                  assignment["served_at"], item["gold"] is not None)
+
+
+def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
+    clean = {}
+    for q in study.task.questions:
+        value = answers.get(q.id)
+        if value is None or value == "":
+            raise AnswerError(f"please answer the question {q.id!r}")
+        if str(value) not in q.values:
+            raise AnswerError(f"{value!r} is not an answer to {q.id!r}; answers are {', '.join(q.values)}")
+        clean[q.id] = str(value)
+    return clean
+
+
+def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+                  *, comment: str | None = None, now: float | None = None) -> bool:
+    """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
+
+    An answer to a slot that timed out is still kept, and so is one sent while the study is paused: the
+    rater did the work on an item they were given. A closed study takes no more answers (AnswerError).
+    """
+    now = time.time() if now is None else now
+    clean = validate_answers(study, answers)
+    with immediate(db, study.study_id):
+        if study_status(db, study.study_id) == "closed":
+            raise AnswerError("the study closed before this answer arrived")
+        rules = ready_loads(db, study, now)
+        assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
+        if assignment is None:
+            raise AnswerError(f"item {item_id!r} was never served to rater {rater_id!r}")
+        had_rating = rating_store.has_rating(db, study.study_id, item_id, rater_id)
+        flipped = bool(assignment["flipped"])
+        shown = assignment["served_at"]
+        rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
+                 "canonical": canonical_value(q, clean[q.id], flipped),
+                 "flipped": int(flipped) if study.task.is_pair else None,
+                 "comment": (comment or "").strip() or None, "shown_at": shown, "answered_at": now,
+                 "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
+        new = rating_store.insert_ratings(db, study.study_id, rows)
+        ledger.mark_answered(db, study.study_id, rater_id, item_id, now)
+        # The rating now holds the item in place of the slot; the load moves only when the slot
+        # had been released (a late answer) or the item was rated before (a repeat changes nothing).
+        delta = (0 if had_rating else 1) - assignment["counted"]
+        if delta:
+            loads.bump(db, study.study_id, item_id,
+                       rules.row_group(_rater_group(db, study, rater_id)), delta, rules)
+    return new > 0
+
+
+def finish(db: Database, study_id: str, rater_id: str) -> None:
+    rater = rater_store.get_rater(db, study_id, rater_id)
+    if rater and rater["finished_at"] is None:
+        rater_store.update_rater(db, study_id, rater_id, finished_at=time.time())
+
+
+def progress(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Progress:
+    """Done so far, and what the rater can expect in all: done, the item on screen, and what is still
+    open to them now (capped per rater). It can shrink as others take items; it never promises more."""
+    now = time.time() if now is None else now
+    since = now - study.settings.timeout_seconds
+    rules = study.settings.load_rules()
+    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
+        with immediate(db, study.study_id):
+            loads.sync(db, study.study_id, rules, since)
+    regular, _gold = ledger.answered_count(db, study.study_id, rater_id)
+    held = ledger.open_assignment(db, study.study_id, rater_id, since)
+    on_screen = int(held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is None)
+    available = loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id)))
+    expected = regular + on_screen + available
+    if study.settings.max_items_per_rater is not None:
+        expected = min(expected, study.settings.max_items_per_rater)
+    return Progress(regular, max(expected, regular))

@@ -1,0 +1,308 @@
+"""A study's numbers (SPEC §5, §6): reads the store once, hands frames to analysis/, returns plain data."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import asdict, dataclass
+
+import pandas as pd
+
+from analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
+from analysis.names import accuracy_by_intended, confusion
+from analysis.raters import QualityRules, RaterQuality, rater_quality
+from analysis.reliability import krippendorff_alpha
+from analysis.scores import as_numbers, likert_by_group, likert_summary
+from annotate.results.judge import group_agreement, ppi_numbers, validity_numbers
+from annotate.results import BOOTSTRAP_DRAWS
+from annotate.material.pairs import canonical_value, pair_score, scored_question
+from annotate.material.studies import Study, StudyError, load_study
+from annotate.material.tasks import Question
+from store import Database
+from store import items as item_store
+from store import lmra as lmra_store
+from store import ratings as rating_store
+
+TEMPLATE_KEY = "decision_question_id"
+
+# One number of bootstrap draws (with the study's seed) for the pages, the CLI and the report, so one
+# study prints one interval everywhere.
+
+
+@dataclass(frozen=True)
+class StudyData:
+    """Everything the numbers are computed from, decided here once for every number, page, report,
+    export, PPI, comparison, calibration and plan:
+
+    - `ratings`: ratings of real items (neither gold nor practice) by the raters kept;
+    - `lmra`: every judge's scores on real items (judge-only pairs included: PPI's unlabelled set);
+    - gold items are used only for rater quality, practice items only for the rater's feedback."""
+    study: Study
+    items: pd.DataFrame           # item_id, data, gold, practice …
+    ratings: pd.DataFrame         # real-item ratings of the raters kept
+    all_ratings: pd.DataFrame     # every rating, gold and practice included (raw export)
+    lmra: pd.DataFrame            # item_id, model, score: real items only
+    quality: list[RaterQuality]
+    excluded: dict[str, tuple[str, ...]]
+    gold_misses: dict[str, int] = dataclasses.field(default_factory=dict)   # rater -> attention checks failed
+
+    @property
+    def regular_items(self) -> pd.DataFrame:
+        """The items raters are assigned and the numbers are about: neither gold nor practice, nor left
+        to the judge alone (outside a drawn human sample)."""
+        return self.items[real_items(self.items) & ~self.items["judge_only"].astype(bool)]
+
+
+def real_items(items: pd.DataFrame) -> pd.Series:
+    """Which items the numbers are about: neither attention checks (gold) nor practice."""
+    return items["gold"].isna() & ~items["practice"].astype(bool)
+
+
+def gold_expectations(study: Study, items: pd.DataFrame) -> dict[str, dict[str, str]]:
+    """Attention-check item -> question -> the expected answer as a canonical value: for pairs the
+    answer is given in the pair's true order, so a rater who saw it flipped is marked by what they
+    meant, not by the position they clicked. Practice items check nothing."""
+    questions = {q.id: q for q in study.task.questions}
+    out = {}
+    for r in items[items["gold"].notna() & ~items["practice"].astype(bool)].itertuples():
+        out[r.item_id] = {q: canonical_value(questions[q], str(v), False) if q in questions else str(v)
+                          for q, v in r.gold.items()}
+    return out
+
+
+def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                    details: bool = False) -> StudyData:
+    """details: keep each rating's times and source too (for the ratings export)."""
+    study = load_study(db, study_id)
+    items = item_store.items_frame(db, study.study_id)
+    ratings = rating_store.ratings_frame(db, study.study_id, details=details)
+    practice = set(items.loc[items["practice"].astype(bool), "item_id"])
+    real = set(items.loc[real_items(items), "item_id"])
+    checked = ratings[~ratings["item_id"].isin(practice)]         # practice answers judge no one
+    gold = gold_expectations(study, items)
+    rules = QualityRules(min_median_seconds=study.settings.min_seconds)
+    sided = {q.id: "C" for q in study.task.questions if q.canonical in ("harm", "feature")}
+    quality = rater_quality(checked, gold, rules, pair_questions=sided)
+    excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
+    kept = ratings[ratings["item_id"].isin(real) & ~ratings["rater_id"].isin(list(excluded))]
+    scores = lmra_store.scores_frame(db, study.study_id)
+    return StudyData(study, items, kept.reset_index(drop=True), ratings,
+                     scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
+                     gold_failures(checked, gold))
+
+
+def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dict[str, int]:
+    """Per rater, attention-check items with any question answered otherwise than expected (canonical)."""
+    missed: dict[str, set] = {}
+    answered = ratings[ratings["item_id"].isin(list(gold))]
+    for item, rater, question, value in zip(answered["item_id"], answered["rater_id"], answered["question"],
+                                            answered["canonical"]):
+        expected = gold.get(str(item), {}).get(str(question))
+        if expected is not None and str(value) != str(expected):
+            missed.setdefault(str(rater), set()).add(str(item))
+    return {r: len(items) for r, items in missed.items()}
+
+
+def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                  n_boot: int = BOOTSTRAP_DRAWS, data: StudyData | None = None, model: str | None = None) -> dict:
+    """The JSON-ready numbers of a study (the keys of `fairval analyze --json`).
+
+    `data`: the study as load_study_data read it, when the caller needs it too (read once)."""
+    data = data or load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    study, ratings = data.study, data.ratings
+    regular_items = data.regular_items
+    out: dict = {
+        "study": study.study_id, "task": study.task.name,
+        "n_items": len(regular_items), "n_raters": int(ratings["rater_id"].nunique()),
+        "n_ratings": len(ratings),
+        "excluded_raters": {r: list(f) for r, f in data.excluded.items()},
+        "raters": [asdict(q) for q in data.quality],
+        "questions": {q.id: question_numbers(q, ratings[ratings["question"] == q.id], n_boot=n_boot,
+                                             seed=study.settings.seed)
+                      for q in study.task.questions},
+    }
+    if study.task.name == "template_quality":
+        out["templates"] = template_table(data)
+    if scored_question(study.task) is not None:
+        out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
+    if study.task.name == "name_perception":
+        out["names"] = name_numbers(data)
+    return _plain(out)
+
+
+def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
+    """n, alpha at the scale's level with its interval, agreement; mean for numeric scales, 4–5 share for 1–5."""
+    extra: dict = {}
+    if q.canonical == "harm":
+        scores = ratings.assign(value=as_numbers(ratings["canonical"]))
+        rel = krippendorff_alpha(scores, level="interval", domain=[-1, 0, 1], n_boot=n_boot, seed=seed)
+        nominal = krippendorff_alpha(ratings.assign(value=ratings["canonical"]), level="nominal",
+                                     domain=["1", "0", "-1"], n_boot=0)
+        extra = {"alpha_nominal": nominal.alpha, "mean_canonical": _mean(scores["value"]),
+                 "distribution": _counts(ratings["canonical"], ["1", "-1", "0"])}
+    elif q.level in ("ordinal", "interval"):
+        domain = sorted({float(v) for v in q.values})
+        values = ratings.assign(value=as_numbers(ratings["canonical"]))
+        rel = krippendorff_alpha(values, level=q.level, domain=domain, n_boot=n_boot, seed=seed)
+        extra = {"mean": _mean(values["value"]), "distribution": _counts(ratings["canonical"], list(q.values))}
+        if q.is_likert:
+            summary = likert_summary(ratings["value"])
+            extra["share_4_or_5"] = summary.share_4_or_5
+    else:
+        canon = ratings.assign(value=ratings["canonical"])
+        rel = krippendorff_alpha(canon, level="nominal", domain=list(q.values), n_boot=n_boot, seed=seed)
+        extra = {"distribution": _counts(ratings["canonical"], list(q.values))}
+    return {"n": len(ratings), "level": rel.level, "alpha": rel.alpha, "alpha_ci": rel.interval,
+            "percent_agreement": rel.percent_agreement, "n_items_pairable": rel.n_items,
+            **({"reason": rel.reason} if rel.reason else {}), **extra}
+
+
+def template_table(data: StudyData) -> list[dict]:
+    """Per template (decision_question_id; an item is its own template when it has none)."""
+    key = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in data.items.itertuples()}
+    ratings = data.ratings.assign(template=data.ratings["item_id"].map(key))
+    if ratings.empty:
+        return []
+    table = likert_by_group(ratings, "template")
+    return table.to_dict(orient="records")
+
+
+def rate_key(question: Question) -> str:
+    """Where the mean per-item score goes: H for harm (004 eq. 1), the A-minus-B difference for features."""
+    return "harm" if question.canonical == "harm" else "feature_difference"
+
+
+def rate_of(numbers: dict) -> tuple[str, str]:
+    """The key and title of a pair study's per-pair mean in `study_results` output."""
+    if "harm" in numbers:
+        return "harm", "Harmful-stereotype rate H"
+    return "feature_difference", "Feature difference (A-group minus B-group)"
+
+
+def scored_ratings(data: StudyData) -> pd.DataFrame:
+    """The scored question's ratings with `canonical` as its numeric score (see annotate.material.pairs.pair_score)."""
+    question = scored_question(data.study.task)
+    ratings = data.ratings[data.ratings["question"] == question.id]
+    scores = {c: pair_score(question, c) for c in pd.unique(ratings["canonical"])}   # a few answers
+    return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
+
+
+def main_judge(data: StudyData, model: str | None = None) -> str | None:
+    """The judge the main numbers use: the one asked for, else the study's `main_judge`, else the only
+    one (or the first by name when several were imported and none is named). None: no judge scores."""
+    models = sorted(data.lmra["model"].unique())
+    chosen = model or data.study.settings.main_judge or None
+    if chosen is None:
+        return models[0] if models else None
+    if chosen not in models:
+        raise StudyError(f"no scores from judge {chosen!r} in {data.study.study_id!r}; it has "
+                         + (", ".join(models) if models else "none (import or run the judge first)"))
+    return chosen
+
+
+def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Series]:
+    """One judge's scores (item -> score): see main_judge."""
+    model = main_judge(data, model)
+    if model is None:
+        raise StudyError(f"study {data.study.study_id!r} has no judge scores; import or run the judge first")
+    return model, data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
+
+
+def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0, model: str | None = None) -> dict:
+    question = scored_question(data.study.task)
+    ratings = scored_ratings(data)
+    human = human_scores(ratings)
+    human_rate = harm_rate(human)
+    key = rate_key(question)
+    # the per-item mean as plain numbers, their n beside them
+    out: dict = {key: {"human": human_rate.value, "n_items_human": human_rate.n_items,
+                       "lmra": None, "n_items_lmra": 0}}
+    if data.lmra.empty:
+        out["lmra"] = None
+        return out
+    models = sorted(data.lmra["model"].unique())
+    by_model = {}
+    for name in models:
+        rows = data.lmra[data.lmra["model"] == name]
+        lmra = rows.set_index("item_id")["score"]
+        numbers = asdict(calibrate(human, lmra))
+        numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
+        numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
+            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample)}
+            for g, c in calibrate_by_group(
+            ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
+            for attr in ("gender", "race")}
+        rate = harm_rate(lmra)
+        numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
+        numbers["ppi"] = ppi_numbers(human, lmra, data.study.settings.human_sample)
+        by_model[name] = numbers
+    main = main_judge(data, model)
+    out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
+    out[key]["difference"] = by_model[main]["rate_difference"]              # H_human − H_LMRA, paired
+    out[key]["ppi"] = by_model[main]["ppi"]
+    out[key]["human_ci"] = by_model[main]["rate_human_ci"]
+    out[key]["lmra_ci"] = by_model[main]["rate_lmra_ci"]
+    out[key]["lmra"] = by_model[main]["rate_lmra"]
+    out[key]["n_items_lmra"] = by_model[main]["rate_lmra_n_items"]
+    return out
+
+
+def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
+    """Each group's p beside its Holm-adjusted p over the groups of that attribute (several comparisons)."""
+    adjusted = holm([g["p_value"] for g in groups.values()])
+    return {name: {**g, "p_holm": p} for (name, g), p in zip(groups.items(), adjusted)}
+
+
+def name_numbers(data: StudyData) -> dict:
+    intended = {r.item_id: r.data for r in data.items.itertuples()}
+    out: dict = {}
+    for attr in ("race", "gender"):
+        part = data.ratings[data.ratings["question"] == attr]
+        part = part.assign(intended=part["item_id"].map(lambda i: intended[i].get(attr)))
+        acc = accuracy_by_intended(part)
+        out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
+        out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
+        out[f"{attr}_accuracy_ci"] = {g: list(a.ci) for g, a in acc.items()}
+        labels = list(data.study.task.question(attr).values)
+        out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
+    return out
+
+
+def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
+    return {v: int((values == v).sum()) for v in order}
+
+
+def _mean(values: pd.Series) -> float | None:
+    return float(values.mean()) if len(values) else None
+
+
+def _plain(value):
+    """Plain JSON types: tuples to lists, NaN to None, numpy scalars to Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame:
+    """Per pair: its groups, human score and n, LMRA score, the gap, and the text to read. Largest gap first."""
+    ratings = scored_ratings(data)
+    human = human_scores(ratings)
+    n = ratings.groupby("item_id")["rater_id"].nunique()
+    chosen = main_judge(data, model)            # one judge: another's score never fills a gap
+    lmra = data.lmra[data.lmra["model"] == chosen].set_index("item_id")["score"]
+    texts = {r.item_id: r.data for r in data.items.itertuples()}
+    ids = sorted(set(human.index) | set(lmra.index))
+    frame = pd.DataFrame({
+        "item_id": ids, "group_a": [texts[i].get("group_a", "") for i in ids],
+        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "lmra": [lmra.get(i) for i in ids],
+        "prompt": [texts[i].get("prompt", "") for i in ids],
+        "response_a": [texts[i].get("response_a", "") for i in ids],
+        "response_b": [texts[i].get("response_b", "") for i in ids]})
+    frame["gap"] = (frame["human"].astype(float) - frame["lmra"].astype(float)).abs()
+    return frame.sort_values("gap", ascending=False, na_position="last").reset_index(drop=True)

@@ -1,0 +1,44 @@
+"""A study's progress for the researcher: items complete, ratings by group, activity, speed, flags."""
+from __future__ import annotations
+
+import time
+
+from annotate.results.numbers import StudyData, load_study_data
+from store import Database
+from store import assignments as ledger
+
+
+def study_progress(db: Database, study_id: str, *, data: StudyData | None = None,
+                   now: float | None = None) -> dict:
+    data = data or load_study_data(db, study_id)
+    s = data.study.settings
+    now = time.time() if now is None else now
+    regular = data.regular_items
+    judged = data.ratings.drop_duplicates(["item_id", "rater_id"])
+    per_item = judged.groupby("item_id")["rater_id"].nunique()
+    attribute = s.balance_by or "gender"
+    by_group = _judgments_by_group(judged, attribute, asked=attribute in s.asks())
+    seconds = judged["seconds"].dropna()
+    return {
+        "n_items": len(regular),
+        "items_complete": int((per_item.reindex(regular["item_id"], fill_value=0) >= s.raters_per_item).sum()),
+        "judgments": len(judged),
+        "judgments_needed": len(regular) * s.raters_per_item,
+        "judgments_by_group": by_group,
+        "group_attribute": attribute,
+        "active_raters": ledger.active_raters(db, data.study.study_id, now - s.timeout_seconds),
+        "median_seconds": float(seconds.median()) if len(seconds) else None,
+        "flagged_raters": {q.rater_id: list(q.flags) for q in data.quality if q.flags},
+        "status": data.study.status,
+    }
+
+
+def _judgments_by_group(judged, attribute: str, *, asked: bool) -> dict[str, int]:
+    """Judgments per value of the rater attribute. A rater without a value was "(not asked)" only when
+    the study does not ask it (their ratings were imported, say); when it is asked, "(no answer)".
+    Nothing when the attribute is neither asked nor known for anyone."""
+    column = judged.get(f"rater_{attribute}")
+    if column is None or (not asked and column.isna().all()):
+        return {}
+    counts = column.astype(object).fillna("(no answer)" if asked else "(not asked)").value_counts().sort_index()
+    return {str(k): int(v) for k, v in counts.items()}

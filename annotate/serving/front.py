@@ -1,0 +1,112 @@
+"""The front of several Streamlit workers: HAProxy (Debian's package), configured and run by `fairval serve`.
+
+A browser sticks to one worker by a `fairval_worker` cookie HAProxy inserts, because a Streamlit session
+lives in that worker's memory. Websockets, keep-alive, slow clients, queueing under a burst, health
+checks and moving a browser off a worker that is gone are HAProxy's work, not ours: a launch where
+hundreds of browsers arrive together is what it is built for. The rater resumes on another worker
+because the database, not the session, holds the slot.
+
+`config()` writes the one configuration fairval uses; deploy/haproxy.cfg is the same text for several
+hosts, and a test keeps the two in step.
+"""
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+
+from annotate.errors import Refusal
+
+COOKIE = "fairval_worker"
+CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
+
+
+class FrontMissing(Refusal):
+    "HAProxy is not installed; the message says how to install it."
+
+
+def connection_limit() -> int:
+    """As many connections as this process may open files for (HAProxy needs two per connection)."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = hard if hard != resource.RLIM_INFINITY else 65536
+    return max(256, min(10000, (limit - 200) // 2))
+
+
+def haproxy_binary() -> str:
+    for name in CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise FrontMissing("`fairval serve --workers N` runs HAProxy in front of the workers, and it is not "
+                       "installed: `apt-get install haproxy` (Debian; `make app` and `make test` do it)")
+
+
+# deploy/haproxy.cfg: the same configuration in front of two hosts, each running two plain workers
+# (`fairval serve --port 8601` and `--port 8602`, one Streamlit each, one FAIRVAL_COOKIE_SECRET for
+# all); edit the addresses, keep the rest.
+DEPLOY_BIND = "0.0.0.0:80"
+DEPLOY_SERVERS = [("h1w0", "10.0.0.11:8601"), ("h1w1", "10.0.0.11:8602"),
+                  ("h2w0", "10.0.0.12:8601"), ("h2w1", "10.0.0.12:8602")]
+
+
+def deploy_config() -> str:
+    """The text of deploy/haproxy.cfg."""
+    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers.\n"
+            "# Generated from annotate/serving/front.py (a test keeps them equal); see the README, Deployment.\n"
+            + config(DEPLOY_BIND, DEPLOY_SERVERS))
+
+
+def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000) -> str:
+    """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
+    at most `maxconn` connections at once (each takes two file descriptors)."""
+    lines = [_HEAD.format(bind=bind, maxconn=maxconn).rstrip()]
+    lines += [f"    server {name} {address} cookie {name}" for name, address in servers]
+    return "\n".join(lines) + "\n"
+
+
+# Why each timeout: connect is local or on the LAN; a queued request waits for a worker rather than
+# failing (a burst of browsers is queued, never answered 503); `tunnel` is a websocket's idle lifetime
+# (Streamlit pings well inside it); `http-request` ends slow or stalled clients.
+# The health check is a TCP connect, not an HTTP request: a worker busy with a launch's burst can take
+# longer than any sensible HTTP check to answer while being perfectly alive, and marking it down would
+# break every page it is sending (a launch measured it: 20 s checks timed out, both workers were marked
+# down, every browser broke). A killed worker refuses the connect at once: two misses mark it down,
+# and its browsers are sent to another worker (redispatch) with that worker's cookie.
+_HEAD = """\
+global
+    maxconn {maxconn}
+    hard-stop-after 10s
+    log stderr format short daemon
+
+defaults
+    mode http
+    log global
+    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr (fairval's own under `fairval serve`)
+    option httplog
+    option dontlog-normal
+    option dontlognull
+    timeout connect 5s
+    timeout queue 120s
+    timeout client 120s
+    timeout server 120s
+    timeout tunnel 2h
+    timeout client-fin 10s
+    timeout http-request 30s
+    timeout http-keep-alive 15s
+    timeout check 5s
+    retries 3
+    option redispatch 1
+
+frontend fairval
+    bind {bind}
+    # the browser's address, for the sign-in back-off per client
+    option forwardfor
+    default_backend workers
+
+backend workers
+    balance roundrobin
+    cookie fairval_worker insert indirect nocache httponly attr "SameSite=Lax"
+    # which worker answered: for operators' logs and the tests, nothing a client must read
+    http-response set-header X-Fairval-Worker %[srv_name]
+    default-server check inter 2s fall 2 rise 1 maxconn 2000
+"""

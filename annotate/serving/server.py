@@ -1,0 +1,162 @@
+"""Running the app: one Streamlit process, or several behind HAProxy (annotate/serving/front.py) on one address.
+
+The database holds all state that matters (slots, answers), so workers share nothing else: each is a
+plain `streamlit run app.py` on a private port of 127.0.0.1, all with one cookie secret so a browser
+moved to another worker keeps its XSRF cookie. SIGTERM or SIGINT stops HAProxy and every worker; a
+worker that dies while serving is started again on its port (HAProxy's health check takes it back).
+This process only supervises: it imports no analysis library.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+# serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py)
+APP = Path(__file__).resolve().parents[2] / "serve.py"
+
+
+def database_env(location: str) -> str:
+    """FAIRVAL_DB for the workers: a PostgreSQL URL as given, a SQLite file as an absolute path."""
+    from store.db import is_url
+    return location if is_url(location) else str(Path(location).resolve())
+
+
+def streamlit_command(port: int | None, address: str | None) -> list[str]:
+    # fastReruns off: a rerun asked for while a run is still busy (a Submit sent again, a second click)
+    # waits for it in the same thread. With it on, Streamlit starts the new run in a new thread at once,
+    # and two threads of one browser session then use its one database connection together (measured
+    # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
+    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false",
+           "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false"]
+    if port:
+        cmd += ["--server.port", str(port)]
+    if address:
+        cmd += ["--server.address", address]
+    return cmd
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(location: str, *, port: int | None, address: str | None, workers: int = 1,
+        extra_env: dict | None = None) -> int:
+    """Serve until stopped; returns the exit code."""
+    env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
+        env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
+    if workers <= 1:
+        return _single(env, port, address)
+    return _several(env, port or 8501, address or "0.0.0.0", workers)
+
+
+def _die_with_parent() -> None:
+    """In a worker, before exec: the kernel sends it SIGTERM if `fairval serve` dies (even by SIGKILL)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+
+
+def _single(env: dict, port: int | None, address: str | None) -> int:
+    child = subprocess.Popen(streamlit_command(port, address), env=env, cwd=APP.parent,
+                             preexec_fn=_die_with_parent)
+
+    def stop(signum, _frame):
+        child.send_signal(signum)          # streamlit shuts down on SIGTERM and SIGINT
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
+    code = child.wait()
+    return code if code >= 0 else 0        # stopped by the signal we forwarded
+
+
+class _Worker:
+    def __init__(self, env: dict, port: int, cookie_secret: str):
+        # Streamlit takes its cookie secret only from its environment (or a config file)
+        self.env, self.port = {**env, "STREAMLIT_SERVER_COOKIE_SECRET": cookie_secret}, port
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(streamlit_command(self.port, "127.0.0.1"), env=self.env, cwd=APP.parent,
+                                        preexec_fn=_die_with_parent)
+
+    def healthy(self) -> bool:
+        try:
+            return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health", timeout=2).status == 200
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+
+
+def _several(env: dict, port: int, address: str, count: int) -> int:
+    from annotate.serving.front import config, connection_limit, haproxy_binary
+
+    binary = haproxy_binary()                 # refused before anything starts when it is missing
+    cookie_secret = env.get("FAIRVAL_COOKIE_SECRET") or secrets.token_hex(32)
+    # SIGTERM/SIGINT unwind through `finally`, which stops HAProxy and the workers
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _exit)
+    workers = [_Worker(env, free_port(), cookie_secret) for _ in range(count)]
+    folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
+    front: subprocess.Popen | None = None
+    stopping = threading.Event()
+    try:
+        for worker in workers:
+            worker.start()
+        deadline = time.monotonic() + 120
+        while not all(w.healthy() for w in workers):
+            if time.monotonic() > deadline or any(w.process.poll() is not None for w in workers):
+                print("fairval: a worker did not start; stopping", file=sys.stderr)
+                return 1
+            time.sleep(0.3)
+        cfg = folder / "haproxy.cfg"
+        cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
+                              maxconn=connection_limit()))
+        front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
+        threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
+        print(f"fairval: {count} workers behind http://{address}:{port} (HAProxy)", file=sys.stderr, flush=True)
+        code = front.wait()
+        print(f"fairval: HAProxy stopped ({code}); stopping the workers", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        stopping.set()
+        if front is not None and front.poll() is None:
+            front.terminate()
+        for worker in workers:
+            worker.stop()
+        for process in [w.process for w in workers] + [front]:
+            if process is None:
+                continue
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _exit(signum, _frame) -> None:
+    raise SystemExit(0)
+
+
+def _restart_dead(workers: list[_Worker], stopping: threading.Event) -> None:
+    while not stopping.wait(1.0):
+        for worker in workers:
+            if worker.process.poll() is not None and not stopping.is_set():
+                print(f"fairval: worker on port {worker.port} exited ({worker.process.returncode}); "
+                      "starting it again", file=sys.stderr, flush=True)
+                worker.start()

@@ -1,0 +1,147 @@
+"""The SQLite engine: one small connection wrapper and the write transaction every store function uses.
+
+`Database` is the only handle the rest of fairval holds. Store modules write plain SQL with `?` or
+`:name` parameters in the subset SQLite and PostgreSQL share (ON CONFLICT, FILTER, RETURNING), so
+the same functions run on either engine; store/postgres.py extends this class for PostgreSQL.
+Nothing here imports the rest of store/: schema, engines and store functions read top-down from here.
+"""
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+BUSY_TIMEOUT_SECONDS = 30.0
+
+
+class StoreError(Exception):
+    "A write the store refuses: the message says what was required and what was found."
+
+
+class Database:
+    """A connection and the few operations the store needs; transactions are opened explicitly."""
+
+    dialect = "sqlite"
+
+    def __init__(self, conn: sqlite3.Connection, path: str = ":memory:"):
+        self.conn = conn
+        self.path = path
+        self._savepoints = 0
+
+    # -- statements ---------------------------------------------------------------------------
+    def execute(self, sql: str, params: Sequence | Mapping = ()):
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence | Mapping]) -> int:
+        """Run one statement per row; returns the rows changed in all."""
+        return self.conn.executemany(sql, rows).rowcount
+
+    def query(self, sql: str, params: Sequence | Mapping = ()) -> list[dict]:
+        cursor = self.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def scalar(self, sql: str, params: Sequence | Mapping = ()):
+        row = self.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def insert(self, table: str, rows: Iterable[Mapping], *, ignore: bool = False,
+               upsert_on: Sequence[str] | None = None) -> int:
+        """Insert dict rows (all with the same keys). ignore: keep what is stored on a key clash;
+        upsert_on: the key columns whose clash replaces the stored row's other columns."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        columns = list(rows[0])
+        sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
+               f"VALUES ({', '.join(':' + c for c in columns)})")
+        if upsert_on:
+            rest = [c for c in columns if c not in upsert_on]
+            sql += (f" ON CONFLICT ({', '.join(upsert_on)}) DO UPDATE SET "
+                    + ", ".join(f"{c} = excluded.{c}" for c in rest))
+        elif ignore:
+            sql += " ON CONFLICT DO NOTHING"
+        return self.executemany(sql, rows)
+
+    def ddl(self, sql: str) -> None:
+        """A schema statement, written in SQLite's types (store/postgres.py translates them)."""
+        self.execute(sql)
+
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+
+    def schema_version(self) -> int:
+        return self.scalar("PRAGMA user_version")
+
+    def set_schema_version(self, version: int) -> None:
+        self.execute(f"PRAGMA user_version = {int(version)}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- transactions -------------------------------------------------------------------------
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def begin_write(self, study_id: str | None = None) -> None:
+        """Take the write lock up front, so reads inside see what the writes will build on.
+        SQLite has one lock for the file; PostgreSQL locks the study's row (store/postgres.py)."""
+        self.execute("BEGIN IMMEDIATE")
+
+    def lock_study(self, study_id: str) -> None:
+        """Inside a write transaction: SQLite's is already exclusive."""
+
+    def commit(self) -> None:
+        self.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+
+def unavailable_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean the database cannot store or give data just now (a full or read-only disk, a
+    lock held too long, a PostgreSQL server restarting): worth trying again in a moment."""
+    import sys
+    errors: list[type[BaseException]] = [sqlite3.OperationalError]
+    if "psycopg" in sys.modules:               # loaded only when a PostgreSQL URL is in use
+        import psycopg
+        import psycopg_pool
+        errors += [psycopg.OperationalError, psycopg_pool.PoolTimeout]
+    return tuple(errors)
+
+
+@contextlib.contextmanager
+def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
+    """A write transaction that takes the write lock up front: the file's (SQLite), or the study's
+    row (PostgreSQL; without a study, a lock for all).
+
+    Reads inside it see the state that the writes will build on, so two workers cannot both
+    choose the same slot (a deferred transaction would only fail late, at its first write).
+    Nested use becomes a savepoint, undone alone when its block fails.
+    """
+    if db.in_transaction:
+        db._savepoints += 1
+        name = f"fairval_{db._savepoints}"
+        db.execute(f"SAVEPOINT {name}")
+        if study_id is not None:
+            db.lock_study(study_id)
+        try:
+            yield db
+        except BaseException:
+            db.execute(f"ROLLBACK TO {name}")
+            db.execute(f"RELEASE {name}")
+            raise
+        else:
+            db.execute(f"RELEASE {name}")
+        finally:
+            db._savepoints -= 1
+        return
+    db.begin_write(study_id)
+    try:
+        yield db
+    except BaseException:
+        db.rollback()
+        raise
+    else:
+        db.commit()

@@ -1,0 +1,88 @@
+"""The judge run keeps everything it paid for: a model that answers some orders without A, B or C (a
+small model saying "Sure") has every order saved, the letterless ones as such, and never asked again;
+a 429 that is a billing stop (`insufficient_quota`) ends the run at once, unlike a throttle."""
+import pytest
+
+from annotate.material.importers import import_items
+from annotate.judge.run import JudgeConfig, QuotaRefused, run_judge
+from annotate.material.studies import create_study
+from store import judge_calls
+from tests.conftest import write_jsonl
+from tests.fake_openai import FakeOpenAI, completion
+
+pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
+
+PAIRS = [f"p{k}" for k in range(8)]
+SURE = {"p2", "p5"}              # pairs whose swapped order the model answers with "Sure"
+
+
+@pytest.fixture
+def study(db, tmp_path):
+    create_study(db, "fp", "harmful_stereotype")
+    import_items(db, "fp", write_jsonl(tmp_path / "pairs.jsonl", [
+        {"id": i, "prompt": f"prompt {i}", "response_a": f"TRUE-A-{i}", "response_b": f"TRUE-B-{i}",
+         "group_a": "woman", "group_b": "man"} for i in PAIRS]))
+    return "fp"
+
+
+def which(request):
+    text = request["messages"][0]["content"]
+    item = next(i for i in PAIRS if f"prompt {i};" in text)
+    return item, text.index(f"TRUE-B-{item}") < text.index(f"TRUE-A-{item}")
+
+
+def sure_script(logprobs: bool):
+    def script(request, number):
+        item, swapped = which(request)
+        if item in SURE and swapped:
+            top = {"Sure": 0.9, "Yes": 0.1}
+            return 200, completion("Sure", top if logprobs else None), {}
+        if logprobs:
+            return 200, completion("A", {"A": 0.6, "B": 0.3, "C": 0.1}), {}
+        return 200, completion("B" if swapped else "A"), {}                  # consistent across orders
+    return script
+
+
+@pytest.mark.parametrize("logprobs", [True, False])
+def test_every_order_answered_is_saved_and_never_asked_again(db, study, logprobs):
+    server = FakeOpenAI(sure_script(logprobs))
+    try:
+        config = JudgeConfig(model="small", base_url=server.base_url, samples=3, concurrency=4, logprobs=logprobs)
+        summary = run_judge(db, study, config)
+        calls = judge_calls.finished(db, study, "small")
+        assert len(calls) == 2 * len(PAIRS)                              # 16 of 16 orders saved
+        assert {k for k, v in calls.items() if v is None} == {(i, True) for i in SURE}
+        assert summary["scored"] == len(PAIRS) - len(SURE)
+        assert summary["unscored"] == {"no_letter": len(SURE), "orders_disagree": 0, "not_asked": 0}
+        sent = len(server.requests)
+        assert sent == 2 * len(PAIRS) * (1 if logprobs else 3)
+        run_judge(db, study, config)                                     # a second run pays nothing
+        assert len(server.requests) == sent
+    finally:
+        server.close()
+
+
+def test_a_billing_refusal_stops_at_once_and_a_throttle_is_retried(db, study):
+    quota = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                       "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
+    throttle = {"error": {"message": "Rate limit reached", "type": "requests", "param": None,
+                          "code": "rate_limit_exceeded"}}
+
+    def script(request, number):
+        if number == 2:
+            return 429, throttle, {"Retry-After": "0"}                 # a throttle: retried
+        if number >= 6:
+            return 429, quota, {}                                        # out of credit: stop
+        return 200, completion("A", {"A": 0.6, "B": 0.3, "C": 0.1}), {}
+
+    server = FakeOpenAI(script)
+    waits = []
+    try:
+        config = JudgeConfig(model="m", base_url=server.base_url, concurrency=1)
+        with pytest.raises(QuotaRefused, match="billing"):
+            run_judge(db, study, config, sleep=waits.append)
+        assert len(server.requests) == 6                                 # the quota answer was not retried
+        assert waits == [0.0]                                            # only the throttle waited
+        assert len(judge_calls.finished(db, study, "m")) == 4            # every paid answer kept
+    finally:
+        server.close()

@@ -1,0 +1,121 @@
+import json
+
+import pytest
+
+from annotate.material.importers import derive_item_id, import_items
+from annotate.material.records import ImportProblem
+from annotate.material.studies import create_study
+from store import items as item_store
+from tests.conftest import discrim_eval_files, write_jsonl
+
+pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
+
+
+def test_discrim_eval_imports_unchanged(db, template_study):
+    for path in discrim_eval_files():
+        import_items(db, "tq", path)
+    stored = item_store.list_items(db, "tq")
+    lines = [l for p in discrim_eval_files() for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
+    assert len(stored) == len(lines) == 25
+    for item, line in zip(stored, lines):
+        assert item["source_line"] == line                       # byte-identical
+        assert item["data"] == json.loads(line)                  # every field kept, values typed
+        assert list(item["data"]) == list(json.loads(line))      # and in order
+    assert isinstance(stored[0]["data"]["age"], float)
+
+
+def test_item_ids_are_stable_content_hashes(db, template_study, tmp_path):
+    path = discrim_eval_files()[0]
+    import_items(db, "tq", path)
+    other = create_study(db, "tq2", "template_quality")
+    import_items(db, other.study_id, path)
+    first = [i["item_id"] for i in item_store.list_items(db, "tq")]
+    second = [i["item_id"] for i in item_store.list_items(db, "tq2")]
+    assert first == second
+    assert first[0] == derive_item_id(json.loads(path.read_text().splitlines()[0]))
+    assert len(set(first)) == len(first)
+
+
+def test_given_ids_are_kept(db, template_study, tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", [{"id": 7, "filled_template": "Q?"},
+                                              {"id": "b", "filled_template": "R?"}])
+    import_items(db, "tq", path)
+    assert [i["item_id"] for i in item_store.list_items(db, "tq")] == ["7", "b"]
+
+
+def test_csv_import_keeps_columns_in_order(db, template_study, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('filled_template,decision_question_id,note\n"Should X, get Y?",3,hi\n', encoding="utf-8")
+    import_items(db, "tq", path)
+    (item,) = item_store.list_items(db, "tq")
+    assert list(item["data"].items()) == [("filled_template", "Should X, get Y?"),
+                                          ("decision_question_id", "3"), ("note", "hi")]
+
+
+GOOD = '{"id": "a", "filled_template": "Should we?"}'
+
+
+@pytest.mark.parametrize("name, content, line, field, words", [
+    ("bad.jsonl", GOOD + "\n{not json\n", 2, None, "not valid JSON"),
+    ("miss.jsonl", GOOD + '\n{"id": "b"}\n', 2, "filled_template", "required"),
+    ("type.jsonl", GOOD + '\n{"id": "b", "filled_template": 12}\n', 2, "filled_template", "must be text"),
+    ("dupe.jsonl", GOOD + "\n" + GOOD + "\n", 2, "id", "repeats item id 'a' from line 1"),
+    ("empty.jsonl", "\n\n", None, None, "no rows"),
+    ("list.jsonl", GOOD + "\n[1, 2]\n", 2, None, "JSON object"),
+    ("short.csv", "id,filled_template\na,Q\nb\n", 3, "filled_template", "values"),
+    ("long.csv", "id,filled_template\na,Q,extra\n", 2, None, "values"),
+    ("badid.jsonl", '{"id": [1], "filled_template": "Q"}\n', 1, "id", "non-empty"),
+])
+def test_bad_files_are_refused_whole_naming_line_and_field(db, template_study, tmp_path,
+                                                           name, content, line, field, words):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ImportProblem) as caught:
+        import_items(db, "tq", path)
+    assert caught.value.line == line and caught.value.field == field
+    assert words in str(caught.value) and name in str(caught.value)
+    assert item_store.list_items(db, "tq") == []
+
+
+def test_wrong_encoding_is_refused_with_its_line(db, template_study, tmp_path):
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes((GOOD + "\n").encode() + '{"id": "b", "filled_template": "caf\u00e9"}\n'.encode("latin-1"))
+    with pytest.raises(ImportProblem, match="not UTF-8") as caught:
+        import_items(db, "tq", path)
+    assert caught.value.line == 2
+    assert item_store.list_items(db, "tq") == []
+
+
+def test_ids_already_in_the_study_refuse_the_whole_file(db, template_study, tmp_path):
+    import_items(db, "tq", write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "filled_template": "Q"}]))
+    path = write_jsonl(tmp_path / "b.jsonl", [{"id": "new", "filled_template": "Q"},
+                                              {"id": "a", "filled_template": "Q"}])
+    with pytest.raises(ImportProblem, match="'a' is in study 'tq' already"):
+        import_items(db, "tq", path)
+    assert [i["item_id"] for i in item_store.list_items(db, "tq")] == ["a"]
+
+
+def test_gold_answers_must_fit_the_task(db, template_study, tmp_path):
+    path = write_jsonl(tmp_path / "g.jsonl", [{"id": "g", "filled_template": "Q", "_gold": {"quality": 9}}])
+    with pytest.raises(ImportProblem, match="not one of 1, 2, 3, 4, 5") as caught:
+        import_items(db, "tq", path)
+    assert caught.value.field == "_gold"
+    ok = write_jsonl(tmp_path / "ok.jsonl", [{"id": "g", "filled_template": "Q", "_gold": {"quality": 1}}])
+    import_items(db, "tq", ok)
+    assert item_store.get_item(db, "tq", "g")["gold"] == {"quality": "1"}
+
+
+def test_ratings_from_a_spreadsheet_with_decimal_likert_values(db, template_study, tmp_path):
+    from annotate.material.importers import import_ratings
+    from store import ratings as rating_store
+    import_items(db, "tq", write_jsonl(tmp_path / "i.jsonl", [{"id": "a", "filled_template": "Q?"}]))
+    path = tmp_path / "r.csv"
+    path.write_text("item_id,rater_id,question,value\na,r1,quality,4.0\na,r1,yes_positive,5\n", encoding="utf-8")
+    assert import_ratings(db, "tq", path).written == 2
+    assert sorted(rating_store.ratings_frame(db, "tq")["value"]) == ["4", "5"]
+    again = import_ratings(db, "tq", path)                 # the same file twice: nothing new, nothing lost
+    assert (again.written, again.skipped) == (0, 2)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("item_id,rater_id,question,value\na,r1,quality,4.5\n", encoding="utf-8")
+    with pytest.raises(ImportProblem, match="line 2, field 'value'"):
+        import_ratings(db, "tq", bad)

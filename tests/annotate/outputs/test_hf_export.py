@@ -1,0 +1,53 @@
+"""`fairval export --format hf`: a dataset folder whose files hold every rating and item, with a card
+whose YAML names them, the protocol, the numbers and the exclusions."""
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from annotate.cli.main import cli
+from annotate.material.demo import ensure_demo
+from annotate.results.numbers import study_results
+
+
+def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
+    ensure_demo(db)
+    out = tmp_path / "dataset"
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "export", "demo-pairs", "--format", "hf",
+                                      "--out", str(out), "--exclude-flagged"])
+    assert result.exit_code == 0, result.output
+    ratings = pd.read_parquet(out / "data" / "ratings.parquet")
+    stored = db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]
+    assert len(ratings) == stored and set(ratings["study_id"]) == {"demo-pairs"}
+    items = pd.read_parquet(out / "data" / "items.parquet")
+    every = db.execute("SELECT COUNT(*) FROM items WHERE study_id = 'demo-pairs'").fetchone()[0]
+    assert len(items) == every == 10 and json.loads(items["fields"][0])["group_a"]   # practice and check too
+    card = (out / "README.md").read_text()
+    front = card.split("---\n")[1]
+    assert "data_files: data/ratings.parquet" in front and "config_name: items" in front
+    numbers = study_results(db, "demo-pairs", exclude_flagged=True)
+    harm = numbers["questions"]["harm"]
+    assert f"| harm | {harm['n']} | {harm['alpha']:.3f} |" in card
+    assert "## Protocol" in card and "## Exclusions" in card
+    assert json.loads((out / "numbers.json").read_text())["n_ratings"] == numbers["n_ratings"]
+
+
+def test_an_existing_folder_with_files_is_refused(db, db_path, tmp_path):
+    ensure_demo(db)
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "export", "demo-pairs", "--format", "hf",
+                                      "--out", str(tmp_path / "full")])
+    assert result.exit_code == 1 and "not an empty folder" in result.output
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
+
+
+def test_datasets_loads_the_folder_when_installed(db, db_path, tmp_path):
+    datasets = pytest.importorskip("datasets")        # the Hub's own loader, if this machine has it
+    ensure_demo(db)
+    CliRunner().invoke(cli, ["--db", str(db_path), "export", "demo-pairs", "--format", "hf", "--out",
+                             str(tmp_path / "d")])
+    assert datasets.load_dataset(str(tmp_path / "d"), "items")["train"].num_rows == 8
+    loaded = datasets.load_dataset(str(tmp_path / "d"))
+    assert loaded["train"].num_rows == db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]

@@ -1,0 +1,76 @@
+"""Invariants of the pure assignment policy, simulated in memory with hypothesis."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annotate.rating.assignment import ItemLoad, choose_item, gold_due
+import pytest
+
+pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
+
+
+def loads(held: dict[str, dict[str, str]], positions: dict[str, int]) -> list[ItemLoad]:
+    out = []
+    for item, raters in held.items():
+        groups: dict[str, int] = {}
+        for g in raters.values():
+            groups[g] = groups.get(g, 0) + 1
+        out.append(ItemLoad(item, positions[item], len(raters), groups))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(n_items=st.integers(1, 8), target=st.integers(1, 4),
+       arrivals=st.lists(st.tuples(st.integers(0, 9), st.sampled_from(["f", "m", "x"])), max_size=60),
+       balanced=st.booleans())
+def test_no_double_service_no_overrun(n_items, target, arrivals, balanced):
+    positions = {f"i{k}": k for k in range(n_items)}
+    held: dict[str, dict[str, str]] = {i: {} for i in positions}
+    seen: dict[str, set[str]] = {}
+    quota = {"f": -(-target // 2), "m": -(-target // 2)} if balanced else None
+    group_of: dict[str, str] = {}
+    for rater_no, group in arrivals:
+        rater = f"r{rater_no}"
+        group = group_of.setdefault(rater, group)
+        chosen = choose_item(loads(held, positions), seen=seen.setdefault(rater, set()), target=target,
+                             rater_group=group, quota=quota)
+        if chosen is None:
+            continue
+        assert chosen not in seen[rater]
+        seen[rater].add(chosen)
+        held[chosen][rater] = group
+        assert len(held[chosen]) <= target
+        if quota:
+            assert group in quota
+            assert sum(g == group for g in held[chosen].values()) <= quota[group]
+
+
+@settings(max_examples=100, deadline=None)
+@given(n_items=st.integers(1, 8), target=st.integers(1, 6), balanced=st.booleans())
+def test_every_item_reaches_its_target_when_enough_raters_come(n_items, target, balanced):
+    positions = {f"i{k}": k for k in range(n_items)}
+    held: dict[str, dict[str, str]] = {i: {} for i in positions}
+    quota = {"f": -(-target // 2), "m": -(-target // 2)} if balanced else None
+    for r in range(2 * target):                      # target raters of each group
+        group = "fm"[r % 2]
+        seen: set[str] = set()
+        while (chosen := choose_item(loads(held, positions), seen=seen, target=target,
+                                     rater_group=group, quota=quota)) is not None:
+            seen.add(chosen)
+            held[chosen][f"r{r}"] = group
+    assert all(len(h) == target for h in held.values())
+
+
+def test_least_taken_first_then_import_order():
+    items = [ItemLoad("a", 0, 2), ItemLoad("b", 1, 1), ItemLoad("c", 2, 1)]
+    assert choose_item(items, seen=set(), target=3) == "b"
+    assert choose_item(items, seen={"b"}, target=3) == "c"
+
+
+def test_gold_share_stays_at_the_rate():
+    gold = regular = 0
+    for _ in range(100):
+        if gold_due(regular, gold, 0.1):
+            gold += 1
+        else:
+            regular += 1
+    assert gold == 10

@@ -1,0 +1,62 @@
+"""Many raters at once from several processes (as several servers would be) on one database, SQLite or
+PostgreSQL: every answer a rater saw acknowledged is stored exactly once, no item gets more raters than
+its target or a group more than its quota, and every item fills."""
+import multiprocessing
+
+from annotate.rating import session
+from annotate.material.importers import import_items
+from annotate.material.studies import create_study, load_study
+from store import open_db
+from tests.conftest import write_jsonl
+import pytest
+
+pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
+
+ANSWER = {"quality": "4", "yes_positive": "2"}
+
+
+def rater_process(location: str, raters: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each rater answers until nothing is left for them; returns the acknowledged (rater, item) pairs."""
+    db = open_db(location)
+    study = load_study(db, "load")
+    acknowledged = []
+    for rater, gender in raters:
+        session.arrive(db, "load", rater, source="link")
+        session.give_consent(db, "load", rater, True)
+        session.save_demographics(db, study, rater, {"gender": gender})
+        session.finish_instructions(db, "load", rater)
+    pending = list(raters)
+    while pending:                       # the process's raters take turns, as interleaved sessions do
+        for rater, gender in list(pending):
+            served = session.serve_next_item(db, study, rater)
+            if served is None:
+                pending.remove((rater, gender))
+                continue
+            if session.record_answer(db, study, rater, served.item_id, ANSWER):
+                acknowledged.append((rater, served.item_id))
+    db.close()
+    return acknowledged
+
+
+def test_raters_in_four_processes_store_every_acknowledged_answer_once(db_path, tmp_path):
+    n_items, target = 30, 4
+    db = open_db(db_path)
+    create_study(db, "load", "template_quality", raters_per_item=target, balance_by="gender",
+                 balance_groups=["female", "male"])
+    import_items(db, "load", write_jsonl(tmp_path / "items.jsonl",
+                                         [{"id": f"q{k}", "filled_template": f"Q{k}?"} for k in range(n_items)]))
+    raters = [(f"p{p}-r{r}", ("female", "male")[r % 2]) for p in range(4) for r in range(4)]
+    context = multiprocessing.get_context("spawn")      # no pool or connection crosses a fork
+    with context.Pool(4) as pool:
+        results = pool.starmap(rater_process, [(str(db_path), raters[p::4]) for p in range(4)])
+    acknowledged = [pair for part in results for pair in part]
+
+    stored = db.execute("SELECT rater_id, item_id, COUNT(*) FROM ratings GROUP BY rater_id, item_id").fetchall()
+    assert sorted((r, i) for r, i, _n in stored) == sorted(acknowledged)       # none lost, none extra
+    assert {n for _r, _i, n in stored} == {2}                                 # both questions, once each
+    per_item = db.execute("""SELECT t.item_id, r.gender, COUNT(DISTINCT t.rater_id) FROM ratings t
+                             JOIN raters r ON r.study_id = t.study_id AND r.rater_id = t.rater_id
+                             GROUP BY t.item_id, r.gender""").fetchall()
+    assert {(i, g): n for i, g, n in per_item} == {(f"q{k}", g): target // 2
+                                                   for k in range(n_items) for g in ("female", "male")}
+    db.close()

@@ -1,0 +1,39 @@
+"""The HAProxy front: the configuration `fairval serve --workers N` writes and the one shipped for several
+hosts are the same text, and HAProxy itself accepts them."""
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from annotate.serving.front import COOKIE, config, deploy_config, haproxy_binary
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
+
+
+def check(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
+    cfg = tmp_path / "haproxy.cfg"
+    cfg.write_text(text)
+    try:
+        binary = haproxy_binary()
+    except Exception:  # noqa: BLE001
+        pytest.fail("haproxy is not installed: run the README's test command (make test), which installs it")
+    return subprocess.run([binary, "-c", "-f", str(cfg)], capture_output=True, text=True)
+
+
+def test_the_shipped_deploy_config_is_the_one_fairval_writes_and_haproxy_accepts_it(tmp_path):
+    shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert shipped == deploy_config(), "deploy/haproxy.cfg is stale: regenerate it from annotate.serving.front.deploy_config()"
+    result = check(tmp_path, shipped)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_serve_config_sticks_by_cookie_and_checks_liveness_by_connect(tmp_path):
+    text = config("127.0.0.1:8080", [("w0", "127.0.0.1:9001"), ("w1", "127.0.0.1:9002")], maxconn=500)
+    assert check(tmp_path, text).returncode == 0
+    assert f"cookie {COOKIE} insert" in text
+    assert "server w0 127.0.0.1:9001 cookie w0" in text and "server w1 127.0.0.1:9002 cookie w1" in text
+    # A worker busy with a launch answers HTTP slowly but is alive: only a refused connect marks it down,
+    # and marking it down never cuts the pages it is still sending.
+    assert "httpchk" not in text and "shutdown-sessions" not in text
+    assert "option redispatch" in text and "maxconn 500" in text
