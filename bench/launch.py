@@ -129,12 +129,20 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
                 answered_one: asyncio.Queue | None, ids: dict[str, str]) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
+    seen: list[str] = []                 # what went wrong in the browser, for a rater who gets stuck
+    page.on("requestfailed", lambda r: seen.append(f"request failed: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and seen.append(f"HTTP {r.status}: {r.url}"))
+    page.on("console", lambda m: m.type in ("error", "warning") and seen.append(f"console {m.type}: {m.text}"))
+    page.on("pageerror", lambda e: seen.append(f"page error: {e}"))
+    page.on("crash", lambda _: seen.append("the page crashed"))
     try:
         await _rate(page, context, url, name, out, gate, answered_one, ids)
     except Exception as e:
         shown = await page.locator("body").inner_text(timeout=10_000)
+        html = await page.content()
         raise AssertionError(f"rater {name} (worker {await _cookie(context)}): {e}\nthe page shows: "
-                             f"{shown[:1000]}") from e
+                             f"{shown[:1000]}\nthe browser saw: {seen[-20:]}\nthe page's HTML ({len(html)} "
+                             f"characters) begins: {html[:600]}") from e
     await context.close()
 
 

@@ -74,7 +74,7 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     db = Path(tempfile.mkdtemp(dir=folder)) / "serve.db"
     rss = {name: serve_rss(preload, db) for name, preload in PRELOADS.items()}
     parent = rss["as shipped"][0]
-    lines.append(f"fairval serve, supervising parent resident: " + "; ".join(
+    lines.append("fairval serve, supervising parent resident: " + "; ".join(
         f"{name} {p:.0f} MiB ({p / parent:.1f}x)" for name, (p, _) in rss.items())
         + f"; beside a {rss['as shipped'][1]:.0f} MiB Streamlit worker")
     return lines

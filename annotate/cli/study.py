@@ -1,0 +1,144 @@
+"""`fairval study …`: create, list, show, sample and configure studies."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import click
+
+from annotate.cli.common import _db, friendly
+from annotate.material.tasks import PRESETS
+
+
+@click.group()
+def study():
+    """Create, list and configure studies."""
+
+
+@study.command("create")
+@click.argument("name")
+@click.option("--task", type=click.Choice(sorted(PRESETS)), help="A preset task.")
+@click.option("--task-file", type=click.Path(exists=True, dir_okay=False),
+              help="Or a task declared as JSON: name, display, questions (id, prompt, options, level).")
+@click.option("--raters-per-item", type=int, default=3, show_default=True)
+@click.option("--balance-by", type=click.Choice(["gender", "race", "country"]))
+@click.option("--balance-groups", help="Comma-separated groups sharing each item's raters, e.g. female,male.")
+@click.option("--flip-probability", type=float, default=0.5, show_default=True)
+@click.option("--gold-rate", type=float, default=0.0, show_default=True)
+@click.option("--timeout", "timeout_seconds", type=float, default=1800, show_default=True,
+              help="Seconds before a served, unanswered item goes back to the pool.")
+@click.option("--min-seconds", type=float, default=0.0, show_default=True,
+              help="Median seconds per item under which a rater is flagged.")
+@click.option("--max-items-per-rater", type=int)
+@click.option("--ask", "demographics", multiple=True, type=click.Choice(["gender", "race", "country"]),
+              help="Demographics asked of raters (repeat the option).")
+@click.option("--completion-code")
+@click.option("--prolific-redirect/--no-prolific-redirect", default=False)
+@click.option("--seed", type=int)
+@click.pass_context
+@friendly
+def study_create(ctx, name, task, task_file, balance_groups, **options):
+    """Create study NAME for a preset --task or a --task-file."""
+    from annotate.material.studies import create_study
+    if (task is None) == (task_file is None):
+        raise click.UsageError("give either --task or --task-file")
+    definition = None
+    if task_file:
+        try:
+            definition = json.loads(Path(task_file).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
+    settings = {k: v for k, v in options.items() if v is not None}
+    settings["demographics"] = list(options["demographics"])
+    if balance_groups:
+        settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
+    created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
+    click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
+               f"{created.settings.completion_code}")
+
+
+@study.command("list")
+@click.pass_context
+@friendly
+def study_list(ctx):
+    """List studies."""
+    from annotate.material.studies import list_study_names, load_study
+    db = _db(ctx)
+    for name in list_study_names(db):
+        s = load_study(db, name)
+        click.echo(f"{name}\t{s.task.name}\t{s.status}")
+
+
+@study.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+@friendly
+def study_show(ctx, name, as_json):
+    """A study's settings and progress: items complete, judgments by group, active raters, flags."""
+    from annotate.material.studies import load_study, prolific_link_query
+    from annotate.results.progress import study_progress
+
+    db = _db(ctx)
+    study = load_study(db, name)
+    settings = study.settings.to_dict()
+    progress = study_progress(db, name)
+    if as_json:
+        click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
+                               "settings": settings, "progress": progress}))
+        return
+    click.echo(f"{name} ({study.task.name}), {study.status}")
+    click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
+               f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
+    for group, n in progress["judgments_by_group"].items():
+        click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
+    for rater, flags in progress["flagged_raters"].items():
+        click.echo(f"  flagged {rater}: {'; '.join(flags)}")
+    click.echo(f"  link: {prolific_link_query(name)}")
+    for key, value in settings.items():
+        if key != "consent_text":
+            click.echo(f"  {key}: {value}")
+
+
+@study.command("sample")
+@click.argument("name")
+@click.option("--n", "n", type=int, required=True, help="Pairs for people to rate.")
+@click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
+@click.pass_context
+@friendly
+def study_sample(ctx, name, n, seed, out):
+    """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
+    from annotate.outputs.files import spreadsheet_text
+    from annotate.rating.sampling import draw_human_sample
+
+    keep = draw_human_sample(_db(ctx), name, n, seed)
+    click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
+    if out:
+        with open(out, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])
+        click.echo(f"wrote the drawn item ids to {out}")
+
+
+@study.command("set")
+@click.argument("name")
+@click.argument("assignments", nargs=-1, required=True)
+@click.pass_context
+@friendly
+def study_set(ctx, name, assignments):
+    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
+    from annotate.material.studies import configure_study
+    changes = {}
+    for pair in assignments:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE")
+        try:
+            changes[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            changes[key] = raw
+    status = changes.pop("status", None)
+    configure_study(_db(ctx), name, status=status, **changes)
+    click.echo(f"study {name!r} updated")
