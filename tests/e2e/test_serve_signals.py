@@ -60,3 +60,51 @@ def test_one_signal_to_fairval_serve_stops_every_process_it_started(tmp_path, wo
         assert not listening(server.port)
     finally:
         server.stop()
+
+
+ANALYSIS_LIBRARIES = ("/pandas/", "/scipy/", "/numpy/", "/pyarrow/", "/krippendorff/")
+
+
+def loaded_libraries(pid: int) -> set[str]:
+    """The analysis libraries whose compiled modules the process has mapped (from /proc/PID/maps)."""
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    return {lib.strip("/") for lib in ANALYSIS_LIBRARIES if lib in maps}
+
+
+def test_the_parent_of_fairval_serve_only_supervises_and_holds_no_analysis_library(tmp_path):
+    db = open_db(tmp_path / "s.db")
+    ensure_demo(db)
+    db.close()
+    server = Server(tmp_path / "s.db", workers=2)
+    try:
+        assert loaded_libraries(server.process.pid) == set()
+        assert len(descendants(server.process.pid)) >= 2            # it does supervise the workers
+        # The check can see a library: this test's own process has read the demo into pandas.
+        assert {"pandas", "numpy"} <= loaded_libraries(os.getpid())
+    finally:
+        server.stop()
+
+
+def test_fairval_demo_makes_its_studies_in_a_child_and_serves_from_a_small_parent(tmp_path):
+    """`make app`'s command: the studies are created (which needs pandas) before the server starts, yet
+    the process left supervising never loaded the analysis libraries."""
+    import subprocess
+    import sys
+
+    from tests.e2e.conftest import ROOT, free_port, healthy
+    port = free_port()
+    log = open(tmp_path / "demo.log", "w")
+    process = subprocess.Popen([sys.executable, "-c", "from annotate.cli.main import main; main()", "--db",
+                                str(tmp_path / "d.db"), "demo", "--port", str(port)], cwd=ROOT, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True,
+                               env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"})
+    try:
+        assert healthy(f"http://127.0.0.1:{port}", within=120), (tmp_path / "demo.log").read_text()
+        assert loaded_libraries(process.pid) == set()
+        assert "created demo studies: demo-templates" in (tmp_path / "demo.log").read_text()
+        made = open_db(tmp_path / "d.db")
+        assert "demo-pairs" in [r[0] for r in made.execute("SELECT study_id FROM studies")]
+        made.close()
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(60)
