@@ -77,6 +77,18 @@ def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
                    [(study_id, i) for i in items])
 
 
+def record_inclusion(db: Database, study_id: str, probabilities: dict[str, float]) -> None:
+    """Inside the caller's write transaction: each pair's chance of being drawn for people."""
+    db.executemany("UPDATE items SET inclusion_probability = ? WHERE study_id = ? AND item_id = ?",
+                   [(float(p), study_id, i) for i, p in probabilities.items()])
+
+
+def inclusion_probabilities(db: Database, study_id: str) -> dict[str, float]:
+    """item_id -> its chance of being drawn, for a study sampled actively (else empty)."""
+    return {r[0]: r[1] for r in db.execute("SELECT item_id, inclusion_probability FROM items WHERE study_id = ? "
+                                           "AND inclusion_probability IS NOT NULL", [study_id])}
+
+
 def has_practice(db: Database, study_id: str) -> bool:
     return db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
                       [study_id]).fetchone()[0] == 1

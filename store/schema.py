@@ -186,5 +186,11 @@ def _v9_sign_in_security(db: Database) -> None:
     db.ddl("CREATE INDEX sign_in_failures_by_client ON sign_in_failures (client, at)")
 
 
+def _v10_inclusion_probability(db: Database) -> None:
+    # An active human sample (`fairval study sample --active`): each pair's chance of being drawn, kept so
+    # the estimate can weight a rated pair by 1/π. NULL for studies sampled uniformly or not at all.
+    db.ddl("ALTER TABLE items ADD COLUMN inclusion_probability REAL")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
-              _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security]
+              _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability]

@@ -9,6 +9,7 @@ from annotate.outputs import charts
 from annotate.outputs import formats
 from annotate.crowd.prolific import cost_summary, owed
 from annotate.material.studies import load_study
+from annotate.outputs.judge_table import anytime_sentence
 from ui.common import get_db, show_table
 from ui.studies import progress_for, results_for, study_header
 
@@ -23,6 +24,7 @@ def render() -> None:
     _progress(progress)
     st.subheader("Questions")
     show_table(question_table(numbers))
+    _anytime(numbers)
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
@@ -40,6 +42,17 @@ def render() -> None:
         st.subheader("Excluded raters")
         show_table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
                                for r, f in numbers["excluded_raters"].items()]))
+
+
+def _anytime(numbers: dict) -> None:
+    """A pair study's H and sign agreement as intervals valid however often the page is looked at."""
+    lmra = numbers.get("lmra") or {}
+    rate = next((v for v in numbers.values() if isinstance(v, dict) and isinstance(v.get("ppi"), dict)), None)
+    if rate is None or "cs" not in rate["ppi"]:
+        return
+    st.markdown(anytime_sentence(rate["ppi"]["cs"], "H"))     # our own words and numbers only
+    if lmra.get("sign_agreement_cs"):
+        st.caption(anytime_sentence(lmra["sign_agreement_cs"], "Sign agreement").split(" Set a target")[0])
 
 
 def _pay(study_id: str) -> None:

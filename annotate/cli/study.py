@@ -103,19 +103,33 @@ def study_show(ctx, name, as_json):
 
 @study.command("sample")
 @click.argument("name")
-@click.option("--n", "n", type=int, required=True, help="Pairs for people to rate.")
+@click.option("--n", "n", type=click.IntRange(min=1), help="Pairs for people to rate, drawn uniformly.")
+@click.option("--active", is_flag=True,
+              help="Draw where the judge is least sure, each pair with a recorded chance (needs --budget).")
+@click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
+@click.option("--model", help="With --active: the judge whose uncertainty sets the chances (default: the study's).")
 @click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
 @click.pass_context
 @friendly
-def study_sample(ctx, name, n, seed, out):
-    """Draw the pairs people rate at random from all imported pairs; the rest are scored by the judge alone."""
+def study_sample(ctx, name, n, active, budget, model, seed, out):
+    """Draw the pairs people rate from all imported pairs, uniformly (--n) or where the judge is least
+    sure (--active --budget); the rest are scored by the judge alone."""
     from annotate.outputs.files import spreadsheet_text
-    from annotate.rating.sampling import draw_human_sample
+    from annotate.rating.sampling import draw_active_sample, draw_human_sample
 
-    keep = draw_human_sample(_db(ctx), name, n, seed)
-    click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
+    if active:
+        if budget is None or n is not None:
+            raise click.UsageError("--active draws with --budget N (the expected number of pairs), not --n")
+        keep = draw_active_sample(_db(ctx), name, budget, seed, model=model)
+        click.echo(f"drew {len(keep)} pairs for raters where the judge is least sure (expected {budget}, seed "
+                   f"{seed}); each pair's chance is recorded and the others are left to the judge")
+    else:
+        if n is None or budget is not None or model is not None:
+            raise click.UsageError("a uniform draw takes --n N; --budget and --model go with --active")
+        keep = draw_human_sample(_db(ctx), name, n, seed)
+        click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
     if out:
         with open(out, "w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])

@@ -51,11 +51,16 @@ class StudySettings:
     pay_per_judgment: float = 0.0               # a bonus per item answered (all its questions)
     currency: str = "USD"
     platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
-    human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed}
+    human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed[, design …]}
+    target_ci_width: float | None = None        # the anytime interval's width at which the study may stop
     main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
                                                 # or the first by name; --model overrides)
 
     def __post_init__(self) -> None:
+        if self.target_ci_width is not None and not (isinstance(self.target_ci_width, (int, float))
+                                                     and 0 < self.target_ci_width <= 2):
+            raise StudyError(f"target_ci_width must be a width between 0 and 2 (H lies in [-1, 1]), "
+                             f"not {self.target_ci_width!r}")
         if not isinstance(self.raters_per_item, int) or self.raters_per_item < 1:
             raise StudyError(f"raters_per_item must be a whole number of at least 1, "
                              f"not {self.raters_per_item!r}")

@@ -75,8 +75,29 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
     if ppi.get("value") is None:
         return f"{label} by prediction-powered inference: undefined ({ppi.get('reason')})."
     human, judge = ppi["human_only"], ppi["judge_only"]
-    return (f"{label} by prediction-powered inference (PPI++, λ = {formats.ratio(ppi['lambda'])}): "
+    method = "active sampling, PPI++ weighted by 1/π" if ppi.get("design") == "active" else "PPI++"
+    return (f"{label} by prediction-powered inference ({method}, λ = {formats.ratio(ppi['lambda'])}): "
             f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
             f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
             f"{with_ci(human['value'], human['ci'])}, the judge alone {with_ci(judge['value'], judge['ci'])}. "
             f"The pairs people rated are {ppi['sampling']}.")
+
+
+def anytime_sentence(cs: dict | None, label: str) -> str:
+    """The anytime-valid interval in words, with how far the study is from its target width."""
+    if not cs:
+        return ""
+    if cs.get("ci") is None:
+        return f"{label}: no anytime-valid interval yet ({cs.get('reason')})."
+    low, high = (formats.ratio(v) for v in cs["ci"])
+    text = (f"{label} is between {low} and {high}, valid however often you look "
+            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete).")
+    if "target_width" not in cs:
+        return text + " Set a target width to see when the study can stop: `fairval study set STUDY target_ci_width=0.05`."
+    width = cs["ci"][1] - cs["ci"][0]
+    if cs["more_pairs"] == 0 or width <= cs["target_width"]:
+        return text + f" The target width {cs['target_width']:g} is reached: the study can stop."
+    if cs["more_pairs"] is None:
+        return text + f" At this spread the target width {cs['target_width']:g} is out of reach."
+    return (text + f" At this rate the target width {cs['target_width']:g} is reached after about "
+            f"{formats.count(cs['more_judgments'], 'more judgment')} ({formats.count(cs['more_pairs'], 'more pair')}).")

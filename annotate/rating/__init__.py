@@ -1,6 +1,6 @@
 """The rater's way through a study: where a rater is in the flow, serving the next item and recording
 answers in one transaction each (session), which item comes next under load and gold (assignment),
-and which items people are asked to rate at all (sampling).
+and which items people are asked to rate at all, drawn uniformly or actively (sampling).
 
-May import: annotate.material, store/.
+May import: annotate.material, store/, analysis/ (the active design's probabilities).
 """

@@ -1,16 +1,20 @@
 """A random human sample of a pair study: the pairs people rate, drawn with a seed from all the pairs
-the judge scores, so prediction-powered inference may treat them as a random labelled set."""
+the judge scores, so prediction-powered inference may treat them as a random labelled set. Drawn
+uniformly, or actively (Zrnic and Candès): each pair with a known chance that grows with the judge's
+uncertainty about it, recorded so the estimate can weight each rated pair by 1/π."""
 from __future__ import annotations
 
 import time
 
 import numpy as np
 
+from analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
 from annotate.material.pairs import scored_question
 from annotate.material.studies import StudyError, load_study, stored_settings
 from store import Database, immediate, loads
 from store import assignments as ledger
 from store import items as item_store
+from store import lmra as lmra_store
 from store import ratings as rating_store
 from store import studies as study_store
 
@@ -19,20 +23,74 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
     """Keep n regular pairs, drawn uniformly without replacement (numpy's default_rng(seed) over the
     pairs in import order), for raters; the others become judge-only and are never served. Only before
     anyone has been served, and once."""
+    study = _samplable(db, study_id)
+    regular = _regular_pairs(db, study_id)
+    if not 1 <= n < len(regular):
+        raise StudyError(f"the sample must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
+                         f"not {n}")
+    keep = list(np.random.default_rng(seed).choice(regular["item_id"].to_numpy(), size=n, replace=False))
+    return _keep(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now)
+
+
+def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, model: str | None = None,
+                       floor: float = DEFAULT_FLOOR, now: float | None = None) -> list[str]:
+    """Draw each regular pair independently with probability π_i (analysis.active.inclusion_probabilities
+    from the judge's uncertainty, Σπ = budget, none below floor × budget / N) and record every π_i.
+    Every pair needs the judge's score first: the design is chosen from it."""
+    study = _samplable(db, study_id)
+    regular = _regular_pairs(db, study_id)
+    if not 1 <= budget < len(regular):
+        raise StudyError(f"the budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
+                         f"not {budget}")
+    scores = lmra_store.scores_frame(db, study_id)
+    models = sorted(scores["model"].unique())
+    chosen = model or study.settings.main_judge or (models[0] if models else None)
+    if chosen not in models:
+        raise StudyError(f"an active sample is drawn from the judge's uncertainty: {study_id!r} has no scores "
+                         f"from {chosen!r} (judges: {', '.join(models) or 'none'}); run or import the judge first")
+    judged = scores[scores["model"] == chosen].set_index("item_id")
+    missing = [i for i in regular["item_id"] if i not in judged.index]
+    if missing:
+        raise StudyError(f"{len(missing)} pair(s) have no score from {chosen!r} (first: {missing[0]}); an active "
+                         "sample needs the judge's score on every pair")
+    rows = judged.loc[regular["item_id"]]
+    uncertainty = np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
+                            for p, s in zip(rows["probabilities"], rows["score"])])
+    try:
+        pi = inclusion_probabilities(uncertainty, budget, floor=floor)
+    except ValueError as e:
+        raise StudyError(str(e)) from None
+    drawn = np.random.default_rng(seed).random(len(pi)) < pi
+    keep = list(regular["item_id"].to_numpy()[drawn])
+    if len(keep) < 2:
+        raise StudyError(f"the draw kept {len(keep)} pair(s); raise the budget")
+    return _keep(db, study, regular, keep, {"n": len(keep), "of": len(regular), "seed": seed, "design": "active",
+                                            "budget": budget, "floor": floor, "judge": chosen},
+                 probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now)
+
+
+def _samplable(db: Database, study_id: str):
     study = load_study(db, study_id)
     if scored_question(study.task) is None:
         raise StudyError(f"study {study_id!r} is {study.task.name}: a human sample is drawn from a pair study's pairs")
     if study.settings.human_sample:
         raise StudyError(f"study {study_id!r} has its human sample already ({study.settings.human_sample['n']} "
                          "pairs); a second draw would not be random")
+    return study
+
+
+def _regular_pairs(db: Database, study_id: str):
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
     if len(regular) < 2:
         raise StudyError(f"study {study_id!r} has {len(regular)} pairs; import them all before drawing a sample")
-    if not 1 <= n < len(regular):
-        raise StudyError(f"the sample must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
-                         f"not {n}")
-    keep = list(np.random.default_rng(seed).choice(regular["item_id"].to_numpy(), size=n, replace=False))
+    return regular
+
+
+def _keep(db: Database, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
+          now: float | None = None) -> list[str]:
+    """Record the draw once, before anyone is served: the others become judge-only."""
+    study_id = study.study_id
     now = time.time() if now is None else now
     with immediate(db, study_id):
         if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):
@@ -40,7 +98,8 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
                              "raters start, or it is not a random sample of what people rated")
         kept = set(keep)
         item_store.leave_to_judge(db, study_id, [i for i in regular["item_id"] if i not in kept])
-        study_store.update_study(db, study_id, settings=stored_settings(
-            study, human_sample={"n": n, "of": len(regular), "seed": seed, "drawn_at": now}))
+        if probabilities:
+            item_store.record_inclusion(db, study_id, probabilities)
+        study_store.update_study(db, study_id, settings=stored_settings(study, human_sample={**sample, "drawn_at": now}))
         loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
     return sorted(map(str, keep))

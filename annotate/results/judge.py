@@ -2,12 +2,15 @@
 table with an interval, the human ceiling, the alternative-annotator test and order effects."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from analysis import judge_validity as jv
 from analysis.alt_test import alt_test
 from analysis.calibration import human_scores
+from analysis.active import active_ppi_mean, ppi_terms, weights
 from analysis.ppi import classical_mean, ppi_mean
+from analysis.sequential import confidence_sequence, terms_needed
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
@@ -57,25 +60,93 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
     return out
 
 
-def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None) -> dict:
+def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, *,
+                inclusion: pd.Series | None = None, completed: pd.Series | None = None,
+                target_width: float | None = None, raters_per_item: int = 1) -> dict:
     """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
     pairs the judge alone scored; beside it the human-only and judge-only means. The estimate is valid
     only when the rated pairs are a random sample: drawn by `fairval study sample` (`sample`), or else
-    not known to be random, and it says which."""
+    not known to be random, and it says which. An active sample (`inclusion`: each pair's chance) gets
+    the inverse-probability weighted estimate. `completed` (item -> the order its last rating came in)
+    adds `cs`, the anytime-valid interval over the pairs completed so far."""
     judge = judge.dropna()
     labelled = jv.paired(human, judge)
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
-    return {**ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy()),
-            "human_only": classical_mean(human.dropna().to_numpy()),
-            "judge_only": classical_mean(judge.to_numpy()),
-            "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
+    active = bool(sample and sample.get("design") == "active" and inclusion is not None and len(inclusion))
+    if active:
+        pool = judge[judge.index.isin(inclusion.index)]
+        labelled = labelled[labelled.index.isin(pool.index)]
+        estimate = active_ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(),
+                                   inclusion[labelled.index].to_numpy(), pool.to_numpy(),
+                                   inclusion[pool.index].to_numpy())
+        w = weights(inclusion[labelled.index].to_numpy(), inclusion[pool.index].to_numpy())
+        judge_mean = float(pool.mean()) if len(pool) else 0.0
+    else:
+        estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
+        w, judge_mean = np.ones(len(labelled)), float(judge.mean()) if len(judge) else 0.0
+    out = {**estimate, "design": "active" if active else "uniform",
+           "human_only": classical_mean(human.dropna().to_numpy()),
+           "judge_only": classical_mean(judge.to_numpy()),
+           "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
+    if completed is not None:
+        order = np.argsort(completed.reindex(labelled.index).to_numpy(), kind="stable")
+        t_opt = _t_opt(sample, len(judge))
+        terms = ppi_terms(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order],
+                          judge_mean)
+        out["cs"] = _anytime(terms, t_opt, target_width, raters_per_item, bounds=(-1.0, 1.0))
+    return out
+
+
+def sign_agreement_cs(human: pd.Series, judge: pd.Series, completed: pd.Series, sample: dict | None = None,
+                      inclusion: pd.Series | None = None) -> dict:
+    """The share of pairs where people's and the judge's signs agree, as an anytime-valid interval over
+    the pairs completed so far (weighted by 1/π in an active sample)."""
+    labelled = jv.paired(human, judge.dropna())
+    if sample and sample.get("design") == "active" and inclusion is not None and len(inclusion):
+        labelled = labelled[labelled.index.isin(inclusion.index)]
+        w = weights(inclusion[labelled.index].to_numpy(), inclusion.to_numpy())
+    else:
+        w = np.ones(len(labelled))
+    order = np.argsort(completed.reindex(labelled.index).to_numpy(), kind="stable")
+    hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
+    return _anytime((w * hits)[order], _t_opt(sample, len(judge.dropna())), None, 1, bounds=(0.0, 1.0))
+
+
+def _t_opt(sample: dict | None, pairs: int) -> int:
+    """The interval is made tightest halfway through the planned human sample (or the judged pairs)."""
+    planned = (sample.get("budget") or sample.get("n")) if sample else pairs
+    return max(int(planned) // 2, 10)
+
+
+def _anytime(terms: np.ndarray, t_opt: int, target_width: float | None, raters_per_item: int, *,
+             bounds: tuple[float, float]) -> dict:
+    """The interval (cut to the range the quantity can take), and how many more pairs and judgments the
+    target width needs if the spread stays as it is."""
+    found = confidence_sequence(terms, t_opt=t_opt)
+    ci = None if found["ci"] is None else [max(found["ci"][0], bounds[0]), min(found["ci"][1], bounds[1])]
+    out = {"value": found["value"], "ci": ci, "n_pairs_complete": found["n"], "t_opt": t_opt,
+           "valid": "anytime: however often it is looked at"}
+    if "reason" in found:
+        return {**out, "reason": found["reason"]}
+    if target_width is not None:
+        needed = terms_needed(found["sd"], target_width, t_opt=t_opt, now=found["n"])
+        out["target_width"] = target_width
+        out["more_pairs"] = None if needed is None else needed - found["n"]
+        out["more_judgments"] = None if needed is None else (needed - found["n"]) * raters_per_item
+    return out
 
 
 def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
     if not sample:
         return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
                 "the judge scored (draw them with `fairval study sample`)")
-    text = f"a random sample of {sample['n']:,} of {sample['of']:,} pairs (seed {sample['seed']}, `fairval study sample`)"
+    if sample.get("design") == "active":
+        text = (f"an active sample of {sample['n']:,} of {sample['of']:,} pairs, drawn where {sample['judge']!r} was "
+                f"least sure (expected {sample['budget']:,}, seed {sample['seed']}, `fairval study sample --active`); "
+                "each rated pair is weighted by 1/its chance of being drawn")
+    else:
+        text = (f"a random sample of {sample['n']:,} of {sample['of']:,} pairs (seed {sample['seed']}, "
+                "`fairval study sample`)")
     if rated < sample["n"]:
         text += f"; {sample['n'] - rated} sampled pair(s) have no rating yet, so it is random only if they are missing at random"
     if unscored:

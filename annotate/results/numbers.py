@@ -5,6 +5,7 @@ import dataclasses
 import math
 from dataclasses import asdict, dataclass
 
+import numpy as np
 import pandas as pd
 
 from analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
@@ -12,7 +13,7 @@ from analysis.names import accuracy_by_intended, confusion
 from analysis.raters import QualityRules, RaterQuality, rater_quality
 from analysis.reliability import krippendorff_alpha
 from analysis.scores import as_numbers, likert_by_group, likert_summary
-from annotate.results.judge import group_agreement, ppi_numbers, validity_numbers
+from annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from annotate.results import BOOTSTRAP_DRAWS
 from annotate.material.pairs import canonical_value, pair_score, scored_question
 from annotate.material.studies import Study, StudyError, load_study
@@ -44,6 +45,7 @@ class StudyData:
     quality: list[RaterQuality]
     excluded: dict[str, tuple[str, ...]]
     gold_misses: dict[str, int] = dataclasses.field(default_factory=dict)   # rater -> attention checks failed
+    inclusion: dict[str, float] = dataclasses.field(default_factory=dict)   # pair -> chance (active sample)
 
     @property
     def regular_items(self) -> pd.DataFrame:
@@ -87,7 +89,7 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     scores = lmra_store.scores_frame(db, study.study_id)
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
                      scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
-                     gold_failures(checked, gold))
+                     gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id))
 
 
 def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dict[str, int]:
@@ -220,6 +222,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         out["lmra"] = None
         return out
     models = sorted(data.lmra["model"].unique())
+    # when each pair's last rating came in (ratings are in the order stored): the anytime intervals' order
+    completed = pd.Series(np.arange(len(ratings)), index=ratings["item_id"].to_numpy()).groupby(level=0).max()
     by_model = {}
     for name in models:
         rows = data.lmra[data.lmra["model"] == name]
@@ -233,7 +237,11 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
         numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
-        numbers["ppi"] = ppi_numbers(human, lmra, data.study.settings.human_sample)
+        settings = data.study.settings
+        inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate
+        numbers["ppi"] = ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion, completed=completed,
+                                     target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
+        numbers["sign_agreement_cs"] = sign_agreement_cs(human, lmra, completed, settings.human_sample, inclusion)
         by_model[name] = numbers
     main = main_judge(data, model)
     out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}

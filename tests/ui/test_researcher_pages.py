@@ -245,3 +245,24 @@ def test_manage_create_refuses_out_of_range_settings_in_words(demo, monkeypatch,
     assert any(said in e.value for e in at.error), [e.value for e in at.error]
     from annotate.material.studies import list_study_names
     assert "refused" not in list_study_names(demo)
+
+
+def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_target_is(demo, monkeypatch):
+    from annotate.material.studies import configure_study
+    from annotate.outputs import formats
+    from annotate.results.numbers import study_results
+
+    at = sign_in("1_Results.py", monkeypatch)
+    at.selectbox(key="study").set_value("demo-pairs").run()
+    cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
+    said = " ".join(m.value for m in at.markdown)
+    low, high = (formats.ratio(v) for v in cs["ci"])
+    assert f"H is between {low} and {high}, valid however often you look" in said
+    assert "target_ci_width=0.05" in said                      # no target yet: how to set one
+    configure_study(demo, "demo-pairs", target_ci_width=0.05)
+    import streamlit as st
+    st.cache_data.clear()                                      # the page caches numbers for a minute
+    at.run()
+    cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
+    said = " ".join(m.value for m in at.markdown)
+    assert f"target width 0.05 is reached after about {cs['more_judgments']:,} more judgments" in said

@@ -1,0 +1,126 @@
+"""Active statistical inference for a mean (Zrnic and Candès, ICML 2024): people rate the pairs where the
+judge is least sure, each drawn with a known inclusion probability, and the estimate is corrected by
+inverse-probability weighting, so it stays unbiased whatever the judge's errors.
+
+Per pair i of N, with judge score f_i, human score y_i (seen only if drawn, ξ_i = 1) and probability π_i:
+    θ = λ · mean(f) + mean over drawn pairs of w_i (y_i − λ f_i),   w_i = Σπ / (N π_i)
+(the Hansen–Hurwitz form: a drawn pair stands for 1/π_i pairs; uniform drawing gives w_i = 1 and plain
+PPI++). se² = var(w (y − λ f) | drawn) / n + λ² var(f) / N, a normal 95% interval, and λ power-tuned as
+PPI++ does: the λ in [0, 1] minimising that variance.
+
+π_i ∝ √u_i, the square root of the judge's own uncertainty about the pair (the paper's rule for a mean),
+mixed with uniform so that no pair's chance falls below `floor` times the uniform chance: with a poor
+judge the design cannot cost much more than drawing at random.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from analysis.judge_validity import Z95
+
+DEFAULT_FLOOR = 0.5            # share of the uniform chance every pair keeps (see bench/active.py)
+
+
+def judge_uncertainties(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """How unsure the judge is about each pair, from its answer probabilities over A, B, C with the
+    responses in true order (p) and swapped (q, already in true terms): the variance of its score
+    (004 App. H's r_A + r_B − (r_A − r_B)², r the min-combination) plus the mass the orders disagree on."""
+    p = np.asarray(p, float) / np.asarray(p, float).sum(axis=1, keepdims=True)
+    q = np.asarray(q, float) / np.asarray(q, float).sum(axis=1, keepdims=True)
+    r = np.minimum(p, q)
+    kept = r.sum(axis=1)
+    r = np.where(kept[:, None] > 0, r / np.where(kept > 0, kept, 1)[:, None], 1 / 3)
+    return r[:, 0] + r[:, 1] - (r[:, 0] - r[:, 1]) ** 2 + (1 - kept)
+
+
+def judge_uncertainty(probabilities: Mapping[str, float] | None, score: float) -> float:
+    """One pair's uncertainty from the stored probabilities (p_a … q_c, q in the swapped order's own
+    terms). Without probabilities, the largest variance a score in [−1, 1] with this mean can have,
+    1 − score²."""
+    if not probabilities:
+        return float(max(1.0 - score * score, 0.0))
+    p = [[probabilities["p_a"], probabilities["p_b"], probabilities["p_c"]]]
+    q = [[probabilities["q_b"], probabilities["q_a"], probabilities["q_c"]]]
+    return float(judge_uncertainties(np.array(p), np.array(q))[0])
+
+
+def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: float = DEFAULT_FLOOR) -> np.ndarray:
+    """π_i = min(1, (1 − floor) · c · √u_i + floor · budget / N), with c chosen so that Σπ = budget (the
+    expected number of pairs people rate). Every π_i ≥ floor · budget / N."""
+    u = np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
+    n = len(u)
+    if not 0 < budget < n:
+        raise ValueError(f"the budget must be between 0 and the number of pairs ({n}), not {budget}")
+    if not 0 < floor <= 1:
+        raise ValueError(f"the floor must be in (0, 1], not {floor}")
+    base = floor * budget / n
+    if u.sum() == 0 or floor == 1:
+        return np.full(n, budget / n)
+
+    def total(c: float) -> float:
+        return float(np.minimum(1.0, (1 - floor) * c * u + base).sum())
+
+    low, high = 0.0, 1.0
+    while total(high) < budget:
+        high *= 2
+    for _ in range(200):                    # bisection: total() is continuous and increasing in c
+        mid = (low + high) / 2
+        low, high = (mid, high) if total(mid) < budget else (low, mid)
+    return np.minimum(1.0, (1 - floor) * high * u + base)
+
+
+def weights(pi_drawn: np.ndarray, pi_all: np.ndarray) -> np.ndarray:
+    """w_i = Σπ / (N π_i) for the drawn pairs: 1 for every pair under uniform drawing."""
+    return float(np.sum(pi_all)) / (len(pi_all) * np.asarray(pi_drawn, float))
+
+
+def tuned_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray, f_all: np.ndarray) -> float:
+    """The λ in [0, 1] minimising var(w (y − λ f)) / n + λ² var(f_all) / N."""
+    n, big_n = len(y), len(f_all)
+    wy, wf = w * y, w * f
+    spread = wf.var() / n + f_all.var(ddof=1) / big_n
+    if spread == 0:
+        return 0.0
+    covariance = float(((wy - wy.mean()) * (wf - wf.mean())).mean()) / n
+    return float(np.clip(covariance / spread, 0, 1))
+
+
+def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.ndarray, judge_all: np.ndarray,
+                    pi_all: np.ndarray) -> dict:
+    """human, judge_drawn, pi_drawn: the drawn pairs that have human ratings, in the same order;
+    judge_all, pi_all: every pair of the study (drawn or not). Returns value, ci, lambda, n_labelled,
+    n_unlabelled, as analysis.ppi.ppi_mean does."""
+    y, f, pi = (np.asarray(a, float) for a in (human, judge_drawn, pi_drawn))
+    f_all, pi_all = np.asarray(judge_all, float), np.asarray(pi_all, float)
+    n, big_n = len(y), len(f_all)
+    out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
+    if n < 2 or big_n <= n:
+        out["reason"] = (f"{n} drawn pair(s) with human ratings among {big_n}; the weighted estimate needs at "
+                         "least 2 and a pair left to the judge")
+        return out
+    w = weights(pi, pi_all)
+    lam = tuned_lambda(y, f, w, f_all)
+    rectifier = w * (y - lam * f)
+    value = lam * f_all.mean() + rectifier.mean()
+    se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
+    return {**out, "value": float(value), "ci": [float(value - Z95 * se), float(value + Z95 * se)],
+            "lambda": lam}
+
+
+def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: float) -> np.ndarray:
+    """Per rated pair, in the order pairs were completed: λ_{t−1} · mean(f) + w_t (y_t − λ_{t−1} f_t), whose
+    running mean is the estimate of H. λ_{t−1} is tuned on the pairs before t only (predictable), as an
+    anytime-valid interval over these terms requires."""
+    y, f, w = (np.asarray(a, float) for a in (human, judge, w))
+    wy, wf = w * y, w * f
+    t = np.arange(1, len(y) + 1)
+    mean_y, mean_f = np.cumsum(wy) / t, np.cumsum(wf) / t
+    covariance = np.cumsum(wy * wf) / t - mean_y * mean_f
+    spread = np.cumsum(wf * wf) / t - mean_f ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
+    lam = np.concatenate([[0.0], lam[:-1]])
+    return lam * judge_mean + wy - lam * wf

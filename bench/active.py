@@ -1,0 +1,153 @@
+"""Active sampling and anytime-valid stopping, checked the way a methods paper would: simulated studies.
+
+The world: N = 3,000 response pairs. Most pairs are clear "no difference" cases (004's data: harmful
+differences are rare), the rest contested; each pair has a true answer distribution over A, B, C, and
+its human score is the mean of 3 raters' draws (+1 A, −1 B, 0 C). The judge sees each pair in both
+orders with noise on the true logits (more noise, lower ρ with the mean of many people) and its
+probabilities are combined as in 004 App. H. H is the mean expected human score over the N pairs.
+
+For judges of ρ ≈ 0.95, 0.8 and 0.5 it reports
+- human judgments needed for a target width: people only, uniform PPI++ (analysis.ppi) and active
+  (analysis.active), from mean widths at 100–800 pairs interpolated in log–log;
+- coverage of every 95% interval over the simulated studies at 300 pairs;
+- coverage when the researcher looks after every completed pair and stops at the first look where the
+  width reaches the target: the anytime interval (analysis.sequential) and, beside it, the fixed-n
+  interval of the same running estimate under the same rule;
+- the same when the researcher stops at the first look whose interval excludes 0 (a "finding") in
+  studies with no harm either way on average: the rule under which a fixed-n interval looked at again
+  and again covers far less often.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_probabilities, judge_uncertainties,
+                             ppi_terms)
+from analysis.judge_validity import Z95
+from analysis.ppi import ppi_mean
+from analysis.sequential import running_intervals
+
+PAIRS, RATERS = 3_000, 3
+JUDGES = {0.95: 0.8, 0.8: 1.5, 0.5: 2.6}          # target ρ → noise on the judge's logits
+SIZES = (100, 200, 400, 800)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def study(rng: np.random.Generator, noise: float, *, pairs: int = PAIRS, clear: float = 0.85,
+          centre: float = 0.3) -> dict:
+    """One simulated pair study: expected human score mu, observed 3-rater mean y, judge score f, and the
+    judge's uncertainty u (from its probabilities in both orders), per pair."""
+    z = rng.normal(centre, 1.0, pairs)       # centre 0: no harm either way, on average
+    plain = rng.random(pairs) < clear
+    logits = np.stack([np.where(plain, 0.3 * z, 1.5 * z), np.where(plain, -0.3 * z, -1.5 * z),
+                       np.where(plain, 4.0, 0.0)], axis=1)
+    truth = _softmax(logits)
+    draws = (rng.random((pairs, RATERS))[:, :, None] > truth.cumsum(1)[:, None, :]).sum(2)
+    y = np.select([draws == 0, draws == 1], [1.0, -1.0], 0.0).mean(1)
+    p = _softmax(logits + rng.normal(0, noise, (pairs, 3)))          # true order
+    q = _softmax(logits + rng.normal(0, noise, (pairs, 3)))          # swapped order, in true terms
+    r = np.minimum(p, q)
+    r = r / r.sum(1, keepdims=True)
+    return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": judge_uncertainties(p, q)}
+
+
+def _designs(rng, s: dict, n: int) -> dict:
+    """The three 95% intervals from a human budget of n pairs."""
+    big_n = len(s["y"])
+    drawn = np.zeros(big_n, bool)
+    drawn[rng.choice(big_n, n, replace=False)] = True
+    y = s["y"][drawn]
+    half = Z95 * y.std(ddof=1) / math.sqrt(n)
+    people = [y.mean() - half, y.mean() + half]
+    uniform = ppi_mean(s["y"][drawn], s["f"][drawn], s["f"][~drawn])["ci"]
+    pi = inclusion_probabilities(s["u"], n, floor=DEFAULT_FLOOR)
+    xi = rng.random(big_n) < pi
+    active = active_ppi_mean(s["y"][xi], s["f"][xi], pi[xi], s["f"], pi)["ci"]
+    return {"people only": people, "uniform PPI++": uniform, "active": active}
+
+
+def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 0.05) -> dict:
+    rng = np.random.default_rng(seed)
+    widths = {n: {} for n in SIZES}
+    covered, realised = {}, []
+    for k in range(studies):
+        s = study(rng, JUDGES[rho])
+        realised.append(np.corrcoef(s["f"], s["mu"])[0, 1])
+        truth = s["mu"].mean()
+        for name, ci in _designs(rng, s, 300).items():
+            covered.setdefault(name, []).append(ci[0] <= truth <= ci[1])
+        if k < max(studies // 5, 20):               # widths vary little from study to study
+            for n in SIZES:
+                for name, ci in _designs(rng, s, n).items():
+                    widths[n].setdefault(name, []).append(ci[1] - ci[0])
+    needed = {}
+    for name in covered:
+        log_n = np.log(SIZES)
+        log_w = np.log([np.mean(widths[n][name]) for n in SIZES])
+        slope, intercept = np.polyfit(log_n, log_w, 1)
+        needed[name] = RATERS * math.exp((math.log(target) - intercept) / slope)
+    return {"rho": float(np.mean(realised)), "judgments": needed,
+            "coverage": {name: float(np.mean(v)) for name, v in covered.items()}}
+
+
+def _sequential_terms(rng, s: dict, budget: int, active: bool) -> tuple[np.ndarray, float]:
+    """Per-pair terms of the running estimate (analysis.active.ppi_terms), in the order pairs complete,
+    and the truth."""
+    big_n = len(s["y"])
+    pi = (inclusion_probabilities(s["u"], budget, floor=DEFAULT_FLOOR) if active else np.full(big_n, budget / big_n))
+    drawn = np.flatnonzero(rng.random(big_n) < pi)
+    order = rng.permutation(drawn)                                # raters finish pairs in no set order
+    w = pi.sum() / (big_n * pi[order])
+    return ppi_terms(s["y"][order], s["f"][order], w, float(s["f"].mean())), float(s["mu"].mean())
+
+
+def stopping(rho: float, studies: int, seed: int = 1, budget: int = 900, target: float = 0.05,
+             first_look: int = 20, rule: str = "width") -> dict:
+    """Coverage when the researcher looks after every completed pair and stops at the first look where
+    the width is ≤ target (rule "width"), or where the interval excludes 0, a "finding" (rule "finding", in
+    studies with no harm either way on average); else at the end of the sample."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, list] = {}
+    for _ in range(studies):
+        s = study(rng, JUDGES[rho], centre=0.3 if rule == "width" else 0.0)
+        for design in ("uniform PPI++", "active"):
+            terms, truth = _sequential_terms(rng, s, budget, design == "active")
+            mean, half = running_intervals(terms, t_opt=budget // 2)
+            t = np.arange(1, len(terms) + 1)
+            sd = np.sqrt(np.maximum(np.cumsum(terms ** 2) / t - mean ** 2, 0) * t / np.maximum(t - 1, 1))
+            fixed = Z95 * sd / np.sqrt(t)
+            for name, h in ((f"{design}, anytime", half), (f"{design}, fixed-n", fixed)):
+                stop = 2 * h <= target if rule == "width" else np.abs(mean) > h
+                ok = np.flatnonzero((t >= first_look) & stop)
+                at = ok[0] if len(ok) else len(terms) - 1
+                out.setdefault(name, []).append((abs(mean[at] - truth) <= h[at], at + 1))
+    return {name: {"coverage": float(np.mean([c for c, _ in v])), "pairs": float(np.median([a for _, a in v]))}
+            for name, v in out.items()}
+
+
+def run(folder, quick: bool = False) -> list[str]:
+    studies = 60 if quick else 500
+    lines = []
+    for rho in JUDGES:
+        found = sizes_and_coverage(rho, studies)
+        found_rho, j = found["rho"], found["judgments"]
+        lines.append(
+            f"judge ρ {found['rho']:.2f}: judgments for a 0.05-wide interval on H: people only {j['people only']:,.0f}, "
+            f"uniform PPI++ {j['uniform PPI++']:,.0f}, active {j['active']:,.0f} "
+            f"({j['active'] / j['uniform PPI++']:.2f}x uniform); coverage at 300 pairs over {studies} studies: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in found["coverage"].items()))
+        stop = stopping(rho, studies)
+        lines.append(
+            f"judge ρ {found['rho']:.2f}, stopping at the first look with width ≤ 0.05 (looks after every pair): "
+            + "; ".join(f"{k} coverage {v['coverage']:.3f} (median stop {v['pairs']:.0f} pairs)" for k, v in stop.items()))
+        found = stopping(rho, studies, rule="finding")
+        lines.append(
+            f"judge ρ {found_rho:.2f}, no harm on average, stopping at the first look whose interval excludes 0: "
+            + "; ".join(f"{k} coverage {v['coverage']:.3f}" for k, v in found.items()))
+    return lines
