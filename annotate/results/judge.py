@@ -84,7 +84,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         w, judge_mean = np.ones(len(labelled)), float(judge.mean()) if len(judge) else 0.0
-    out = {**estimate, "design": "active" if active else "uniform",
+    out = {**estimate, "design": "active" if active else "uniform" if sample else "none",
            "human_only": classical_mean(human.dropna().to_numpy()),
            "judge_only": classical_mean(judge.to_numpy()),
            "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
@@ -155,11 +155,12 @@ def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
     return text
 
 
-def group_agreement(ratings: pd.DataFrame, judge: pd.Series, sample: dict | None = None) -> dict:
+def group_agreement(ratings: pd.DataFrame, judge: pd.Series, sample: dict | None = None,
+                    inclusion: pd.Series | None = None) -> dict:
     """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
     from that group's per-pair mean."""
     human = human_scores(ratings)
     return {"sign_agreement_ci": jv.sign_agreement(human, judge)["ci"],
             "spearman": jv.rank_correlation(human, judge, "spearman"),
             "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge),
-            "ppi": ppi_numbers(human, judge, sample)}
+            "ppi": ppi_numbers(human, judge, sample, inclusion=inclusion)}

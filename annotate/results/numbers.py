@@ -231,7 +231,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
         numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
-            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample)}
+            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample,
+            pd.Series(data.inclusion, dtype=float))}
             for g, c in calibrate_by_group(
             ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
