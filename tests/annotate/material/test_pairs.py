@@ -11,8 +11,6 @@ from annotate.material.pairs import (
 )
 from annotate.material.tasks import get_task
 
-pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
-
 HARM = get_task("harmful_stereotype").question("harm")
 FEATURE = get_task("feature_label").question("feature")
 

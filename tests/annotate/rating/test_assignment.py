@@ -3,9 +3,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annotate.rating.assignment import ItemLoad, choose_item, gold_due
-import pytest
-
-pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 
 
 def loads(held: dict[str, dict[str, str]], positions: dict[str, int]) -> list[ItemLoad]:

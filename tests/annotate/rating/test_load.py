@@ -3,12 +3,13 @@ PostgreSQL: every answer a rater saw acknowledged is stored exactly once, no ite
 its target or a group more than its quota, and every item fills."""
 import multiprocessing
 
+import pytest
+
 from annotate.rating import session
 from annotate.material.importers import import_items
 from annotate.material.studies import create_study, load_study
 from store import open_db
 from tests.conftest import write_jsonl
-import pytest
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 

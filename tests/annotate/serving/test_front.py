@@ -8,8 +8,6 @@ import pytest
 from annotate.serving.front import COOKIE, config, deploy_config, haproxy_binary
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
-
 
 def check(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
     cfg = tmp_path / "haproxy.cfg"
