@@ -24,6 +24,7 @@ PROGRESS = re.compile(r"^(\d+) of \d+ done$")
 FINISHED = "you have finished"
 RELOAD_AFTER_MS = 90_000   # after a worker is killed: how long a rater waits on "Saving…" before reloading
 STEP_MS = 600_000           # one step of one rater: 50 Chromium contexts starting on 2 cores take minutes
+CLICK_MS = 120_000          # one click on the card; a disabled ("Saving…") card is looked at again instead
 
 
 @dataclass
@@ -84,9 +85,13 @@ async def _answer(page, done: int, quality: str, yes: str, out: "Launch | None" 
     so by the next page the server sends), choose and Submit again, as a rater would."""
     advanced = page.get_by_text(re.compile(rf"^{done + 1} of \d+ done$")).or_(page.get_by_text(FINISHED))
     for _ in range(6):
-        await page.get_by_role("button", name=re.compile(rf"^{quality}(\s|$)")).nth(0).click(timeout=STEP_MS)
-        await page.get_by_role("button", name=re.compile(rf"^{yes}(\s|$)")).nth(1).click(timeout=STEP_MS)
-        await page.get_by_role("button", name="Submit").click(timeout=STEP_MS)
+        if not await advanced.count():
+            try:
+                await page.get_by_role("button", name=re.compile(rf"^{quality}(\s|$)")).nth(0).click(timeout=CLICK_MS)
+                await page.get_by_role("button", name=re.compile(rf"^{yes}(\s|$)")).nth(1).click(timeout=CLICK_MS)
+                await page.get_by_role("button", name="Submit").click(timeout=CLICK_MS)
+            except Exception:  # noqa: BLE001 — the card is "Saving…" (its own resend may carry the answer
+                pass           # through) or the page moved on: look below at what it shows now
         try:
             await advanced.or_(page.locator(".fv-submit:not([disabled])")).first.wait_for(
                 timeout=RELOAD_AFTER_MS if out is not None else STEP_MS)
