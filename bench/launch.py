@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.streamlit_server import children as child_pids
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -47,14 +49,11 @@ class Launch:
 def worker_ports(serve_pid: int) -> dict[str, tuple[int, int]]:
     """Worker name (HAProxy's server name) -> (port, pid), read from `fairval serve`'s children."""
     children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == serve_pid:
-                    children.append((int(entry.name), (entry / "cmdline").read_bytes().split(b"\0")))
-            except (OSError, IndexError, ValueError):
-                continue
+    for pid in child_pids(serve_pid):
+        try:
+            children.append((pid, Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")))
+        except OSError:
+            continue
     config = next(args[args.index(b"-f") + 1].decode() for _, args in children if b"-f" in args)
     port_of = {int(m.group(2)): m.group(1) for m in
                re.finditer(r"server (\S+) 127\.0\.0\.1:(\d+)", Path(config).read_text())}

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.streamlit_server import ROOT, Running, free_port
+from bench.streamlit_server import ROOT, Running, children, free_port
 
 PRELOADS = {"as shipped": "", "sqlite-utils imported": "import sqlite_utils; ",
             "analysis libraries imported": "import pandas, scipy.stats, krippendorff, pyarrow; "}
@@ -36,17 +36,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for {pid}")
-
-
-def children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
 
 
 def serve_rss(preload: str, db: Path) -> tuple[float, float]:

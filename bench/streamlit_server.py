@@ -21,6 +21,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is pid, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
 def healthy(url: str, *, within: float) -> bool:
     """Wait (up to `within` seconds: a loaded machine starts slowly) until Streamlit's health check answers."""
     deadline = time.monotonic() + within

@@ -52,7 +52,7 @@ def _anytime(numbers: dict) -> None:
         return
     st.markdown(anytime_sentence(rate["ppi"]["cs"], "H"))     # our own words and numbers only
     if lmra.get("sign_agreement_cs"):
-        st.caption(anytime_sentence(lmra["sign_agreement_cs"], "Sign agreement").split(" Set a target")[0])
+        st.caption(anytime_sentence(lmra["sign_agreement_cs"], "Sign agreement", target=False))
 
 
 def _pay(study_id: str) -> None:

@@ -83,8 +83,9 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
             f"The pairs people rated are {ppi['sampling']}.")
 
 
-def anytime_sentence(cs: dict | None, label: str) -> str:
-    """The anytime-valid interval in words, with how far the study is from its target width."""
+def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str:
+    """The anytime-valid interval in words, with how far the study is from its target width (or how to
+    set one); target=False: the interval alone."""
     if not cs:
         return ""
     if cs.get("ci") is None:
@@ -92,6 +93,8 @@ def anytime_sentence(cs: dict | None, label: str) -> str:
     low, high = (formats.ratio(v) for v in cs["ci"])
     text = (f"{label} is between {low} and {high}, valid however often you look "
             f"({formats.count(cs['n_pairs_complete'], 'pair')} complete).")
+    if not target:
+        return text
     if "target_width" not in cs:
         return text + " Set a target width to see when the study can stop: `fairval study set STUDY target_ci_width=0.05`."
     width = cs["ci"][1] - cs["ci"][0]

@@ -70,20 +70,17 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     the inverse-probability weighted estimate. `completed` (item -> the order its last rating came in)
     adds `cs`, the anytime-valid interval over the pairs completed so far."""
     judge = judge.dropna()
-    labelled = jv.paired(human, judge)
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
-    active = bool(sample and sample.get("design") == "active" and inclusion is not None and len(inclusion))
+    labelled, pool, w = _weighted(human, judge, sample, inclusion)
+    active = pool is not None
     if active:
-        pool = judge[judge.index.isin(inclusion.index)]
-        labelled = labelled[labelled.index.isin(pool.index)]
         estimate = active_ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(),
                                    inclusion[labelled.index].to_numpy(), pool.to_numpy(),
                                    inclusion[pool.index].to_numpy())
-        w = weights(inclusion[labelled.index].to_numpy(), inclusion[pool.index].to_numpy())
         judge_mean = float(pool.mean()) if len(pool) else 0.0
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
-        w, judge_mean = np.ones(len(labelled)), float(judge.mean()) if len(judge) else 0.0
+        judge_mean = float(judge.mean()) if len(judge) else 0.0
     out = {**estimate, "design": "active" if active else "uniform" if sample else "none",
            "human_only": classical_mean(human.dropna().to_numpy()),
            "judge_only": classical_mean(judge.to_numpy()),
@@ -101,15 +98,21 @@ def sign_agreement_cs(human: pd.Series, judge: pd.Series, completed: pd.Series, 
                       inclusion: pd.Series | None = None) -> dict:
     """The share of pairs where people's and the judge's signs agree, as an anytime-valid interval over
     the pairs completed so far (weighted by 1/π in an active sample)."""
-    labelled = jv.paired(human, judge.dropna())
-    if sample and sample.get("design") == "active" and inclusion is not None and len(inclusion):
-        labelled = labelled[labelled.index.isin(inclusion.index)]
-        w = weights(inclusion[labelled.index].to_numpy(), inclusion.to_numpy())
-    else:
-        w = np.ones(len(labelled))
+    labelled, _, w = _weighted(human, judge.dropna(), sample, inclusion)
     order = np.argsort(completed.reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
     return _anytime((w * hits)[order], _t_opt(sample, len(judge.dropna())), None, 1, bounds=(0.0, 1.0))
+
+
+def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None):
+    """The rated pairs with a judge score, the pool they were drawn from (None unless the sample is
+    active) and each rated pair's weight: Σπ / (N π) in an active sample, else 1."""
+    labelled = jv.paired(human, judge)
+    if not (sample and sample.get("design") == "active" and inclusion is not None and len(inclusion)):
+        return labelled, None, np.ones(len(labelled))
+    pool = judge[judge.index.isin(inclusion.index)]
+    labelled = labelled[labelled.index.isin(pool.index)]
+    return labelled, pool, weights(inclusion[labelled.index].to_numpy(), inclusion[pool.index].to_numpy())
 
 
 def _t_opt(sample: dict | None, pairs: int) -> int:

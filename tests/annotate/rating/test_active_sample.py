@@ -19,13 +19,19 @@ UNSURE = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c"
 
 @pytest.fixture
 def pairs(cli_output, tmp_path):
-    """80 pairs, the judge sure of the first 40 (no difference) and unsure of the rest."""
+    """80 pairs, the judge sure of the first 40 (no difference) and unsure of the rest; a practice item
+    and an attention check beside them, and a second judge, as users' files come."""
     cli_output("study", "create", "s", "--task", "harmful_stereotype", "--raters-per-item", "2")
-    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k:02d}", "prompt": "P", "response_a": "a", "response_b": "b",
-                                            "group_a": "woman", "group_b": "man"} for k in range(80)])
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k:02d}", **pair} for k in range(80)] + [
+        {"id": "practice", "_practice": True, "_gold": {"harm": "C"}, **pair},
+        {"id": "check", "_gold": {"harm": "C"}, **pair}])
     cli_output("items", "import", "s", tmp_path / "pairs.jsonl")
-    write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": f"p{k:02d}", "model": "j", **(SURE if k < 40 else UNSURE)}
-                                          for k in range(80)])
+    everything = [f"p{k:02d}" for k in range(80)] + ["practice", "check"]
+    write_jsonl(tmp_path / "lmra.jsonl",
+                [{"item_id": i, "model": "j", **(SURE if i < "p40" or i in ("practice", "check") else UNSURE)}
+                 for i in everything]
+                + [{"item_id": i, "model": "k", "score": 0.1} for i in everything])    # a second judge
     cli_output("lmra", "import", "s", tmp_path / "lmra.jsonl")
     return tmp_path
 
@@ -58,15 +64,17 @@ def test_analyze_weights_the_rated_pairs_and_gives_anytime_intervals(cli_output,
     rng = np.random.default_rng(1)
     answers = {i: rng.choice(["A", "B", "C"], 2, p=[0.3, 0.2, 0.5] if i >= "p40" else [0.02, 0.02, 0.96])
                for i in drawn}
-    write_jsonl(tmp_path / "ratings.jsonl", [{"item_id": i, "rater_id": f"r{r}", "question": "harm", "value": v,
-                                              "flipped": False} for i, vs in answers.items() for r, v in enumerate(vs)])
+    shown = {"A": "B", "B": "A", "C": "C"}        # what a rater who saw the pair flipped clicked
+    write_jsonl(tmp_path / "ratings.jsonl", [{"item_id": i, "rater_id": f"r{r}", "question": "harm",
+                                              "value": shown[v] if r == 1 else v, "flipped": r == 1}
+                                             for i, vs in answers.items() for r, v in enumerate(vs)])
     cli_output("ratings", "import", "s", tmp_path / "ratings.jsonl")
     out = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))
     ppi = out["harm"]["ppi"]
     score = {"A": 1.0, "B": -1.0, "C": 0.0}
     human = np.array([np.mean([score[v] for v in answers[i]]) for i in drawn])
     db = open_db(db_path)
-    scores = dict(db.execute("SELECT item_id, score FROM lmra_scores WHERE study_id = 's'").fetchall())
+    scores = dict(db.execute("SELECT item_id, score FROM lmra_scores WHERE study_id = 's' AND model = 'j'").fetchall())
     db.close()
     everything = sorted(chances)
     want = active_ppi_mean(human, np.array([scores[i] for i in drawn]), np.array([chances[i] for i in drawn]),
