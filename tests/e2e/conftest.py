@@ -73,5 +73,6 @@ def browser():
         b.close()
 
 
-def wait_text(page, text: str, timeout: float = 20_000) -> None:
+def wait_text(page, text: str, timeout: float = 60_000) -> None:
+    """Wait for text to show; generous, as a page on a loaded 2-core machine can take a while to run."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
