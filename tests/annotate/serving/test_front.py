@@ -35,3 +35,49 @@ def test_the_serve_config_sticks_by_cookie_and_checks_liveness_by_connect(tmp_pa
     # and marking it down never cuts the pages it is still sending.
     assert "httpchk" not in text and "shutdown-sessions" not in text
     assert "option redispatch" in text and "maxconn 500" in text
+
+
+def idle_connection_answer(tmp_path: Path, text: str, port: int) -> bytes:
+    """Run HAProxy with `text`, open a connection to it and send nothing, as a browser's speculative
+    connection does: what HAProxy sends before it closes the connection."""
+    import socket
+    import time
+
+    cfg = tmp_path / "front.cfg"
+    cfg.write_text(text)
+    front = subprocess.Popen([haproxy_binary(), "-db", "-f", str(cfg)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or front.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        with conn:
+            conn.settimeout(60)           # only a guard: HAProxy's own 1 s timeout ends the wait
+            got = b""
+            while chunk := conn.recv(4096):
+                got += chunk
+        return got
+    finally:
+        front.terminate()
+        front.wait(20)
+
+
+def test_a_connection_the_browser_has_not_used_yet_is_closed_without_a_408(tmp_path):
+    """Chromium opens connections before it needs them; under a launch's load it may send its request
+    on one after `timeout http-request`. A 408 there is read as the script's answer (the page stays
+    blank); a silent close makes the browser send again on a new connection."""
+    from annotate.serving.server import free_port
+
+    port = free_port()
+    text = config(f"127.0.0.1:{port}", [("w0", f"127.0.0.1:{free_port()}")], maxconn=100, request_timeout="1s")
+    assert idle_connection_answer(tmp_path, text, port) == b""
+    # the control: the same configuration without the option answers the idle connection 408
+    without = text.replace("    option http-ignore-probes\n", "")
+    assert without != text
+    assert idle_connection_answer(tmp_path, without, port).startswith(b"HTTP/1.1 408")
