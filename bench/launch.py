@@ -36,6 +36,7 @@ class Launch:
     moved: dict[str, tuple] = field(default_factory=dict)         # rater -> worker before and after the kill
     killed: str | None = None
     reloads: int = 0                                              # raters who had to reload after the kill
+    boot_reloads: int = 0                                         # pages that reloaded themselves (ui/boot.js)
     seconds: float = 0.0
 
     @property
@@ -137,6 +138,7 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
     page.on("requestfailed", lambda r: seen.append(f"request failed: {r.url} ({r.failure})"))
     page.on("response", lambda r: r.status >= 400 and seen.append(f"HTTP {r.status}: {r.url}"))
     page.on("console", lambda m: m.type in ("error", "warning") and seen.append(f"console {m.type}: {m.text}"))
+    page.on("console", lambda m: m.text.startswith("fairval: reloading the page") and _count_boot(out))
     page.on("pageerror", lambda e: seen.append(f"page error: {e}"))
     page.on("crash", lambda _: seen.append("the page crashed"))
     try:
@@ -148,6 +150,10 @@ async def rater(browser, url: str, name: str, out: Launch, gate: asyncio.Event |
                              f"{shown[:1000]}\nthe browser saw: {seen[-20:]}\nthe page's HTML ({len(html)} "
                              f"characters) begins: {html[:600]}") from e
     await context.close()
+
+
+def _count_boot(out: Launch) -> None:
+    out.boot_reloads += 1
 
 
 async def _rate(page, context, url, name, out, gate, answered_one, ids) -> None:
@@ -262,5 +268,6 @@ def run(folder: Path, quick: bool = False) -> list[str]:
             f"slowest {max(two.first_page.values()):.1f} / {max(one.first_page.values()):.1f} s; "
             f"stored {c2['stored']} and {c1['stored']} of {browsers * per_rater}, "
             f"{c2['lost'] + c1['lost']} lost, {c2['doubled'] + c1['doubled']} doubled, "
-            f"{(c2['over'] or 0) + (c1['over'] or 0)} over cap")
+            f"{(c2['over'] or 0) + (c1['over'] or 0)} over cap; pages that reloaded themselves "
+            f"{two.boot_reloads} / {one.boot_reloads}")
     return lines

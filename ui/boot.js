@@ -1,10 +1,11 @@
 /* fairval's boot watchdog, run before Streamlit's own scripts (ui/boot.py puts it into index.html).
    A launch sends hundreds of browsers at once: one JS chunk lost on the way (a dropped connection,
    a worker killed mid-transfer) leaves Streamlit's module graph unrun and the page blank for good.
-   A rater cannot know to reload, so the page does it itself: at once when a script or a lazily loaded
-   chunk fails (a failed module preload is only a hint: the import fetches the file again), and when the page has loaded but drawn nothing for BLANK_MS. At most
-   MAX reloads in WINDOW_MS, each after a growing, jittered pause so a crowd does not come back in
-   step; after that the page says in words what to do. */
+   A rater cannot know to reload, so the page does it itself: at once when a script or a lazily
+   loaded chunk fails (a failed module preload is only a hint: the import fetches the file again), and
+   when the page has loaded but drawn nothing for BLANK_MS. At most MAX reloads in WINDOW_MS, each
+   after a growing, jittered pause so a crowd does not come back in step; after that the page says in
+   words what to do. */
 (function () {
   "use strict";
   var KEY = "fairval-boot-reloads", MAX = 4, WINDOW_MS = 600000, BLANK_MS = 30000;
@@ -32,18 +33,25 @@
     document.body.appendChild(note);
   }
 
+  function giveUp() {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sayIt);
+    else sayIt();
+    return false;
+  }
+
   // true when the page will reload; false when it has reloaded MAX times lately and says so instead
   function reload(why) {
     if (scheduled) return true;
     var times = recent();
-    if (times.length >= MAX) {
-      if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sayIt);
-      else sayIt();
-      return false;
-    }
+    if (times.length >= MAX) return giveUp();
     scheduled = true;
     times.push(Date.now());
-    try { sessionStorage.setItem(KEY, JSON.stringify(times)); } catch (e) { /* private mode: still reload */ }
+    try {
+      sessionStorage.setItem(KEY, JSON.stringify(times));
+    } catch (e) {   // nowhere to count reloads: reload once, never from a page that is itself a reload
+      var nav = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+      if (nav && nav.type === "reload") { scheduled = false; return giveUp(); }
+    }
     var pause = 500 * Math.pow(2, times.length - 1) * (0.5 + Math.random());
     if (window.console) console.warn("fairval: reloading the page in " + Math.round(pause) + " ms: " + why);
     setTimeout(function () { location.reload(); }, pause);
