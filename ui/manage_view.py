@@ -57,6 +57,10 @@ def settings_fields(current: StudySettings, key: str) -> dict:
                                        key=f"{key}-min"),
         "max_items_per_rater": c3.number_input("Max items per rater (0: no cap)", value=current.max_items_per_rater
                                                or 0, step=1, key=f"{key}-max") or None,
+        # pair studies: the anytime interval on H at which the Results page says the study may stop
+        "target_ci_width": c1.number_input("Target width of H's interval (0: none)",
+                                           value=float(current.target_ci_width or 0.0), step=0.01,
+                                           key=f"{key}-target") or None,
     }
     balance = st.selectbox("Balance raters by", ["(none)"] + ATTRS,
                            index=(ATTRS.index(current.balance_by) + 1) if current.balance_by else 0,

@@ -96,7 +96,8 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
     if not target:
         return text
     if "target_width" not in cs:
-        return text + " Set a target width to see when the study can stop: `fairval study set STUDY target_ci_width=0.05`."
+        return text + (" Set a target width to see when the study can stop (Manage, Configure; or "
+                       "`fairval study set STUDY target_ci_width=0.05`).")
     width = cs["ci"][1] - cs["ci"][0]
     if cs["more_pairs"] == 0 or width <= cs["target_width"]:
         return text + f" The target width {cs['target_width']:g} is reached: the study can stop."

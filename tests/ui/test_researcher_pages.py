@@ -266,3 +266,20 @@ def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_
     cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
     said = " ".join(m.value for m in at.markdown)
     assert f"target width 0.05 is reached after about {cs['more_judgments']:,} more judgments" in said
+
+
+def test_manage_sets_and_clears_the_target_width_and_refuses_one_out_of_range(demo, monkeypatch):
+    from annotate.material.studies import load_study
+
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("demo-pairs").run()
+    field = "cfg-demo-pairs-target"
+    for typed, stored in ((0.05, 0.05), (0.0, None)):
+        at.number_input(key=field).set_value(typed)
+        at.button(key="FormSubmitter:configure-demo-pairs-Save settings").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        assert load_study(demo, "demo-pairs").settings.target_ci_width == stored
+    at.number_input(key=field).set_value(3.0)
+    at.button(key="FormSubmitter:configure-demo-pairs-Save settings").click().run()
+    assert any("target_ci_width must be a width between 0 and 2" in e.value for e in at.error)
+    assert load_study(demo, "demo-pairs").settings.target_ci_width is None
