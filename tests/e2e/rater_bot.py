@@ -56,6 +56,9 @@ def answer_template(page, quality: str, yes_positive: str, submit: str = "Submit
 
 
 def responses(page) -> tuple[str, str]:
+    # The page draws progress before the item: with the previous screen shorter than the new one, nothing
+    # is stale in the moment between them, so wait for both boxes, then for the rest of the screen.
+    expect(page.locator(".fv-response")).to_have_count(2, timeout=20_000)
     settle(page)
     texts = page.locator(".fv-response").all_inner_texts()         # drawn as Markdown, each in its box
     return texts[0].strip(), texts[1].strip()
