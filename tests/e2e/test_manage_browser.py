@@ -45,7 +45,12 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     page.get_by_role("button", name="Create study").click()
     wait_text(page, "Created study 'names-1'")
 
-    page.get_by_role("tab", name="Import").click()
+    # The message shows while the rerun is still drawing: the previous run's tabs can still be on the
+    # page beside the new ones (CI saw two "Import" tabs), so wait for the one tab of the finished run.
+    bot.settle(page)
+    import_tab = page.get_by_role("tab", name="Import")
+    expect(import_tab).to_have_count(1, timeout=20_000)
+    import_tab.click()
     page.get_by_test_id("stSelectbox").filter(visible=True).first.click()
     page.get_by_role("option", name="names-1").click()
     bad = tmp_path / "names-bad.csv"
