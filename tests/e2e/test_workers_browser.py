@@ -9,7 +9,7 @@ import pytest
 
 from annotate.material.importers import import_items
 from annotate.material.studies import create_study
-from bench.launch import kill
+from bench.launch import kill, worker_ports
 from store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
@@ -105,16 +105,20 @@ def test_two_workers_on_one_sqlite_file(browser, tmp_path):
 def test_a_worker_killed_around_a_submit_needs_no_reload(browser, tmp_path, when):
     """Killed first: the browser reconnects to the other worker, whose new session gets the Submit as its
     first message. Killed as Submit is pressed: Streamlit drops the message ("Cannot send rerun
-    backMessage when disconnected") and reruns nothing after reconnecting; the card sends it again."""
+    backMessage when disconnected") and reruns nothing after reconnecting; the card sends it again.
+    The page goes on with the other worker, or with the killed one's replacement if the supervisor has it
+    back before the browser reconnects (a loaded machine): either way a live process, not the killed one."""
     location = tmp_path / "fairval.db"
     make_study(location, tmp_path)
     server = Server(location, workers=2)
     try:
         page = onboard(browser, server.url, "k0")
         item = ID_OF[bot.item_text(page)]
-        navigations = []
+        navigations, sockets = [], []
         page.on("framenavigated", lambda frame: navigations.append(frame.url))
+        page.on("websocket", lambda socket: sockets.append(socket.url))
         victim = worker_of(page)
+        victim_pid = worker_ports(server.process.pid)[victim][1]
         if when.startswith("before"):
             kill(server.process.pid, victim)
         page.get_by_role("button", name=re.compile(r"^Somewhat agree")).nth(0).click()
@@ -124,7 +128,8 @@ def test_a_worker_killed_around_a_submit_needs_no_reload(browser, tmp_path, when
         page.get_by_role("button", name="Submit").click()
         page.get_by_text(re.compile(r"^1 of \d+ done$")).wait_for(timeout=60_000)   # moved on by itself
         assert navigations == []                                                   # no reload
-        assert worker_of(page) != victim
+        assert sockets                                             # the page reconnected by itself...
+        assert worker_ports(server.process.pid)[worker_of(page)][1] != victim_pid  # ...to a live worker
     finally:
         server.stop()
     db = open_db(location)
