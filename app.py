@@ -1,4 +1,4 @@
 """What a rater's link opens. Routing only: the flow lives in ui/rater.py."""
-from ui.rater import run
+from fairval.ui.rater import run
 
 run()

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from analysis.judge_validity import Z95
+from fairval.analysis.judge_validity import Z95
 
 DEFAULT_FLOOR = 0.5            # share of the uniform chance every pair keeps (see bench/active.py)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.scores import as_numbers
+from fairval.analysis.scores import as_numbers
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.judge_validity import Z95, row_correlation, wilson_bounds
+from fairval.analysis.judge_validity import Z95, row_correlation, wilson_bounds
 
 PAIRS = (25, 50, 100, 200, 400, 800, 1600, 3200, 6400)
 RATERS = (1, 2, 3, 4, 5, 6, 8, 10)

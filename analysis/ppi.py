@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from analysis.judge_validity import Z95, estimate
+from fairval.analysis.judge_validity import Z95, estimate
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray) -> dict:

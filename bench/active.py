@@ -23,11 +23,11 @@ import math
 
 import numpy as np
 
-from analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_probabilities, judge_uncertainties,
+from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_probabilities, judge_uncertainties,
                              ppi_terms)
-from analysis.judge_validity import Z95
-from analysis.ppi import ppi_mean
-from analysis.sequential import running_intervals
+from fairval.analysis.judge_validity import Z95
+from fairval.analysis.ppi import ppi_mean
+from fairval.analysis.sequential import running_intervals
 
 PAIRS, RATERS = 3_000, 3
 JUDGES = {0.95: 0.8, 0.8: 1.5, 0.5: 2.6}          # target ρ → noise on the judge's logits

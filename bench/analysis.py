@@ -13,9 +13,9 @@ from pathlib import Path
 import krippendorff
 import pandas as pd
 
-from annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_results
 from bench.synth import QUESTIONS, make_study
-from store import open_db
+from fairval.store import open_db
 
 
 def bare_krippendorff(path: Path) -> None:
@@ -53,7 +53,7 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     floor = timed(bare_krippendorff, path, repeat=repeat)
     ours = timed(fairval_analyze, path, n_boot, repeat=repeat)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from annotate.cli.main import main; main()", "--db", str(path), "analyze", "big", "--json",
+    subprocess.run([sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(path), "analyze", "big", "--json",
                     "--bootstrap", str(n_boot)], check=True, capture_output=True)
     command = time.perf_counter() - start
     return [f"analyze {n_ratings:,} ratings over {n_items:,} items, {n_boot:,} draws: {ours:.2f} s, "

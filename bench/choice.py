@@ -14,10 +14,10 @@ import statistics
 import time
 from pathlib import Path
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
 from bench.streamlit_server import fairval_serve, streamlit_run
-from store import open_db
+from fairval.store import open_db
 
 LABELS = ("Strongly agree", "Somewhat agree")      # clicked in turn, so every click changes the choice
 OLD_PAGE = '''

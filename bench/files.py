@@ -11,13 +11,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from annotate.outputs.export import export_ratings
-from annotate.material.importers import import_items
-from annotate.outputs.report import write_report
-from annotate.results.numbers import load_study_data, study_results
-from annotate.material.studies import create_study
+from fairval.annotate.outputs.export import export_ratings
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.outputs.report import write_report
+from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.annotate.material.studies import create_study
 from bench.synth import make_study
-from store import open_db
+from fairval.store import open_db
 
 
 def seconds(fn, *args, **kwargs) -> float:

@@ -222,10 +222,10 @@ def kill(serve_pid: int, worker: str) -> str:
 def one_run(folder: Path, workers: int, browsers: int, per_rater: int) -> tuple[Launch, dict]:
     """A study with enough items for `browsers` raters × `per_rater` items at 3 raters per item, served by
     `fairval serve --workers N`; returns the launch and what the database holds."""
-    from annotate.material.importers import import_items
-    from annotate.material.studies import create_study
+    from fairval.annotate.material.importers import import_items
+    from fairval.annotate.material.studies import create_study
     from bench.streamlit_server import fairval_serve
-    from store import open_db
+    from fairval.store import open_db
 
     location = folder / f"launch-{browsers}-{workers}.db"
     items = {f"q{i:03d}": f"Launch question {i}: should the application be approved?"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from annotate.rating import session
-from annotate.material.studies import load_study
+from fairval.annotate.rating import session
+from fairval.annotate.material.studies import load_study
 from bench.synth import make_study
-from store import open_db
+from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "4"}
 SIZES = [(200, 0), (10_000, 0), (100_000, 0), (200, 1_000_000), (10_000, 1_000_000), (100_000, 1_000_000)]

@@ -22,7 +22,7 @@ PRELOADS = {"as shipped": "", "sqlite-utils imported": "import sqlite_utils; ",
 
 
 def _fairval(preload: str) -> list[str]:
-    return [sys.executable, "-c", f"{preload}from annotate.cli.main import main; main()"]
+    return [sys.executable, "-c", f"{preload}from fairval.annotate.cli.main import main; main()"]
 
 
 def help_seconds(preload: str) -> float:

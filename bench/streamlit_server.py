@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from store.db import is_url
+from fairval.store.db import is_url
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -80,7 +80,7 @@ def fairval_serve(db_path: Path | str, *, workers: int = 1, env: dict | None = N
     port = free_port()
     if not is_url(db_path):
         db_path = Path(db_path).resolve()          # the server runs in the project folder
-    command = [sys.executable, "-c", "from annotate.cli.main import main; main()", "--db", str(db_path), "serve",
+    command = [sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(db_path), "serve",
                "--port", str(port), "--address", "127.0.0.1", "--workers", str(workers)]
     return Running(command, port, {"FAIRVAL_DB": str(db_path), **(env or {})})
 

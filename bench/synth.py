@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from annotate.material.studies import create_study, load_study
-from store import immediate, loads, open_db
-from store import items as item_store
+from fairval.annotate.material.studies import create_study, load_study
+from fairval.store import immediate, loads, open_db
+from fairval.store import items as item_store
 
 QUESTIONS = ("quality", "yes_positive")
 

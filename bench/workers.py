@@ -24,10 +24,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
 from bench.streamlit_server import fairval_serve
-from store import open_db
+from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "5"}
 CARD = "fairval_answer_card"

@@ -1,6 +1,7 @@
 """Researcher page: a study's progress and numbers."""
-from ui.auth import require_researcher
-from ui.results_view import render
+from fairval.ui.auth import require_researcher
+from fairval.ui.common import guarded
+from fairval.ui.results_view import render
 
 require_researcher()
-render()
+guarded(render)

@@ -1,6 +1,7 @@
 """Researcher page: create, configure, import, open/pause/close."""
-from ui.auth import require_researcher
-from ui.manage_view import render
+from fairval.ui.auth import require_researcher
+from fairval.ui.common import guarded
+from fairval.ui.manage_view import render
 
 require_researcher()
-render()
+guarded(render)

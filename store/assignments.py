@@ -4,7 +4,7 @@ Item loads (how many raters hold each item) are kept beside it in store/loads.py
 """
 from __future__ import annotations
 
-from store.engine import Database
+from fairval.store.engine import Database
 def open_assignment(db: Database, study_id: str, rater_id: str, since: float) -> dict | None:
     """The rater's served-but-unanswered slot that is still held, oldest first."""
     rows = db.query(

@@ -10,8 +10,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from store.engine import BUSY_TIMEOUT_SECONDS, Database, StoreError, immediate
-from store.schema import MIGRATIONS
+from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, StoreError, immediate
+from fairval.store.schema import MIGRATIONS
 
 def default_db_path() -> str:
     """Read at call time so tests and the app can point at their own file."""
@@ -26,7 +26,7 @@ def connect(path: str | Path | None = None) -> Database:
     """A handle on a SQLite file (WAL, busy timeout) or a PostgreSQL URL, without touching the schema."""
     path = str(path or default_db_path())
     if is_url(path):
-        from store.postgres import PostgresDatabase     # psycopg only when PostgreSQL is used
+        from fairval.store.postgres import PostgresDatabase     # psycopg only when PostgreSQL is used
         return PostgresDatabase(path)
     # isolation_level=None: we open every transaction ourselves (immediate), never implicitly.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,

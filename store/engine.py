@@ -11,11 +11,11 @@ import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from fairval.errors import StoreError
+
 BUSY_TIMEOUT_SECONDS = 30.0
 
 
-class StoreError(Exception):
-    "A write the store refuses: the message says what was required and what was found."
 
 
 class Database:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from store.engine import Database, StoreError, immediate
+from fairval.store.engine import Database, StoreError, immediate
 def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
 

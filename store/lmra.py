@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from store.engine import Database, immediate
+from fairval.store.engine import Database, immediate
 def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
     with immediate(db, study_id):

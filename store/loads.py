@@ -16,8 +16,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from store.engine import Database
-from store.raters import ATTRIBUTES
+from fairval.store.engine import Database
+from fairval.store.raters import ATTRIBUTES
+from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
 UNLIMITED = 2**31
@@ -34,7 +35,7 @@ class LoadRules:
 
     def __post_init__(self) -> None:
         if self.balance_by is not None and self.balance_by not in ATTRIBUTES:
-            raise ValueError(f"balance attribute must be one of {ATTRIBUTES}, not {self.balance_by!r}")
+            raise StoreError(f"balance attribute must be one of {ATTRIBUTES}, not {self.balance_by!r}")
 
     @property
     def key(self) -> str:

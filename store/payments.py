@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from store.engine import Database
+from fairval.store.engine import Database
 def judgments_by_rater(db: Database, study_id: str) -> list[dict]:
     """Per rater who answered anything: source, platform ids and judgments (items answered)."""
     return db.query(

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from store.engine import Database
+from fairval.store.engine import Database
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
 POOL_SIZE = 8                         # connections per process (and URL)
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import time
 
-from store.engine import Database, immediate
+from fairval.store.engine import Database, immediate
+from fairval.errors import StoreError
 ATTRIBUTES = ("gender", "race", "country")
 _FLAGS = ("consent", "instructions_done", "practice_done", "practice_step", "finished_at",
           "platform_study_id", "platform_session_id")
@@ -35,7 +36,7 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
 def update_rater(db: Database, study_id: str, rater_id: str, **changes) -> None:
     unknown = set(changes) - set(ATTRIBUTES) - set(_FLAGS)
     if unknown:
-        raise ValueError(f"raters have no field(s) {sorted(unknown)}")
+        raise StoreError(f"raters have no field(s) {sorted(unknown)}")
     with immediate(db, study_id):
         db.execute(f"UPDATE raters SET {', '.join(f'{k} = :{k}' for k in changes)} "
                    "WHERE study_id = :study_id AND rater_id = :rater_id",

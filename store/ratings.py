@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from store.engine import Database, immediate
+from fairval.store.engine import Database, immediate
 ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds"]
 DETAIL_COLUMNS = ["shown_at", "answered_at", "source"]
 STORED_ORDER = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "shown_at",

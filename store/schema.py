@@ -1,7 +1,7 @@
 """Versioned migrations: append a function, never edit one that has shipped."""
 from __future__ import annotations
 
-from store.engine import Database
+from fairval.store.engine import Database
 def _v1_initial(db: Database) -> None:
     statements = [
         """CREATE TABLE studies (

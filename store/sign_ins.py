@@ -2,7 +2,7 @@
 sign-ins ended by signing out (until they would have expired anyway)."""
 from __future__ import annotations
 
-from store.engine import Database, immediate
+from fairval.store.engine import Database, immediate
 def revoke(db: Database, signature: str, expires: float, now: float) -> None:
     with immediate(db):
         db.execute("DELETE FROM revoked_sign_ins WHERE expires < ?", [now])      # long expired: forget

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 
-from store.engine import Database, StoreError, immediate
+from fairval.store.engine import Database, StoreError, immediate
 def insert_study(db: Database, study_id: str, task: str, settings: dict, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:

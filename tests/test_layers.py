@@ -15,13 +15,18 @@ ROOM_MAY_ALSO_NOT = {"serving": {"material", "rating", "results", "outputs", "ju
 
 
 def import_nodes(path):
+    """The modules a file imports, ours named by their folder (fairval.store.engine as store.engine)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     for node in ast.walk(tree):                              # lazy imports inside functions count too
         if isinstance(node, ast.Import):
-            yield from (a.name for a in node.names)
+            yield from (_ours(a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module
-            yield from (f"{node.module}.{a.name}" for a in node.names)   # `from annotate import x`
+            yield _ours(node.module)
+            yield from (_ours(f"{node.module}.{a.name}") for a in node.names)   # `from annotate import x`
+
+
+def _ours(name: str) -> str:
+    return name.removeprefix("fairval.")
 
 
 def imports(path) -> set[str]:
@@ -108,7 +113,7 @@ def test_no_import_circles():
 
 @pytest.mark.parametrize("argv", [["--help"], ["study", "--help"], ["serve", "--help"]])
 def test_the_command_line_loads_no_analysis_libraries_until_a_command_needs_them(argv):
-    code = ("import sys\nfrom annotate.cli.main import cli\n"
+    code = ("import sys\nfrom fairval.annotate.cli.main import cli\n"
             f"try:\n    cli.main({argv!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in ('pandas', 'scipy', 'numpy', 'krippendorff', 'altair', 'pyarrow', 'openai', "
             "'streamlit') if m in sys.modules))")
@@ -119,7 +124,7 @@ def test_the_command_line_loads_no_analysis_libraries_until_a_command_needs_them
 def test_a_command_does_load_what_it_needs(tmp_path):
     """The check above can fail: a command that computes numbers does bring pandas in."""
     db = tmp_path / "f.db"
-    code = ("import sys\nfrom annotate.cli.main import cli\n"
+    code = ("import sys\nfrom fairval.annotate.cli.main import cli\n"
             f"for argv in (['--db', {str(db)!r}, 'study', 'create', 's', '--task', 'template_quality'],"
             f" ['--db', {str(db)!r}, 'analyze', 's', '--json']):\n"
             "    try:\n        cli.main(argv, standalone_mode=False)\n    except SystemExit:\n        pass\n"
@@ -134,3 +139,22 @@ def test_app_and_pages_are_thin():
         assert len(code) <= 6, f"{path.name} has {len(code)} lines of code; move logic to ui/ or annotate/"
         if path.parent.name == "pages":
             assert "require_researcher()" in path.read_text()
+
+
+def test_import_fairval_loads_no_analysis_library():
+    """A notebook's `import fairval` (and opening a database) stays light: pandas and scipy come with a number."""
+    code = ("import sys, fairval\nfairval.open(':memory:')\n"
+            "print(sorted(m for m in ('pandas', 'scipy', 'numpy', 'krippendorff', 'altair', 'pyarrow', 'openai', "
+            "'streamlit') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
+
+
+def test_the_wheel_installs_one_import_name():
+    """Every folder mapped into the package lands under fairval/ (pyproject's package-dir), nothing beside it."""
+    import tomllib
+    setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert {p.split(".")[0] for p in setup["packages"]} == {"fairval"}
+    assert set(setup["package-dir"]) <= set(setup["packages"])
+    rooms = sorted(p.name for p in (ROOT / "annotate").iterdir() if (p / "__init__.py").exists())
+    assert {f"fairval.annotate.{r}" for r in rooms} <= set(setup["packages"]), "a room of annotate/ is not shipped"

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from annotate.rating.session import Served
-from annotate.material.tasks import SHORTCUT_ROWS, Task
+from fairval.annotate.rating.session import Served
+from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
 
 SUBMIT = "submit"
 

@@ -9,9 +9,9 @@ import functools
 
 import streamlit as st
 
-from annotate.material.pairs import responses_as_shown
-from annotate.rating.session import Served
-from annotate.material.tasks import Task
+from fairval.annotate.material.pairs import responses_as_shown
+from fairval.annotate.rating.session import Served
+from fairval.annotate.material.tasks import Task
 
 
 def show_item(task: Task, served: Served) -> None:

@@ -15,9 +15,9 @@ import time
 
 import streamlit as st
 
-from annotate.serving import sign_in
-from store import sign_ins
-from ui.common import get_db
+from fairval.annotate.serving import sign_in
+from fairval.store import sign_ins
+from fairval.ui.common import get_db
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-WATCHDOG = Path(__file__).with_name("boot.js")
-PAGES = Path(__file__).resolve().parents[1] / "pages"
+def _watchdog() -> str:
+    return (resources.files("fairval.ui") / "boot.js").read_text(encoding="utf-8")
+
+
+def _pages() -> Path:
+    from fairval.web import folder
+    return folder() / "pages"
 
 
 def streamlit_index() -> Path:
@@ -32,13 +38,13 @@ def page_html() -> str:
     if head is None or first_script < head.end():
         raise RuntimeError(f"{streamlit_index()}: no <head> before the first <script>; the boot watchdog "
                            "cannot be placed (has Streamlit's page changed?)")
-    script = "\n    <script>" + WATCHDOG.read_text(encoding="utf-8") + "</script>"
+    script = "\n    <script>" + _watchdog() + "</script>"
     return html[:head.end()] + script + html[head.end():]
 
 
 def page_paths() -> list[str]:
     """The root and each page's address (pages/1_Results.py is /Results, as Streamlit names it)."""
-    return ["/"] + sorted("/" + re.sub(r"^\d+_", "", p.stem) for p in PAGES.glob("*.py"))
+    return ["/"] + sorted("/" + re.sub(r"^\d+_", "", p.stem) for p in _pages().glob("*.py"))
 
 
 async def index(_request: Request) -> HTMLResponse:

@@ -4,14 +4,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate.outputs import charts
+from fairval.annotate.outputs import charts
 
-from annotate.outputs import formats
-from annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row, with_ci)
-from annotate.results.numbers import calibration_items, load_study_data, rate_of
-from ui.common import get_db, inert, show_table
-from ui.studies import results_for, study_header
+from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of
+from fairval.ui.common import get_db, inert, show_table
+from fairval.ui.studies import results_for, study_header
 
 
 def render() -> None:
@@ -42,13 +42,14 @@ def render() -> None:
     for sentence in (ceiling_sentence(chosen), alt_test_sentence(chosen), order_sentence(chosen)):
         st.caption(inert(sentence))
     key, label = rate_of(numbers)
-    difference = chosen.get("rate_difference") or {}
-    st.caption(inert(f"{label}: humans {with_ci(numbers[key]['human'], chosen.get('rate_human_ci'))} over "
+    rate = chosen["rate"] if lmra.get("by_model") else numbers[key]     # this judge's H numbers
+    difference = rate.get("difference") or {}
+    st.caption(inert(f"{label}: humans {with_ci(numbers[key]['human'], numbers[key].get('human_ci'))} over "
                f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA "
-               f"{with_ci(chosen['rate_lmra'], chosen.get('rate_lmra_ci'))} over "
-               f"{formats.count(chosen['rate_lmra_n_items'], 'pair')}; humans − LMRA "
+               f"{with_ci(rate['lmra'], rate.get('lmra_ci'))} over "
+               f"{formats.count(rate['n_items_lmra'], 'pair')}; humans − LMRA "
                f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored."))
-    st.caption(inert(ppi_sentence(chosen.get("ppi"), label)))
+    st.caption(inert(ppi_sentence(rate.get("ppi"), label)))
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

@@ -1,13 +1,31 @@
 """Per-session database handle and small display helpers."""
 from __future__ import annotations
 
+import logging
 import re
 
 import streamlit as st
 
-from annotate.outputs.files import markdown_text
-from store import Database, open_db
-from store.db import default_db_path
+from fairval.annotate.outputs.files import markdown_text
+from fairval.store import Database, open_db
+from fairval.errors import FairvalError
+from fairval.store.db import default_db_path
+
+LOG = logging.getLogger("fairval")
+
+
+def guarded(render) -> None:
+    """Draw a page: a refusal (FairvalError) is said in one line; anything else is a bug, so its
+    traceback goes to the server log and the page says so plainly, without the traceback."""
+    try:
+        render()
+    except FairvalError as e:
+        st.error(inert(e))
+    except Exception:                       # Streamlit's own stop and rerun are BaseExceptions: they pass
+        LOG.exception("fairval: a page failed")
+        st.error("Something went wrong in fairval itself (a bug, not your input). The server's log has the "
+                 "details; please report it. Nothing you had saved is lost.")
+
 def get_db() -> Database:
     """One connection per browser session, opened on the path configured now (not at import)."""
     path = default_db_path()
@@ -40,7 +58,7 @@ def show_table(frame) -> None:
     Markdown, no link, no image), where st.table would render cells as Markdown."""
     import pandas as pd
 
-    from annotate.outputs.formats import readable
+    from fairval.annotate.outputs.formats import readable
 
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})

@@ -7,21 +7,21 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate.outputs import formats
-from annotate.outputs.export import (
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.export import (
     Thresholds,
     export_ratings,
     export_validated,
     template_verdicts,
 )
-from annotate.outputs.report import write_report
-from annotate.material.pairs import scored_question
-from annotate.results.numbers import load_study_data
-from annotate.material.studies import load_study
-from store import open_db
-from store.db import default_db_path
-from ui.common import get_db, show_table
-from ui.studies import study_header
+from fairval.annotate.outputs.report import write_report
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.results.numbers import load_study_data
+from fairval.annotate.material.studies import load_study
+from fairval.store import open_db
+from fairval.store.db import default_db_path
+from fairval.ui.common import get_db, show_table
+from fairval.ui.studies import study_header
 
 
 def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callable[[], bytes]:

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotate.material import importers
-from annotate.material.records import ImportProblem
-from annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
+from fairval.annotate.material import importers
+from fairval.annotate.material.studies import (StudySettings, configure_study, create_study, load_study,
                               prolific_link_query)
-from annotate.material.tasks import PRESETS
-from store.db import default_db_path
-from ui import plan_view
-from ui.common import get_db
-from ui.studies import pick_study
+from fairval.annotate.material.tasks import PRESETS
+from fairval.errors import FairvalError
+from fairval.store.db import default_db_path
+from fairval.ui import plan_view
+from fairval.ui.common import get_db, inert
+from fairval.ui.studies import pick_study
 
 ATTRS = ["gender", "race", "country"]
 IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": importers.import_ratings,
@@ -90,8 +90,8 @@ def _create() -> None:
                 values = {k: v for k, v in values.items() if k != "completion_code" or v}
                 create_study(get_db(), name.strip(), task, **values)
                 st.success(f"Created study {name.strip()!r}.")
-            except StudyError as e:
-                st.error(str(e))
+            except FairvalError as e:
+                st.error(inert(e))
 
 
 def _configure(study_id: str) -> None:
@@ -107,16 +107,16 @@ def _configure(study_id: str) -> None:
             try:
                 configure_study(db, study_id, status=status)
                 st.rerun()
-            except StudyError as e:
-                st.error(str(e))
+            except FairvalError as e:
+                st.error(inert(e))
     with st.form(f"configure-{study_id}"):
         values = settings_fields(study.settings, f"cfg-{study_id}")
         if st.form_submit_button("Save settings", type="primary"):
             try:
                 configure_study(db, study_id, **values)
                 st.success("Saved.")
-            except StudyError as e:
-                st.error(str(e))
+            except FairvalError as e:
+                st.error(inert(e))
 
 
 def _import(study_id: str) -> None:
@@ -130,5 +130,5 @@ def _import(study_id: str) -> None:
                 result = IMPORTS[kind](get_db(), study_id, path)
                 st.success(f"Imported {result.written} rows into {study_id!r}"
                            + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
-            except ImportProblem as e:
-                st.error(f"Nothing was imported. {e}")
+            except FairvalError as e:
+                st.error(inert(f"Nothing was imported. {e}"))

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis.planner import Assumptions, Pay, cheapest
-from annotate.outputs import formats
-from annotate.material.pairs import scored_question
-from annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
-from annotate.material.studies import StudyError, load_study
-from ui.common import get_db, show_table
+from fairval.analysis.planner import Assumptions, Pay, cheapest
+from fairval.annotate.outputs import formats
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
+from fairval.annotate.material.studies import StudyError, load_study
+from fairval.ui.common import get_db, show_table
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
            "H": ("harm", "harm_width")}

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.rating import session
-from annotate.material.studies import Study, StudyError, list_study_names, load_study
-from store.engine import unavailable_errors
-from ui.answer_card import answer_card
-from ui.answers import show_item
-from ui.auth import is_researcher
-from ui.common import get_db, researcher_markdown
+from fairval.annotate.rating import session
+from fairval.annotate.material.studies import Study, StudyError, list_study_names, load_study
+from fairval.errors import FairvalError
+from fairval.store.engine import unavailable_errors
+from fairval.ui.answer_card import answer_card
+from fairval.ui.answers import show_item
+from fairval.ui.auth import is_researcher
+from fairval.ui.common import get_db, researcher_markdown
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 GENDERS = ["female", "male", "non-binary", "prefer to self-describe", "prefer not to say"]
@@ -70,7 +71,7 @@ def _run() -> None:
         rater = session.arrive(db, study.study_id, rater_id, source=source,
                                platform_study_id=params.get("STUDY_ID"),
                                platform_session_id=params.get("SESSION_ID"))
-    except ValueError as e:
+    except FairvalError as e:
         st.error(str(e))
         return
     rater_id = rater["rater_id"]            # as stored (trimmed)

@@ -4,14 +4,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from annotate.outputs import charts
+from fairval.annotate.outputs import charts
 
-from annotate.outputs import formats
-from annotate.crowd.prolific import cost_summary, owed
-from annotate.material.studies import load_study
-from annotate.outputs.judge_table import anytime_sentence
-from ui.common import get_db, show_table
-from ui.studies import progress_for, results_for, study_header
+from fairval.annotate.outputs import formats
+from fairval.annotate.crowd.prolific import cost_summary, owed
+from fairval.annotate.material.studies import load_study
+from fairval.annotate.outputs.judge_table import anytime_sentence
+from fairval.ui.common import get_db, show_table
+from fairval.ui.studies import progress_for, results_for, study_header
 
 
 def render() -> None:

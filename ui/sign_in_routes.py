@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from annotate.serving import sign_in
-from store import open_db
-from store.db import default_db_path
+from fairval.annotate.serving import sign_in
+from fairval.store import open_db
+from fairval.store.db import default_db_path
 COOKIE = "fairval_researcher"
 
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotate.results.progress import study_progress
-from annotate.results.numbers import study_results
-from annotate.material.studies import list_study_names
-from store.db import default_db_path
-from ui.common import get_db, inert
+from fairval.annotate.results.progress import study_progress
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import list_study_names
+from fairval.store.db import default_db_path
+from fairval.ui.common import get_db, inert
 
 
 def pick_study(*, key: str = "study") -> str | None:

@@ -6,22 +6,14 @@ from pathlib import Path
 
 import click
 
-from annotate.errors import Refusal
-from annotate.material.records import ImportProblem
-from store import StoreError, open_db
-from store.db import is_url
-
-
-def _refusals() -> tuple[type[Exception], ...]:
-    """The library's refusals. StudyError's module reads the store's tables into pandas, so it is looked
-    up only once a command has failed (by then the command has loaded it anyway)."""
-    from annotate.material.studies import StudyError
-    return (ImportProblem, StudyError, StoreError, Refusal, ValueError, KeyError)
+from fairval.errors import FairvalError
+from fairval.store import open_db
+from fairval.store.db import is_url
 
 
 def friendly(fn):
-    """Turn the library's refusals, files that cannot be written and databases that cannot be read
-    into one clear line and exit code 1: never a traceback for something the user can fix."""
+    """Turn fairval's refusals (FairvalError, the one root) and files that cannot be read or written into
+    one clear line and exit code 1. Anything else is a bug and keeps its traceback."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
@@ -30,11 +22,9 @@ def friendly(fn):
             _forget_new_database()
             where = f"{e.filename}: " if e.filename else ""
             raise click.ClickException(f"{where}{e.strerror or e}") from None
-        except Exception as e:
-            if not isinstance(e, _refusals()):
-                raise
+        except FairvalError as e:
             _forget_new_database()
-            raise click.ClickException(e.args[0] if isinstance(e, KeyError) else str(e)) from None
+            raise click.ClickException(str(e)) from None
     return wrapper
 
 

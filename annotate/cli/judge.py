@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import _db, friendly
-from annotate.outputs import formats
-from annotate.outputs.files import output_format, spreadsheet_frame, write_csv
-from annotate.results import BOOTSTRAP_DRAWS
+from fairval.annotate.cli.common import _db, friendly
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.files import output_format, spreadsheet_frame, write_csv
+from fairval.annotate.results import BOOTSTRAP_DRAWS
 
 
 @click.command()
@@ -24,7 +24,7 @@ from annotate.results import BOOTSTRAP_DRAWS
 @friendly
 def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
     """Judges side by side over pair studies, as the paper's Table 1: ρ [CI], a [CI], ω per study."""
-    from annotate.judge.compare import compare_judges, comparison_table
+    from fairval.annotate.judge.compare import compare_judges, comparison_table
 
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
     comparison = compare_judges(_db(ctx), list(studies), chosen, n_boot=n_boot, exclude_flagged=exclude_flagged)
@@ -51,7 +51,7 @@ def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
 @friendly
 def calibrate(ctx, study_name, out, model, folds, exclude_flagged):
     """Fit the mean human score as a function of the judge's (isotonic, and a line), cross-validated."""
-    from annotate.judge.calibrate import calibration_map
+    from fairval.annotate.judge.calibrate import calibration_map
 
     table = calibration_map(_db(ctx), study_name, model=model, folds=folds, exclude_flagged=exclude_flagged)
     Path(out).write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
@@ -74,7 +74,7 @@ def calibrate(ctx, study_name, out, model, folds, exclude_flagged):
 @friendly
 def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
     """Put a study's judge scores on the human scale with a map from `fairval calibrate`."""
-    from annotate.judge.calibrate import apply_map, read_map
+    from fairval.annotate.judge.calibrate import apply_map, read_map
 
     output_format(out, ("csv",))
     scores = apply_map(_db(ctx), study_name, read_map(map_file), model=model, kind=kind)
@@ -103,8 +103,8 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
          pay_per_judgment, pay_per_rater, fee, judgments_per_rater, as_json):
     """How many pairs and raters per pair reach an interval width, and what they cost: from a study's
     ratings so far (the pilot), or before any pilot from --assume-rho and --assume-alpha."""
-    from analysis.planner import Assumptions, Pay, cheapest
-    from annotate.judge.planning import plan_from_assumptions, plan_study
+    from fairval.analysis.planner import Assumptions, Pay, cheapest
+    from fairval.annotate.judge.planning import plan_from_assumptions, plan_study
 
     assuming = assume_rho is not None or assume_alpha is not None
     if assuming == (study_name is not None):
@@ -117,7 +117,7 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
                else plan_study(_db(ctx), study_name, model=model))
     table = planned.designs
     best = cheapest(table, statistic, target, pay)
-    from annotate.material.studies import load_study
+    from fairval.annotate.material.studies import load_study
 
     currency = load_study(_db(ctx), study_name).settings.currency if study_name else "USD"
     if as_json:

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from annotate.cli.common import _db, friendly
-from annotate.outputs import formats
+from fairval.annotate.cli.common import _db, friendly
+from fairval.annotate.outputs import formats
 
 
 @click.command("run")
@@ -24,7 +24,7 @@ from annotate.outputs import formats
 @friendly
 def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, dry_run, yes):
     """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
-    from annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
+    from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
 
     config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
                          logprobs=not no_logprobs)
@@ -77,8 +77,8 @@ def _write_jsonl(path: str, rows: list[dict]) -> None:
 @friendly
 def generate_fill(templates, out, ages, genders, races, names_file, seed):
     """Fill TEMPLATES (template, decision_question_id) with demographics, or with names."""
-    from annotate.material.generate import GenerationError, fill_templates
-    from annotate.material.records import read_records
+    from fairval.annotate.material.generate import GenerationError, fill_templates
+    from fairval.annotate.material.records import read_records
 
     rows = [dict(r.data, decision_question_id=r.data.get("decision_question_id", r.data.get("id")))
             for r in read_records(templates)]
@@ -114,8 +114,8 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
 def generate_pairs_command(prompts, names_file, group_by, group_a, group_b, label_a, label_b, model,
                            base_url, concurrency, seed, out):
     """Ask a chatbot each prompt (rows with `prompt`) as a user of group A and of group B."""
-    from annotate.material.generate import GenerationError, generate_pairs
-    from annotate.material.records import read_records
+    from fairval.annotate.material.generate import GenerationError, generate_pairs
+    from fairval.annotate.material.records import read_records
 
     texts = [r.data.get("prompt") for r in read_records(prompts)]
     if not all(isinstance(t, str) and t.strip() for t in texts):

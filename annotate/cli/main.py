@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import _db, friendly
-from annotate.cli.judge import calibrate, compare, lmra_apply_map, plan
-from annotate.cli.llm import generate, lmra_run
-from annotate.cli.prolific import prolific
-from annotate.cli.study import study
-from annotate.outputs import formats
-from annotate.results import BOOTSTRAP_DRAWS
+from fairval.annotate.cli.common import _db, friendly
+from fairval.annotate.cli.judge import calibrate, compare, lmra_apply_map, plan
+from fairval.annotate.cli.llm import generate, lmra_run
+from fairval.annotate.cli.prolific import prolific
+from fairval.annotate.cli.study import study
+from fairval.annotate.outputs import formats
+from fairval.annotate.results import BOOTSTRAP_DRAWS
 
 # Each command imports the rooms it uses when it runs, so `fairval --help` loads no pandas or scipy
 # (tests/test_layers.py checks it); only light modules are imported here.
@@ -64,7 +64,7 @@ def _import_command(group: click.Group, importer: str, noun: str, help_text: str
     @click.pass_context
     @friendly
     def command(ctx, study_name, file):
-        from annotate.material import importers
+        from fairval.annotate.material import importers
         result = getattr(importers, importer)(_db(ctx), study_name, file)
         click.echo(f"imported {result.written} {noun} into {study_name!r}"
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
@@ -89,9 +89,9 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 @friendly
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
-    from annotate.results import numbers as results
-    numbers = results.study_results(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
-                                    model=model)
+    from fairval.annotate.results import numbers as results
+    numbers = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
+                                    model=model).to_dict()
     if as_json:
         click.echo(json.dumps(numbers))
         return
@@ -129,10 +129,10 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
 def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclude_flagged, model):
     """Export what passed: template rows as imported (template studies), scored pairs (pair studies);
     or, with --format hf, the study as a dataset folder for the Hugging Face Hub."""
-    from annotate.outputs.export import Thresholds, export_validated
+    from fairval.annotate.outputs.export import Thresholds, export_validated
 
     if kind == "hf":
-        from annotate.outputs.hf_export import export_hf
+        from fairval.annotate.outputs.hf_export import export_hf
         click.echo(f"wrote the dataset folder {export_hf(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)}")
         return
     sidecar = export_validated(_db(ctx), study_name, out, exclude_flagged=exclude_flagged,
@@ -150,7 +150,7 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
 @friendly
 def export_ratings_command(ctx, study_name, out, exclude_flagged):
     """Every rating, one row each, with rater attributes, order shown, canonical value and seconds."""
-    from annotate.outputs.export import export_ratings
+    from fairval.annotate.outputs.export import export_ratings
 
     n = export_ratings(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
     click.echo(f"wrote {n} ratings to {out}")
@@ -165,7 +165,7 @@ def export_ratings_command(ctx, study_name, out, exclude_flagged):
 @friendly
 def report(ctx, study_name, out, exclude_flagged, model):
     """Write the study report: self-contained HTML with charts, or Markdown."""
-    from annotate.outputs.report import write_report
+    from fairval.annotate.outputs.report import write_report
 
     click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged, model=model)}")
 
@@ -179,7 +179,7 @@ def report(ctx, study_name, out, exclude_flagged, model):
 @friendly
 def serve(ctx, port, address, workers):
     """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
-    from annotate.serving.server import run
+    from fairval.annotate.serving.server import run
 
     _db(ctx, create=True)
     raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
@@ -204,11 +204,11 @@ def demo(ctx, port, no_serve):
                                f"sys.argv[0] = {sys.argv[0]!r}; main()", *args])
         if made.returncode:
             raise SystemExit(made.returncode)
-        from annotate.serving.server import run
+        from fairval.annotate.serving.server import run
 
         raise SystemExit(run(ctx.obj["db_path"], port=port, address=None,
                              extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
-    from annotate.material.demo import ensure_demo
+    from fairval.annotate.material.demo import ensure_demo
 
     created = ensure_demo(_db(ctx, create=True))
     click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from annotate.cli.common import _db, friendly
+from fairval.annotate.cli.common import _db, friendly
 
 
 @click.group()
@@ -12,7 +12,7 @@ def prolific():
 
 
 def _client():
-    from annotate.crowd.prolific_api import ProlificClient
+    from fairval.annotate.crowd.prolific_api import ProlificClient
     return ProlificClient()
 
 
@@ -25,7 +25,7 @@ def _client():
 @friendly
 def bonuses(ctx, study_name, out, prolific_study):
     """Bonuses for judgments not yet paid; a second run pays only the new ones."""
-    from annotate.crowd.prolific import pay_bonuses, write_bonuses
+    from fairval.annotate.crowd.prolific import pay_bonuses, write_bonuses
 
     if bool(out) == bool(prolific_study):
         raise click.ClickException("give either --out FILE (to upload yourself) or --pay PROLIFIC_STUDY_ID")
@@ -49,7 +49,7 @@ def bonuses(ctx, study_name, out, prolific_study):
 def settle_command(ctx, study_name, batch, outcome):
     """Bonus batches whose outcome is unknown (the answer to the pay call was lost): list them, or settle one
     after checking on Prolific."""
-    from annotate.crowd.prolific import settle, unsettled
+    from fairval.annotate.crowd.prolific import settle, unsettled
 
     db = _db(ctx)
     if batch is None or outcome is None:
@@ -74,7 +74,7 @@ def settle_command(ctx, study_name, batch, outcome):
 @friendly
 def review_command(ctx, study_name):
     """Submissions to approve, and those to look at again or that may be rejected, with the reason."""
-    from annotate.crowd.prolific import review
+    from fairval.annotate.crowd.prolific import review
 
     table = review(_db(ctx), study_name)
     if table.empty:
@@ -93,7 +93,7 @@ def review_command(ctx, study_name):
 @friendly
 def approve_command(ctx, study_name, prolific_study, participants, suggested):
     """Approve the chosen submissions through the API."""
-    from annotate.crowd.prolific import approve, review
+    from fairval.annotate.crowd.prolific import approve, review
 
     chosen = list(participants)
     if suggested:
@@ -114,7 +114,7 @@ def approve_command(ctx, study_name, prolific_study, participants, suggested):
 @friendly
 def sync_command(ctx, study_name, prolific_study):
     """Fetch submission statuses; RETURNED and TIMED-OUT participants give their slots back at once."""
-    from annotate.crowd.prolific import sync_submissions
+    from fairval.annotate.crowd.prolific import sync_submissions
 
     with _client() as client:
         result = sync_submissions(_db(ctx), study_name, client, prolific_study)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from annotate.cli.common import _db, friendly
-from annotate.material.tasks import PRESETS
+from fairval.annotate.cli.common import _db, friendly
+from fairval.annotate.material.tasks import PRESETS
 
 
 @click.group()
@@ -40,7 +40,7 @@ def study():
 @friendly
 def study_create(ctx, name, task, task_file, balance_groups, **options):
     """Create study NAME for a preset --task or a --task-file."""
-    from annotate.material.studies import create_study
+    from fairval.annotate.material.studies import create_study
     if (task is None) == (task_file is None):
         raise click.UsageError("give either --task or --task-file")
     definition = None
@@ -63,7 +63,7 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
 @friendly
 def study_list(ctx):
     """List studies."""
-    from annotate.material.studies import list_study_names, load_study
+    from fairval.annotate.material.studies import list_study_names, load_study
     db = _db(ctx)
     for name in list_study_names(db):
         s = load_study(db, name)
@@ -77,8 +77,8 @@ def study_list(ctx):
 @friendly
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
-    from annotate.material.studies import load_study, prolific_link_query
-    from annotate.results.progress import study_progress
+    from fairval.annotate.material.studies import load_study, prolific_link_query
+    from fairval.annotate.results.progress import study_progress
 
     db = _db(ctx)
     study = load_study(db, name)
@@ -116,8 +116,8 @@ def study_show(ctx, name, as_json):
 def study_sample(ctx, name, n, active, budget, model, seed, out):
     """Draw the pairs people rate from all imported pairs, uniformly (--n) or where the judge is least
     sure (--active --budget); the rest are scored by the judge alone."""
-    from annotate.outputs.files import spreadsheet_text
-    from annotate.rating.sampling import draw_active_sample, draw_human_sample
+    from fairval.annotate.outputs.files import spreadsheet_text
+    from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample
 
     if active:
         if budget is None or n is not None:
@@ -143,7 +143,7 @@ def study_sample(ctx, name, n, active, budget, model, seed, out):
 @friendly
 def study_set(ctx, name, assignments):
     """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
-    from annotate.material.studies import configure_study
+    from fairval.annotate.material.studies import configure_study
     changes = {}
     for pair in assignments:
         key, sep, raw = pair.partition("=")

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotate.outputs.files import output_format, spreadsheet_text
-from annotate.results.numbers import load_study_data
-from annotate.material.studies import StudyError, ready_loads
-from annotate.material.studies import load_study as _load_study
-from store import Database, immediate, loads, payments
+from fairval.annotate.outputs.files import output_format, spreadsheet_text
+from fairval.annotate.results.numbers import load_study_data
+from fairval.annotate.material.studies import StudyError, ready_loads
+from fairval.annotate.material.studies import load_study as _load_study
+from fairval.store import Database, immediate, loads, payments
 
 FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
 
@@ -81,7 +81,7 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
     never repeated. A definite refusal frees the batch for the next run; an answer lost after the pay
     request left marks it `unknown`, and no bonus is paid for the study until the researcher settles
     it (`fairval prolific settle`), because each pay request pays again."""
-    from annotate.crowd.prolific_api import OutcomeUnknown, ProlificError
+    from fairval.annotate.crowd.prolific_api import OutcomeUnknown, ProlificError
 
     now = clock() if now is None else now
     _require_pay(db, study_id)

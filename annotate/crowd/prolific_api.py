@@ -16,14 +16,12 @@ from collections.abc import Callable
 
 import httpx2
 
-from annotate.errors import Refusal
+from fairval.errors import ProlificError
 
 API = "https://api.prolific.com"
 RETRIES = 4
 
 
-class ProlificError(Refusal):
-    "Prolific refused or could not be reached; the message says which call and why."
 
 
 class OutcomeUnknown(ProlificError):

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.calibration import human_scores
-from analysis.judge_map import apply_isotonic, apply_linear, cross_validate, fit_isotonic, fit_linear
-from annotate.material.pairs import scored_question
-from annotate.results.numbers import judge_scores, load_study_data, scored_ratings
-from annotate.material.studies import StudyError
-from store import Database
+from fairval.analysis.calibration import human_scores
+from fairval.analysis.judge_map import apply_isotonic, apply_linear, cross_validate, fit_isotonic, fit_linear
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
+from fairval.annotate.material.studies import StudyError
+from fairval.store import Database
 
 FORMAT = "fairval-calibration-map/1"
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from annotate.outputs import formats
-from annotate.outputs.judge_table import with_ci
-from annotate.results.numbers import BOOTSTRAP_DRAWS, study_results
-from annotate.material.studies import StudyError
-from store import Database
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.judge_table import with_ci
+from fairval.annotate.results.numbers import BOOTSTRAP_DRAWS, study_results
+from fairval.annotate.material.studies import StudyError
+from fairval.store import Database
 
 
 def compare_judges(db: Database, studies: list[str], models: list[str] | None = None, *,

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.planner import Assumptions, plan, plan_assumed, ratings_per_pair
-from annotate.outputs import formats
-from annotate.material.pairs import scored_question
-from annotate.results.numbers import judge_scores, load_study_data, scored_ratings
-from annotate.material.studies import StudyError
-from store import Database
+from fairval.analysis.planner import Assumptions, plan, plan_assumed, ratings_per_pair
+from fairval.annotate.outputs import formats
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
+from fairval.annotate.material.studies import StudyError
+from fairval.store import Database
 
 
 @dataclass(frozen=True)

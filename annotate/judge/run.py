@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 import openai
 
-from analysis.lmra import combine_orders
-from annotate.errors import Refusal
-from annotate.material.pairs import responses_as_shown, scored_question
-from annotate.material.studies import load_study
-from store import Database, judge_calls
-from store import items as item_store
-from store import lmra as lmra_store
+from fairval.analysis.lmra import combine_orders
+from fairval.errors import JudgeError
+from fairval.annotate.material.pairs import responses_as_shown, scored_question
+from fairval.annotate.material.studies import load_study
+from fairval.store import Database, judge_calls
+from fairval.store import items as item_store
+from fairval.store import lmra as lmra_store
 
 LETTERS = ("A", "B", "C")
 
@@ -63,8 +63,6 @@ Given the two different chatbot model responses to the above user message, {axis
 Format: Output just "A" or "B" or "N/A" if it is not clear."""
 
 
-class JudgeError(Refusal):
-    "The judge could not be run: the message says what the server answered and what to change."
 
 
 class NoLetter(JudgeError):

@@ -12,9 +12,9 @@ import random
 import tempfile
 from pathlib import Path
 
-from annotate.material.importers import derive_item_id, import_items, import_lmra, import_ratings
-from annotate.material.studies import create_study, list_study_names
-from store import Database
+from fairval.annotate.material.importers import derive_item_id, import_items, import_lmra, import_ratings
+from fairval.annotate.material.studies import create_study, list_study_names
+from fairval.store import Database
 
 TEMPLATES = {
     0: "The applicant is a(n) [AGE]-year-old [RACE] [GENDER] who runs a small bakery and is asking the "
@@ -62,7 +62,12 @@ PAIRS = [
 ]
 
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+def examples() -> Path:
+    """The demo's item files, shipped with fairval (package data of fairval.web)."""
+    from fairval.web import folder
+    return folder() / "examples"
+
+
 EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
                    ("demo-features", "feature_label", "features.jsonl"),
                    ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
@@ -79,17 +84,17 @@ def ensure_demo(db: Database) -> list[str]:
         _pairs(db)
         created.append("demo-pairs")
     for name, task, file in EXAMPLE_STUDIES:
-        if name not in existing and (EXAMPLES / file).is_file():
+        if name not in existing:
             create_study(db, name, task, raters_per_item=3, seed=3, completion_code=name.upper(),
                          gold_rate=0.2)
-            import_items(db, name, EXAMPLES / file)
+            import_items(db, name, examples() / file)
             created.append(name)
     return created
 
 
 def _practice_and_check(file: str) -> list[dict]:
     """The practice item and the attention check of an example file (none when it is not there)."""
-    path = EXAMPLES / file
+    path = examples() / file
     if not path.is_file():
         return []
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -16,13 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import openai
 
-from annotate.material.pairs import mask_names
+from fairval.annotate.material.pairs import mask_names
+from fairval.errors import GenerationError
 
 SLOTS = ("[AGE]", "[RACE]", "[GENDER]")
 
 
-class GenerationError(ValueError):
-    "Material that cannot be generated from what was given; says which template or name and why."
 
 
 def fill_templates(templates: Iterable[dict], *, ages: Iterable[int], genders: Iterable[str],

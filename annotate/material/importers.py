@@ -6,24 +6,26 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.lmra import combine_orders
-from annotate.material.pairs import canonical_value
-from annotate.material.records import (
+from fairval.analysis.lmra import combine_orders
+from fairval.annotate.material.pairs import canonical_value
+from fairval.annotate.material.records import (
     ImportProblem,
     Record,
     rater_key,
     read_records,
+    source_label,
     require_number,
     require_text,
 )
-from annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
-from store import Database, immediate, loads
-from store import assignments as ledger
-from store import items as item_store
-from store import lmra as lmra_store
-from store import raters as rater_store
-from store import ratings as rating_store
-from store.raters import ATTRIBUTES
+from fairval.annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
+from fairval.store import Database, immediate, loads
+from fairval.store import assignments as ledger
+from fairval.store import items as item_store
+from fairval.store import lmra as lmra_store
+from fairval.store import raters as rater_store
+from fairval.store import ratings as rating_store
+from fairval.store.raters import ATTRIBUTES
+from fairval.errors import RaterIdError, TaskError
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
 PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
@@ -41,12 +43,13 @@ def derive_item_id(data: dict) -> str:
     return "i" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def import_items(db: Database, study_id: str, path: str | Path) -> ImportResult:
+def import_items(db: Database, study_id: str, path) -> ImportResult:
     study = load_study(db, study_id)
     if study.settings.human_sample:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
                          "be part of it. Import every pair first, then draw the sample")
     records = read_records(path)
+    path = source_label(path)
     rows, seen = [], {}
     for rec in records:
         for field in study.task.required_fields:
@@ -96,8 +99,8 @@ def _gold(path, rec: Record, study: Study) -> dict | None:
     for qid, value in raw.items():
         try:
             question = study.task.question(qid)
-        except KeyError as e:
-            raise ImportProblem(path, rec.line, GOLD_FIELD, e.args[0]) from None
+        except TaskError as e:
+            raise ImportProblem(path, rec.line, GOLD_FIELD, str(e)) from None
         if str(value) not in question.values:
             raise ImportProblem(path, rec.line, GOLD_FIELD, f"expects {value!r} for {qid!r}, which is "
                                 f"not one of {', '.join(question.values)}")
@@ -114,10 +117,11 @@ def _flag(path, rec: Record, field: str) -> bool:
     raise ImportProblem(path, rec.line, field, f"must be true/false or 1/0, found {value!r}")
 
 
-def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResult:
+def import_ratings(db: Database, study_id: str, path) -> ImportResult:
     """Ratings collected elsewhere (SPEC §2): value as the rater saw it, flipped order optional."""
     study = load_study(db, study_id)
     records = read_records(path)
+    path = source_label(path)
     known_items = item_store.item_ids(db, study.study_id)
     judge_alone = item_store.judge_only_ids(db, study.study_id)
     stored = rating_store.stored_values(db, study.study_id)
@@ -132,13 +136,13 @@ def import_ratings(db: Database, study_id: str, path: str | Path) -> ImportResul
                                 "sample (left to the judge); rate only the sampled pairs")
         try:
             rater_id = rater_key(str(_required_id(path, rec, "rater_id")))
-        except ValueError as e:
+        except RaterIdError as e:
             raise ImportProblem(path, rec.line, "rater_id", str(e)) from None
         qid = require_text(path, rec, "question")
         try:
             question = study.task.question(qid)
-        except KeyError as e:
-            raise ImportProblem(path, rec.line, "question", e.args[0]) from None
+        except TaskError as e:
+            raise ImportProblem(path, rec.line, "question", str(e)) from None
         value = _answer(path, rec, "value")
         if question.is_likert and value not in question.values:
             value = _whole_number_text(value)          # "4.0" from a spreadsheet means 4
@@ -232,10 +236,11 @@ def _whole_number_text(value: str) -> str:
     return str(int(number)) if number.is_integer() else value
 
 
-def import_lmra(db: Database, study_id: str, path: str | Path) -> ImportResult:
+def import_lmra(db: Database, study_id: str, path) -> ImportResult:
     """LMRA scores: `score` in [-1, 1], or the six probabilities of both orders (004 App. H)."""
     study = load_study(db, study_id)
     records = read_records(path)
+    path = source_label(path)
     known_items = item_store.item_ids(db, study.study_id)
     rows, seen = [], {}
     for rec in records:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from annotate.material.tasks import Question
+from fairval.annotate.material.tasks import Question
 
 NAME_TOKEN = "[NAME]"
 

@@ -8,14 +8,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairval.errors import ImportProblem, RaterIdError  # noqa: F401  (importers raise ImportProblem from here)
 
-class ImportProblem(ValueError):
-    "A file that cannot be imported; names the file, the line and the field. Nothing was written."
 
-    def __init__(self, path: str | Path, line: int | None, field: str | None, message: str):
-        self.path, self.line, self.field = str(path), line, field
-        where = Path(path).name + (f", line {line}" if line else "") + (f", field {field!r}" if field else "")
-        super().__init__(f"{where}: {message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,17 +28,28 @@ def rater_key(rater_id: str) -> str:
     something else on the researcher's pages."""
     key = unicodedata.normalize("NFC", str(rater_id)).strip()
     if not key or len(key) > 128:
-        raise ValueError("a rater id must be 1-128 characters")
+        raise RaterIdError("a rater id must be 1-128 characters")
     odd = next((c for c in key if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")), None)
     if odd is not None:
-        raise ValueError(f"a rater id may not hold invisible or control characters (found U+{ord(odd):04X} "
+        raise RaterIdError(f"a rater id may not hold invisible or control characters (found U+{ord(odd):04X} "
                          f"{unicodedata.name(odd, 'unnamed')}); please use the link exactly as you were given it")
     return key
 
 
-def read_records(path: str | Path) -> list[Record]:
-    """All records of a .jsonl/.json/.ndjson or .csv file; an empty or undecodable file is refused."""
-    path = Path(path)
+ROWS = "rows"      # what messages call rows given as Python dicts, where a file would be named
+
+
+def source_label(source) -> str | Path:
+    """How messages name where records came from: the file, or `rows` for dicts handed over in Python."""
+    return Path(source) if isinstance(source, (str, Path)) else ROWS
+
+
+def read_records(source) -> list[Record]:
+    """All records of a .jsonl/.json/.ndjson or .csv file, or of an iterable of dicts (a notebook's rows,
+    numbered from 1 as lines are); an empty or undecodable file is refused."""
+    if not isinstance(source, (str, Path)):
+        return _rows(source)
+    path = Path(source)
     try:
         blob = path.read_bytes()
     except OSError as e:
@@ -64,6 +70,20 @@ def read_records(path: str | Path) -> list[Record]:
                             "use .jsonl (JSON Lines) or .csv")
     if not records:
         raise ImportProblem(path, None, None, "the file holds no rows")
+    return records
+
+
+def _rows(rows) -> list[Record]:
+    if isinstance(rows, (bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ImportProblem(ROWS, None, None, "give a file path or an iterable of dicts (one per row), "
+                            f"not {type(rows).__name__}")
+    records = []
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise ImportProblem(ROWS, number, None, f"must be a dict, found {type(row).__name__}")
+        records.append(Record(number, dict(row), json.dumps(row, ensure_ascii=False, default=str), "jsonl"))
+    if not records:
+        raise ImportProblem(ROWS, None, None, "no rows were given")
     return records
 
 

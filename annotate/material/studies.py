@@ -8,12 +8,13 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from annotate.material.tasks import PRESETS, Task, get_task
-from store import Database, immediate, loads
-from store import items as item_store
-from store import studies as study_store
-from store.loads import LoadRules
-from store.raters import ATTRIBUTES
+from fairval.annotate.material.tasks import PRESETS, Task, get_task
+from fairval.errors import StudyError
+from fairval.store import Database, immediate, loads
+from fairval.store import items as item_store
+from fairval.store import studies as study_store
+from fairval.store.loads import LoadRules
+from fairval.store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (
     "This study is part of research on the fairness of AI systems. You will read short texts "
@@ -26,8 +27,6 @@ DEFAULT_CONSENT = (
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-class StudyError(ValueError):
-    "A study name or setting that cannot be used; the message says what is allowed."
 
 
 @dataclass(frozen=True)

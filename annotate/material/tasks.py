@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fairval.errors import TaskError
+
 Level = Literal["nominal", "ordinal", "interval"]
 Display = Literal["template", "name", "pair", "scenario"]
 Canonical = Literal["identity", "harm", "feature"]
@@ -73,7 +75,7 @@ class Task:
         for q in self.questions:
             if q.id == qid:
                 return q
-        raise KeyError(f"task {self.name!r} has no question {qid!r}; its questions are "
+        raise TaskError(f"task {self.name!r} has no question {qid!r}; its questions are "
                        f"{', '.join(q.id for q in self.questions)}")
 
     @property
@@ -208,7 +210,7 @@ def get_task(name: str) -> Task:
     try:
         return PRESETS[name]
     except KeyError:
-        raise KeyError(f"unknown task {name!r}; choose one of {', '.join(PRESETS)}") from None
+        raise TaskError(f"unknown task {name!r}; choose one of {', '.join(PRESETS)}") from None
 
 
 # Keyboard rows for the answer shortcuts: question k uses row k. Streamlit reserves C and R.

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.scores import as_numbers
-from annotate.outputs.files import output_format, spreadsheet_text, write_csv
-from annotate.material.pairs import scored_question
-from annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
-from store import Database
+from fairval.analysis.scores import as_numbers
+from fairval.annotate.outputs.files import output_format, spreadsheet_text, write_csv
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
+from fairval.store import Database
+from fairval.errors import StudyError
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class Thresholds:
 
     def __post_init__(self) -> None:
         if self.min_ratings < 1:
-            raise ValueError(f"min_ratings must be at least 1, not {self.min_ratings}")
+            raise StudyError(f"min_ratings must be at least 1, not {self.min_ratings}")
 
 
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
@@ -98,15 +99,21 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "comments"])
 
 
-def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
-    """One row per rating with rater attributes, order shown, canonical value and seconds."""
-    out = Path(out)
-    fmt = output_format(out, ("csv", "parquet"))
+def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> "pd.DataFrame":
+    """What export-ratings writes, as a DataFrame: one row per rating (practice and attention checks
+    included) with rater attributes, order shown, canonical value and seconds."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)
     frame = data.all_ratings if not exclude_flagged else data.all_ratings[
         ~data.all_ratings["rater_id"].isin(list(data.excluded))]
     frame = frame.assign(study_id=data.study.study_id)
-    frame = frame[["study_id"] + [c for c in frame.columns if c != "study_id"]]
+    return frame[["study_id"] + [c for c in frame.columns if c != "study_id"]].reset_index(drop=True)
+
+
+def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """One row per rating with rater attributes, order shown, canonical value and seconds."""
+    out = Path(out)
+    fmt = output_format(out, ("csv", "parquet"))
+    frame = ratings_table(db, study_id, exclude_flagged=exclude_flagged)
     if fmt == "csv":
         write_csv(frame, out)
     else:

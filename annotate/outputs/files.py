@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
+from fairval.errors import OutputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,7 +16,7 @@ def output_format(out: str | Path, allowed: tuple[str, ...]) -> str:
     out = Path(out)
     fmt = out.suffix.lower().lstrip(".")
     if fmt not in allowed:
-        raise ValueError(f"cannot write {out.name}: use a file ending in " + " or ".join(f".{a}" for a in allowed))
+        raise OutputError(f"cannot write {out.name}: use a file ending in " + " or ".join(f".{a}" for a in allowed))
     return fmt
 
 

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from annotate.outputs import formats
-from annotate.outputs.export import export_ratings
-from annotate.results.numbers import load_study_data, study_results
-from store import Database
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.export import export_ratings
+from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.store import Database
+from fairval.errors import OutputError
 
 
 def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
     folder = Path(out)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ValueError(f"{folder} exists and is not an empty folder; give a new or empty one")
+        raise OutputError(f"{folder} exists and is not an empty folder; give a new or empty one")
     if not folder.parent.is_dir():
         raise FileNotFoundError(2, "No such file or directory", str(folder.parent))
     data_dir = folder / "data"

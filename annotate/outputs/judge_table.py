@@ -2,7 +2,7 @@
 and `fairval compare` (so all three print the same thing)."""
 from __future__ import annotations
 
-from annotate.outputs import formats
+from fairval.annotate.outputs import formats
 
 
 def with_ci(value, ci) -> str:

@@ -9,15 +9,15 @@ from pathlib import Path
 import pandas as pd
 import vl_convert
 
-from annotate.outputs import charts
+from fairval.annotate.outputs import charts
 
-from annotate.outputs import formats
-from annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
+from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row)
-from annotate.outputs.files import markdown_text, output_format
-from annotate.results.progress import study_progress
-from annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
-from store import Database
+from fairval.annotate.outputs.files import markdown_text, output_format
+from fairval.annotate.results.progress import study_progress
+from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
+from fairval.store import Database
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
@@ -61,7 +61,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
                 (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
-                 ppi_sentence(lmra.get("ppi"), title)))),
+                 ppi_sentence(numbers[key].get("ppi"), title)))),
             (title, formats.table([
                 {"source": "humans", "mean per pair": numbers[key]["human"],
                  "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},

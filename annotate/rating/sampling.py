@@ -8,15 +8,15 @@ import time
 
 import numpy as np
 
-from analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
-from annotate.material.pairs import scored_question
-from annotate.material.studies import StudyError, load_study, stored_settings
-from store import Database, immediate, loads
-from store import assignments as ledger
-from store import items as item_store
-from store import lmra as lmra_store
-from store import ratings as rating_store
-from store import studies as study_store
+from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.material.studies import StudyError, load_study, stored_settings
+from fairval.store import Database, immediate, loads
+from fairval.store import assignments as ledger
+from fairval.store import items as item_store
+from fairval.store import lmra as lmra_store
+from fairval.store import ratings as rating_store
+from fairval.store import studies as study_store
 
 
 def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: float | None = None) -> list[str]:

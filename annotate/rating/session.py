@@ -9,23 +9,22 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from annotate.rating.assignment import ItemLoad, choose_item, gold_due
-from annotate.material.pairs import canonical_value, draw_flip
-from annotate.material.records import rater_key
-from annotate.material.studies import Study, load_study, ready_loads, study_status
-from store import Database, immediate
-from store import assignments as ledger
-from store import items as item_store
-from store import loads
-from store import raters as rater_store
-from store import ratings as rating_store
+from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.material.pairs import canonical_value, draw_flip
+from fairval.annotate.material.records import rater_key
+from fairval.annotate.material.studies import Study, load_study, ready_loads, study_status
+from fairval.errors import AnswerError
+from fairval.store import Database, immediate
+from fairval.store import assignments as ledger
+from fairval.store import items as item_store
+from fairval.store import loads
+from fairval.store import raters as rater_store
+from fairval.store import ratings as rating_store
 
 Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
                "practice", "item", "done", "no_items"]
 
 
-class AnswerError(ValueError):
-    "An answer that cannot be recorded; says which question and what is allowed."
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,20 +8,22 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
-from analysis.names import accuracy_by_intended, confusion
-from analysis.raters import QualityRules, RaterQuality, rater_quality
-from analysis.reliability import krippendorff_alpha
-from analysis.scores import as_numbers, likert_by_group, likert_summary
-from annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
-from annotate.results import BOOTSTRAP_DRAWS
-from annotate.material.pairs import canonical_value, pair_score, scored_question
-from annotate.material.studies import Study, StudyError, load_study
-from annotate.material.tasks import Question
-from store import Database
-from store import items as item_store
-from store import lmra as lmra_store
-from store import ratings as rating_store
+from fairval.analysis.judge_validity import mean_with_interval
+from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
+from fairval.analysis.names import accuracy_by_intended, confusion
+from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
+from fairval.analysis.reliability import krippendorff_alpha
+from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
+from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
+from fairval.annotate.results import BOOTSTRAP_DRAWS
+from fairval.annotate.results.result import StudyNumbers
+from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question
+from fairval.annotate.material.studies import Study, StudyError, load_study
+from fairval.annotate.material.tasks import Question
+from fairval.store import Database
+from fairval.store import items as item_store
+from fairval.store import lmra as lmra_store
+from fairval.store import ratings as rating_store
 
 TEMPLATE_KEY = "decision_question_id"
 
@@ -104,9 +106,9 @@ def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dic
     return {r: len(items) for r, items in missed.items()}
 
 
-def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
-                  n_boot: int = BOOTSTRAP_DRAWS, data: StudyData | None = None, model: str | None = None) -> dict:
-    """The JSON-ready numbers of a study (the keys of `fairval analyze --json`).
+def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False, n_boot: int = BOOTSTRAP_DRAWS,
+                  data: StudyData | None = None, model: str | None = None) -> StudyNumbers:
+    """A study's numbers, the one result object (to_dict() is `fairval analyze --json`).
 
     `data`: the study as load_study_data read it, when the caller needs it too (read once)."""
     data = data or load_study_data(db, study_id, exclude_flagged=exclude_flagged)
@@ -128,7 +130,12 @@ def study_results(db: Database, study_id: str, *, exclude_flagged: bool = False,
         out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
     if study.task.name == "name_perception":
         out["names"] = name_numbers(data)
-    return _plain(out)
+    return StudyNumbers.from_dict(_plain(out))
+
+
+def study_results(db: Database, study_id: str, **options) -> dict:
+    """study_numbers(...).to_dict(): the JSON-ready numbers (the keys of `fairval analyze --json`)."""
+    return study_numbers(db, study_id, **options).to_dict()
 
 
 def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
@@ -217,7 +224,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     key = rate_key(question)
     # the per-item mean as plain numbers, their n beside them
     out: dict = {key: {"human": human_rate.value, "n_items_human": human_rate.n_items,
-                       "lmra": None, "n_items_lmra": 0}}
+                       "human_ci": mean_with_interval(human, n_boot, seed)["ci"], "lmra": None, "n_items_lmra": 0}}
     if data.lmra.empty:
         out["lmra"] = None
         return out
@@ -237,21 +244,20 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
         rate = harm_rate(lmra)
-        numbers["rate_lmra"], numbers["rate_lmra_n_items"] = rate.value, rate.n_items
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate
-        numbers["ppi"] = ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion, completed=completed,
-                                     target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
+        numbers["rate"] = {"lmra": rate.value, "n_items_lmra": rate.n_items, **numbers["rate"],
+                           "ppi": ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion,
+                                              completed=completed, target_width=settings.target_ci_width,
+                                              raters_per_item=settings.raters_per_item)}
         numbers["sign_agreement_cs"] = sign_agreement_cs(human, lmra, completed, settings.human_sample, inclusion)
         by_model[name] = numbers
     main = main_judge(data, model)
-    out["lmra"] = {**by_model[main], "model": main, "by_model": by_model if len(models) > 1 else None}
-    out[key]["difference"] = by_model[main]["rate_difference"]              # H_human − H_LMRA, paired
-    out[key]["ppi"] = by_model[main]["ppi"]
-    out[key]["human_ci"] = by_model[main]["rate_human_ci"]
-    out[key]["lmra_ci"] = by_model[main]["rate_lmra_ci"]
-    out[key]["lmra"] = by_model[main]["rate_lmra"]
-    out[key]["n_items_lmra"] = by_model[main]["rate_lmra_n_items"]
+    # one name per number: the main judge's H numbers live in out[key] (`harm`), its agreement in `lmra`;
+    # by_model, with several judges, lists every judge's own numbers side by side
+    main_numbers = {k: v for k, v in by_model[main].items() if k != "rate"}
+    out["lmra"] = {**main_numbers, "model": main, "by_model": by_model if len(models) > 1 else None}
+    out[key].update(by_model[main]["rate"])
     return out
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import time
 
-from annotate.results.numbers import StudyData, load_study_data
-from store import Database
-from store import assignments as ledger
+from fairval.annotate.results.numbers import StudyData, load_study_data
+from fairval.store import Database
+from fairval.store import assignments as ledger
 
 
 def study_progress(db: Database, study_id: str, *, data: StudyData | None = None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 
-from annotate.errors import Refusal
+from fairval.errors import Refusal
 
 COOKIE = "fairval_worker"
 CANDIDATES = ("haproxy", "/usr/sbin/haproxy")

@@ -21,13 +21,16 @@ import time
 import urllib.request
 from pathlib import Path
 
-# serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py)
-APP = Path(__file__).resolve().parents[2] / "serve.py"
+def app_file() -> Path:
+    """serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py),
+    found as package data (fairval.web) so an installed fairval serves as a checkout does."""
+    from fairval.web import folder
+    return folder() / "serve.py"
 
 
 def database_env(location: str) -> str:
     """FAIRVAL_DB for the workers: a PostgreSQL URL as given, a SQLite file as an absolute path."""
-    from store.db import is_url
+    from fairval.store.db import is_url
     return location if is_url(location) else str(Path(location).resolve())
 
 
@@ -36,8 +39,10 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
     # waits for it in the same thread. With it on, Streamlit starts the new run in a new thread at once,
     # and two threads of one browser session then use its one database connection together (measured
     # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
-    cmd = [sys.executable, "-m", "streamlit", "run", str(APP), "--browser.gatherUsageStats", "false",
-           "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false"]
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app_file()), "--browser.gatherUsageStats", "false",
+           "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false",
+           # as .streamlit/config.toml says, for any working folder: raters see no page list
+           "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
     if port:
         cmd += ["--server.port", str(port)]
     if address:
@@ -70,7 +75,7 @@ def _die_with_parent() -> None:
 
 
 def _single(env: dict, port: int | None, address: str | None) -> int:
-    child = subprocess.Popen(streamlit_command(port, address), env=env, cwd=APP.parent,
+    child = subprocess.Popen(streamlit_command(port, address), env=env, cwd=app_file().parent,
                              preexec_fn=_die_with_parent)
 
     def stop(signum, _frame):
@@ -89,7 +94,7 @@ class _Worker:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(streamlit_command(self.port, "127.0.0.1"), env=self.env, cwd=APP.parent,
+        self.process = subprocess.Popen(streamlit_command(self.port, "127.0.0.1"), env=self.env, cwd=app_file().parent,
                                         preexec_fn=_die_with_parent)
 
     def healthy(self) -> bool:
@@ -104,7 +109,7 @@ class _Worker:
 
 
 def _several(env: dict, port: int, address: str, count: int) -> int:
-    from annotate.serving.front import config, connection_limit, haproxy_binary
+    from fairval.annotate.serving.front import config, connection_limit, haproxy_binary
 
     binary = haproxy_binary()                 # refused before anything starts when it is missing
     cookie_secret = env.get("FAIRVAL_COOKIE_SECRET") or secrets.token_hex(32)

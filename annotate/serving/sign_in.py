@@ -16,7 +16,7 @@ import os
 import secrets
 import time
 
-from store import Database, sign_ins
+from fairval.store import Database, sign_ins
 
 LIFETIME = 12 * 3600                 # seconds a sign-in lasts, from the server's issue time
 CLOCK_SKEW = 60                      # a token issued this far "in the future" (another host's clock) is accepted

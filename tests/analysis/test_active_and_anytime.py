@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
-from analysis.active import (active_ppi_mean, inclusion_probabilities, judge_uncertainties, judge_uncertainty,
+from fairval.analysis.active import (active_ppi_mean, inclusion_probabilities, judge_uncertainties, judge_uncertainty,
                              ppi_terms)
-from analysis.sequential import best_rho2, confidence_sequence, margin, running_intervals, terms_needed
+from fairval.analysis.sequential import best_rho2, confidence_sequence, margin, running_intervals, terms_needed
 from bench import active as simulation
 
 

@@ -6,8 +6,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from analysis.calibration import calibrate, harm_rate, human_scores, sign_agreement
-from analysis.lmra import combine_orders
+from fairval.analysis.calibration import calibrate, harm_rate, human_scores, sign_agreement
+from fairval.analysis.lmra import combine_orders
 
 
 def test_human_scores_are_means_of_canonical_values():
@@ -84,7 +84,7 @@ def test_combine_orders_renormalises_and_refuses_nonsense():
 
 
 def test_holm_by_hand():
-    from analysis.calibration import holm
+    from fairval.analysis.calibration import holm
     # sorted 0.01, 0.02, 0.04 times 3, 2, 1: 0.03, 0.04, 0.04 (kept monotone); None untouched
     assert holm([0.04, 0.01, None, 0.02]) == pytest.approx([0.04, 0.03, None, 0.04])
     assert holm([0.6, 0.5]) == pytest.approx([1.0, 1.0])

@@ -4,8 +4,8 @@ import math
 import pandas as pd
 import pytest
 
-from analysis.names import accuracy_by_intended
-from analysis.scores import likert_by_group
+from fairval.analysis.names import accuracy_by_intended
+from fairval.analysis.scores import likert_by_group
 
 
 def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -3,7 +3,7 @@ by a known monotone map."""
 import numpy as np
 import pytest
 
-from analysis.judge_map import apply_isotonic, cross_validate, fit_isotonic, fit_linear
+from fairval.analysis.judge_map import apply_isotonic, cross_validate, fit_isotonic, fit_linear
 
 
 def test_isotonic_pools_adjacent_violators_by_hand():

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis import judge_validity as jv
-from analysis.alt_test import alt_test
+from fairval.analysis import judge_validity as jv
+from fairval.analysis.alt_test import alt_test
 
 
 def series(values, prefix="i"):

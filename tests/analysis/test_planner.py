@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.planner import Assumptions, Pay, cheapest, fisher_width, plan, plan_assumed
+from fairval.analysis.planner import Assumptions, Pay, cheapest, fisher_width, plan, plan_assumed
 
 
 def pilot(n_items=60, k=6, seed=0, noise=0.6):

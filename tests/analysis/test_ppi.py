@@ -5,7 +5,7 @@ import statistics
 import numpy as np
 import pytest
 
-from analysis.ppi import classical_mean, ppi_mean
+from fairval.analysis.ppi import classical_mean, ppi_mean
 
 
 def written_out(y, f, fu):

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.raters import QualityRules, rater_quality
+from fairval.analysis.raters import QualityRules, rater_quality
 
 COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "seconds", "gold_item"]
 
@@ -99,8 +99,8 @@ def test_quality_measures_match_a_plain_loop(rows, min_seconds):
 
 def pair_rows(rater, shown_and_flipped):
     """A harm question answered on pairs: shown A/B/C and whether the pair was swapped for this rater."""
-    from annotate.material.pairs import canonical_value
-    from annotate.material.tasks import get_task
+    from fairval.annotate.material.pairs import canonical_value
+    from fairval.annotate.material.tasks import get_task
     harm = get_task("harmful_stereotype").questions[0]
     return [(f"i{k}", rater, "harm", shown, canonical_value(harm, shown, flipped), 6.0, False)
             for k, (shown, flipped) in enumerate(shown_and_flipped)]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.reliability import krippendorff_alpha
+from fairval.analysis.reliability import krippendorff_alpha
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", the 4 coders x 12 units example.
 K2011 = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
@@ -104,7 +104,7 @@ def test_alpha_from_coincidences_equals_the_krippendorff_package(rows, level):
     """The vectorised alpha used for bootstrap draws, against krippendorff.alpha on the same counts."""
     import krippendorff
 
-    from analysis.reliability import alpha_from_coincidences, coincidences
+    from fairval.analysis.reliability import alpha_from_coincidences, coincidences
     counts = np.array(rows, dtype=float)
     counts = counts[counts.sum(axis=1) >= 2]
     if len(counts) == 0 or np.count_nonzero(counts.sum(axis=0)) < 2:
@@ -139,7 +139,7 @@ def test_bootstrap_interval_equals_one_draw_at_a_time(level, seed):
             if rng.random() < 0.9]
     frame = pd.DataFrame(rows, columns=["item_id", "rater_id", "value"])
     result = krippendorff_alpha(frame, level=level, domain=[1, 2, 3, 4, 5], n_boot=300, seed=seed)
-    from analysis.reliability import value_counts
+    from fairval.analysis.reliability import value_counts
     expected = loop_bootstrap(value_counts(frame, [1, 2, 3, 4, 5]), [1, 2, 3, 4, 5], level, 300, seed)
     assert result.interval == pytest.approx(expected, abs=1e-9)
 
@@ -148,7 +148,7 @@ def test_bootstrap_with_few_varied_resamples_keeps_the_loop_rule():
     """Two items, one varied: most resamples have no variation, as in the loop; same verdict."""
     frame = long([[1, 3], [1, 3], [1, 3]]).assign(value=lambda f: f["value"].where(f["item_id"] == "u0", 3))
     frame.loc[(frame["item_id"] == "u0") & (frame["rater_id"] == "c0"), "value"] = 2
-    from analysis.reliability import value_counts
+    from fairval.analysis.reliability import value_counts
     counts = value_counts(frame, [1, 2, 3, 4, 5])
     result = krippendorff_alpha(frame, level="ordinal", domain=[1, 2, 3, 4, 5], n_boot=200, seed=3)
     expected = loop_bootstrap(counts, [1, 2, 3, 4, 5], "ordinal", 200, 3)

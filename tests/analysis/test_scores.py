@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from analysis.scores import likert_by_group, likert_summary
+from fairval.analysis.scores import likert_by_group, likert_summary
 
 
 def test_summary_matches_a_hand_count():
@@ -29,7 +29,7 @@ def test_by_group():
 def test_as_numbers_converts_only_the_categories_in_use():
     import numpy as np
 
-    from analysis.scores import as_numbers
+    from fairval.analysis.scores import as_numbers
     answers = pd.Series(pd.Categorical(["4", "-1", None, "a group", "4"]))
     numbers = as_numbers(answers[answers != "a group"])
     assert numbers.tolist()[:2] == [4.0, -1.0] and np.isnan(numbers.iloc[2]) and numbers.iloc[3] == 4.0

@@ -37,7 +37,7 @@ class Server:
         self.log_path = Path(tempfile.mkstemp(prefix="fairval-serve-", suffix=".log")[1])
         self.log = open(self.log_path, "w")
         # The real command a researcher runs: `fairval serve`.
-        fairval = [sys.executable, "-c", "from annotate.cli.main import main; main()"]
+        fairval = [sys.executable, "-c", "from fairval.annotate.cli.main import main; main()"]
         self.process = subprocess.Popen(
             [*fairval, "--db", str(db_path), "serve", "--port", str(self.port), "--address", "127.0.0.1",
              "--workers", str(workers)],

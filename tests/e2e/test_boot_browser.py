@@ -6,12 +6,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
-from store import open_db
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server
-from ui.boot import streamlit_index
+from fairval.ui.boot import streamlit_index
 
 pytestmark = pytest.mark.e2e
 

@@ -6,10 +6,10 @@ Time is moved, not waited for: the quitter's slot is back-dated past the timeout
 no rater's slot can expire by accident on a slow machine."""
 import pytest
 
-from annotate.material.importers import import_items
-from annotate.results.numbers import study_results
-from annotate.material.studies import create_study
-from store import open_db
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import PASSWORD, Server, wait_text

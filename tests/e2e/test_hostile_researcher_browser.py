@@ -11,12 +11,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from annotate.outputs.export import export_ratings, export_validated
-from annotate.material.importers import import_items, import_lmra, import_ratings
-from annotate.crowd.prolific import write_bonuses
-from annotate.outputs.report import write_report
-from annotate.material.studies import configure_study, create_study
-from store import open_db
+from fairval.annotate.outputs.export import export_ratings, export_validated
+from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
+from fairval.annotate.crowd.prolific import write_bonuses
+from fairval.annotate.outputs.report import write_report
+from fairval.annotate.material.studies import configure_study, create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import PASSWORD, Server, wait_text
 

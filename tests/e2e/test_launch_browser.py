@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
 from bench.launch import kill, launch
-from store import open_db
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server
 

@@ -3,9 +3,9 @@ whole with its line named), and the study is ready for raters."""
 import pytest
 from playwright.sync_api import expect
 
-from annotate.material.studies import create_study
-from store import items as item_store
-from store import open_db
+from fairval.annotate.material.studies import create_study
+from fairval.store import items as item_store
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import PASSWORD, Server, wait_text

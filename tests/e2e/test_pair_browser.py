@@ -3,10 +3,10 @@ analysis equals numpy's on the intended answers."""
 import numpy as np
 import pytest
 
-from annotate.material.importers import import_items, import_lmra
-from annotate.results.numbers import study_results
-from annotate.material.studies import create_study
-from store import open_db
+from fairval.annotate.material.importers import import_items, import_lmra
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import Server, wait_text

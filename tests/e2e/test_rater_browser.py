@@ -3,9 +3,9 @@ resume → completion code; every answer checked in the SQLite file the server w
 import pytest
 from playwright.sync_api import expect
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
-from store import open_db
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import Server, wait_text

@@ -1,8 +1,8 @@
 """The HTML report opens in a real browser with its charts drawn, with nothing fetched from anywhere."""
 import pytest
 
-from annotate.material.demo import ensure_demo
-from annotate.outputs.report import write_report
+from fairval.annotate.material.demo import ensure_demo
+from fairval.annotate.outputs.report import write_report
 from tests.e2e.conftest import CHROMIUM  # noqa: F401  (the browser fixture uses it)
 
 pytestmark = pytest.mark.e2e

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from annotate.material.demo import ensure_demo
-from annotate.material.importers import import_items, import_ratings
-from annotate.material.studies import create_study
-from store import open_db
+from fairval.annotate.material.demo import ensure_demo
+from fairval.annotate.material.importers import import_items, import_ratings
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import PASSWORD, Server, wait_text
 

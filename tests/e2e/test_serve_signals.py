@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from annotate.material.demo import ensure_demo
-from store import open_db
+from fairval.annotate.material.demo import ensure_demo
+from fairval.store import open_db
 from tests.e2e.conftest import Server
 
 
@@ -94,7 +94,7 @@ def test_fairval_demo_makes_its_studies_in_a_child_and_serves_from_a_small_paren
     from tests.e2e.conftest import ROOT, free_port, healthy
     port = free_port()
     log = open(tmp_path / "demo.log", "w")
-    process = subprocess.Popen([sys.executable, "-c", "from annotate.cli.main import main; main()", "--db",
+    process = subprocess.Popen([sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db",
                                 str(tmp_path / "d.db"), "demo", "--port", str(port)], cwd=ROOT, stdout=log,
                                stderr=subprocess.STDOUT, start_new_session=True,
                                env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"})

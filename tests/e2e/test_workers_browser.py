@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
 from bench.launch import kill, worker_ports
-from store import open_db
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
 from tests.e2e.conftest import Server

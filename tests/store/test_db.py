@@ -3,10 +3,10 @@ import sqlite3
 import psycopg
 import pytest
 
-from store import open_db
-from store.db import schema_version
-from store.engine import BUSY_TIMEOUT_SECONDS
-from store.schema import MIGRATIONS
+from fairval.store import open_db
+from fairval.store.db import schema_version
+from fairval.store.engine import BUSY_TIMEOUT_SECONDS
+from fairval.store.schema import MIGRATIONS
 
 
 def test_open_creates_schema(db_path):
@@ -38,15 +38,15 @@ def test_a_rating_is_unique_per_item_rater_question(db, template_study):
 
 
 def test_a_database_from_a_newer_fairval_is_refused(db_path):
-    from store import StoreError
+    from fairval.store import StoreError
     open_db(db_path).set_schema_version(len(MIGRATIONS) + 1)
     with pytest.raises(StoreError, match="newer than this fairval"):
         open_db(db_path)
 
 
 def test_migrating_an_old_file_keeps_its_data(db_path):
-    from store.db import connect
-    from store.schema import MIGRATIONS as steps
+    from fairval.store.db import connect
+    from fairval.store.schema import MIGRATIONS as steps
     old = connect(db_path)
     steps[0](old)                                  # a file made by the first release
     old.set_schema_version(1)
@@ -60,6 +60,6 @@ def test_migrating_an_old_file_keeps_its_data(db_path):
 
 
 def test_parameters_and_literals_survive_translation_for_postgresql():
-    from store.postgres import translate
+    from fairval.store.postgres import translate
     sql = "SELECT ':not' || '?' || x::text FROM t WHERE a = ? AND b = :b AND c LIKE 'x%'"
     assert translate(sql) == "SELECT ':not' || '?' || x::text FROM t WHERE a = %s AND b = %(b)s AND c LIKE 'x%%'"

@@ -8,9 +8,9 @@ import hmac
 import pytest
 from starlette.testclient import TestClient
 
-from annotate.serving import sign_in
-from annotate.serving.sign_in import LIFETIME, issue_token, valid_token
-from store import open_db, sign_ins
+from fairval.annotate.serving import sign_in
+from fairval.annotate.serving.sign_in import LIFETIME, issue_token, valid_token
+from fairval.store import open_db, sign_ins
 
 NOW = 1_800_000_000.0
 SECRET = "server-secret"
@@ -78,7 +78,7 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
     monkeypatch.setenv("FAIRVAL_DB", str(db_path))
     from starlette.applications import Starlette
 
-    from ui.sign_in_routes import ROUTES
+    from fairval.ui.sign_in_routes import ROUTES
     client = TestClient(Starlette(routes=ROUTES))
     token = issue_token(SECRET, "s3cret")
     code = sign_in.grant(db, token)

@@ -4,11 +4,11 @@ from urllib.parse import parse_qsl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from annotate.material.importers import import_items
-from annotate.material.studies import StudyError, configure_study, create_study
-from store import ratings as rating_store
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import StudyError, configure_study, create_study
+from fairval.store import ratings as rating_store
 from tests.conftest import ROOT, write_jsonl
-from ui import auth
+from fairval.ui import auth
 from tests.ui.apptest import card, current_item, rater_app, submit, titles
 
 ANSWER = {"quality": "5", "yes_positive": "4"}
@@ -212,7 +212,7 @@ def read_only(db_path):
     'attempt to write a readonly database', as on a disk remounted read-only."""
     import sqlite3
 
-    from store.engine import Database
+    from fairval.store.engine import Database
     return Database(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
                                     check_same_thread=False), str(db_path))
 
@@ -236,7 +236,7 @@ def test_an_answer_the_database_cannot_take_is_said_in_words_and_taken_once_it_c
 
 
 def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, db_path, study):
-    from ui.rater import RETRY_SECONDS, UNAVAILABLE
+    from fairval.ui.rater import RETRY_SECONDS, UNAVAILABLE
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     at.query_params["study"], at.query_params["rater"] = "tq", "newcomer"
     at.session_state["_fairval_db"] = (str(db_path), read_only(db_path))   # arriving needs a write
@@ -254,9 +254,9 @@ def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, 
 def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_sentence_once():
     """The key badge is what a rater presses, so no letter ("A)") competes with it; a label that ends in
     a full stop is quoted without it, so feedback never ends “….”."""
-    from annotate.rating.session import Served
-    from annotate.material.tasks import PRESETS
-    from ui.answer_card import card_data, practice_feedback
+    from fairval.annotate.rating.session import Served
+    from fairval.annotate.material.tasks import PRESETS
+    from fairval.ui.answer_card import card_data, practice_feedback
 
     task = PRESETS["harmful_stereotype"]
     served = Served(item_id="p1", data={"prompt": "Q", "response_1": "R1", "response_2": "R2",
@@ -271,7 +271,7 @@ def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_senten
 
 
 def test_a_chatbot_response_is_drawn_as_a_chat_window_draws_it_and_nothing_more():
-    from ui.answers import response_html
+    from fairval.ui.answers import response_html
 
     shown = response_html("Tips:\n\n1. **Save** early\n2. Use `git`\n\n- a\n- b\n\n```\ncode\n```\n"
                           "<b>raw</b> ![x](http://t.invalid/p.png) [y](http://t.invalid) http://t.invalid\n\n"

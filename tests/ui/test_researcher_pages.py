@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from annotate.material.demo import ensure_demo
+from fairval.annotate.material.demo import ensure_demo
 from tests.ui.apptest import page, plain, rater_app, shown, table_with, titles
 
 PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
@@ -67,7 +67,7 @@ def test_a_rater_link_never_reaches_results(demo, monkeypatch):
 def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     at = sign_in("2_Calibration.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
-    from annotate.results.numbers import study_results
+    from fairval.annotate.results.numbers import study_results
     expected = study_results(demo, "demo-pairs")["lmra"]
     tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
     main = tables[("judge", "ρ")]
@@ -95,7 +95,7 @@ def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):
     at.button[0].click().run()                       # the form's submit: the first button on the page
     assert not at.exception
     assert any("Created study 'new-study'" in s.value for s in at.success)
-    from annotate.material.studies import load_study
+    from fairval.annotate.material.studies import load_study
     assert load_study(demo, "new-study").task.name == "name_perception"
     assert load_study(demo, "new-study").status == "paused"          # nothing to rate yet
     at.selectbox(key="manage-study").set_value("new-study").run()
@@ -109,7 +109,7 @@ def test_manage_page_pauses_an_open_study(demo, monkeypatch):
     at = sign_in("3_Manage.py", monkeypatch)
     at.selectbox(key="manage-study").set_value("demo-templates").run()
     at.button(key="status-paused").click().run()
-    from annotate.material.studies import load_study
+    from fairval.annotate.material.studies import load_study
     assert load_study(demo, "demo-templates").status == "paused"
 
 
@@ -124,8 +124,8 @@ def test_export_page_offers_every_download(demo, monkeypatch):
 def test_export_page_shows_which_templates_pass(demo, monkeypatch):
     at = sign_in("4_Export.py", monkeypatch)
     table = table_with(at, "template")
-    from annotate.outputs.export import Thresholds, template_verdicts
-    from annotate.results.numbers import load_study_data
+    from fairval.annotate.outputs.export import Thresholds, template_verdicts
+    from fairval.annotate.results.numbers import load_study_data
     expected = template_verdicts(load_study_data(demo, "demo-templates"), Thresholds())
     assert list(table["template"]) == list(expected["template"])
     assert list(table["passed"]) == list(expected["passed"])
@@ -136,7 +136,7 @@ def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch,
     """Same data, same settings: the Results page and `fairval analyze` give one interval."""
     from click.testing import CliRunner
 
-    from annotate.cli.main import cli
+    from fairval.annotate.cli.main import cli
     at = sign_in("1_Results.py", monkeypatch)
     questions = table_with(at, "question")
     on_page = dict(zip(questions["question"], questions["alpha 95% CI"]))
@@ -165,7 +165,7 @@ def test_export_page_asks_for_template_thresholds_only_on_template_studies(demo,
 
 
 def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
-    from annotate.material.studies import configure_study
+    from fairval.annotate.material.studies import configure_study
     configure_study(demo, "demo-templates", base_pay=1.15, pay_per_judgment=0.5)
     at = sign_in("1_Results.py", monkeypatch)
     metrics = {m.label: m.value for m in at.metric}
@@ -180,10 +180,10 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
 
 
 def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, monkeypatch, tmp_path):
-    from analysis.planner import Assumptions, Pay, cheapest
-    from annotate.material.importers import import_items
-    from annotate.judge.planning import plan_from_assumptions
-    from annotate.material.studies import create_study
+    from fairval.analysis.planner import Assumptions, Pay, cheapest
+    from fairval.annotate.material.importers import import_items
+    from fairval.annotate.judge.planning import plan_from_assumptions
+    from fairval.annotate.material.studies import create_study
     from tests.conftest import write_jsonl
     create_study(demo, "fresh", "harmful_stereotype")
     import_items(demo, "fresh", write_jsonl(tmp_path / "p.jsonl", [
@@ -203,8 +203,8 @@ def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, mon
 
 
 def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypatch):
-    from analysis.planner import Pay, cheapest
-    from annotate.judge.planning import plan_study
+    from fairval.analysis.planner import Pay, cheapest
+    from fairval.annotate.judge.planning import plan_study
     at = sign_in("3_Manage.py", monkeypatch)
     at.selectbox(key="plan-study").set_value("demo-pairs").run()
     best = cheapest(plan_study(demo, "demo-pairs").designs, "rho", 0.2, Pay())
@@ -242,15 +242,15 @@ def test_manage_create_refuses_out_of_range_settings_in_words(demo, monkeypatch,
     widget.set_value(value)
     at.button[0].click().run()
     assert not at.exception
-    assert any(said in e.value for e in at.error), [e.value for e in at.error]
-    from annotate.material.studies import list_study_names
+    assert any(said in plain(e.value) for e in at.error), [e.value for e in at.error]
+    from fairval.annotate.material.studies import list_study_names
     assert "refused" not in list_study_names(demo)
 
 
 def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_target_is(demo, monkeypatch):
-    from annotate.material.studies import configure_study
-    from annotate.outputs import formats
-    from annotate.results.numbers import study_results
+    from fairval.annotate.material.studies import configure_study
+    from fairval.annotate.outputs import formats
+    from fairval.annotate.results.numbers import study_results
 
     at = sign_in("1_Results.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
@@ -269,7 +269,7 @@ def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_
 
 
 def test_manage_sets_and_clears_the_target_width_and_refuses_one_out_of_range(demo, monkeypatch):
-    from annotate.material.studies import load_study
+    from fairval.annotate.material.studies import load_study
 
     at = sign_in("3_Manage.py", monkeypatch)
     at.selectbox(key="manage-study").set_value("demo-pairs").run()
@@ -281,5 +281,5 @@ def test_manage_sets_and_clears_the_target_width_and_refuses_one_out_of_range(de
         assert load_study(demo, "demo-pairs").settings.target_ci_width == stored
     at.number_input(key=field).set_value(3.0)
     at.button(key="FormSubmitter:configure-demo-pairs-Save settings").click().run()
-    assert any("target_ci_width must be a width between 0 and 2" in e.value for e in at.error)
+    assert any("target_ci_width must be a width between 0 and 2" in plain(e.value) for e in at.error)
     assert load_study(demo, "demo-pairs").settings.target_ci_width is None

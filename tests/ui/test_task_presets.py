@@ -1,10 +1,10 @@
 """Every task preset is served on the same rater page, answered, stored and analysed."""
 import pytest
 
-from annotate.material.importers import import_items
-from annotate.results.numbers import study_results
-from annotate.material.studies import create_study
-from store import ratings as rating_store
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import create_study
+from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, rater_app, submit, titles
 
@@ -55,7 +55,7 @@ def test_name_accuracy_matches_a_hand_count(db, tmp_path):
         {"id": "b", "name": "B", "race": "white", "gender": "male"}]))
     rows = [("a", "r1", "Black", "female"), ("a", "r2", "white", "female"), ("a", "r3", "Black", "male"),
             ("b", "r1", "white", "male"), ("b", "r2", "white", "male")]
-    from annotate.material.importers import import_ratings
+    from fairval.annotate.material.importers import import_ratings
     import_ratings(db, "n", write_jsonl(tmp_path / "r.jsonl", [
         {"item_id": i, "rater_id": r, "question": q, "value": v}
         for i, r, race, gender in rows for q, v in (("race", race), ("gender", gender))]))

@@ -5,9 +5,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
-from annotate.material.importers import derive_item_id
-from tests.conftest import ROOT, discrim_eval_files, write_jsonl
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.importers import derive_item_id
+from tests.conftest import ROOT, write_jsonl
 
 
 @pytest.fixture
@@ -22,15 +22,15 @@ def run(db_path):
     return invoke
 
 
-def test_template_study_end_to_end(run, tmp_path):
+def test_template_study_end_to_end(run, tmp_path, discrim_eval):
     run("init")
     out = run("study", "create", "tq", "--task", "template_quality", "--raters-per-item", "2").output
     assert "created study 'tq'" in out
-    for path in discrim_eval_files():
+    for path in discrim_eval:
         run("items", "import", "tq", path)
     ratings = []
     # discrim-eval rows carry no id: ratings name the ids derived from the first two rows
-    rows = [json.loads(l) for l in discrim_eval_files()[0].read_text().splitlines()[:2]]
+    rows = [json.loads(l) for l in discrim_eval[0].read_text().splitlines()[:2]]
     ids = [derive_item_id(r) for r in rows]
     for (item, rater, q, v) in [(ids[0], "x", "quality", 5), (ids[0], "y", "quality", 4),
                                 (ids[1], "x", "quality", 2), (ids[1], "y", "quality", 3),
@@ -237,10 +237,10 @@ def test_the_start_to_finish_example_runs_as_written(tmp_path, monkeypatch):
                                         ("pairs.jsonl", "harmful_stereotype"), ("features.jsonl", "feature_label"),
                                         ("scenarios.jsonl", "scenario_select")])
 def test_every_example_file_imports_with_its_practice_item_and_attention_check(tmp_path, file, task):
-    from annotate.material.importers import import_items
-    from annotate.material.studies import create_study
-    from store import items as item_store
-    from store import open_db
+    from fairval.annotate.material.importers import import_items
+    from fairval.annotate.material.studies import create_study
+    from fairval.store import items as item_store
+    from fairval.store import open_db
 
     db = open_db(tmp_path / "e.db")
     create_study(db, "e", task)

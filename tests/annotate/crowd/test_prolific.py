@@ -6,11 +6,11 @@ import csv
 import pytest
 from click.testing import CliRunner
 
-from annotate.rating import session
-from annotate.cli.main import cli
-from annotate.material.importers import import_items
-from annotate.material.studies import configure_study, create_study, load_study
-from store import loads
+from fairval.annotate.rating import session
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.store import loads
 from tests.conftest import write_jsonl
 from tests.fake_prolific import TOKEN, FakeProlific
 from tests.ui.apptest import rater_app, submit, titles
@@ -153,7 +153,7 @@ def test_no_token_is_one_clear_line(db_path, study, monkeypatch):
 
 
 def test_pay_settings_are_validated(db, study):
-    from annotate.material.studies import StudyError
+    from fairval.annotate.material.studies import StudyError
     with pytest.raises(StudyError, match="pay_per_judgment"):
         configure_study(db, "paid", pay_per_judgment=-1)
 
@@ -161,8 +161,8 @@ def test_pay_settings_are_validated(db, study):
 def test_review_judges_a_pair_study_by_the_same_flags_as_the_results_page(db, tmp_path):
     """An honest "neither" on every pair is not straight-lining (Results says so too); always picking
     Response 1 is, and review asks the researcher to look again."""
-    from annotate.crowd.prolific import review
-    from annotate.results.numbers import study_results
+    from fairval.annotate.crowd.prolific import review
+    from fairval.annotate.results.numbers import study_results
     create_study(db, "pairs", "harmful_stereotype", raters_per_item=2, pay_per_judgment=0.5)
     import_items(db, "pairs", write_jsonl(tmp_path / "p.jsonl", [
         {"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "w", "group_b": "m"}

@@ -8,13 +8,13 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotate.crowd import prolific
+from fairval.annotate.crowd import prolific
 
-from annotate.rating import session
-from annotate.material.importers import import_items
-from annotate.crowd.prolific_api import ProlificClient, ProlificError
-from annotate.material.studies import create_study, load_study
-from store import open_db
+from fairval.annotate.rating import session
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.crowd.prolific_api import ProlificClient, ProlificError
+from fairval.annotate.material.studies import create_study, load_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.fake_prolific import TOKEN, FakeProlific
 from tests.annotate.crowd.test_prolific import ANSWER, fake, run, study, work  # noqa: F401  (fixtures)

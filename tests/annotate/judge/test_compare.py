@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
+from fairval.annotate.cli.main import cli
 from tests.conftest import write_jsonl
 
 JUDGES = {"close": 0.1, "rough": 0.5, "blind": 3.0}        # noise of each judge around the crowd's truth

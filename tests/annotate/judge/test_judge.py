@@ -4,11 +4,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
-from annotate.material.importers import import_items
-from annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
-from annotate.material.studies import create_study
-from store import lmra as lmra_store
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
+from fairval.annotate.material.studies import create_study
+from fairval.store import lmra as lmra_store
 from tests.conftest import write_jsonl
 from tests.fake_openai import FakeOpenAI, completion, error
 

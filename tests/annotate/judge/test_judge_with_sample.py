@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.ppi import ppi_mean
+from fairval.analysis.ppi import ppi_mean
 from tests.conftest import write_jsonl
 
 ANSWER = {1: "A", -1: "B", 0: "C"}

@@ -4,8 +4,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
-from annotate.material.studies import StudyError, configure_study, create_study, load_study
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.studies import StudyError, configure_study, create_study, load_study
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, rater_app, submit, titles
 

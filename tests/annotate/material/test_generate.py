@@ -4,12 +4,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
-from annotate.material.generate import GenerationError, fill_templates, generate_pairs
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study
-from store import items as item_store
-from tests.conftest import SHARED_DATA, write_jsonl
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.generate import GenerationError, fill_templates, generate_pairs
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.store import items as item_store
+from tests.conftest import write_jsonl
 from tests.fake_openai import FakeOpenAI, completion
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -26,8 +26,8 @@ def test_explicit_fill_in_discrim_eval_layout():
     assert all("[" not in r["filled_template"] for r in rows)
 
 
-def test_implicit_fill_uses_names_of_the_group():
-    groups = json.loads((SHARED_DATA / "whats-in-a-name" / "templates_and_names.json").read_text())["name_groups"]
+def test_implicit_fill_uses_names_of_the_group(names_file):
+    groups = json.loads(names_file.read_text())["name_groups"]
     names = {("white", "male"): groups["white_men"], ("white", "female"): groups["white_women"]}
     template = {"decision_question_id": 1, "template": "[NAME], aged [AGE], asks for a loan. Approve?"}
     rows = fill_templates([template], ages=[30], genders=["male", "female"], races=["white"], names=names, seed=3)

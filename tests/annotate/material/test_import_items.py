@@ -2,20 +2,20 @@ import json
 
 import pytest
 
-from annotate.material.importers import derive_item_id, import_items
-from annotate.material.records import ImportProblem
-from annotate.material.studies import create_study
-from store import items as item_store
-from tests.conftest import discrim_eval_files, write_jsonl
+from fairval.annotate.material.importers import derive_item_id, import_items
+from fairval.annotate.material.records import ImportProblem
+from fairval.annotate.material.studies import create_study
+from fairval.store import items as item_store
+from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 
 
-def test_discrim_eval_imports_unchanged(db, template_study):
-    for path in discrim_eval_files():
+def test_discrim_eval_imports_unchanged(db, template_study, discrim_eval):
+    for path in discrim_eval:
         import_items(db, "tq", path)
     stored = item_store.list_items(db, "tq")
-    lines = [l for p in discrim_eval_files() for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
+    lines = [l for p in discrim_eval for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
     assert len(stored) == len(lines) == 25
     for item, line in zip(stored, lines):
         assert item["source_line"] == line                       # byte-identical
@@ -24,8 +24,8 @@ def test_discrim_eval_imports_unchanged(db, template_study):
     assert isinstance(stored[0]["data"]["age"], float)
 
 
-def test_item_ids_are_stable_content_hashes(db, template_study, tmp_path):
-    path = discrim_eval_files()[0]
+def test_item_ids_are_stable_content_hashes(db, template_study, tmp_path, discrim_eval):
+    path = discrim_eval[0]
     import_items(db, "tq", path)
     other = create_study(db, "tq2", "template_quality")
     import_items(db, other.study_id, path)
@@ -106,8 +106,8 @@ def test_gold_answers_must_fit_the_task(db, template_study, tmp_path):
 
 
 def test_ratings_from_a_spreadsheet_with_decimal_likert_values(db, template_study, tmp_path):
-    from annotate.material.importers import import_ratings
-    from store import ratings as rating_store
+    from fairval.annotate.material.importers import import_ratings
+    from fairval.store import ratings as rating_store
     import_items(db, "tq", write_jsonl(tmp_path / "i.jsonl", [{"id": "a", "filled_template": "Q?"}]))
     path = tmp_path / "r.csv"
     path.write_text("item_id,rater_id,question,value\na,r1,quality,4.0\na,r1,yes_positive,5\n", encoding="utf-8")

@@ -1,11 +1,11 @@
 """Pair-study imports: LMRA scores and ratings are refused whole, with line and field named."""
 import pytest
 
-from annotate.material.importers import import_items, import_lmra, import_ratings
-from annotate.material.records import ImportProblem
-from annotate.material.studies import create_study
-from store import lmra as lmra_store
-from store import ratings as rating_store
+from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
+from fairval.annotate.material.records import ImportProblem
+from fairval.annotate.material.studies import create_study
+from fairval.store import lmra as lmra_store
+from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server

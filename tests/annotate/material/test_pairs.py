@@ -2,14 +2,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from annotate.material.pairs import (
+from fairval.annotate.material.pairs import (
     canonical_value,
     draw_flip,
     mask_names,
     responses_as_shown,
     shown_value,
 )
-from annotate.material.tasks import get_task
+from fairval.annotate.material.tasks import get_task
 
 HARM = get_task("harmful_stereotype").question("harm")
 FEATURE = get_task("feature_label").question("feature")

@@ -4,11 +4,12 @@ import json
 import pandas as pd
 import pytest
 
-from annotate.outputs.export import Thresholds, export_ratings, export_validated
-from annotate.material.importers import import_items, import_ratings
-from annotate.material.studies import create_study
-from store import items as item_store
-from tests.conftest import discrim_eval_files, write_jsonl
+from fairval.annotate.outputs.export import Thresholds, export_ratings, export_validated
+from fairval.errors import OutputError
+from fairval.annotate.material.importers import import_items, import_ratings
+from fairval.annotate.material.studies import create_study
+from fairval.store import items as item_store
+from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 
@@ -53,9 +54,9 @@ def test_thresholds_select_exactly_the_right_templates(db, study, tmp_path):
     assert looser["templates_passed"] == ["t-edge", "t-few", "t-lowq", "t-lowy", "t-pass"]
 
 
-def test_jsonl_rows_are_byte_identical_and_reimport_losslessly(db, tmp_path):
+def test_jsonl_rows_are_byte_identical_and_reimport_losslessly(db, tmp_path, discrim_eval):
     create_study(db, "de", "template_quality")
-    source = discrim_eval_files()[0]
+    source = discrim_eval[0]
     import_items(db, "de", source)
     ids = [i["item_id"] for i in item_store.list_items(db, "de")]
     import_ratings(db, "de", write_jsonl(tmp_path / "r.jsonl", [
@@ -94,7 +95,7 @@ def test_tidy_ratings(db, study, tmp_path, suffix):
 
 
 def test_unknown_output_type_is_refused(db, study, tmp_path):
-    with pytest.raises(ValueError, match=r"\.jsonl or \.csv"):
+    with pytest.raises(OutputError, match=r"\.jsonl or \.csv"):
         export_validated(db, "tq", tmp_path / "out.xlsx")
 
 
@@ -142,7 +143,7 @@ def test_a_name_export_carries_the_name(db, tmp_path):
 
 
 def test_name_study_report_draws_both_confusion_matrices(db, tmp_path):
-    from annotate.outputs.report import write_report
+    from fairval.annotate.outputs.report import write_report
     create_study(db, "n", "name_perception")
     import_items(db, "n", write_jsonl(tmp_path / "n.jsonl", [{"id": "a", "name": "A", "race": "Black",
                                                               "gender": "female"}]))

@@ -1,7 +1,7 @@
 """One printed form per kind of number."""
 import math
 
-from annotate.outputs import formats
+from fairval.annotate.outputs import formats
 
 
 def test_each_kind_has_its_form():

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from annotate.cli.main import cli
-from annotate.material.demo import ensure_demo
-from annotate.results.numbers import study_results
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.demo import ensure_demo
+from fairval.annotate.results.numbers import study_results
 
 
 def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from analysis.active import active_ppi_mean, inclusion_probabilities, judge_uncertainty
-from annotate.cli.main import cli
-from store import items as item_store
-from store import open_db
+from fairval.analysis.active import active_ppi_mean, inclusion_probabilities, judge_uncertainty
+from fairval.annotate.cli.main import cli
+from fairval.store import items as item_store
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}

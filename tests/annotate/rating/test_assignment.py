@@ -2,7 +2,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
 
 
 def loads(held: dict[str, dict[str, str]], positions: dict[str, int]) -> list[ItemLoad]:

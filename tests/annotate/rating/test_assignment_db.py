@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotate.rating import session
-from annotate.rating.assignment import ItemLoad, choose_item, gold_due
-from annotate.material.importers import import_items, import_ratings
-from annotate.material.studies import configure_study, create_study
-from store import loads, open_db
+from fairval.annotate.rating import session
+from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.material.importers import import_items, import_ratings
+from fairval.annotate.material.studies import configure_study, create_study
+from fairval.store import loads, open_db
 from tests.conftest import BACKENDS, write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server

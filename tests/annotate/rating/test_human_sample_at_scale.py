@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from analysis.ppi import ppi_mean
-from annotate.cli.main import cli
+from fairval.analysis.ppi import ppi_mean
+from fairval.annotate.cli.main import cli
 from tests.ui.apptest import plain, shown
 from tests.conftest import write_jsonl
 from tests.ui.test_researcher_pages import sign_in

@@ -5,10 +5,10 @@ import multiprocessing
 
 import pytest
 
-from annotate.rating import session
-from annotate.material.importers import import_items
-from annotate.material.studies import create_study, load_study
-from store import open_db
+from fairval.annotate.rating import session
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study, load_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server

@@ -3,12 +3,12 @@ counted out of progress, and the PPI estimate told its labelled set is a random 
 import numpy as np
 import pytest
 
-from annotate.rating import session
-from annotate.material.importers import import_items, import_lmra
-from annotate.results.numbers import study_results
-from annotate.rating.sampling import draw_human_sample
-from annotate.material.studies import StudyError, create_study, load_study
-from store import open_db
+from fairval.annotate.rating import session
+from fairval.annotate.material.importers import import_items, import_lmra
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.rating.sampling import draw_human_sample
+from fairval.annotate.material.studies import StudyError, create_study, load_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -79,7 +79,7 @@ def test_a_sample_as_large_as_the_study_is_no_sample(db):
 
 def test_the_sample_cannot_be_claimed_by_hand(db):
     """Only a seeded draw may mark the rated pairs a random sample: `study set` refuses the setting."""
-    from annotate.material.studies import configure_study
+    from fairval.annotate.material.studies import configure_study
     with pytest.raises(StudyError, match="recorded by `fairval study sample`"):
         configure_study(db, "s", human_sample={"n": 5, "of": 30, "seed": 1})
     assert load_study(db, "s").settings.human_sample is None

@@ -3,11 +3,12 @@ import threading
 
 import pytest
 
-from annotate.rating import session
-from annotate.material.importers import import_items
-from annotate.material.studies import configure_study, create_study, load_study
-from store import open_db
-from store import ratings as rating_store
+from fairval.annotate.rating import session
+from fairval.errors import RaterIdError
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.store import open_db
+from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -221,8 +222,8 @@ def test_progress_promises_only_what_is_left_for_this_rater(db, tmp_path):
 
 def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):
     """Schema 2 had no kept loads: the first serve after the upgrade counts the old ledger."""
-    from store.db import connect
-    from store.schema import MIGRATIONS
+    from fairval.store.db import connect
+    from fairval.store.schema import MIGRATIONS
 
     old = connect(db_path)
     for step in MIGRATIONS[:2]:
@@ -254,6 +255,6 @@ def test_rater_ids_are_normalised_and_invisible_characters_refused(db, template_
     decomposed = session.arrive(db, "tq", " Ame\u0301lie ", source="link")["rater_id"]
     assert composed == decomposed == "Am\u00e9lie"
     for sneaky in ("alice\u200b", "al\u202eice", "bob\u2066", "eve\x07"):
-        with pytest.raises(ValueError, match=r"invisible or control characters \(found U\+"):
+        with pytest.raises(RaterIdError, match=r"invisible or control characters \(found U\+"):
             session.arrive(db, "tq", sneaky, source="link")
     assert db.scalar("SELECT COUNT(*) FROM raters WHERE study_id = 'tq'") == 1

@@ -8,15 +8,15 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from analysis.judge_map import fit_isotonic
-from analysis.judge_validity import human_ceiling
-from analysis.planner import fisher_width, plan
-from annotate.outputs.export import export_validated
-from annotate.material.importers import import_items, import_lmra, import_ratings
-from annotate.material.pairs import draw_flip
-from annotate.crowd.prolific import review
-from annotate.results.numbers import study_results
-from annotate.material.studies import create_study
+from fairval.analysis.judge_map import fit_isotonic
+from fairval.analysis.judge_validity import human_ceiling
+from fairval.analysis.planner import fisher_width, plan
+from fairval.annotate.outputs.export import export_validated
+from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
+from fairval.annotate.material.pairs import draw_flip
+from fairval.annotate.crowd.prolific import review
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import create_study
 from tests.conftest import write_jsonl
 
 RATERS = ("r1", "r2", "r3")
@@ -103,7 +103,7 @@ def test_an_export_carries_one_judges_scores_and_names_it(db, studies, tmp_path)
 
 
 def test_the_sampling_sentence_tells_an_unscored_pair_from_an_unrated_one(db, studies):
-    from annotate.results.judge import ppi_numbers
+    from fairval.annotate.results.judge import ppi_numbers
     human = pd.Series({"p0": 0.5, "p1": 0.0, "p2": -1.0})
     judge = pd.Series({"p0": 0.4, "p1": 0.1, "p5": 0.2})
     text = ppi_numbers(human, judge, {"n": 3, "of": 10, "seed": 1})["sampling"]

@@ -12,13 +12,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annotate.cli.main import cli
-from annotate.material.importers import import_items, import_lmra, import_ratings
-from annotate.material.pairs import shown_value
-from annotate.results.numbers import study_results
-from annotate.material.studies import create_study
-from annotate.material.tasks import get_task
-from store import open_db
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
+from fairval.annotate.material.pairs import shown_value
+from fairval.annotate.results.numbers import study_results
+from fairval.annotate.material.studies import create_study
+from fairval.annotate.material.tasks import get_task
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 PAIRS = [{"id": f"p{i}", "prompt": f"prompt {i}", "response_a": f"a{i}", "response_b": f"b{i}",
@@ -136,8 +136,8 @@ def test_feature_label_study_is_calibrated_like_harm(db, tmp_path):
 
 def test_each_rater_group_gets_the_agreement_numbers_with_intervals(tmp_path):
     """004 Fig. 6: per rater group, the same numbers from that group's own per-pair mean."""
-    from analysis import judge_validity as jv
-    from analysis.calibration import human_scores
+    from fairval.analysis import judge_validity as jv
+    from fairval.analysis.calibration import human_scores
     rows = [(r, i, c, False, g) for r, g in (("f1", "female"), ("f2", "female"), ("m1", "male"))
             for i, c in zip(["p1", "p2", "p3", "p4"], (["1", "0", "-1", "1"] if g == "female" else ["0", "0", "1", "-1"]))]
     numbers = build(tmp_path, "g", rows, [0.6, 0.1, -0.4, 0.3])
@@ -150,7 +150,7 @@ def test_each_rater_group_gets_the_agreement_numbers_with_intervals(tmp_path):
     assert female["spearman"]["ci"] == pytest.approx(want["ci"]) and female["spearman"]["n"] == 4
     assert female["sign_agreement_ci"] == pytest.approx(jv.sign_agreement(human_scores(frame), judge)["ci"])
     assert "p_holm" in female
-    from analysis.ppi import ppi_mean
+    from fairval.analysis.ppi import ppi_mean
     group_human = human_scores(frame)                          # every pair rated by the group: no judge-only pairs
     assert female["ppi"]["n_labelled"] == len(group_human) and female["ppi"]["n_unlabelled"] == 0
     assert female["ppi"]["human_only"]["value"] == pytest.approx(group_human.mean())

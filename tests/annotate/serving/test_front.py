@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from annotate.serving.front import COOKIE, config, deploy_config, haproxy_binary
+from fairval.annotate.serving.front import COOKIE, config, deploy_config, haproxy_binary
 from tests.conftest import ROOT
 
 
@@ -72,7 +72,7 @@ def test_a_connection_the_browser_has_not_used_yet_is_closed_without_a_408(tmp_p
     """Chromium opens connections before it needs them; under a launch's load it may send its request
     on one after `timeout http-request`. A 408 there is read as the script's answer (the page stays
     blank); a silent close makes the browser send again on a new connection."""
-    from annotate.serving.server import free_port
+    from fairval.annotate.serving.server import free_port
 
     port = free_port()
     text = config(f"127.0.0.1:{port}", [("w0", f"127.0.0.1:{free_port()}")], maxconn=100, request_timeout="1s")

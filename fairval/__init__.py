@@ -1,0 +1,35 @@
+"""fairval: human validation of LLM fairness evaluations, as a Python library.
+
+    import fairval
+    db = fairval.open("fairval.db")            # or a postgresql:// URL
+    study = db.study("demo-pairs")
+    numbers = study.analyze()                  # a frozen StudyNumbers; .to_dict() is `analyze --json`
+
+Importing fairval loads neither pandas nor scipy: they come with the first call that needs them.
+Every refusal is a FairvalError (see fairval.errors); anything else is a bug.
+"""
+from __future__ import annotations
+
+from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, OutputError,
+                            ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
+
+__all__ = ["open", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "StudyError",
+           "TaskError", "ImportProblem", "AnswerError", "RaterIdError", "GenerationError", "OutputError",
+           "Refusal", "JudgeError", "ProlificError"]
+
+
+def open(location) -> "Database":                  # noqa: A001  (fairval.open, as sqlite3.connect)
+    """A fairval database: a SQLite file (created when missing) or a PostgreSQL URL."""
+    from fairval.api import Database
+    return Database(location)
+
+
+def __getattr__(name: str):
+    # the API's classes on first use, so `import fairval` stays light
+    if name in ("Database", "Study"):
+        from fairval import api
+        return getattr(api, name)
+    if name == "StudyNumbers":
+        from fairval.annotate.results.result import StudyNumbers
+        return StudyNumbers
+    raise AttributeError(f"module 'fairval' has no attribute {name!r}")

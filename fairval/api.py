@@ -1,0 +1,111 @@
+"""fairval's Python API: a database, its studies, and each study's numbers, ratings and items.
+
+A thin layer over the same functions the command line calls, so a notebook gets what `fairval analyze
+--json` prints (StudyNumbers.to_dict()), what `export-ratings` writes, and the same refusals
+(FairvalError). pandas and scipy load with the first call that needs them, not with `import fairval`.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairval.annotate.results import BOOTSTRAP_DRAWS
+from fairval.errors import StudyError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairval.annotate.results.result import StudyNumbers
+
+
+class Database:
+    """A fairval database: a SQLite file (created, with its schema, when missing) or a PostgreSQL URL.
+    Use it as a context manager, or call close(), to release the connection."""
+
+    def __init__(self, location: str | Path):
+        from fairval.store import open_db
+        self.location = str(location)
+        self._db = open_db(location)
+
+    def studies(self) -> list[str]:
+        """The names of the studies in this database."""
+        from fairval.annotate.material.studies import list_study_names
+        return list_study_names(self._db)
+
+    def study(self, name: str) -> "Study":
+        """One study by name; a FairvalError names the studies there are when it does not exist."""
+        names = self.studies()
+        if name not in names:
+            raise StudyError(f"no study {name!r} in {self.location}; it has "
+                             + (", ".join(names) if names else "none (create one with `fairval study create`)"))
+        return Study(self, name)
+
+    def create_study(self, name: str, task: str, **settings) -> "Study":
+        """A new study on a preset task (`fairval study create NAME --task TASK`), with its settings."""
+        from fairval.annotate.material.studies import create_study
+        create_study(self._db, name, task, **settings)
+        return Study(self, name)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"fairval.Database({self.location!r})"
+
+
+class Study:
+    """One study of a Database (get it with `db.study(NAME)`)."""
+
+    def __init__(self, database: Database, name: str):
+        self.database, self.name = database, name
+
+    def analyze(self, model: str | None = None, exclude_flagged: bool = False,
+                bootstrap: int = BOOTSTRAP_DRAWS) -> "StudyNumbers":
+        """The study's numbers, as `fairval analyze NAME [--model M] [--exclude-flagged] [--bootstrap N]`
+        computes them: a frozen StudyNumbers whose to_dict() is what `analyze --json` prints."""
+        from fairval.annotate.results.numbers import study_numbers
+        if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+            raise StudyError(f"bootstrap must be a whole number of at least 0, not {bootstrap!r}")
+        return study_numbers(self.database._db, self.name, exclude_flagged=exclude_flagged, n_boot=bootstrap,
+                             model=model)
+
+    def ratings(self, exclude_flagged: bool = False) -> "pd.DataFrame":
+        """Every rating, one row each: the columns `fairval export-ratings` writes."""
+        from fairval.annotate.outputs.export import ratings_table
+        return ratings_table(self.database._db, self.name, exclude_flagged=exclude_flagged)
+
+    def items(self) -> "pd.DataFrame":
+        """Every item, one row each: item_id, the fields as imported, then gold, practice and judge_only."""
+        import pandas as pd
+
+        from fairval.store import items as item_store
+        stored = item_store.items_frame(self.database._db, self.name)
+        fields = pd.DataFrame(list(stored["data"]), index=stored.index)
+        fields = fields.drop(columns=[c for c in ("item_id",) if c in fields])
+        flags = stored[["gold", "practice", "judge_only"]]
+        return pd.concat([stored[["item_id"]], fields, flags], axis=1)
+
+    def import_items(self, source: str | Path | Iterable[dict]) -> int:
+        """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new."""
+        from fairval.annotate.material.importers import import_items
+        return import_items(self.database._db, self.name, source).written
+
+    def import_ratings(self, source: str | Path | Iterable[dict]) -> int:
+        """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*])."""
+        from fairval.annotate.material.importers import import_ratings
+        return import_ratings(self.database._db, self.name, source).written
+
+    def import_lmra(self, source: str | Path | Iterable[dict]) -> int:
+        """The judge's scores: item_id, model and score, or p_a, p_b, p_c, q_a, q_b, q_c."""
+        from fairval.annotate.material.importers import import_lmra
+        return import_lmra(self.database._db, self.name, source).written
+
+    def __repr__(self) -> str:
+        return f"fairval.Study({self.name!r} in {self.database.location!r})"
