@@ -48,9 +48,12 @@ def judge_uncertainty(probabilities: Mapping[str, float] | None, score: float) -
 
 
 def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: float = DEFAULT_FLOOR) -> np.ndarray:
-    """π_i = min(1, (1 − floor) · c · √u_i + floor · budget / N), with c chosen so that Σπ = budget (the
-    expected number of pairs people rate). Every π_i ≥ floor · budget / N."""
-    u = np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
+    """π_i = min(1, (1 − floor) · c · √u_i + b), with c chosen so that Σπ = budget (the expected number of
+    pairs people rate) and b = floor · budget / N. When even c → ∞ cannot spend the budget (the judge is
+    sure of most pairs: every unsure pair already certain to be drawn), the unsure pairs get π = 1 and the
+    rest of the budget is spread evenly over the sure ones. Every π lies in [floor · budget / N, 1], is
+    finite, and Σπ = budget."""
+    u = np.sqrt(np.clip(np.nan_to_num(np.asarray(uncertainty, float), nan=0.0), 0, None))
     n = len(u)
     if not 0 < budget < n:
         raise ValueError(f"the budget must be between 0 and the number of pairs ({n}), not {budget}")
@@ -59,12 +62,16 @@ def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: fl
     base = floor * budget / n
     if u.sum() == 0 or floor == 1:
         return np.full(n, budget / n)
+    unsure = u > 0
+    if unsure.sum() + base * (~unsure).sum() <= budget:
+        # the most the weighted part can spend: every unsure pair at 1; the sure ones share the rest
+        return np.where(unsure, 1.0, (budget - unsure.sum()) / (~unsure).sum())
 
     def total(c: float) -> float:
         return float(np.minimum(1.0, (1 - floor) * c * u + base).sum())
 
     low, high = 0.0, 1.0
-    while total(high) < budget:
+    while total(high) < budget:             # ends: the branch above leaves a c that reaches the budget
         high *= 2
     for _ in range(200):                    # bisection: total() is continuous and increasing in c
         mid = (low + high) / 2

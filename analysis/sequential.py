@@ -1,72 +1,117 @@
-"""Anytime-valid intervals: asymptotic confidence sequences (Waudby-Smith, Arbour, Sinha, Kennedy and
-Ramdas, "Time-uniform central limit theory and asymptotic confidence sequences", 2024).
+"""Anytime-valid intervals for the mean of bounded observations, valid at every n: the hedged-capital
+betting confidence sequence of Waudby-Smith and Ramdas ("Estimating means of bounded random variables
+by betting", JRSS-B 2024, Theorem 3 with the predictable plug-in bets of their eq. (26)).
 
-For terms x_1, x_2, … with a common mean, the running mean ± sd_t · m(t) with the normal-mixture margin
-    m(t) = √( 2 (t ρ² + 1) / (t² ρ²) · log( √(t ρ² + 1) / α ) )
-covers the mean at every t at once with probability → 1 − α, however often it is looked at and
-whenever the looking stops. ρ² = (−W₋₁(−α² / e) − 1) / t_opt makes it tightest at t_opt (their eq. for
-the optimal ρ; W₋₁ the lower branch of Lambert's W). A fixed-n interval looked at after every judgment
-and stopped when narrow enough covers far less often (bench/active.py shows both).
+For x_1, x_2, … in [0, 1] with a common conditional mean μ (pairs rated in an order unrelated to their
+scores), a bettor who stakes λ_i on x_i − m grows the capital
+    K_t(m) = max(½ ∏(1 + λ⁺_i (x_i − m)), ½ ∏(1 − λ⁻_i (x_i − m)))
+and, by Ville's inequality, K_t(μ) stays below 1/α at every t with probability ≥ 1 − α. The set
+{m : K_t(m) < 1/α}, intersected over t, is a (1 − α) confidence sequence from the first observation on:
+valid however often it is looked at and whenever the study stops. It is never of zero width: a mean
+next to the data's is not rejected until enough capital is won against it.
+
+The set is found on a grid of m; each end is moved out to the nearest rejected grid point, so the
+interval can only be wider than the exact one.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from scipy.special import lambertw
 
 ALPHA = 0.05
+GRID = 2001                 # points on [0, 1]: ends are exact to 1/2000 of the range, widened outward
+BET_CAP = 0.5               # c: bets stay below c / m (or c / (1 − m)), as in the paper's experiments
 
 
-def best_rho2(t_opt: float, alpha: float = ALPHA) -> float:
-    """The ρ² whose margin is smallest at t_opt."""
-    return float((-lambertw(-alpha ** 2 / math.e, k=-1).real - 1) / t_opt)
-
-
-def margin(t: np.ndarray | float, rho2: float, alpha: float = ALPHA) -> np.ndarray | float:
-    """The unit-variance margin m(t)."""
-    t = np.asarray(t, float)
-    return np.sqrt(2 * (t * rho2 + 1) / (t ** 2 * rho2) * np.log(np.sqrt(t * rho2 + 1) / alpha))
-
-
-def confidence_sequence(terms: np.ndarray, *, t_opt: float, alpha: float = ALPHA) -> dict:
-    """The interval at the last of `terms` (in the order they arrived), with n and the running sd."""
-    x = np.asarray(terms, float)
-    t = len(x)
-    if t < 2:
-        return {"value": None, "ci": None, "n": t, "sd": None,
-                "reason": f"{t} term(s); an anytime-valid interval needs at least 2"}
-    sd = float(x.std(ddof=1))
-    half = sd * float(margin(t, best_rho2(t_opt, alpha), alpha))
-    mean = float(x.mean())
-    return {"value": mean, "ci": [mean - half, mean + half], "n": t, "sd": sd}
-
-
-def running_intervals(terms: np.ndarray, *, t_opt: float, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, half-width) after each term, for a study looked at after every judgment (t ≥ 2)."""
-    x = np.asarray(terms, float)
+def _bets(x: np.ndarray, alpha: float, planned: int | None = None) -> np.ndarray:
+    """λ̇_i = √(2 log(2/α) / (σ̂²_{i−1} i log(1 + i))), from the observations before i only (predictable);
+    with a planned number of observations, √(2 log(2/α) / (σ̂²_{i−1} · planned)): bets sized for the
+    sample the study plans, tightest there (WSR §B's tuning, like an asymptotic sequence's t_opt)."""
     t = np.arange(1, len(x) + 1)
-    mean = np.cumsum(x) / t
-    square = np.cumsum(x * x)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.where(t > 1, (square - t * mean ** 2) / np.maximum(t - 1, 1), np.nan)
-        half = np.sqrt(np.clip(var, 0, None)) * margin(t, best_rho2(t_opt, alpha), alpha)
-    return mean, half
+    mean = (0.5 + np.cumsum(x)) / (t + 1)                               # μ̂_t, shrunk towards ½
+    prev_mean = np.concatenate([[0.5], mean[:-1]])
+    var = (0.25 + np.cumsum((x - prev_mean) ** 2)) / (t + 1)            # σ̂²_t, shrunk towards ¼
+    prev_var = np.concatenate([[0.25], var[:-1]])
+    scale = np.full(len(x), float(planned)) if planned else t * np.log1p(t)
+    return np.sqrt(2 * math.log(2 / alpha) / (prev_var * scale))
 
 
-def terms_needed(sd: float, target_width: float, *, t_opt: float, now: int, alpha: float = ALPHA,
-                 limit: int = 10_000_000) -> int | None:
-    """The number of terms at which the interval's full width falls to target_width if the spread stays
-    sd (None when it would take more than `limit`)."""
-    if sd <= 0:
-        return now
-    rho2 = best_rho2(t_opt, alpha)
-    if 2 * sd * float(margin(limit, rho2, alpha)) > target_width:
+def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID,
+                 planned: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation in [0, 1]: the running intersection of the betting sets."""
+    x = np.asarray(x, float)
+    if len(x) and (x.min() < 0 or x.max() > 1):
+        raise ValueError("betting confidence sequences take observations in [0, 1]")
+    m = np.linspace(0.0, 1.0, grid)
+    lam = _bets(x, alpha, planned)
+    low, high = np.empty(len(x)), np.empty(len(x))
+    log_up = np.zeros(grid)
+    log_down = np.zeros(grid)
+    threshold = math.log(1 / alpha)
+    alive = np.ones(grid, bool)                 # the running intersection: a rejected m stays rejected
+    with np.errstate(divide="ignore"):
+        cap_up = np.where(m > 0, BET_CAP / m, np.inf)
+        cap_down = np.where(m < 1, BET_CAP / (1 - m), np.inf)
+    for i, (xi, li) in enumerate(zip(x, lam)):
+        log_up += np.log1p(np.minimum(li, cap_up) * (xi - m))
+        log_down += np.log1p(-np.minimum(li, cap_down) * (xi - m))
+        capital = np.logaddexp(log_up, log_down) + math.log(0.5)
+        alive &= capital < threshold
+        low[i], high[i] = _ends(alive, m)
+    return low, high
+
+
+def _ends(alive: np.ndarray, m: np.ndarray) -> tuple[float, float]:
+    """The interval's ends: the rejected grid points just outside the kept ones (or the range's ends)."""
+    kept = np.flatnonzero(alive)
+    if not len(kept):                           # every m rejected: only by chance (probability ≤ α)
+        return math.nan, math.nan
+    first, last = kept[0], kept[-1]
+    return float(m[max(first - 1, 0)]), float(m[min(last + 1, len(m) - 1)])
+
+
+def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
+                        alpha: float = ALPHA) -> dict:
+    """The interval for the mean of observations known to lie in [lower, upper], after the last of them
+    (in the order they arrived): value (their mean), ci, n and the spread on the unit scale."""
+    x = np.asarray(x, float)
+    n = len(x)
+    if n < 1:
+        return {"value": None, "ci": None, "n": 0, "sd": None, "reason": "no observation yet"}
+    span = upper - lower
+    unit = np.clip((x - lower) / span, 0, 1)
+    low, high = running_sets(unit, alpha=alpha, planned=planned)
+    mean = float(x.mean())
+    if math.isnan(low[-1]):
+        return {"value": mean, "ci": None, "n": n, "sd": float(unit.std()),
+                "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
+    return {"value": mean, "ci": [lower + span * low[-1], lower + span * high[-1]], "n": n,
+            "sd": float(unit.std(ddof=1)) if n > 1 else 0.5}
+
+
+def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA) -> float:
+    """The full width, on the unit scale, that the empirical-Bernstein sequence with the same bets (WSR
+    Theorem 2) would have after n observations whose spread stays sd. The betting sequence above is at
+    least about as narrow, so this is what the stopping advice uses."""
+    var = max(sd, 1e-3) ** 2
+    t = np.arange(1, n + 1)
+    scale = np.full(n, float(planned)) if planned else t * np.log1p(t)
+    lam = np.minimum(np.sqrt(2 * math.log(2 / alpha) / (var * scale)), BET_CAP)
+    spend = var * (-np.log1p(-lam) - lam)               # v_i ψ_E(λ_i) with v_i = 4σ²
+    return float(2 * (math.log(2 / alpha) + spend.sum()) / lam.sum())
+
+
+def observations_needed(sd: float, target_width: float, *, now: int, planned: int | None = None,
+                        alpha: float = ALPHA, limit: int = 1_000_000) -> int | None:
+    """The number of observations at which projected_width falls to target_width (both on the unit
+    scale); None when it would take more than `limit`."""
+    if projected_width(sd, limit, planned=planned, alpha=alpha) > target_width:
         return None
-    low, high = max(now, 2), limit
-    if 2 * sd * float(margin(low, rho2, alpha)) <= target_width:
+    low, high = max(now, 1), limit
+    if projected_width(sd, low, planned=planned, alpha=alpha) <= target_width:
         return low
-    while high - low > 1:                   # the margin falls with t beyond its first few terms
+    while high - low > 1:                   # the projected width falls as n grows
         mid = (low + high) // 2
-        low, high = (mid, high) if 2 * sd * float(margin(mid, rho2, alpha)) > target_width else (low, mid)
+        low, high = (mid, high) if projected_width(sd, mid, planned=planned, alpha=alpha) > target_width else (low, mid)
     return high

@@ -15,7 +15,10 @@ For judges of ρ ≈ 0.95, 0.8 and 0.5 it reports
   interval of the same running estimate under the same rule;
 - the same when the researcher stops at the first look whose interval excludes 0 (a "finding") in
   studies with no harm either way on average: the rule under which a fixed-n interval looked at again
-  and again covers far less often.
+  and again covers far less often;
+- time-uniform coverage in three worlds (WORLDS): the share of studies whose running interval ever
+  excludes the true H, looking after every pair from the first (the betting confidence sequence the app
+  uses) and from the second (the fixed-n interval, the control), and how many had zero width at any look.
 """
 from __future__ import annotations
 
@@ -27,10 +30,14 @@ from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_p
                              ppi_terms)
 from fairval.analysis.judge_validity import Z95
 from fairval.analysis.ppi import ppi_mean
-from fairval.analysis.sequential import running_intervals
+from fairval.analysis.sequential import running_sets
 
 PAIRS, RATERS = 3_000, 3
 JUDGES = {0.95: 0.8, 0.8: 1.5, 0.5: 2.6}          # target ρ → noise on the judge's logits
+# Worlds chosen to break the method as well as to suit it: 004's (85% clear pairs), many contested pairs,
+# and a judge whose stated uncertainty is unrelated to its error (its u shuffled across pairs).
+WORLDS = {"clear pairs": {"clear": 0.85}, "contested pairs": {"clear": 0.35},
+          "uncertainty unrelated to error": {"clear": 0.85, "unrelated": True}}
 SIZES = (100, 200, 400, 800)
 
 
@@ -40,7 +47,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def study(rng: np.random.Generator, noise: float, *, pairs: int = PAIRS, clear: float = 0.85,
-          centre: float = 0.3) -> dict:
+          centre: float = 0.3, unrelated: bool = False) -> dict:
     """One simulated pair study: expected human score mu, observed 3-rater mean y, judge score f, and the
     judge's uncertainty u (from its probabilities in both orders), per pair."""
     z = rng.normal(centre, 1.0, pairs)       # centre 0: no harm either way, on average
@@ -54,7 +61,8 @@ def study(rng: np.random.Generator, noise: float, *, pairs: int = PAIRS, clear: 
     q = _softmax(logits + rng.normal(0, noise, (pairs, 3)))          # swapped order, in true terms
     r = np.minimum(p, q)
     r = r / r.sum(1, keepdims=True)
-    return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": judge_uncertainties(p, q)}
+    u = judge_uncertainties(p, q)
+    return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": rng.permutation(u) if unrelated else u}
 
 
 def _designs(rng, s: dict, n: int) -> dict:
@@ -96,39 +104,71 @@ def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 
             "coverage": {name: float(np.mean(v)) for name, v in covered.items()}}
 
 
-def _sequential_terms(rng, s: dict, budget: int, active: bool) -> tuple[np.ndarray, float]:
+def _sequential_terms(rng, s: dict, budget: int, active: bool) -> tuple[np.ndarray, float, float]:
     """Per-pair terms of the running estimate (analysis.active.ppi_terms), in the order pairs complete,
-    and the truth."""
+    the truth, and the bounds the terms cannot leave ([m − 2 w_max, m + 2 w_max], as the app uses)."""
     big_n = len(s["y"])
     pi = (inclusion_probabilities(s["u"], budget, floor=DEFAULT_FLOOR) if active else np.full(big_n, budget / big_n))
     drawn = np.flatnonzero(rng.random(big_n) < pi)
     order = rng.permutation(drawn)                                # raters finish pairs in no set order
     w = pi.sum() / (big_n * pi[order])
-    return ppi_terms(s["y"][order], s["f"][order], w, float(s["f"].mean())), float(s["mu"].mean())
+    m, reach = float(s["f"].mean()), 2 * pi.sum() / (big_n * pi.min())
+    return ppi_terms(s["y"][order], s["f"][order], w, m), float(s["mu"].mean()), (m - reach, m + reach)
+
+
+def _running(terms: np.ndarray, bounds: tuple[float, float], planned: int) -> tuple[np.ndarray, ...]:
+    """After each pair: the running mean, the anytime interval's ends (the betting sequence the app
+    uses, bets sized for the planned sample, cut to H's range [−1, 1]), and the fixed-n interval's
+    half-width (the control)."""
+    span = bounds[1] - bounds[0]
+    low, high = running_sets(np.clip((terms - bounds[0]) / span, 0, 1), planned=planned)
+    low, high = np.maximum(bounds[0] + span * low, -1), np.minimum(bounds[0] + span * high, 1)
+    t = np.arange(1, len(terms) + 1)
+    mean = np.cumsum(terms) / t
+    sd = np.sqrt(np.maximum(np.cumsum(terms ** 2) / t - mean ** 2, 0) * t / np.maximum(t - 1, 1))
+    return mean, low, high, Z95 * sd / np.sqrt(t)
 
 
 def stopping(rho: float, studies: int, seed: int = 1, budget: int = 900, target: float = 0.05,
-             first_look: int = 20, rule: str = "width") -> dict:
+             first_look: int = 20, rule: str = "width", world: str = "clear pairs") -> dict:
     """Coverage when the researcher looks after every completed pair and stops at the first look where
     the width is ≤ target (rule "width"), or where the interval excludes 0, a "finding" (rule "finding", in
     studies with no harm either way on average); else at the end of the sample."""
     rng = np.random.default_rng(seed)
     out: dict[str, list] = {}
     for _ in range(studies):
-        s = study(rng, JUDGES[rho], centre=0.3 if rule == "width" else 0.0)
+        s = study(rng, JUDGES[rho], centre=0.3 if rule == "width" else 0.0, **WORLDS[world])
         for design in ("uniform PPI++", "active"):
-            terms, truth = _sequential_terms(rng, s, budget, design == "active")
-            mean, half = running_intervals(terms, t_opt=budget // 2)
+            terms, truth, bounds = _sequential_terms(rng, s, budget, design == "active")
+            mean, low, high, fixed = _running(terms, bounds, budget)
             t = np.arange(1, len(terms) + 1)
-            sd = np.sqrt(np.maximum(np.cumsum(terms ** 2) / t - mean ** 2, 0) * t / np.maximum(t - 1, 1))
-            fixed = Z95 * sd / np.sqrt(t)
-            for name, h in ((f"{design}, anytime", half), (f"{design}, fixed-n", fixed)):
-                stop = 2 * h <= target if rule == "width" else np.abs(mean) > h
+            for name, lo, hi in ((f"{design}, anytime", low, high), (f"{design}, fixed-n", mean - fixed, mean + fixed)):
+                stop = hi - lo <= target if rule == "width" else (lo > 0) | (hi < 0)
                 ok = np.flatnonzero((t >= first_look) & stop)
                 at = ok[0] if len(ok) else len(terms) - 1
-                out.setdefault(name, []).append((abs(mean[at] - truth) <= h[at], at + 1))
+                out.setdefault(name, []).append((lo[at] <= truth <= hi[at], at + 1))
     return {name: {"coverage": float(np.mean([c for c, _ in v])), "pairs": float(np.median([a for _, a in v]))}
             for name, v in out.items()}
+
+
+def time_uniform(rho: float, studies: int, seed: int = 7, budget: int = 100, world: str = "clear pairs",
+                 pairs: int = 500) -> dict:
+    """The share of studies whose running interval ever excludes the true H, looking after every pair
+    from the first (the anytime interval) and from the second (the fixed-n interval, the control); and
+    the share with an interval of zero width at any look."""
+    rng = np.random.default_rng(seed)
+    missed: dict[str, list] = {}
+    for _ in range(studies):
+        s = study(rng, JUDGES[rho], pairs=pairs, **WORLDS[world])
+        for design in ("uniform PPI++", "active"):
+            terms, truth, bounds = _sequential_terms(rng, s, budget, design == "active")
+            mean, low, high, fixed = _running(terms, bounds, budget)
+            missed.setdefault(f"{design}, anytime", []).append(bool(np.any((low > truth) | (high < truth))))
+            missed.setdefault(f"{design}, anytime zero width", []).append(bool(np.any(high - low <= 0)))
+            peek = slice(1, None)
+            missed.setdefault(f"{design}, fixed-n", []).append(
+                bool(np.any(np.abs(mean[peek] - truth) > fixed[peek])))
+    return {name: float(np.mean(v)) for name, v in missed.items()}
 
 
 def run(folder, quick: bool = False) -> list[str]:
@@ -150,4 +190,10 @@ def run(folder, quick: bool = False) -> list[str]:
         lines.append(
             f"judge ρ {found_rho:.2f}, no harm on average, stopping at the first look whose interval excludes 0: "
             + "; ".join(f"{k} coverage {v['coverage']:.3f}" for k, v in found.items()))
+        for world in WORLDS:
+            missed = time_uniform(rho, studies, world=world)
+            lines.append(
+                f"judge ρ {found_rho:.2f}, {world}, 500 pairs, budget 100, looking after every pair: share of "
+                f"{studies} studies whose interval ever excludes the true H: "
+                + "; ".join(f"{k} {v:.3f}" for k, v in missed.items()))
     return lines

@@ -57,7 +57,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
         judges = lmra.get("by_model") or {lmra["model"]: lmra}
         sections += [
-            (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows)),
+            # the "all" row has no Holm-adjusted p: shown as the pages show an undefined value, not NaN
+            (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows).fillna(formats.DASH)),
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
                 (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),

@@ -10,7 +10,7 @@ from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
-from fairval.analysis.sequential import confidence_sequence, terms_needed
+from fairval.analysis.sequential import confidence_sequence, observations_needed
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
@@ -66,8 +66,8 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     pairs the judge alone scored; beside it the human-only and judge-only means. The estimate is valid
     only when the rated pairs are a random sample: drawn by `fairval study sample` (`sample`), or else
     not known to be random, and it says which. An active sample (`inclusion`: each pair's chance) gets
-    the inverse-probability weighted estimate. `completed` (item -> the order its last rating came in)
-    adds `cs`, the anytime-valid interval over the pairs completed so far."""
+    the inverse-probability weighted estimate. `completed` (see numbers.completed_pairs: each complete
+    pair's order and score from its first raters) adds `cs`, the anytime-valid interval over them."""
     judge = judge.dropna()
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     labelled, pool, w = _weighted(human, judge, sample, inclusion)
@@ -85,53 +85,78 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
            "judge_only": classical_mean(judge.to_numpy()),
            "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
     if completed is not None:
-        order = np.argsort(completed.reindex(labelled.index).to_numpy(), kind="stable")
-        t_opt = _t_opt(sample, len(judge))
-        terms = ppi_terms(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order],
-                          judge_mean)
-        out["cs"] = _anytime(terms, t_opt, target_width, raters_per_item, bounds=(-1.0, 1.0))
+        out["cs"] = _ppi_sequence(completed, judge, sample, inclusion, judge_mean, target_width, raters_per_item)
     return out
 
 
-def sign_agreement_cs(human: pd.Series, judge: pd.Series, completed: pd.Series, sample: dict | None = None,
+def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None,
+                  judge_mean: float, target_width: float | None, raters_per_item: int) -> dict:
+    """H's anytime interval over the complete pairs, in the order they became complete. Each term
+    λ_{t−1} m + w_t (y_t − λ_{t−1} f_t), m = mean(f), lies in [m − 2 w_max, m + 2 w_max] (scores in
+    [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates)."""
+    labelled, _, w = _weighted(completed["human"], judge, sample, inclusion)
+    order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
+    terms = ppi_terms(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order], judge_mean)
+    reach = 2 * _largest_weight(sample, inclusion)
+    return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
+                    _planned(sample, len(judge)))
+
+
+def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | None = None,
                       inclusion: pd.Series | None = None) -> dict:
-    """The share of pairs where people's and the judge's signs agree, as an anytime-valid interval over
-    the pairs completed so far (weighted by 1/π in an active sample)."""
-    labelled, _, w = _weighted(human, judge.dropna(), sample, inclusion)
-    order = np.argsort(completed.reindex(labelled.index).to_numpy(), kind="stable")
+    """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
+    interval in the order pairs became complete (weighted by 1/π in an active sample)."""
+    labelled, _, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
+    order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
-    return _anytime((w * hits)[order], _t_opt(sample, len(judge.dropna())), None, 1, bounds=(0.0, 1.0))
+    return _anytime((w * hits)[order], (0.0, _largest_weight(sample, inclusion)), (0.0, 1.0), None, 1,
+                    _planned(sample, len(judge.dropna())))
 
 
 def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None):
     """The rated pairs with a judge score, the pool they were drawn from (None unless the sample is
     active) and each rated pair's weight: Σπ / (N π) in an active sample, else 1."""
     labelled = jv.paired(human, judge)
-    if not (sample and sample.get("design") == "active" and inclusion is not None and len(inclusion)):
+    if not _active(sample, inclusion):
         return labelled, None, np.ones(len(labelled))
     pool = judge[judge.index.isin(inclusion.index)]
     labelled = labelled[labelled.index.isin(pool.index)]
     return labelled, pool, weights(inclusion[labelled.index].to_numpy(), inclusion[pool.index].to_numpy())
 
 
-def _t_opt(sample: dict | None, pairs: int) -> int:
-    """The interval is made tightest halfway through the planned human sample (or the judged pairs)."""
+def _active(sample: dict | None, inclusion: pd.Series | None) -> bool:
+    return bool(sample and sample.get("design") == "active" and inclusion is not None and len(inclusion))
+
+
+def _largest_weight(sample: dict | None, inclusion: pd.Series | None) -> float:
+    """The largest weight any rated pair can carry: Σπ / (N π_min), 1 without an active sample."""
+    if not _active(sample, inclusion):
+        return 1.0
+    pi = inclusion.dropna().to_numpy(float)
+    return float(pi.sum() / (len(pi) * pi.min()))
+
+
+def _planned(sample: dict | None, pairs: int) -> int:
+    """The pairs people are planned to rate (the drawn sample, or every judged pair): the bets' size."""
     planned = (sample.get("budget") or sample.get("n")) if sample else pairs
-    return max(int(planned) // 2, 10)
+    return max(int(planned), 10)
 
 
-def _anytime(terms: np.ndarray, t_opt: int, target_width: float | None, raters_per_item: int, *,
-             bounds: tuple[float, float]) -> dict:
-    """The interval (cut to the range the quantity can take), and how many more pairs and judgments the
-    target width needs if the spread stays as it is."""
-    found = confidence_sequence(terms, t_opt=t_opt)
-    ci = None if found["ci"] is None else [max(found["ci"][0], bounds[0]), min(found["ci"][1], bounds[1])]
-    out = {"value": found["value"], "ci": ci, "n_pairs_complete": found["n"], "t_opt": t_opt,
-           "valid": "anytime: however often it is looked at"}
+def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
+             target_width: float | None, raters_per_item: int, planned: int) -> dict:
+    """The betting confidence sequence over terms known to lie in `bounds`, cut to the range the quantity
+    can take, and how many more pairs and judgments the target width needs if the spread stays as it is."""
+    found = confidence_sequence(terms, lower=bounds[0], upper=bounds[1], planned=planned)
+    ci = None if found["ci"] is None else [max(found["ci"][0], valid_range[0]), min(found["ci"][1], valid_range[1])]
+    out = {"value": found["value"], "ci": ci, "n_pairs_complete": found["n"], "planned": planned,
+           "valid": ("anytime, from the first complete pair: however often it is looked at and whenever the study "
+                     "stops, if pairs are completed in an order unrelated to their scores (a betting confidence "
+                     "sequence, Waudby-Smith and Ramdas 2024)")}
     if "reason" in found:
         return {**out, "reason": found["reason"]}
     if target_width is not None:
-        needed = terms_needed(found["sd"], target_width, t_opt=t_opt, now=found["n"])
+        span = bounds[1] - bounds[0]
+        needed = observations_needed(found["sd"], target_width / span, now=found["n"], planned=planned)
         out["target_width"] = target_width
         out["more_pairs"] = None if needed is None else needed - found["n"]
         out["more_judgments"] = None if needed is None else (needed - found["n"]) * raters_per_item

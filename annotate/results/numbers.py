@@ -229,8 +229,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         out["lmra"] = None
         return out
     models = sorted(data.lmra["model"].unique())
-    # when each pair's last rating came in (ratings are in the order stored): the anytime intervals' order
-    completed = pd.Series(np.arange(len(ratings)), index=ratings["item_id"].to_numpy()).groupby(level=0).max()
+    completed = completed_pairs(ratings, data.study.settings.raters_per_item)      # the anytime intervals' terms
     by_model = {}
     for name in models:
         rows = data.lmra[data.lmra["model"] == name]
@@ -250,7 +249,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
                            "ppi": ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion,
                                               completed=completed, target_width=settings.target_ci_width,
                                               raters_per_item=settings.raters_per_item)}
-        numbers["sign_agreement_cs"] = sign_agreement_cs(human, lmra, completed, settings.human_sample, inclusion)
+        numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, settings.human_sample, inclusion)
         by_model[name] = numbers
     main = main_judge(data, model)
     # one name per number: the main judge's H numbers live in out[key] (`harm`), its agreement in `lmra`;
@@ -259,6 +258,26 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     out["lmra"] = {**main_numbers, "model": main, "by_model": by_model if len(models) > 1 else None}
     out[key].update(by_model[main]["rate"])
     return out
+
+
+def complete_items(ratings: pd.DataFrame, raters_per_item: int) -> set:
+    """The one definition of "complete", for every page, the CLI and the anytime intervals: an item
+    rated by at least raters_per_item different raters."""
+    per_item = ratings.drop_duplicates(["item_id", "rater_id"]).groupby("item_id")["rater_id"].size()
+    return set(per_item[per_item >= raters_per_item].index)
+
+
+def completed_pairs(ratings: pd.DataFrame, raters_per_item: int) -> pd.DataFrame:
+    """The complete pairs (complete_items), indexed by item, in the order they became complete (`order`:
+    the position, in the order stored, of the rating that completed it), with `human`: the mean score of
+    the raters_per_item raters who completed it, so a later rating never changes a term already seen."""
+    first = ratings.reset_index(drop=True).drop_duplicates(["item_id", "rater_id"])
+    first = first.assign(position=first.index, rank=first.groupby("item_id").cumcount())
+    first = first[first["rank"] < raters_per_item]
+    grouped = first.groupby("item_id")
+    out = pd.DataFrame({"order": grouped["position"].max(), "human": grouped["canonical"].mean(),
+                        "raters": grouped["rater_id"].size()})
+    return out[out["raters"] >= raters_per_item][["order", "human"]].sort_values("order")
 
 
 def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:

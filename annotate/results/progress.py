@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from fairval.annotate.results.numbers import StudyData, load_study_data
+from fairval.annotate.results.numbers import StudyData, complete_items, load_study_data
 from fairval.store import Database
 from fairval.store import assignments as ledger
 
@@ -15,13 +15,13 @@ def study_progress(db: Database, study_id: str, *, data: StudyData | None = None
     now = time.time() if now is None else now
     regular = data.regular_items
     judged = data.ratings.drop_duplicates(["item_id", "rater_id"])
-    per_item = judged.groupby("item_id")["rater_id"].nunique()
+    complete = complete_items(judged, s.raters_per_item)
     attribute = s.balance_by or "gender"
     by_group = _judgments_by_group(judged, attribute, asked=attribute in s.asks())
     seconds = judged["seconds"].dropna()
     return {
         "n_items": len(regular),
-        "items_complete": int((per_item.reindex(regular["item_id"], fill_value=0) >= s.raters_per_item).sum()),
+        "items_complete": int(regular["item_id"].isin(complete).sum()),
         "judgments": len(judged),
         "judgments_needed": len(regular) * s.raters_per_item,
         "judgments_by_group": by_group,

@@ -1,14 +1,15 @@
-"""Active sampling (Zrnic and Candès) and anytime-valid intervals (Waudby-Smith et al.), checked against
-formulas written out here and against simulated studies the way a methods paper would."""
+"""Active sampling (Zrnic and Candès) and anytime-valid intervals (Waudby-Smith and Ramdas's betting
+confidence sequences), checked against formulas written out here and against simulated studies the way a
+methods paper would, in worlds chosen to break them as well as to suit them."""
 import math
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize_scalar
 
 from fairval.analysis.active import (active_ppi_mean, inclusion_probabilities, judge_uncertainties, judge_uncertainty,
                              ppi_terms)
-from fairval.analysis.sequential import best_rho2, confidence_sequence, margin, running_intervals, terms_needed
+from fairval.analysis.sequential import (confidence_sequence, observations_needed, projected_width,
+                                         running_sets)
 from bench import active as simulation
 
 
@@ -57,30 +58,83 @@ def test_the_weighted_estimate_is_unbiased_whatever_the_judges_errors():
     assert plain["n_labelled"] == drawn.sum() and plain["ci"][0] < plain["value"] < plain["ci"][1]
 
 
-def test_the_margin_is_the_normal_mixture_and_tightest_at_t_opt():
-    for t_opt in (50, 400, 5000):
-        rho2 = best_rho2(t_opt)
-        numeric = minimize_scalar(lambda r: float(margin(t_opt, r)), bounds=(1e-9, 1.0), method="bounded",
-                                  options={"xatol": 1e-12}).x
-        assert rho2 == pytest.approx(numeric, rel=1e-3)
-    t, r = 300, best_rho2(300)
-    assert float(margin(t, r)) == pytest.approx(math.sqrt(2 * (t * r + 1) / (t * t * r) * math.log(math.sqrt(t * r + 1) / 0.05)))
-    assert float(margin(t, r)) > 1.96 / math.sqrt(t)          # wider than the fixed-n interval, the price of looking
+def direct_capital(x, m, alpha=0.05, planned=None):
+    """The hedged capital K_t(m) after each x, written out term by term (WSR 2024, Theorem 3 with the
+    predictable plug-in bets): an independent check of analysis.sequential's vectorised grid."""
+    mu, var, up, down, out = 0.5, 0.25, 1.0, 1.0, []
+    total, squares = 0.0, 0.0
+    for i, xi in enumerate(x, start=1):
+        scale = planned if planned else i * math.log(1 + i)
+        bet = math.sqrt(2 * math.log(2 / alpha) / (var * scale))
+        up *= 1 + min(bet, 0.5 / m if m > 0 else math.inf) * (xi - m)
+        down *= 1 - min(bet, 0.5 / (1 - m) if m < 1 else math.inf) * (xi - m)
+        out.append(max(0.5 * up, 0.5 * down))
+        squares += (xi - mu) ** 2                      # σ̂²_i uses μ̂_{i−1}
+        total += xi
+        mu, var = (0.5 + total) / (i + 1), (0.25 + squares) / (i + 1)
+    return out
 
 
-def test_the_running_intervals_agree_with_the_interval_at_each_time():
-    x = np.random.default_rng(1).normal(0.2, 1, 60)
-    mean, half = running_intervals(x, t_opt=30)
-    for t in (2, 17, 60):
-        at = confidence_sequence(x[:t], t_opt=30)
-        assert at["ci"] == pytest.approx([mean[t - 1] - half[t - 1], mean[t - 1] + half[t - 1]])
+@pytest.mark.parametrize("planned", [None, 40])
+def test_the_betting_set_is_the_means_whose_capital_stays_below_1_over_alpha(planned):
+    x = np.random.default_rng(4).beta(2, 5, 40)
+    low, high = running_sets(x, planned=planned)
+    grid = np.linspace(0, 1, 2001)
+    for t in (1, 5, 20, 40):
+        capital = {m: max(direct_capital(x[:t], m, planned=planned)) for m in grid[::4]}
+        inside = [m for m, c in capital.items() if c < 20 * 0.999]        # clear of the 1/α line (ties aside)
+        outside = [m for m, c in capital.items() if c > 20 * 1.001]
+        assert all(low[t - 1] <= m <= high[t - 1] for m in inside)
+        assert not any(low[t - 1] < m < high[t - 1] for m in outside)
+        assert high[t - 1] - max(inside) <= 0.003 and min(inside) - low[t - 1] <= 0.003   # widened a step or two
 
 
-def test_the_pairs_needed_are_the_first_at_which_the_width_reaches_the_target():
-    need = terms_needed(0.6, 0.1, t_opt=200, now=10)
-    rho2 = best_rho2(200)
-    assert 2 * 0.6 * float(margin(need, rho2)) <= 0.1 < 2 * 0.6 * float(margin(need - 1, rho2))
-    assert terms_needed(0.6, 1e-6, t_opt=200, now=10, limit=10_000) is None
+def test_two_pairs_give_a_wide_interval_not_a_zero_width_one():
+    """The issue's study: 2 pairs whose raters all answered C (score 0). The asymptotic sequence said
+    [0, 0]; the betting sequence stays wide, inside H's range, and narrows only with evidence."""
+    at_two = confidence_sequence(np.zeros(2), lower=-2, upper=2)
+    assert at_two["ci"][1] - at_two["ci"][0] > 1
+    at_many = confidence_sequence(np.zeros(400), lower=-2, upper=2)
+    assert 0 < at_many["ci"][1] - at_many["ci"][0] < at_two["ci"][1] - at_two["ci"][0]
+    assert at_many["ci"][0] < 0 < at_many["ci"][1]
+
+
+@pytest.mark.parametrize("world", ["skewed", "two points", "drifting order"])
+def test_from_the_first_look_the_running_interval_ever_misses_in_at_most_5_percent(world):
+    """Time-uniform coverage, looking after every observation from the first: bounded observations with a
+    common mean, in worlds unkind to a normal approximation (skewed, two-point, many identical values)."""
+    rng = np.random.default_rng({"skewed": 1, "two points": 2, "drifting order": 3}[world])
+    missed = zero = 0
+    runs = 300
+    for _ in range(runs):
+        if world == "skewed":
+            x, mean = rng.beta(0.3, 3.0, 150), 0.3 / 3.3
+        elif world == "two points":
+            x, mean = (rng.random(150) < 0.03).astype(float), 0.03
+        else:
+            x, mean = np.where(rng.random(150) < 0.5, 0.5, rng.choice([0.0, 1.0], 150)), 0.5
+        low, high = running_sets(x)
+        missed += bool(np.any((low > mean) | (high < mean)))
+        zero += bool(np.any(high - low <= 0))
+    assert missed / runs <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs), missed
+    assert zero == 0
+
+
+def test_the_pairs_needed_are_the_first_at_which_the_projected_width_reaches_the_target():
+    need = observations_needed(0.1, 0.05, now=10, planned=300)
+    assert projected_width(0.1, need, planned=300) <= 0.05 < projected_width(0.1, need - 1, planned=300)
+    assert observations_needed(0.3, 1e-6, now=10, limit=10_000) is None
+    assert observations_needed(0.1, 0.99, now=100) == 100               # reached already
+
+
+@pytest.mark.parametrize("sure", [195, 199, 150])
+def test_a_judge_sure_of_most_pairs_still_spends_the_budget_with_every_chance_in_range(sure):
+    """The issue's draw: scores of ±1 without probabilities (no uncertainty) on most pairs."""
+    u = np.r_[np.full(200 - sure, 0.96), np.zeros(sure)]
+    pi = inclusion_probabilities(u, 40)
+    assert np.isfinite(pi).all() and pi.sum() == pytest.approx(40)
+    assert pi.min() >= 0.5 * 40 / 200 - 1e-12 and pi.max() <= 1
+    assert np.all(pi[: 200 - sure] >= pi[200 - sure:].max() - 1e-12)   # an unsure pair is never less likely
 
 
 def test_the_terms_use_lambda_from_earlier_pairs_only():

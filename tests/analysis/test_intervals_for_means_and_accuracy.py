@@ -25,15 +25,20 @@ def test_name_accuracy_carries_wilsons_interval():
     assert acc["White"].ci[1] == pytest.approx(1.0)
 
 
-def test_template_means_carry_students_t_interval_and_none_below_two_ratings():
-    ratings = pd.DataFrame({"template": ["t1"] * 5 + ["t2"], "question": ["quality"] * 6,
-                            "value": ["5", "4", "4", "2", "5", "3"]})
+def test_template_means_carry_a_bounded_interval_never_of_zero_width():
+    """A 1–5 mean's interval stays on the scale (Student's t on few ratings gave [2.9, 6.1]) and has width
+    when every rating agrees (t gave [4, 4]); its ends are the betting set written out independently."""
+    from tests.analysis.test_active_and_anytime import direct_capital
+
+    ratings = pd.DataFrame({"template": ["t1"] * 5 + ["t2"] * 3 + ["t3"], "question": ["quality"] * 9,
+                            "value": ["5", "4", "4", "2", "5", "4", "4", "4", "5"]})
     table = likert_by_group(ratings, "template").set_index("template")
-    values = [5, 4, 4, 2, 5]
-    mean = sum(values) / 5
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 4)
-    t_975_df4 = 2.7764451051977987                                          # Student's t table, 4 df
-    assert table.loc["t1", "mean"] == pytest.approx(mean)
-    assert table.loc["t1", "mean_ci_low"] == pytest.approx(mean - t_975_df4 * sd / math.sqrt(5))
-    assert table.loc["t1", "mean_ci_high"] == pytest.approx(mean + t_975_df4 * sd / math.sqrt(5))
-    assert math.isnan(table.loc["t2", "mean_ci_low"]) and table.loc["t2", "n"] == 1
+    for name, values in (("t1", [5, 4, 4, 2, 5]), ("t2", [4, 4, 4]), ("t3", [5])):
+        low, high = table.loc[name, "mean_ci_low"], table.loc[name, "mean_ci_high"]
+        assert table.loc[name, "mean"] == pytest.approx(sum(values) / len(values))
+        assert 1 <= low < sum(values) / len(values) <= high <= 5 and high - low > 0.5
+        unit = [(v - 1) / 4 for v in values]
+        kept = [m for m in (k / 400 for k in range(401))
+                if max(direct_capital(unit, m, planned=len(values))) < 20 * 0.999]
+        assert low <= 1 + 4 * min(kept) and 1 + 4 * max(kept) <= high
+        assert high - (1 + 4 * max(kept)) < 0.03 and (1 + 4 * min(kept)) - low < 0.03

@@ -252,6 +252,7 @@ def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_
     from fairval.annotate.outputs import formats
     from fairval.annotate.results.numbers import study_results
 
+    configure_study(demo, "demo-pairs", raters_per_item=4)      # the demo's 4 raters complete every pair
     at = sign_in("1_Results.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
     cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
