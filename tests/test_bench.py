@@ -25,4 +25,7 @@ def test_every_benchmark_runs_and_reports_ratios():
     assert len(re.findall(r"^judge ρ 0\.\d\d: judgments for a 0\.05-wide interval on H: people only [\d,]+, uniform PPI\+\+ "
                           r"[\d,]+, active [\d,]+ \(\d\.\d\dx uniform\); coverage at 300 pairs", text, re.M)) == 3
     assert len(re.findall(r"active, anytime coverage \d\.\d{3} \(median stop \d+ pairs\)", text)) == 3
+    assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error), 500 pairs, "
+                          r".* ever excludes the true H: uniform PPI\+\+, anytime \d\.\d{3}; .*fixed-n \d\.\d{3}",
+                          text, re.M)) == 9
     assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers", "launch", "startup", "active"}
