@@ -71,6 +71,14 @@ def _ends(alive: np.ndarray, m: np.ndarray) -> tuple[float, float]:
     return float(m[max(first - 1, 0)]), float(m[min(last + 1, len(m) - 1)])
 
 
+def running_interval(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
+                     alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """running_sets for observations known to lie in [lower, upper], on their own scale."""
+    span = upper - lower
+    low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned)
+    return lower + span * low, lower + span * high
+
+
 def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
                         alpha: float = ALPHA) -> dict:
     """The interval for the mean of observations known to lie in [lower, upper], after the last of them
@@ -79,15 +87,13 @@ def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: i
     n = len(x)
     if n < 1:
         return {"value": None, "ci": None, "n": 0, "sd": None, "reason": "no observation yet"}
-    span = upper - lower
-    unit = np.clip((x - lower) / span, 0, 1)
-    low, high = running_sets(unit, alpha=alpha, planned=planned)
+    low, high = running_interval(x, lower=lower, upper=upper, planned=planned, alpha=alpha)
+    unit_sd = float(x.std(ddof=1)) / (upper - lower) if n > 1 else 0.5
     mean = float(x.mean())
     if math.isnan(low[-1]):
-        return {"value": mean, "ci": None, "n": n, "sd": float(unit.std()),
+        return {"value": mean, "ci": None, "n": n, "sd": unit_sd,
                 "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
-    return {"value": mean, "ci": [lower + span * low[-1], lower + span * high[-1]], "n": n,
-            "sd": float(unit.std(ddof=1)) if n > 1 else 0.5}
+    return {"value": mean, "ci": [float(low[-1]), float(high[-1])], "n": n, "sd": unit_sd}
 
 
 def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA) -> float:

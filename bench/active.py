@@ -30,7 +30,7 @@ from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_p
                              ppi_terms)
 from fairval.analysis.judge_validity import Z95
 from fairval.analysis.ppi import ppi_mean
-from fairval.analysis.sequential import running_sets
+from fairval.analysis.sequential import running_interval
 
 PAIRS, RATERS = 3_000, 3
 JUDGES = {0.95: 0.8, 0.8: 1.5, 0.5: 2.6}          # target ρ → noise on the judge's logits
@@ -120,9 +120,8 @@ def _running(terms: np.ndarray, bounds: tuple[float, float], planned: int) -> tu
     """After each pair: the running mean, the anytime interval's ends (the betting sequence the app
     uses, bets sized for the planned sample, cut to H's range [−1, 1]), and the fixed-n interval's
     half-width (the control)."""
-    span = bounds[1] - bounds[0]
-    low, high = running_sets(np.clip((terms - bounds[0]) / span, 0, 1), planned=planned)
-    low, high = np.maximum(bounds[0] + span * low, -1), np.minimum(bounds[0] + span * high, 1)
+    low, high = running_interval(terms, lower=bounds[0], upper=bounds[1], planned=planned)
+    low, high = np.maximum(low, -1), np.minimum(high, 1)
     t = np.arange(1, len(terms) + 1)
     mean = np.cumsum(terms) / t
     sd = np.sqrt(np.maximum(np.cumsum(terms ** 2) / t - mean ** 2, 0) * t / np.maximum(t - 1, 1))

@@ -16,8 +16,6 @@ from fairval.errors import StoreError
 BUSY_TIMEOUT_SECONDS = 30.0
 
 
-
-
 class Database:
     """A connection and the few operations the store needs; transactions are opened explicitly."""
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import time
 
-from fairval.store.engine import Database, immediate
 from fairval.errors import StoreError
+from fairval.store.engine import Database, immediate
+
 ATTRIBUTES = ("gender", "race", "country")
 _FLAGS = ("consent", "instructions_done", "practice_done", "practice_step", "finished_at",
           "platform_study_id", "platform_session_id")

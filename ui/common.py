@@ -7,8 +7,8 @@ import re
 import streamlit as st
 
 from fairval.annotate.outputs.files import markdown_text
-from fairval.store import Database, open_db
 from fairval.errors import FairvalError
+from fairval.store import Database, open_db
 from fairval.store.db import default_db_path
 
 LOG = logging.getLogger("fairval")
@@ -25,6 +25,7 @@ def guarded(render) -> None:
         LOG.exception("fairval: a page failed")
         st.error("Something went wrong in fairval itself (a bug, not your input). The server's log has the "
                  "details; please report it. Nothing you had saved is lost.")
+
 
 def get_db() -> Database:
     """One connection per browser session, opened on the path configured now (not at import)."""

@@ -22,8 +22,6 @@ API = "https://api.prolific.com"
 RETRIES = 4
 
 
-
-
 class OutcomeUnknown(ProlificError):
     "A call that changes something was sent, and whether Prolific carried it out is not known."
 

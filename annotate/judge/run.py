@@ -63,8 +63,6 @@ Given the two different chatbot model responses to the above user message, {axis
 Format: Output just "A" or "B" or "N/A" if it is not clear."""
 
 
-
-
 class NoLetter(JudgeError):
     "The judge answered an order without A, B or C (a small model saying 'Sure'): paid, saved as such."
 

@@ -22,8 +22,6 @@ from fairval.errors import GenerationError
 SLOTS = ("[AGE]", "[RACE]", "[GENDER]")
 
 
-
-
 def fill_templates(templates: Iterable[dict], *, ages: Iterable[int], genders: Iterable[str],
                    races: Iterable[str], names: dict[tuple[str, str], list[str]] | None = None,
                    seed: int = 0) -> list[dict]:

@@ -11,8 +11,6 @@ from pathlib import Path
 from fairval.errors import ImportProblem, RaterIdError  # noqa: F401  (importers raise ImportProblem from here)
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Record:
     line: int                 # 1-based line in the file (CSV: the line the row starts on)

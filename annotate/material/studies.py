@@ -27,8 +27,6 @@ DEFAULT_CONSENT = (
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-
-
 @dataclass(frozen=True)
 class StudySettings:
     raters_per_item: int = 3

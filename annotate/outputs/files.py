@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
+
 from fairval.errors import OutputError
 
 if TYPE_CHECKING:

@@ -25,8 +25,6 @@ Step = Literal["closed", "paused", "consent", "declined", "demographics", "instr
                "practice", "item", "done", "no_items"]
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class Served:
     item_id: str

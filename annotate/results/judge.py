@@ -94,10 +94,10 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, sample: dict | None
     """H's anytime interval over the complete pairs, in the order they became complete. Each term
     λ_{t−1} m + w_t (y_t − λ_{t−1} f_t), m = mean(f), lies in [m − 2 w_max, m + 2 w_max] (scores in
     [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates)."""
-    labelled, _, w = _weighted(completed["human"], judge, sample, inclusion)
+    labelled, pool, w = _weighted(completed["human"], judge, sample, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     terms = ppi_terms(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order], judge_mean)
-    reach = 2 * _largest_weight(sample, inclusion)
+    reach = 2 * _largest_weight(pool, inclusion)
     return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
                     _planned(sample, len(judge)))
 
@@ -106,10 +106,10 @@ def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | 
                       inclusion: pd.Series | None = None) -> dict:
     """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
     interval in the order pairs became complete (weighted by 1/π in an active sample)."""
-    labelled, _, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
+    labelled, pool, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
-    return _anytime((w * hits)[order], (0.0, _largest_weight(sample, inclusion)), (0.0, 1.0), None, 1,
+    return _anytime((w * hits)[order], (0.0, _largest_weight(pool, inclusion)), (0.0, 1.0), None, 1,
                     _planned(sample, len(judge.dropna())))
 
 
@@ -117,23 +117,20 @@ def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion
     """The rated pairs with a judge score, the pool they were drawn from (None unless the sample is
     active) and each rated pair's weight: Σπ / (N π) in an active sample, else 1."""
     labelled = jv.paired(human, judge)
-    if not _active(sample, inclusion):
+    if not (sample and sample.get("design") == "active" and inclusion is not None and len(inclusion)):
         return labelled, None, np.ones(len(labelled))
     pool = judge[judge.index.isin(inclusion.index)]
     labelled = labelled[labelled.index.isin(pool.index)]
     return labelled, pool, weights(inclusion[labelled.index].to_numpy(), inclusion[pool.index].to_numpy())
 
 
-def _active(sample: dict | None, inclusion: pd.Series | None) -> bool:
-    return bool(sample and sample.get("design") == "active" and inclusion is not None and len(inclusion))
-
-
-def _largest_weight(sample: dict | None, inclusion: pd.Series | None) -> float:
-    """The largest weight any rated pair can carry: Σπ / (N π_min), 1 without an active sample."""
-    if not _active(sample, inclusion):
+def _largest_weight(pool: pd.Series | None, inclusion: pd.Series | None) -> float:
+    """The largest weight any rated pair of the pool can carry (its smallest chance's): 1 without an
+    active sample, whose pool is None (see _weighted)."""
+    if pool is None or pool.empty:
         return 1.0
-    pi = inclusion.dropna().to_numpy(float)
-    return float(pi.sum() / (len(pi) * pi.min()))
+    chances = inclusion[pool.index].to_numpy(float)
+    return float(weights(chances.min(keepdims=True), chances)[0])
 
 
 def _planned(sample: dict | None, pairs: int) -> int:

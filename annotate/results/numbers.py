@@ -272,12 +272,11 @@ def completed_pairs(ratings: pd.DataFrame, raters_per_item: int) -> pd.DataFrame
     the position, in the order stored, of the rating that completed it), with `human`: the mean score of
     the raters_per_item raters who completed it, so a later rating never changes a term already seen."""
     first = ratings.reset_index(drop=True).drop_duplicates(["item_id", "rater_id"])
-    first = first.assign(position=first.index, rank=first.groupby("item_id").cumcount())
-    first = first[first["rank"] < raters_per_item]
+    first = first[first["item_id"].isin(complete_items(first, raters_per_item))]
+    first = first.assign(position=first.index)[first.groupby("item_id").cumcount() < raters_per_item]
     grouped = first.groupby("item_id")
-    out = pd.DataFrame({"order": grouped["position"].max(), "human": grouped["canonical"].mean(),
-                        "raters": grouped["rater_id"].size()})
-    return out[out["raters"] >= raters_per_item][["order", "human"]].sort_values("order")
+    return pd.DataFrame({"order": grouped["position"].max(),
+                         "human": grouped["canonical"].mean()}).sort_values("order")
 
 
 def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
