@@ -88,6 +88,31 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert not any("_" in str(c) for t in at.dataframe for c in shown(t).columns)
 
 
+def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, monkeypatch):
+    """With a second judge, the page reads each judge's H numbers from lmra.by_model.<judge>.rate (the
+    main judge's live only in `harm`): choosing the other judge shows its H, interval and difference."""
+    from fairval.annotate.material.importers import import_lmra
+    from fairval.annotate.outputs.judge_table import with_ci
+    from fairval.annotate.results.numbers import study_results
+    from fairval.store import items as item_store
+
+    pairs = [i["item_id"] for i in item_store.list_items(demo, "demo-pairs") if not i["practice"] and not i["gold"]]
+    import_lmra(demo, "demo-pairs", [{"item_id": item, "model": "other-judge", "score": (-1) ** k * 0.25 * (k % 4)}
+                                     for k, item in enumerate(pairs)])
+    numbers = study_results(demo, "demo-pairs")
+    assert "rate" not in numbers["lmra"] and set(numbers["lmra"]["by_model"]) == {"demo-judge", "other-judge"}
+    other = numbers["lmra"]["by_model"]["other-judge"]["rate"]
+    assert other["lmra"] == pytest.approx(sum((-1) ** k * 0.25 * (k % 4) for k in range(len(pairs))) / len(pairs))
+    at = sign_in("2_Calibration.py", monkeypatch)
+    at.selectbox(key="study").set_value("demo-pairs").run()
+    next(s for s in at.selectbox if s.label == "Judge model").set_value("other-judge").run()
+    assert not at.exception
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert f"LMRA {with_ci(other['lmra'], other['lmra_ci'])} over {len(pairs)} pairs" in captions
+    difference = other["difference"]
+    assert f"humans − LMRA {with_ci(difference['value'], difference['ci'])}" in captions
+
+
 def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):
     at = sign_in("3_Manage.py", monkeypatch)
     at.text_input[0].input("new-study")
