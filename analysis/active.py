@@ -10,7 +10,9 @@ PPI++ does: the λ in [0, 1] minimising that variance.
 
 π_i ∝ √u_i, the square root of the judge's own uncertainty about the pair (the paper's rule for a mean),
 mixed with uniform so that no pair's chance falls below `floor` times the uniform chance: with a poor
-judge the design cannot cost much more than drawing at random.
+judge the design cannot cost much more than drawing at random. How much to mix in is chosen from a pilot
+when there is one (choose_floor): the active design pays only where the judge's uncertainty predicts the
+size of its error, and a pilot's human ratings are the evidence of whether it does.
 """
 from __future__ import annotations
 
@@ -19,9 +21,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from fairval.analysis.judge_validity import Z95
+from fairval.analysis.ppi import bounded_interval
+
 
 DEFAULT_FLOOR = 0.5            # share of the uniform chance every pair keeps (see bench/active.py)
+FLOORS = (0.1, 0.25, 0.5, 0.75, 1.0)  # the mixes choose_floor weighs; 1 is a uniform draw
+PILOT_MIN_PAIRS = 30
+EVIDENCE_Z = 1.2816            # one-sided 90%: the slope a pilot must show before the design leans on it
 
 
 def judge_uncertainties(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -113,8 +119,7 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
     rectifier = w * (y - lam * f)
     value = lam * f_all.mean() + rectifier.mean()
     se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
-    return {**out, "value": float(value), "ci": [float(value - Z95 * se), float(value + Z95 * se)],
-            "lambda": lam}
+    return {**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))), "lambda": lam}
 
 
 def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: float) -> np.ndarray:
@@ -131,3 +136,43 @@ def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: f
         lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
     lam = np.concatenate([[0.0], lam[:-1]])
     return lam * judge_mean + wy - lam * wf
+
+
+def predicted_variance(uncertainty: np.ndarray, squared_error: np.ndarray, budget: float, floor: float) -> float:
+    """The variance of the Hansen–Hurwitz total of the errors under Poisson sampling with the π of
+    inclusion_probabilities(uncertainty, budget, floor): Σ e_i² (1 − π_i) / π_i, for expected squared
+    errors e_i² (one per pair)."""
+    pi = inclusion_probabilities(uncertainty, budget, floor=floor)
+    return float(np.sum(squared_error * (1 - pi) / pi))
+
+
+def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
+                 budget: float) -> dict:
+    """How much of the uniform chance every pair keeps, from a pilot: pairs people rated (anywhere, with
+    the same judge), their judge uncertainty u and residual y − f. The expected squared residual is taken
+    as a + b √u (least squares on the pilot), with b its one-sided 90% lower bound, not below 0: a pilot
+    that does not show the judge's uncertainty tracking its error gives b = 0, equal errors everywhere,
+    for which the uniform draw (floor 1) has the least variance. The floor of FLOORS with the least
+    predicted variance over the study's pairs wins. Returns floor, slope, slope_lower, n_pilot and each
+    floor's variance relative to uniform."""
+    u = np.sqrt(np.clip(np.asarray(pilot_uncertainty, float), 0, None))
+    e2 = np.asarray(pilot_residual, float) ** 2
+    n = len(u)
+    if n < PILOT_MIN_PAIRS:
+        raise ValueError(f"the pilot has {n} rated pair(s) with a judge score; choosing the design from it needs "
+                         f"at least {PILOT_MIN_PAIRS}")
+    spread = float(np.sum((u - u.mean()) ** 2))
+    if spread <= 0:
+        slope, se = 0.0, math.inf
+    else:
+        slope = float(np.sum((u - u.mean()) * (e2 - e2.mean())) / spread)
+        intercept = e2.mean() - slope * u.mean()
+        residual = e2 - intercept - slope * u
+        se = math.sqrt(float(np.sum(residual ** 2)) / max(n - 2, 1) / spread)
+    lower = max(slope - EVIDENCE_Z * se, 0.0)
+    level = max(float(e2.mean()) - lower * float(u.mean()), 1e-6)    # the line through the pilot's means
+    expected = level + lower * np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
+    variance = {floor: predicted_variance(uncertainty, expected, budget, floor) for floor in FLOORS}
+    best = min(FLOORS, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
+    return {"floor": best, "slope": slope, "slope_lower": lower, "n_pilot": n,
+            "relative_variance": {floor: variance[floor] / variance[1.0] for floor in FLOORS}}

@@ -55,6 +55,9 @@ def calibrate(human: pd.Series, lmra: pd.Series) -> Calibration:
                                "correlation is undefined without variation")
     result = stats.pearsonr(joined["human"], joined["lmra"])
     ci = None
+    if abs(result.statistic) > 1 - 1e-12:       # Fisher's z has no interval at ±1 (it would have no width)
+        return Calibration(float(result.statistic), None, float(result.pvalue), agree, n,
+                           "a perfect correlation in the sample: Fisher's z has no interval at ±1")
     if n > 3:
         low, high = result.confidence_interval(0.95)
         ci = (float(low), float(high))

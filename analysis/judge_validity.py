@@ -36,6 +36,21 @@ def wilson_bounds(p, n: int):
     return centre - half, centre + half
 
 
+def no_spread_interval(value: float, n: int, lower: float, upper: float) -> tuple[float, float]:
+    """A 95% interval for the mean of n observations in [lower, upper] that are all equal: the sample has
+    no spread to estimate, so, as Wilson's interval does for a share whose answers are all 0 or all 1, it
+    uses the largest variance a mean m can have there, (m − lower)(upper − m): Wilson's interval on the
+    unit scale. Inside the range and never of zero width."""
+    span = upper - lower
+    low, high = wilson_bounds(min(max((value - lower) / span, 0.0), 1.0), n)
+    return lower + span * float(low), lower + span * float(high)
+
+
+def inside(ci, lower: float, upper: float) -> tuple[float, float] | None:
+    """An interval cut to the range its number can take (the true value lies there, so nothing is lost)."""
+    return None if ci is None else (min(max(ci[0], lower), upper), max(min(ci[1], upper), lower))
+
+
 def wilson(successes: int, n: int) -> tuple[float, float]:
     """Wilson's score interval for a proportion (95%)."""
     low, high = wilson_bounds(successes / n, n)
@@ -71,8 +86,14 @@ def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> dict:
         value, se = stats.spearmanr(both["human"], both["judge"]).statistic, math.sqrt(1.06 / (len(both) - 3))
     else:
         value, se = stats.kendalltau(both["human"], both["judge"]).statistic, math.sqrt(0.437 / (len(both) - 4))
-    z = math.atanh(min(max(value, -0.999999), 0.999999))
+    if abs(value) > 1 - 1e-12:
+        return estimate(value, None, len(both), reason=_PERFECT)
+    z = math.atanh(value)
     return estimate(value, (math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)), len(both))
+
+
+_PERFECT = ("a perfect correlation in the sample: Fisher's z has no interval at ±1, and a zero-width one would "
+            "claim a certainty a few items cannot give")
 
 
 def concordance(human: pd.Series, judge: pd.Series) -> dict:
@@ -87,7 +108,7 @@ def concordance(human: pd.Series, judge: pd.Series) -> dict:
     sxy = ((x - x.mean()) * (y - y.mean())).mean()
     ccc = 2 * sxy / (sx2 + sy2 + (x.mean() - y.mean()) ** 2)
     if abs(ccc) > 1 - 1e-12:                     # identical scores: no spread left to estimate
-        return estimate(ccc, (ccc, ccc), n)
+        return estimate(ccc, None, n, reason=_PERFECT)
     r = sxy / math.sqrt(sx2 * sy2)
     if r == 0:                                   # Lin's variance divides by r: no interval then
         return estimate(ccc, None, n)
@@ -105,23 +126,27 @@ def _percentile(draws: np.ndarray) -> tuple[float, float] | None:
     return (float(np.quantile(draws, 0.025)), float(np.quantile(draws, 0.975))) if len(draws) else None
 
 
-def mean_with_interval(scores: pd.Series, n_boot: int, seed: int) -> dict:
-    """A mean over items (H) with a percentile bootstrap over items."""
+def mean_with_interval(scores: pd.Series, n_boot: int, seed: int, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+    """A mean over items (H, scores in `bounds`) with a percentile bootstrap over items; when every item
+    has the same score, no_spread_interval (a bootstrap would give zero width)."""
     values = scores.dropna().to_numpy(float)
     if not len(values):
         return estimate(None, reason="no item scored")
     if n_boot <= 0 or len(values) < 2:
         return estimate(values.mean(), None, len(values))
+    if np.ptp(values) == 0:
+        return estimate(values.mean(), no_spread_interval(values.mean(), len(values), *bounds), len(values))
     index = np.random.default_rng(seed).integers(0, len(values), (n_boot, len(values)))
-    return estimate(values.mean(), _percentile(values[index].mean(axis=1)), len(values))
+    return estimate(values.mean(), inside(_percentile(values[index].mean(axis=1)), *bounds), len(values))
 
 
 def rate_difference(human: pd.Series, judge: pd.Series, n_boot: int, seed: int) -> dict:
-    """H_human − H_judge over the items both scored, with a paired bootstrap over those items."""
+    """H_human − H_judge over the items both scored (each in [−1, 1], so a difference in [−2, 2]), with
+    a paired bootstrap over those items."""
     both = paired(human, judge)
     if both.empty:
         return estimate(None, reason="no item was scored by both people and the judge")
-    return mean_with_interval(both["human"] - both["judge"], n_boot, seed)
+    return mean_with_interval(both["human"] - both["judge"], n_boot, seed, bounds=(-2.0, 2.0))
 
 
 def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 20) -> dict:
@@ -155,6 +180,8 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
         draws.append(_step_up(row_correlation(first.T[pick], second.T[pick], weights),
                               *(size[pick] if np.ndim(size) else size for size in sizes)))
     ci = _percentile(np.concatenate(draws)) if draws else None
+    if ci is not None and ci[1] <= ci[0]:     # the raters agree on every item in every draw: no width to give
+        ci = None
     return {**estimate(np.nanmean(values), ci, len(items)), "item_se": item_se}
 
 
@@ -204,7 +231,8 @@ def _step_up(r: np.ndarray, inverse_first, inverse_second, inverse_all) -> np.nd
         c = 1 - 1 / r ** 2
         lam = (-(a + b) + np.sqrt((a + b) ** 2 - 4 * a * b * c)) / (2 * a * b)
         general = 1 / (1 + lam * inverse_all)
-        return np.where(r > 0, general, 2 * r / (1 + r))
+        # a negative correlation of the halves is no reliability at all: kept, but never below −1
+        return np.clip(np.where(r > 0, general, 2 * r / (1 + r)), -1.0, 1.0)
 
 
 def _item_se(ratings: pd.DataFrame) -> float | None:

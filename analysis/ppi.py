@@ -14,12 +14,14 @@ import math
 
 import numpy as np
 
-from fairval.analysis.judge_validity import Z95, estimate
+from fairval.analysis.judge_validity import Z95, estimate, inside, no_spread_interval
 
 
-def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray) -> dict:
+def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray,
+             bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
     """human and judge_labelled: the same pairs, in the same order; judge_unlabelled: the pairs only the
-    judge scored. Returns value, ci, lambda, n_labelled, n_unlabelled (or a reason)."""
+    judge scored; every score in `bounds`. Returns value, ci, lambda, n_labelled, n_unlabelled (or a
+    reason). The interval is cut to `bounds`; with no spread at all, see bounded_interval."""
     y, f, f_u = (np.asarray(a, float) for a in (human, judge_labelled, judge_unlabelled))
     n, big_n = len(y), len(f_u)
     out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
@@ -33,14 +35,20 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     lam = 0.0 if spread == 0 else float(np.clip(covariance / ((1 + n / big_n) * spread), 0, 1))
     value = lam * f_u.mean() + (y - lam * f).mean()
     se = math.sqrt((lam * f_u).std() ** 2 / big_n + (y - lam * f).std() ** 2 / n)
-    return {**out, "value": float(value), "ci": [float(value - Z95 * se), float(value + Z95 * se)],
-            "lambda": lam}
+    return {**out, "value": float(value), "ci": list(bounded_interval(value, se, n, bounds)), "lambda": lam}
 
 
-def classical_mean(values: np.ndarray) -> dict:
-    """A mean with its normal 95% interval (standard error with n − 1)."""
+def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float]) -> tuple[float, float]:
+    """value ± z·se cut to bounds; when the data show no spread at all (se = 0, every pair the same),
+    no_spread_interval over the n observations instead of an interval of zero width."""
+    if se <= 0:
+        return no_spread_interval(value, n, *bounds)
+    return inside((float(value - Z95 * se), float(value + Z95 * se)), *bounds)
+
+
+def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+    """A mean of values in `bounds` with its normal 95% interval (standard error with n − 1), cut to them."""
     v = np.asarray(values, float)
     if len(v) < 2:
         return estimate(v.mean() if len(v) else None, None, len(v))
-    se = v.std(ddof=1) / math.sqrt(len(v))
-    return estimate(v.mean(), (v.mean() - Z95 * se, v.mean() + Z95 * se), len(v))
+    return estimate(v.mean(), bounded_interval(v.mean(), v.std(ddof=1) / math.sqrt(len(v)), len(v), bounds), len(v))

@@ -143,4 +143,6 @@ def _bootstrap(counts: np.ndarray, domain: Sequence, level: Level, n_boot: int,
     if len(draws) < n_boot / 2:       # most resamples had no variation: no honest interval
         return None
     low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
+    if high <= low:                   # every resample agrees perfectly: a zero width would claim certainty
+        return None
+    return max(float(low), -1.0), min(float(high), 1.0)

@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, inclusion_probabilities, judge_uncertainties,
-                             ppi_terms)
+from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, choose_floor, inclusion_probabilities,
+                                     judge_uncertainties, ppi_terms, tuned_lambda)
 from fairval.analysis.judge_validity import Z95
 from fairval.analysis.ppi import ppi_mean
 from fairval.analysis.sequential import running_interval
@@ -39,6 +39,7 @@ JUDGES = {0.95: 0.8, 0.8: 1.5, 0.5: 2.6}          # target ρ → noise on the j
 WORLDS = {"clear pairs": {"clear": 0.85}, "contested pairs": {"clear": 0.35},
           "uncertainty unrelated to error": {"clear": 0.85, "unrelated": True}}
 SIZES = (100, 200, 400, 800)
+PILOT = 100                     # pairs of an earlier study (same world, same judge) rated by people
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -65,34 +66,50 @@ def study(rng: np.random.Generator, noise: float, *, pairs: int = PAIRS, clear: 
     return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": rng.permutation(u) if unrelated else u}
 
 
-def _designs(rng, s: dict, n: int) -> dict:
-    """The three 95% intervals from a human budget of n pairs."""
+def pilot(rng, rho: float, world: str) -> dict:
+    """An earlier, smaller study of the same world and judge, PILOT of whose pairs people rated (drawn
+    uniformly): each pair's judge uncertainty and residual y − λ f, all choose_floor sees."""
+    s = study(rng, JUDGES[rho], pairs=3 * PILOT, **WORLDS[world])
+    rated = rng.choice(len(s["y"]), PILOT, replace=False)
+    y, f = s["y"][rated], s["f"][rated]
+    lam = tuned_lambda(y, f, np.ones(PILOT), s["f"])
+    return {"u": s["u"][rated], "residual": y - lam * f}
+
+
+def _designs(rng, s: dict, n: int, evidence: dict) -> dict:
+    """The four 95% intervals from a human budget of n pairs: active with the default mix and with the
+    mix chosen from a pilot (evidence)."""
     big_n = len(s["y"])
     drawn = np.zeros(big_n, bool)
     drawn[rng.choice(big_n, n, replace=False)] = True
     y = s["y"][drawn]
     half = Z95 * y.std(ddof=1) / math.sqrt(n)
-    people = [y.mean() - half, y.mean() + half]
-    uniform = ppi_mean(s["y"][drawn], s["f"][drawn], s["f"][~drawn])["ci"]
-    pi = inclusion_probabilities(s["u"], n, floor=DEFAULT_FLOOR)
-    xi = rng.random(big_n) < pi
-    active = active_ppi_mean(s["y"][xi], s["f"][xi], pi[xi], s["f"], pi)["ci"]
-    return {"people only": people, "uniform PPI++": uniform, "active": active}
+    out = {"people only": [y.mean() - half, y.mean() + half],
+           "uniform PPI++": ppi_mean(s["y"][drawn], s["f"][drawn], s["f"][~drawn])["ci"]}
+    chosen = choose_floor(evidence["u"], evidence["residual"], s["u"], n)["floor"]
+    for name, floor in (("active", DEFAULT_FLOOR), ("active, pilot mix", chosen)):
+        pi = inclusion_probabilities(s["u"], n, floor=floor)
+        xi = rng.random(big_n) < pi
+        out[name] = active_ppi_mean(s["y"][xi], s["f"][xi], pi[xi], s["f"], pi)["ci"]
+    return out
 
 
-def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 0.05) -> dict:
+def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 0.05,
+                       world: str = "clear pairs") -> dict:
     rng = np.random.default_rng(seed)
     widths = {n: {} for n in SIZES}
-    covered, realised = {}, []
+    covered, realised, floors = {}, [], []
     for k in range(studies):
-        s = study(rng, JUDGES[rho])
+        s = study(rng, JUDGES[rho], **WORLDS[world])
+        evidence = pilot(rng, rho, world)
         realised.append(np.corrcoef(s["f"], s["mu"])[0, 1])
         truth = s["mu"].mean()
-        for name, ci in _designs(rng, s, 300).items():
+        for name, ci in _designs(rng, s, 300, evidence).items():
             covered.setdefault(name, []).append(ci[0] <= truth <= ci[1])
+        floors.append(choose_floor(evidence["u"], evidence["residual"], s["u"], 300)["floor"])
         if k < max(studies // 5, 20):               # widths vary little from study to study
             for n in SIZES:
-                for name, ci in _designs(rng, s, n).items():
+                for name, ci in _designs(rng, s, n, evidence).items():
                     widths[n].setdefault(name, []).append(ci[1] - ci[0])
     needed = {}
     for name in covered:
@@ -100,7 +117,7 @@ def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 
         log_w = np.log([np.mean(widths[n][name]) for n in SIZES])
         slope, intercept = np.polyfit(log_n, log_w, 1)
         needed[name] = RATERS * math.exp((math.log(target) - intercept) / slope)
-    return {"rho": float(np.mean(realised)), "judgments": needed,
+    return {"rho": float(np.mean(realised)), "judgments": needed, "median_floor": float(np.median(floors)),
             "coverage": {name: float(np.mean(v)) for name, v in covered.items()}}
 
 
@@ -174,16 +191,22 @@ def run(folder, quick: bool = False) -> list[str]:
     studies = 60 if quick else 500
     lines = []
     for rho in JUDGES:
-        found = sizes_and_coverage(rho, studies)
-        found_rho, j = found["rho"], found["judgments"]
-        lines.append(
-            f"judge ρ {found['rho']:.2f}: judgments for a 0.05-wide interval on H: people only {j['people only']:,.0f}, "
-            f"uniform PPI++ {j['uniform PPI++']:,.0f}, active {j['active']:,.0f} "
-            f"({j['active'] / j['uniform PPI++']:.2f}x uniform); coverage at 300 pairs over {studies} studies: "
-            + ", ".join(f"{k} {v:.3f}" for k, v in found["coverage"].items()))
+        found_rho = None
+        for world in WORLDS:
+            found = sizes_and_coverage(rho, studies if world == "clear pairs" else studies // 5, world=world)
+            found_rho = found_rho or found["rho"]
+            j = found["judgments"]
+            lines.append(
+                f"judge ρ {found['rho']:.2f}, {world}: judgments for a 0.05-wide interval on H: people only "
+                f"{j['people only']:,.0f}, uniform PPI++ {j['uniform PPI++']:,.0f}, active (mix {DEFAULT_FLOOR}) "
+                f"{j['active']:,.0f} ({j['active'] / j['uniform PPI++']:.2f}x uniform), active with the mix chosen "
+                f"from a {PILOT}-pair pilot (median {found['median_floor']:.2f}) {j['active, pilot mix']:,.0f} "
+                f"({j['active, pilot mix'] / j['uniform PPI++']:.2f}x uniform); coverage at 300 pairs over "
+                f"{studies if world == 'clear pairs' else studies // 5} studies: "
+                + ", ".join(f"{k} {v:.3f}" for k, v in found["coverage"].items()))
         stop = stopping(rho, studies)
         lines.append(
-            f"judge ρ {found['rho']:.2f}, stopping at the first look with width ≤ 0.05 (looks after every pair): "
+            f"judge ρ {found_rho:.2f}, stopping at the first look with width ≤ 0.05 (looks after every pair): "
             + "; ".join(f"{k} coverage {v['coverage']:.3f} (median stop {v['pairs']:.0f} pairs)" for k, v in stop.items()))
         found = stopping(rho, studies, rule="finding")
         lines.append(

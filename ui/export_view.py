@@ -53,7 +53,7 @@ def render() -> None:
         return
     study_id, exclude = chosen
     st.subheader("Validated set")
-    thresholds = Thresholds()
+    thresholds, passing = Thresholds(), None
     task = load_study(get_db(), study_id).task
     if task.name == "template_quality":
         st.caption("The rows of every template that passed, exactly as imported.")
@@ -62,8 +62,12 @@ def render() -> None:
                                 c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
                                 int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
         numbers = verdicts_for(study_id, exclude, thresholds)
-        st.caption(f"{int(numbers['passed'].sum())} of {len(numbers)} templates pass these thresholds.")
+        passing = int(numbers["passed"].sum())
+        st.caption(f"{passing} of {len(numbers)} templates pass these thresholds.")
         show_table(formats.table(numbers))
+        if not passing:
+            st.info("No template passes these thresholds, so the validated set would be empty: lower them, or "
+                    "collect more ratings. The numbers (JSON sidecar) say why each template failed.")
     elif scored_question(task) is not None:
         st.caption("Each pair with its groups, mean human score, raters and the judge's score.")
     else:
@@ -83,10 +87,11 @@ def render() -> None:
                 ("Raw ratings", "Ratings", "ratings", ratings,
                  ((".csv", "text/csv"), (".parquet", "application/octet-stream"))),
                 ("Report", "Report", "report", report, ((".html", "text/html"), (".md", "text/markdown")))]
+    empty = task.name == "template_quality" and not passing
     for heading, label, name, write, files in sections:
         if heading:
             st.subheader(heading)
-        for suffix, mime in files:
+        for suffix, mime in files if not (empty and name == "validated") else ():
             st.download_button(f"{label} ({suffix})", _on_click(write, suffix), on_click="ignore",
                                file_name=f"{study_id}-{name}{suffix}", mime=mime, key=f"{name}{suffix}")
         if name == "validated":

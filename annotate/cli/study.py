@@ -108,12 +108,15 @@ def study_show(ctx, name, as_json):
               help="Draw where the judge is least sure, each pair with a recorded chance (needs --budget).")
 @click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
 @click.option("--model", help="With --active: the judge whose uncertainty sets the chances (default: the study's).")
+@click.option("--pilot", metavar="STUDY",
+              help="With --active: a pair study people rated and the same judge scored; how much of a uniform "
+                   "draw to mix in is chosen from its evidence that the judge's uncertainty predicts its error.")
 @click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
 @click.pass_context
 @friendly
-def study_sample(ctx, name, n, active, budget, model, seed, out):
+def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
     """Draw the pairs people rate from all imported pairs, uniformly (--n) or where the judge is least
     sure (--active --budget); the rest are scored by the judge alone."""
     from fairval.annotate.outputs.files import spreadsheet_text
@@ -122,18 +125,34 @@ def study_sample(ctx, name, n, active, budget, model, seed, out):
     if active:
         if budget is None or n is not None:
             raise click.UsageError("--active draws with --budget N (the expected number of pairs), not --n")
-        keep = draw_active_sample(_db(ctx), name, budget, seed, model=model)
+        drawn = draw_active_sample(_db(ctx), name, budget, seed, model=model, pilot=pilot)
+        keep, sample = drawn["kept"], drawn["sample"]
         click.echo(f"drew {len(keep)} pairs for raters where the judge is least sure (expected {budget}, seed "
                    f"{seed}); each pair's chance is recorded and the others are left to the judge")
+        click.echo(_mix_line(sample))
     else:
-        if n is None or budget is not None or model is not None:
-            raise click.UsageError("a uniform draw takes --n N; --budget and --model go with --active")
+        if n is None or budget is not None or model is not None or pilot is not None:
+            raise click.UsageError("a uniform draw takes --n N; --budget, --model and --pilot go with --active")
         keep = draw_human_sample(_db(ctx), name, n, seed)
         click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
     if out:
         with open(out, "w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])
         click.echo(f"wrote the drawn item ids to {out}")
+
+
+def _mix_line(sample: dict) -> str:
+    floor = sample["floor"]
+    share = f"every pair keeps at least {floor:.0%} of the uniform chance"
+    pilot = sample.get("pilot")
+    if pilot is None:
+        return (f"{share} (the default: without --pilot there is no evidence that the judge's uncertainty "
+                "predicts its error)")
+    if floor >= 1:
+        return (f"a uniform draw: the {pilot['pairs']} rated pairs of {pilot['study']!r} do not show the judge's "
+                "uncertainty predicting its error (one-sided 90%)")
+    return (f"{share}: chosen from the {pilot['pairs']} rated pairs of {pilot['study']!r}, where the judge's "
+            "errors grow with its uncertainty")
 
 
 @study.command("set")

@@ -65,7 +65,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         passed = set(verdicts.loc[verdicts["passed"], "template"]) if len(verdicts) else set()
         items = data.regular_items
         keep = [r for r in items.itertuples() if str(r.data.get(TEMPLATE_KEY, r.item_id)) in passed]
-        _write_rows(out, fmt, keep)
+        _write_rows(out, fmt, keep, columns_from=list(items.itertuples()))
         sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),
                        templates_passed=sorted(passed), n_templates=len(verdicts))
     elif scored_question(data.study.task) is not None:
@@ -121,14 +121,15 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     return len(frame)
 
 
-def _write_rows(out: Path, fmt: str, items: list) -> None:
-    """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order."""
+def _write_rows(out: Path, fmt: str, items: list, columns_from: list) -> None:
+    """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order (those
+    of every item, so that a set no template passed still has its header)."""
     if fmt == "jsonl":
         with out.open("w", encoding="utf-8", newline="") as f:
             for r in items:
                 f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
         return
-    columns = list(dict.fromkeys(k for r in items for k in r.data))
+    columns = list(dict.fromkeys(k for r in columns_from for k in r.data))
     with out.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
         writer.writeheader()

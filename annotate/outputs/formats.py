@@ -54,7 +54,7 @@ def cell(column: str, value):
         return interval(value) if len(value) == 2 and all(isinstance(v, float) for v in value) \
             else ", ".join(map(str, value))
     if value is None or isinstance(value, float):
-        if column in MEAN_COLUMNS:
+        if column in MEAN_COLUMNS or column.startswith("mean_"):     # mean_quality, mean_ci_low …
             return mean(value)
         if column == "p":
             return p_value(value)

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
+from fairval.analysis.active import DEFAULT_FLOOR, choose_floor, inclusion_probabilities, judge_uncertainty, tuned_lambda
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
 from fairval.store import Database, immediate, loads
@@ -33,10 +33,12 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
 
 
 def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, model: str | None = None,
-                       floor: float = DEFAULT_FLOOR, now: float | None = None) -> list[str]:
+                       floor: float = DEFAULT_FLOOR, pilot: str | None = None, now: float | None = None) -> dict:
     """Draw each regular pair independently with probability π_i (analysis.active.inclusion_probabilities
     from the judge's uncertainty, Σπ = budget, none below floor × budget / N) and record every π_i.
-    Every pair needs the judge's score first: the design is chosen from it."""
+    Every pair needs the judge's score first: the design is chosen from it. With `pilot` (another
+    study whose pairs people rated and the same judge scored) the floor is chosen from the pilot's
+    evidence (analysis.active.choose_floor). Returns the kept ids (`kept`) and the design (`sample`)."""
     study = _samplable(db, study_id)
     regular = _regular_pairs(db, study_id)
     if not 1 <= budget < len(regular):
@@ -53,10 +55,12 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     if missing:
         raise StudyError(f"{len(missing)} pair(s) have no score from {chosen!r} (first: {missing[0]}); an active "
                          "sample needs the judge's score on every pair")
-    rows = judged.loc[regular["item_id"]]
-    uncertainty = np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
-                            for p, s in zip(rows["probabilities"], rows["score"])])
+    uncertainty = _uncertainties(judged.loc[regular["item_id"]])
+    evidence = None
     try:
+        if pilot is not None:
+            evidence = _pilot_evidence(db, pilot, chosen, uncertainty, budget)
+            floor = evidence["floor"]
         pi = inclusion_probabilities(uncertainty, budget, floor=floor)
     except ValueError as e:
         raise StudyError(str(e)) from None
@@ -64,9 +68,34 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     keep = list(regular["item_id"].to_numpy()[drawn])
     if len(keep) < 2:
         raise StudyError(f"the draw kept {len(keep)} pair(s); raise the budget")
-    return _keep(db, study, regular, keep, {"n": len(keep), "of": len(regular), "seed": seed, "design": "active",
-                                            "budget": budget, "floor": floor, "judge": chosen},
-                 probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now)
+    sample = {"n": len(keep), "of": len(regular), "seed": seed, "design": "active", "budget": budget,
+              "floor": floor, "judge": chosen}
+    if evidence is not None:
+        sample["pilot"] = {"study": pilot, "pairs": evidence["n_pilot"], "slope_lower": round(evidence["slope_lower"], 6)}
+    kept = _keep(db, study, regular, keep, sample, probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now)
+    return {"kept": kept, "sample": sample}
+
+
+def _uncertainties(judged) -> np.ndarray:
+    return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
+                     for p, s in zip(judged["probabilities"], judged["score"])])
+
+
+def _pilot_evidence(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
+    """choose_floor on the pilot study's rated pairs scored by the same judge: its uncertainty and the
+    residual of the per-pair human mean from λ × its score, λ tuned on the pilot as PPI++ does."""
+    from fairval.analysis.calibration import human_scores
+    from fairval.annotate.results.numbers import load_study_data, scored_ratings
+
+    data = load_study_data(db, pilot)
+    if scored_question(data.study.task) is None:
+        raise StudyError(f"the pilot {pilot!r} is {data.study.task.name}: a pilot is a pair study people rated")
+    human = human_scores(scored_ratings(data))
+    judged = data.lmra[data.lmra["model"] == judge].set_index("item_id")
+    rated = judged[judged.index.isin(human.index)]
+    y, f = human[rated.index].to_numpy(float), rated["score"].to_numpy(float)
+    lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
+    return choose_floor(_uncertainties(rated), y - lam * f, uncertainty, budget)
 
 
 def _samplable(db: Database, study_id: str):

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from fairval.analysis.active import (active_ppi_mean, inclusion_probabilities, judge_uncertainties, judge_uncertainty,
-                             ppi_terms)
+from fairval.analysis.active import (active_ppi_mean, choose_floor, inclusion_probabilities, judge_uncertainties,
+                                     judge_uncertainty, ppi_terms)
 from fairval.analysis.sequential import (confidence_sequence, observations_needed, projected_width,
                                          running_sets)
 from bench import active as simulation
@@ -165,3 +165,34 @@ def test_looking_again_and_again_until_a_finding_breaks_the_fixed_n_interval_but
     for design in ("uniform PPI++", "active"):
         anytime, fixed = peek[f"{design}, anytime"]["coverage"], peek[f"{design}, fixed-n"]["coverage"]
         assert anytime >= 0.93 and fixed <= anytime - 0.05, peek
+
+
+def _pilot(rng, related: bool, n: int = 200):
+    """A pilot's pairs: uncertainty u and residual y − f whose size grows with √u (related) or not."""
+    u = rng.uniform(0.0, 1.0, n)
+    scale = np.sqrt(u) if related else np.full(n, 0.6)
+    return u, rng.normal(0, 1, n) * scale
+
+
+def test_the_mix_is_chosen_from_a_pilot_that_shows_the_judges_uncertainty_tracking_its_error():
+    rng = np.random.default_rng(11)
+    study_u = rng.beta(0.3, 2.0, 3000)                  # most pairs sure, a few unsure
+    u, residual = _pilot(rng, related=True)
+    found = choose_floor(u, residual, study_u, 300)
+    assert found["floor"] < 1 and found["slope_lower"] > 0
+    # the predicted variances, written out: expected e² = a + b √u with the pilot's line through its means
+    level = max((residual ** 2).mean() - found["slope_lower"] * np.sqrt(u).mean(), 1e-6)
+    expected = level + found["slope_lower"] * np.sqrt(study_u)
+    for floor, ratio in found["relative_variance"].items():
+        pi = inclusion_probabilities(study_u, 300, floor=floor)
+        want = np.sum(expected * (1 - pi) / pi) / np.sum(expected * (1 - 0.1) / 0.1)
+        assert ratio == pytest.approx(want, rel=1e-9)
+    assert found["relative_variance"][found["floor"]] == min(found["relative_variance"].values()) < 1
+    u, residual = _pilot(rng, related=False)
+    unrelated = choose_floor(u, residual, study_u, 300)
+    assert unrelated["floor"] == 1.0            # a uniform draw: the pilot shows no reason to lean on u
+
+
+def test_a_pilot_too_small_to_judge_is_refused():
+    with pytest.raises(ValueError, match="at least 30"):
+        choose_floor(np.ones(29), np.ones(29), np.ones(100), 10)

@@ -155,6 +155,16 @@ def test_export_page_shows_which_templates_pass(demo, monkeypatch):
     assert list(table["template"]) == list(expected["template"])
     assert list(table["passed"]) == list(expected["passed"])
     assert any(f"{int(expected['passed'].sum())} of 4 templates pass" in plain(c.value) for c in at.caption)
+    assert all(re.fullmatch(r"\d\.\d\d|–", m) for m in table["mean quality"])    # two decimals, as on Results
+
+
+def test_export_page_offers_no_empty_validated_set(demo, monkeypatch):
+    at = sign_in("4_Export.py", monkeypatch)
+    at.number_input[0].set_value(5.0).run()
+    at.number_input[1].set_value(5.0).run()
+    labels = [b.label for b in at.get("download_button")]
+    assert not any(label.startswith("Validated set") for label in labels) and "Numbers (JSON sidecar)" in labels
+    assert any("would be empty" in plain(i.value) for i in at.info)
 
 
 def test_the_page_prints_the_interval_the_command_line_prints(demo, monkeypatch, db_path):

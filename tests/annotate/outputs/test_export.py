@@ -157,3 +157,15 @@ def test_name_study_report_draws_both_confusion_matrices(db, tmp_path):
         assert f"<h2>{heading}</h2>" in html
     assert html.count("<svg") >= 3
     assert "<td>0.500</td>" in html          # race accuracy for Black: 1 of 2
+
+
+def test_an_empty_validated_set_still_has_its_csv_header(db, study, tmp_path):
+    """No template passes: the CSV has the imported columns (a spreadsheet opens it with its header) and
+    no row; the JSONL has no line; the sidecar says none passed."""
+    out = tmp_path / "none.csv"
+    sidecar = export_validated(db, "tq", out, thresholds=Thresholds(5.0, 5.0, 3))
+    assert sidecar["n_rows"] == 0 and sidecar["templates_passed"] == []
+    assert out.read_text(encoding="utf-8").splitlines() == ["id,filled_template,decision_question_id,age,extra"]
+    empty = tmp_path / "none.jsonl"
+    export_validated(db, "tq", empty, thresholds=Thresholds(5.0, 5.0, 3))
+    assert empty.read_bytes() == b""

@@ -102,3 +102,56 @@ def test_an_active_draw_that_cannot_be_made_is_refused_and_changes_nothing(pairs
     db = open_db(db_path)
     assert item_store.inclusion_probabilities(db, "s") == {} and item_store.judge_only_ids(db, "s") == set()
     db.close()
+
+
+def _pilot_study(cli_output, tmp_path, name: str, related: bool, pairs: int = 40):
+    """A pair study people rated, scored by the same judge: where the judge is unsure people split A/B
+    (its errors large) and where it is sure they say C (related), or the other way round (unrelated)."""
+    cli_output("study", "create", name, "--task", "harmful_stereotype", "--raters-per-item", "2")
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    write_jsonl(tmp_path / f"{name}.jsonl", [{"id": f"q{k:02d}", **pair} for k in range(pairs)])
+    cli_output("items", "import", name, tmp_path / f"{name}.jsonl")
+    unsure = [k % 2 == 1 for k in range(pairs)]
+    write_jsonl(tmp_path / f"{name}-lmra.jsonl", [{"item_id": f"q{k:02d}", "model": "j", **(UNSURE if unsure[k] else SURE)}
+                                                  for k in range(pairs)])
+    cli_output("lmra", "import", name, tmp_path / f"{name}-lmra.jsonl")
+    split = [(u if related else not u) and k % 4 < 2 for k, u in enumerate(unsure)]
+    answers = {k: (["A", "A"] if k % 3 else ["B", "B"]) if split[k] else ["C", "C"] for k in range(pairs)}
+    write_jsonl(tmp_path / f"{name}-ratings.jsonl", [
+        {"item_id": f"q{k:02d}", "rater_id": f"r{r}", "question": "harm", "value": v}
+        for k, vs in answers.items() for r, v in enumerate(vs)])
+    cli_output("ratings", "import", name, tmp_path / f"{name}-ratings.jsonl")
+
+
+def test_a_pilot_whose_judge_errs_where_unsure_chooses_the_mix(cli_output, pairs, db_path):
+    _pilot_study(cli_output, pairs, "pilot", related=True)
+    said = cli_output("study", "sample", "s", "--active", "--budget", "30", "--seed", "7", "--pilot", "pilot")
+    assert "chosen from the 40 rated pairs of 'pilot'" in said
+    db = open_db(db_path)
+    settings = json.loads(db.scalar("SELECT settings FROM studies WHERE study_id = 's'"))["human_sample"]
+    chances = item_store.inclusion_probabilities(db, "s")
+    db.close()
+    assert settings["floor"] < 1 and settings["pilot"]["study"] == "pilot" and settings["pilot"]["pairs"] == 40
+    u = np.array([judge_uncertainty(SURE if k < 40 else UNSURE, 0.0) for k in range(80)])
+    want = inclusion_probabilities(u, 30, floor=settings["floor"])
+    assert [chances[f"p{k:02d}"] for k in range(80)] == pytest.approx(list(want))
+
+
+def test_a_pilot_whose_judge_errs_where_it_is_sure_gives_a_uniform_draw(cli_output, pairs, db_path):
+    _pilot_study(cli_output, pairs, "pilot", related=False)
+    said = cli_output("study", "sample", "s", "--active", "--budget", "30", "--seed", "7", "--pilot", "pilot")
+    assert "a uniform draw" in said
+    db = open_db(db_path)
+    chances = item_store.inclusion_probabilities(db, "s")
+    db.close()
+    assert set(np.round(list(chances.values()), 12)) == {round(30 / 80, 12)}
+
+
+def test_a_pilot_too_small_is_refused_and_nothing_is_drawn(cli_output, pairs, db_path):
+    _pilot_study(cli_output, pairs, "pilot", related=True, pairs=20)
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "study", "sample", "s", "--active", "--budget", "30",
+                                      "--seed", "7", "--pilot", "pilot"])
+    assert result.exit_code != 0 and "needs at least 30" in result.output
+    db = open_db(db_path)
+    assert item_store.inclusion_probabilities(db, "s") == {} and item_store.judge_only_ids(db, "s") == set()
+    db.close()
