@@ -22,8 +22,10 @@ def test_every_benchmark_runs_and_reports_ratios():
                      r"analysis libraries imported [\d.]+ s \([\d.]+x\)", text, re.M)
     assert re.search(r"^fairval serve, supervising parent resident: as shipped \d+ MiB \(1\.0x\); .* beside a \d+ MiB "
                      r"Streamlit worker$", text, re.M)
-    assert len(re.findall(r"^judge ρ 0\.\d\d: judgments for a 0\.05-wide interval on H: people only [\d,]+, uniform PPI\+\+ "
-                          r"[\d,]+, active [\d,]+ \(\d\.\d\dx uniform\); coverage at 300 pairs", text, re.M)) == 3
+    assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error): judgments for a "
+                          r"0\.05-wide interval on H: people only [\d,]+, uniform PPI\+\+ [\d,]+, active \(mix 0\.5\) [\d,]+ "
+                          r"\(\d\.\d\dx uniform\), active with the mix chosen from a 100-pair pilot \(median [\d.]+\) [\d,]+ "
+                          r"\(\d\.\d\dx uniform\); coverage at 300 pairs", text, re.M)) == 9
     assert len(re.findall(r"active, anytime coverage \d\.\d{3} \(median stop \d+ pairs\)", text)) == 3
     assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error), 500 pairs, "
                           r".* ever excludes the true H: uniform PPI\+\+, anytime \d\.\d{3}; .*fixed-n \d\.\d{3}",
