@@ -10,10 +10,10 @@ Every refusal is a FairvalError (see fairval.errors); anything else is a bug.
 """
 from __future__ import annotations
 
-from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, OutputError,
-                            ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
+from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, NoSpace,
+                            OutputError, ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
 
-__all__ = ["open", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "StudyError",
+__all__ = ["open", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "NoSpace", "StudyError",
            "TaskError", "ImportProblem", "AnswerError", "RaterIdError", "GenerationError", "OutputError",
            "Refusal", "JudgeError", "ProlificError"]
 

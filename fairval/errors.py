@@ -13,6 +13,10 @@ class StoreError(FairvalError):
     "A write the store refuses, or a database that cannot be opened: says what was required and found."
 
 
+class NoSpace(StoreError):
+    "No space left where the database lives: nothing of the change was stored."
+
+
 class StudyError(FairvalError):
     "A study name or setting that cannot be used; the message says what is allowed."
 

@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from fairval.errors import StoreError
+from fairval.errors import NoSpace, StoreError
 
 BUSY_TIMEOUT_SECONDS = 30.0
 
@@ -109,6 +109,18 @@ def unavailable_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def disk_full(error: BaseException) -> bool:
+    """SQLite's SQLITE_FULL or PostgreSQL's disk_full (53100): no space left where the database lives."""
+    if isinstance(error, sqlite3.OperationalError):
+        return "database or disk is full" in str(error)
+    return getattr(error, "sqlstate", None) == "53100"
+
+
+def _no_space(db: Database) -> NoSpace:
+    return NoSpace(f"no space left on the device holding the database {db.path}; nothing of this change was "
+                      "stored: free some space and run it again")
+
+
 @contextlib.contextmanager
 def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
     """A write transaction that takes the write lock up front: the file's (SQLite), or the study's
@@ -116,7 +128,8 @@ def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
 
     Reads inside it see the state that the writes will build on, so two workers cannot both
     choose the same slot (a deferred transaction would only fail late, at its first write).
-    Nested use becomes a savepoint, undone alone when its block fails.
+    Nested use becomes a savepoint, undone alone when its block fails. A full disk ends the whole
+    transaction (SQLite rolls it back itself) with one StoreError sentence.
     """
     if db.in_transaction:
         db._savepoints += 1
@@ -126,9 +139,12 @@ def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
             db.lock_study(study_id)
         try:
             yield db
-        except BaseException:
-            db.execute(f"ROLLBACK TO {name}")
-            db.execute(f"RELEASE {name}")
+        except BaseException as e:
+            if db.in_transaction:               # a full disk may have ended the transaction already
+                db.execute(f"ROLLBACK TO {name}")
+                db.execute(f"RELEASE {name}")
+            if disk_full(e):
+                raise _no_space(db) from None
             raise
         else:
             db.execute(f"RELEASE {name}")
@@ -138,8 +154,16 @@ def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
     db.begin_write(study_id)
     try:
         yield db
-    except BaseException:
+    except BaseException as e:
         db.rollback()
+        if disk_full(e):
+            raise _no_space(db) from None
         raise
     else:
-        db.commit()
+        try:
+            db.commit()
+        except Exception as e:
+            if not disk_full(e):
+                raise
+            db.rollback()
+            raise _no_space(db) from None

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
 from fairval.annotate.cli.common import _db, friendly
 from fairval.annotate.outputs import formats
-from fairval.annotate.outputs.files import output_format, spreadsheet_frame, write_csv
+from fairval.annotate.outputs.files import output_format, spreadsheet_frame, write_csv, write_text
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 
 
@@ -34,8 +33,8 @@ def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
     table = comparison_table(comparison)
     if out:
         kind = output_format(out, ("md", "csv"))
-        Path(out).write_text(spreadsheet_frame(table).to_csv(index=False) if kind == "csv"
-                             else table.to_markdown(index=False, disable_numparse=True) + "\n", encoding="utf-8")
+        write_text(out, spreadsheet_frame(table).to_csv(index=False) if kind == "csv"
+                   else table.to_markdown(index=False, disable_numparse=True) + "\n")
         click.echo(f"wrote {out}")
         return
     click.echo(table.to_markdown(index=False, disable_numparse=True))
@@ -54,7 +53,7 @@ def calibrate(ctx, study_name, out, model, folds, exclude_flagged):
     from fairval.annotate.judge.calibrate import calibration_map
 
     table = calibration_map(_db(ctx), study_name, model=model, folds=folds, exclude_flagged=exclude_flagged)
-    Path(out).write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+    write_text(out, json.dumps(table, indent=2) + "\n")
     cv = table["cross_validation"]
     if "reason" in cv:
         click.echo(f"wrote {out} ({table['n_pairs']} pairs); not cross-validated: {cv['reason']}")

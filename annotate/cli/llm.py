@@ -60,9 +60,9 @@ def _list(text: str) -> list[str]:
 
 
 def _write_jsonl(path: str, rows: list[dict]) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    from fairval.annotate.outputs.files import write_text
+
+    write_text(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
 
 
 @generate.command("fill")

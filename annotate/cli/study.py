@@ -119,13 +119,24 @@ def study_show(ctx, name, as_json):
 def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
     """Draw the pairs people rate from all imported pairs, uniformly (--n) or where the judge is least
     sure (--active --budget); the rest are scored by the judge alone."""
-    from fairval.annotate.outputs.files import spreadsheet_text
+    from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
     from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample
+
+    def written(ids: list[str]) -> None:        # inside the draw's transaction: a failed write records no draw
+        with atomic_output(out) as path, open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in ids)])
+
+    if out:
+        output_format(out, ("csv",))
 
     if active:
         if budget is None or n is not None:
             raise click.UsageError("--active draws with --budget N (the expected number of pairs), not --n")
-        drawn = draw_active_sample(_db(ctx), name, budget, seed, model=model, pilot=pilot)
+        from fairval.annotate.results.pilot import pilot_floor
+
+        db = _db(ctx)
+        evidence = (lambda judge, u: pilot_floor(db, pilot, judge, u, budget)) if pilot else None
+        drawn = draw_active_sample(db, name, budget, seed, model=model, pilot=evidence, written=written if out else None)
         keep, sample = drawn["kept"], drawn["sample"]
         click.echo(f"drew {len(keep)} pairs for raters where the judge is least sure (expected {budget}, seed "
                    f"{seed}); each pair's chance is recorded and the others are left to the judge")
@@ -133,11 +144,9 @@ def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
     else:
         if n is None or budget is not None or model is not None or pilot is not None:
             raise click.UsageError("a uniform draw takes --n N; --budget, --model and --pilot go with --active")
-        keep = draw_human_sample(_db(ctx), name, n, seed)
+        keep = draw_human_sample(_db(ctx), name, n, seed, written=written if out else None)
         click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
     if out:
-        with open(out, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows([["item_id"], *([spreadsheet_text(i)] for i in keep)])
         click.echo(f"wrote the drawn item ids to {out}")
 
 

@@ -8,15 +8,13 @@ it lists, the researcher decides.
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from fairval.annotate.outputs.files import output_format, spreadsheet_text
+from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
 from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import StudyError, ready_loads
 from fairval.annotate.material.studies import load_study as _load_study
@@ -56,18 +54,14 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
     write leaves nothing recorded. Only participants who came from Prolific are paid this way."""
     out = Path(out)
     output_format(out, ("csv",))
-    if not out.parent.is_dir():
-        raise FileNotFoundError(2, "No such file or directory", str(out.parent))
     now = time.time() if now is None else now
     _require_pay(db, study_id)
     with immediate(db, study_id):
         rows = _bonuses_due(db, study_id)
-        handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=".bonuses-", suffix=".csv")
-        with os.fdopen(handle, "w", newline="", encoding="utf-8") as f:
+        with atomic_output(out) as path, open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)
             for rater, _, amount in rows:
                 writer.writerow([spreadsheet_text(rater), f"{amount:.2f}"])
-        os.replace(temporary, out)
         payments.record_payments(db, study_id, f"bonus-{now:.6f}", rows, now)
     return _paid(rows)
 

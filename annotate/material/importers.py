@@ -25,7 +25,7 @@ from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store.raters import ATTRIBUTES
-from fairval.errors import RaterIdError, TaskError
+from fairval.errors import NoSpace, RaterIdError, TaskError
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
 PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
@@ -69,6 +69,8 @@ def import_items(db: Database, study_id: str, path) -> ImportResult:
             served = item_store.insert_items(db, study.study_id, rows)
             loads.add_items(db, study.study_id, served, rules)
             open_when_ready(db, study.study_id)
+    except NoSpace:
+        raise
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
     return ImportResult(len(rows))

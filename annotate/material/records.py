@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairval.annotate.material.cells import unguarded
 from fairval.errors import ImportProblem, RaterIdError  # noqa: F401  (importers raise ImportProblem from here)
 
 
@@ -95,6 +96,9 @@ def _jsonl(path: Path, text: str) -> list[Record]:
             value = json.loads(line)
         except json.JSONDecodeError as e:
             raise ImportProblem(path, number, None, f"is not valid JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError:
+            raise ImportProblem(path, number, None, "is nested too deeply to read (objects or lists inside each "
+                                "other more than about a thousand levels); no row of the file was imported") from None
         if not isinstance(value, dict):
             raise ImportProblem(path, number, None, f"must be a JSON object, found {type(value).__name__}")
         records.append(Record(number, value, line, "jsonl"))
@@ -108,6 +112,7 @@ def _csv(path: Path, text: str, delimiter: str) -> list[Record]:
         header = reader.fieldnames
         if header is None:
             return []
+        header = reader.fieldnames = [unguarded(h) for h in header]
         dupes = {h for h in header if header.count(h) > 1}
         if dupes:
             raise ImportProblem(path, 1, sorted(dupes)[0], "the header names this column twice")
@@ -121,7 +126,7 @@ def _csv(path: Path, text: str, delimiter: str) -> list[Record]:
                 raise ImportProblem(path, start, missing[0], f"has only {len(header) - len(missing)} "
                                     f"values but the header names {len(header)} columns")
             if any(v.strip() for v in row.values()):
-                records.append(Record(start, dict(row), None, "csv"))
+                records.append(Record(start, {k: unguarded(v) for k, v in row.items()}, None, "csv"))
             start = reader.line_num + 1
     except csv.Error as e:
         raise ImportProblem(path, reader.line_num, None, f"is not valid CSV ({e})") from None

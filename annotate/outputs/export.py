@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from fairval.analysis.scores import as_numbers
-from fairval.annotate.outputs.files import output_format, spreadsheet_text, write_csv
+from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
 from fairval.store import Database
@@ -80,8 +80,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         table = item_answer_summary(data)
         _write_table(out, fmt, table)
         sidecar.update(n_rows=len(table))
-    numbers_path = out.with_name(out.name + ".numbers.json")
-    numbers_path.write_text(json.dumps(sidecar, indent=2, default=_json_default), encoding="utf-8")
+    write_text(out.with_name(out.name + ".numbers.json"), json.dumps(sidecar, indent=2, default=_json_default))
     return sidecar
 
 
@@ -117,7 +116,8 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     if fmt == "csv":
         write_csv(frame, out)
     else:
-        frame.to_parquet(out, index=False)          # typed columns, no formulas: kept as stored
+        with atomic_output(out) as path:
+            frame.to_parquet(path, index=False)      # typed columns, no formulas: kept as stored
     return len(frame)
 
 
@@ -125,12 +125,12 @@ def _write_rows(out: Path, fmt: str, items: list, columns_from: list) -> None:
     """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order (those
     of every item, so that a set no template passed still has its header)."""
     if fmt == "jsonl":
-        with out.open("w", encoding="utf-8", newline="") as f:
+        with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
             for r in items:
                 f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
         return
     columns = list(dict.fromkeys(k for r in columns_from for k in r.data))
-    with out.open("w", encoding="utf-8", newline="") as f:
+    with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
         writer.writeheader()
         for r in items:
@@ -142,7 +142,8 @@ def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:
     if fmt == "csv":
         write_csv(table, out)
     else:
-        table.to_json(out, orient="records", lines=True, force_ascii=False)
+        with atomic_output(out) as path:
+            table.to_json(path, orient="records", lines=True, force_ascii=False)
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

@@ -1,11 +1,17 @@
 """Files fairval writes: the kind is chosen by the file's ending, and a wrong ending is refused before
-anything is computed or written."""
+anything is computed or written. Every file is written whole or not at all (atomic_output)."""
 from __future__ import annotations
 
+import errno
+import os
 import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fairval.annotate.material.cells import spreadsheet_text  # noqa: F401  (the writers import it from here)
 from fairval.errors import OutputError
 
 if TYPE_CHECKING:
@@ -21,17 +27,54 @@ def output_format(out: str | Path, allowed: tuple[str, ...]) -> str:
     return fmt
 
 
-# OWASP's CSV-injection guidance: a cell a spreadsheet would read as a formula starts with one of these.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_UMASK = os.umask(0o022)          # read once (umask has no getter): what a plainly created file would get
+os.umask(_UMASK)
 
 
-def spreadsheet_text(value):
-    """A text cell a spreadsheet shows as text: one that could start a formula gets a leading
-    apostrophe (plain numbers such as "-1" are numbers, not formulas, and stay as they are)."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
-        return "'" + value
-    return value
+@contextmanager
+def atomic_output(out: str | Path) -> Iterator[Path]:
+    """A temporary path in `out`'s folder to write the whole file to. When the block ends without an error
+    the file is flushed to disk and renamed over `out` in one step; on any error the temporary file is
+    removed and whatever was at `out` before is untouched. An OSError becomes one OutputError sentence
+    naming the path (a full disk says so)."""
+    out = Path(out)
+    folder = out.parent
+    if not folder.is_dir():
+        raise OutputError(f"cannot write {out}: the folder {folder} does not exist")
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.", suffix=".part")
+    except OSError as e:
+        raise output_failure(out, e) from None
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        yield temporary
+        os.chmod(temporary, 0o666 & ~_UMASK)
+        with open(temporary, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(temporary, out)
+    except OSError as e:
+        temporary.unlink(missing_ok=True)
+        raise output_failure(out, e) from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def output_failure(out: Path, error: OSError) -> OutputError:
+    """One sentence for a file that could not be written (pyarrow's errors carry no errno, only text)."""
+    kept = f"; {out} is as it was" if out.exists() else "; nothing was written"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left" in str(error):
+        return OutputError(f"no space left on the device to write {out}{kept}")
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return OutputError(f"not allowed to write {out} ({error.strerror}){kept}")
+    return OutputError(f"cannot write {out}: {error.strerror or error}{kept}")
+
+
+def write_text(out: str | Path, text: str) -> None:
+    """A text file (UTF-8), whole or not at all."""
+    with atomic_output(out) as path:
+        path.write_text(text, encoding="utf-8")
 
 
 def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -62,7 +105,8 @@ def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
     for column in safe.columns:             # text columns may mix kinds (an id, a number, nothing)
         if safe[column].dtype == object:
             safe[column] = safe[column].astype("string")
-    pa_csv.write_csv(pa.Table.from_pandas(safe, preserve_index=False), str(out))
+    with atomic_output(out) as path:
+        pa_csv.write_csv(pa.Table.from_pandas(safe, preserve_index=False), str(path))
 
 
 # Markdown's punctuation (CommonMark escapes any of it with a backslash), plus Streamlit's own `:` (colour

@@ -4,11 +4,16 @@ README.md dataset card with YAML metadata, the validation numbers, the protocol 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
 
+import shutil
+import tempfile
+
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.files import output_failure
 from fairval.annotate.outputs.export import export_ratings
 from fairval.annotate.results.numbers import load_study_data, study_results
 from fairval.store import Database
@@ -20,7 +25,27 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise OutputError(f"{folder} exists and is not an empty folder; give a new or empty one")
     if not folder.parent.is_dir():
-        raise FileNotFoundError(2, "No such file or directory", str(folder.parent))
+        raise OutputError(f"cannot write {folder}: the folder {folder.parent} does not exist")
+    # the whole folder is made beside the destination and renamed into place only when complete
+    try:
+        building = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.", suffix=".part"))
+    except OSError as e:
+        raise output_failure(folder, e) from None
+    try:
+        _write_folder(db, study_id, building, exclude_flagged)
+        if folder.exists():
+            folder.rmdir()                  # empty (checked above)
+        os.replace(building, folder)
+    except OSError as e:
+        shutil.rmtree(building, ignore_errors=True)
+        raise output_failure(folder, e) from None
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return folder
+
+
+def _write_folder(db: Database, study_id: str, folder: Path, exclude_flagged: bool) -> None:
     data_dir = folder / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     n_ratings = export_ratings(db, study_id, data_dir / "ratings.parquet", exclude_flagged=exclude_flagged)
@@ -34,7 +59,7 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
     numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data)
     (folder / "numbers.json").write_text(json.dumps(numbers, indent=2), encoding="utf-8")
     (folder / "README.md").write_text(_card(data, numbers, n_ratings, exclude_flagged), encoding="utf-8")
-    return folder
+    os.chmod(folder, 0o755)                 # mkdtemp made it private; a dataset folder is meant to be shared
 
 
 def _size(n: int) -> str:

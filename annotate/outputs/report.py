@@ -14,7 +14,7 @@ from fairval.annotate.outputs import charts
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row)
-from fairval.annotate.outputs.files import markdown_text, output_format
+from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
 from fairval.store import Database
@@ -143,5 +143,5 @@ def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagge
     kind = output_format(out, ("html", "htm", "md"))
     sections = report_sections(db, study_id, exclude_flagged=exclude_flagged, model=model)
     render = render_markdown if kind == "md" else render_html
-    out.write_text(render(study_id, sections), encoding="utf-8")
+    write_text(out, render(study_id, sections))
     return out

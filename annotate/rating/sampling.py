@@ -5,10 +5,11 @@ uncertainty about it, recorded so the estimate can weight each rated pair by 1/�
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-from fairval.analysis.active import DEFAULT_FLOOR, choose_floor, inclusion_probabilities, judge_uncertainty, tuned_lambda
+from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
 from fairval.store import Database, immediate, loads
@@ -19,26 +20,28 @@ from fairval.store import ratings as rating_store
 from fairval.store import studies as study_store
 
 
-def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: float | None = None) -> list[str]:
+def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: float | None = None,
+                      written: Callable[[list[str]], None] | None = None) -> list[str]:
     """Keep n regular pairs, drawn uniformly without replacement (numpy's default_rng(seed) over the
     pairs in import order), for raters; the others become judge-only and are never served. Only before
-    anyone has been served, and once."""
+    anyone has been served, and once. `written`: see _keep."""
     study = _samplable(db, study_id)
     regular = _regular_pairs(db, study_id)
     if not 1 <= n < len(regular):
         raise StudyError(f"the sample must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {n}")
     keep = list(np.random.default_rng(seed).choice(regular["item_id"].to_numpy(), size=n, replace=False))
-    return _keep(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now)
+    return _keep(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now, written=written)
 
 
 def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, model: str | None = None,
-                       floor: float = DEFAULT_FLOOR, pilot: str | None = None, now: float | None = None) -> dict:
+                       floor: float = DEFAULT_FLOOR, pilot: Callable[[str, np.ndarray], dict] | None = None,
+                       now: float | None = None, written: Callable[[list[str]], None] | None = None) -> dict:
     """Draw each regular pair independently with probability π_i (analysis.active.inclusion_probabilities
     from the judge's uncertainty, Σπ = budget, none below floor × budget / N) and record every π_i.
-    Every pair needs the judge's score first: the design is chosen from it. With `pilot` (another
-    study whose pairs people rated and the same judge scored) the floor is chosen from the pilot's
-    evidence (analysis.active.choose_floor). Returns the kept ids (`kept`) and the design (`sample`)."""
+    Every pair needs the judge's score first: the design is chosen from it. `pilot(judge, uncertainty)`
+    chooses the floor from a pilot's evidence (results.pilot.pilot_floor: analysis.active.choose_floor's
+    answer with the pilot's `study`). Returns the kept ids (`kept`) and the design (`sample`)."""
     study = _samplable(db, study_id)
     regular = _regular_pairs(db, study_id)
     if not 1 <= budget < len(regular):
@@ -59,7 +62,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     evidence = None
     try:
         if pilot is not None:
-            evidence = _pilot_evidence(db, pilot, chosen, uncertainty, budget)
+            evidence = pilot(chosen, uncertainty)
             floor = evidence["floor"]
         pi = inclusion_probabilities(uncertainty, budget, floor=floor)
     except ValueError as e:
@@ -71,31 +74,16 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     sample = {"n": len(keep), "of": len(regular), "seed": seed, "design": "active", "budget": budget,
               "floor": floor, "judge": chosen}
     if evidence is not None:
-        sample["pilot"] = {"study": pilot, "pairs": evidence["n_pilot"], "slope_lower": round(evidence["slope_lower"], 6)}
-    kept = _keep(db, study, regular, keep, sample, probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now)
+        sample["pilot"] = {"study": evidence["study"], "pairs": evidence["n_pilot"],
+                           "slope_lower": round(evidence["slope_lower"], 6)}
+    kept = _keep(db, study, regular, keep, sample, probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now,
+                 written=written)
     return {"kept": kept, "sample": sample}
 
 
 def _uncertainties(judged) -> np.ndarray:
     return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
                      for p, s in zip(judged["probabilities"], judged["score"])])
-
-
-def _pilot_evidence(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
-    """choose_floor on the pilot study's rated pairs scored by the same judge: its uncertainty and the
-    residual of the per-pair human mean from λ × its score, λ tuned on the pilot as PPI++ does."""
-    from fairval.analysis.calibration import human_scores
-    from fairval.annotate.results.numbers import load_study_data, scored_ratings
-
-    data = load_study_data(db, pilot)
-    if scored_question(data.study.task) is None:
-        raise StudyError(f"the pilot {pilot!r} is {data.study.task.name}: a pilot is a pair study people rated")
-    human = human_scores(scored_ratings(data))
-    judged = data.lmra[data.lmra["model"] == judge].set_index("item_id")
-    rated = judged[judged.index.isin(human.index)]
-    y, f = human[rated.index].to_numpy(float), rated["score"].to_numpy(float)
-    lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
-    return choose_floor(_uncertainties(rated), y - lam * f, uncertainty, budget)
 
 
 def _samplable(db: Database, study_id: str):
@@ -117,8 +105,9 @@ def _regular_pairs(db: Database, study_id: str):
 
 
 def _keep(db: Database, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
-          now: float | None = None) -> list[str]:
-    """Record the draw once, before anyone is served: the others become judge-only."""
+          now: float | None = None, written: Callable[[list[str]], None] | None = None) -> list[str]:
+    """Record the draw once, before anyone is served: the others become judge-only. `written(ids)` writes
+    the drawn ids to a file inside the draw's transaction: if it fails, nothing is recorded."""
     study_id = study.study_id
     now = time.time() if now is None else now
     with immediate(db, study_id):
@@ -131,4 +120,6 @@ def _keep(db: Database, study, regular, keep: list, sample: dict, *, probabiliti
             item_store.record_inclusion(db, study_id, probabilities)
         study_store.update_study(db, study_id, settings=stored_settings(study, human_sample={**sample, "drawn_at": now}))
         loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
+        if written is not None:
+            written(sorted(map(str, keep)))
     return sorted(map(str, keep))

@@ -1,0 +1,28 @@
+"""A pilot's evidence for an active draw: whether the judge's errors grow with its stated uncertainty, from
+a pair study people rated and the same judge scored (analysis.active.choose_floor)."""
+from __future__ import annotations
+
+import numpy as np
+
+from fairval.analysis.active import choose_floor, judge_uncertainty, tuned_lambda
+from fairval.analysis.calibration import human_scores
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.material.studies import StudyError
+from fairval.annotate.results.numbers import load_study_data, scored_ratings
+from fairval.store import Database
+
+
+def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
+    """choose_floor on the pilot study's rated pairs scored by `judge`: their uncertainty and the residual
+    of the per-pair human mean from λ × the judge's score, λ tuned on the pilot as PPI++ does."""
+    data = load_study_data(db, pilot)
+    if scored_question(data.study.task) is None:
+        raise StudyError(f"the pilot {pilot!r} is {data.study.task.name}: a pilot is a pair study people rated")
+    human = human_scores(scored_ratings(data))
+    judged = data.lmra[data.lmra["model"] == judge].set_index("item_id")
+    rated = judged[judged.index.isin(human.index)]
+    y, f = human[rated.index].to_numpy(float), rated["score"].to_numpy(float)
+    lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
+    u = np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
+                  for p, s in zip(rated["probabilities"], rated["score"])])
+    return {**choose_floor(u, y - lam * f, uncertainty, budget), "study": pilot}
