@@ -23,6 +23,26 @@ def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped:
             "created_at": time.time()}], upsert_on=("study_id", "item_id", "model", "swapped"))
 
 
+def save_sample(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, k: int,
+                letter: str | None, prompt_tokens: int, completion_tokens: int) -> None:
+    """One sampled answer, stored the moment it arrives (it is paid for)."""
+    with immediate(db, study_id):
+        db.insert("judge_samples", [{
+            "study_id": study_id, "item_id": item_id, "model": model, "swapped": int(swapped), "k": k,
+            "letter": letter, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "created_at": time.time()}], ignore=True)
+
+
+def samples(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[tuple[str | None, int, int]]]:
+    """(item, swapped) -> the sampled answers stored so far: (letter, prompt tokens, completion tokens)."""
+    out: dict[tuple[str, bool], list] = {}
+    for i, s, letter, pt, ct in db.execute(
+            "SELECT item_id, swapped, letter, prompt_tokens, completion_tokens FROM judge_samples "
+            "WHERE study_id = ? AND model = ? ORDER BY item_id, swapped, k", [study_id, model]):
+        out.setdefault((i, bool(s)), []).append((letter, pt or 0, ct or 0))
+    return out
+
+
 def spend(db: Database, study_id: str, model: str) -> dict:
     row = db.execute("""SELECT COUNT(*), COALESCE(SUM(requests), 0), COALESCE(SUM(prompt_tokens), 0),
                                COALESCE(SUM(completion_tokens), 0)

@@ -192,5 +192,23 @@ def _v10_inclusion_probability(db: Database) -> None:
     db.ddl("ALTER TABLE items ADD COLUMN inclusion_probability REAL")
 
 
+def _v11_judge_samples(db: Database) -> None:
+    # Each sampled answer as it arrives (runs without log-probabilities ask k samples per order): a run
+    # that fails between samples keeps the paid ones, and the resume asks only for the rest.
+    db.ddl("""CREATE TABLE judge_samples (
+        study_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        model TEXT NOT NULL,
+        swapped INTEGER NOT NULL,
+        k INTEGER NOT NULL,                -- 0 … samples − 1
+        letter TEXT,                       -- 'A' | 'B' | 'C', NULL for an answer without one
+        prompt_tokens INTEGER, completion_tokens INTEGER,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (study_id, item_id, model, swapped, k),
+        FOREIGN KEY (study_id, item_id) REFERENCES items(study_id, item_id)
+    )""")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
-              _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability]
+              _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
+              _v11_judge_samples]

@@ -7,7 +7,9 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# script(request_json, call_number) -> (status, body dict, headers)
+# script(request_json, call_number) -> (status, body dict (or bytes: sent as they are), headers); a header
+# DRIP: seconds sends the body one byte at a time, that many seconds apart
+DRIP = "X-Fake-Drip-Seconds"
 Script = Callable[[dict, int], tuple[int, dict, dict]]
 
 
@@ -33,6 +35,7 @@ class FakeOpenAI:
         self.script = script
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        self.stopped = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -42,14 +45,27 @@ class FakeOpenAI:
                     server.requests.append(body)
                     number = len(server.requests)
                 status, payload, headers = server.script(body, number)
-                data = json.dumps(payload).encode()
+                headers = dict(headers)
+                drip = float(headers.pop(DRIP, 0))
+                raw = isinstance(payload, bytes)            # a body that is not JSON, as a broken proxy sends
+                data = payload if raw else json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", "text/html" if raw else "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 for k, v in headers.items():
                     self.send_header(k, v)
                 self.end_headers()
-                self.wfile.write(data)
+                if not drip:
+                    self.wfile.write(data)
+                    return
+                try:                                        # one byte every `drip` seconds, as a stuck server does
+                    for byte in data:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        if server.stopped.wait(drip):
+                            return
+                except OSError:                             # the client gave up: what the deadline is for
+                    return
 
             def log_message(self, *args):
                 pass
@@ -60,5 +76,6 @@ class FakeOpenAI:
         self.thread.start()
 
     def close(self) -> None:
+        self.stopped.set()
         self.httpd.shutdown()
         self.httpd.server_close()

@@ -18,16 +18,18 @@ from fairval.annotate.outputs import formats
               help="Samples per order when the server gives no log-probabilities.")
 @click.option("--concurrency", type=int, default=4, show_default=True)
 @click.option("--no-logprobs", is_flag=True, help="Sample instead of reading log-probabilities.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
+              help="Seconds a call may take before it counts as failed (and is retried with back-off).")
 @click.option("--dry-run", is_flag=True, help="Only print the estimate of calls.")
 @click.option("--yes", is_flag=True, help="Do not ask before spending.")
 @click.pass_context
 @friendly
-def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, dry_run, yes):
+def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, timeout, dry_run, yes):
     """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
     from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
 
     config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
-                         logprobs=not no_logprobs)
+                         logprobs=not no_logprobs, timeout=timeout)
     db = _db(ctx)
     est = estimate(db, study_name, config)
     click.echo(f"{est.pairs} pairs; {est.pending_orders} orders still to rate: up to {est.requests} "
@@ -41,8 +43,12 @@ def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs
             summary = run_judge(db, study_name, config, on_progress=lambda done, total: bar.update(1))
         except JudgeError as e:
             raise click.ClickException(str(e)) from None
+    run = summary["this_run"]
     click.echo(f"scored {summary['scored']} of {summary['pairs']} pairs with {model}; "
-               f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all")
+               f"{summary['requests']} requests, {summary['prompt_tokens']} prompt tokens in all; this run: "
+               f"{run['answered']} requests answered and kept, {run['failed']} failed and retried"
+               + (f" ({run['timed_out']} with no whole answer within {timeout:g} s)" if run["timed_out"] else "")
+               + f", {run['left']} order(s) left for a resume")
     why = {"no_letter": "an order answered without A, B or C (saved, not asked again)",
            "orders_disagree": "the two orders disagree completely", "not_asked": "an order not asked yet"}
     for reason, n in summary["unscored"].items():

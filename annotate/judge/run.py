@@ -6,7 +6,9 @@ refuses logprobs with a 400): k samples at temperature 1 per order, frequencies 
 over an openai client that does not retry by itself, so that a 429 saying the account has no quota
 left (`insufficient_quota`, a billing stop, not a throttle) stops the run at once. Calls run
 concurrently in threads; every order the judge answered is saved at once (on this thread), also when
-another call failed, and an answer without A, B or C is saved as such: a run never pays twice.
+another call failed, and an answer without A, B or C is saved as such: a run never pays twice. When
+sampling, each sample is saved the moment it arrives, and a resume asks only for the samples an order
+still lacks. Every call ends within `timeout` seconds (annotate/judge/deadline.py), counted as failed.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import openai
 
 from fairval.analysis.lmra import combine_orders
 from fairval.errors import JudgeError
+from fairval.annotate.judge.deadline import http_client
 from fairval.annotate.material.pairs import responses_as_shown, scored_question
 from fairval.annotate.material.studies import load_study
 from fairval.store import Database, judge_calls
@@ -83,6 +86,7 @@ class JudgeConfig:
     concurrency: int = 4
     max_retries: int = 5
     logprobs: bool = True
+    timeout: float = 60.0             # seconds a whole call may take before it counts as failed
 
 
 @dataclass(frozen=True)
@@ -151,29 +155,56 @@ def _letter_probabilities(top_logprobs) -> list[float] | None:
 RETRY_STATUS = (408, 409, 429)
 
 
+class Tally:
+    """This run's calls, counted across threads: answered (paid), failed (an error or no answer in time)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.paid = self.failed = self.timed_out = 0
+
+    def add(self, *, paid: int = 0, failed: int = 0, timed_out: int = 0) -> None:
+        with self.lock:
+            self.paid += paid
+            self.failed += failed
+            self.timed_out += timed_out
+
+
 def _quota_refusal(e: openai.APIStatusError) -> bool:
     """A 429 that is a billing stop (no quota or credit left), not a throttle: retrying cannot help."""
     text = f"{getattr(e, 'code', '')} {getattr(e, 'type', '')} {e.message}".lower()
     return e.status_code == 429 and ("insufficient_quota" in text or "billing" in text or "quota" in text)
 
 
-def _create(client: openai.OpenAI, config: JudgeConfig, sleep: Callable[[float], None], **kwargs):
+def _create(client: openai.OpenAI, config: JudgeConfig, sleep: Callable[[float], None], tally: Tally, **kwargs):
     """One chat completion, retried on throttles, 5xx and lost connections with back-off (Retry-After
     honoured); a quota or billing refusal stops at once."""
     for attempt in range(config.max_retries + 1):
         try:
-            return client.chat.completions.create(model=config.model, **kwargs)
+            answer = client.chat.completions.create(model=config.model, **kwargs)
         except openai.APIStatusError as e:
+            tally.add(failed=1)
             if _quota_refusal(e):
-                raise QuotaRefused(f"the judge's server refused for billing: {e.message}. Add credit or raise "
-                                   "the account's limit, then run again; every answer so far is saved") from None
+                raise QuotaRefused(f"the judge's server refused for billing: {_server_message(e)}. Add credit or "
+                                   "raise the account's limit, then run again; every answer so far is saved") from None
             if attempt == config.max_retries or not (e.status_code in RETRY_STATUS or e.status_code >= 500):
                 raise
             sleep(_retry_after(e.response, 0.5 * 2 ** attempt))
-        except openai.APIConnectionError:              # includes timeouts
+            continue
+        except openai.APIConnectionError as e:         # includes timeouts (no whole answer in time)
+            tally.add(failed=1, timed_out=int(isinstance(e, openai.APITimeoutError)))
             if attempt == config.max_retries:
                 raise
             sleep(0.5 * 2 ** attempt)
+            continue
+        except openai.APIResponseValidationError:
+            answer = None
+        if not getattr(answer, "choices", None):          # a 2xx that is not a chat completion (HTML, text)
+            tally.add(failed=1)
+            raise JudgeError("the judge's server answered with something that is not a chat completion (is "
+                             f"{config.base_url or 'the OpenAI API'} an OpenAI-compatible /v1 address?); finished "
+                             "calls are saved, run again to resume")
+        tally.add(paid=1)
+        return answer
     raise AssertionError("unreachable")
 
 
@@ -189,9 +220,12 @@ def _retry_after(response, default: float) -> float:
 
 
 def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_logprobs: bool,
-         sleep: Callable[[float], None] = time.sleep) -> Answer:
+         sleep: Callable[[float], None], tally: Tally, earlier: list[tuple[str | None, int, int]] = (),
+         keep: Callable[[int, str | None, int, int], None] | None = None) -> Answer:
+    """One order's answer. Sampling, `earlier` are the samples a previous run stored (not asked again) and
+    `keep(k, letter, prompt_tokens, completion_tokens)` stores each new one as it arrives."""
     if use_logprobs:
-        r = _create(client, config, sleep, messages=messages, max_tokens=1, temperature=0, logprobs=True,
+        r = _create(client, config, sleep, tally, messages=messages, max_tokens=1, temperature=0, logprobs=True,
                     top_logprobs=10)
         content = r.choices[0].logprobs.content if r.choices[0].logprobs else None
         if not content:
@@ -203,14 +237,20 @@ def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_l
                            Answer([], NO_LETTER, 1, *usage))
         return Answer(probabilities, "logprobs", 1, *usage)
     counts, prompt_tokens, completion_tokens = dict.fromkeys(LETTERS, 0), 0, 0
-    for _ in range(config.samples):
-        r = _create(client, config, sleep, messages=messages, max_tokens=1, temperature=1)
+    answers = list(earlier)[:config.samples]
+    for k in range(len(answers), config.samples):
+        r = _create(client, config, sleep, tally, messages=messages, max_tokens=1, temperature=1)
         letter = _letter((r.choices[0].message.content or "").strip()[:3].split("/")[0] or "")
+        usage = (r.usage.prompt_tokens, r.usage.completion_tokens) if r.usage else (0, 0)
+        answer = (letter if letter in counts else None, *usage)
+        if keep is not None:
+            keep(k, *answer)
+        answers.append(answer)
+    for letter, used_prompt, used_completion in answers:
         if letter in counts:
             counts[letter] += 1
-        if r.usage:
-            prompt_tokens += r.usage.prompt_tokens
-            completion_tokens += r.usage.completion_tokens
+        prompt_tokens += used_prompt
+        completion_tokens += used_completion
     total = sum(counts.values())
     if total == 0:
         raise NoLetter(f"none of {config.samples} samples began with A, B or C",
@@ -224,26 +264,41 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
     """Rate every pending order of every pair; store scores for pairs with both orders answered."""
     kind, items, pending = _pending(db, study_id, config.model)
     client = openai.OpenAI(api_key=config.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-                           base_url=config.base_url, max_retries=0)
+                           base_url=config.base_url, max_retries=0, http_client=http_client(config.timeout))
     use_logprobs = config.logprobs
     done = 0
+    tally = Tally()
+    writing = threading.Lock()          # one connection: the threads' sample writes and this thread's saves
+    stored = judge_calls.samples(db, study_id, config.model)
 
     def save(item: dict, swapped: bool, answer: Answer) -> None:
         nonlocal done
-        judge_calls.save_call(db, study_id, item["item_id"], config.model, swapped=swapped,
-                              method=answer.method, probabilities=answer.probabilities or None,
-                              requests=answer.requests, prompt_tokens=answer.prompt_tokens,
-                              completion_tokens=answer.completion_tokens)
+        with writing:
+            judge_calls.save_call(db, study_id, item["item_id"], config.model, swapped=swapped,
+                                  method=answer.method, probabilities=answer.probabilities or None,
+                                  requests=answer.requests, prompt_tokens=answer.prompt_tokens,
+                                  completion_tokens=answer.completion_tokens)
         done += 1
         if on_progress:
             on_progress(done, total)
 
     def answered(item: dict, swapped: bool, logprobs: bool) -> Answer:
         """What one order was answered, a letterless answer included (it was paid for)."""
+        def keep(k: int, letter: str | None, prompt_tokens: int, completion_tokens: int) -> None:
+            with writing:
+                judge_calls.save_sample(db, study_id, item["item_id"], config.model, swapped=swapped, k=k,
+                                        letter=letter, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         try:
-            return _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep)
+            return _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep, tally,
+                        stored.get((item["item_id"], swapped), []), keep)
         except NoLetter as e:
             return e.answer
+
+    def so_far() -> str:
+        left = total - done
+        timed = f" ({tally.timed_out} with no whole answer within {config.timeout:g} s)" if tally.timed_out else ""
+        return (f"this run: {tally.paid} requests answered and kept, {tally.failed} failed{timed}, "
+                f"{left} order(s) left for a resume")
 
     total = len(pending)
     try:
@@ -286,12 +341,27 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
             if failure is not None:
                 raise failure
     except openai.APIStatusError as e:
-        raise JudgeError(f"the server answered {e.status_code}: {e.message}; finished calls are saved, "
-                         "run again to resume") from None
+        raise JudgeError(f"the server answered {e.status_code}: {_server_message(e)}; finished calls are saved, "
+                         f"run again to resume ({so_far()})") from None
+    except openai.APITimeoutError:
+        raise JudgeError(f"the judge at {config.base_url or 'the OpenAI API'} gave no whole answer within "
+                         f"{config.timeout:g} s, {config.max_retries + 1} times; finished calls are saved, run again "
+                         f"to resume ({so_far()})") from None
     except openai.APIConnectionError as e:
         raise JudgeError(f"cannot reach the judge at {config.base_url or 'the OpenAI API'} ({e}); "
-                         "finished calls are saved, run again to resume") from None
-    return _store_scores(db, study_id, config.model, items)
+                         f"finished calls are saved, run again to resume ({so_far()})") from None
+    summary = _store_scores(db, study_id, config.model, items)
+    return {**summary, "this_run": {"answered": tally.paid, "failed": tally.failed, "timed_out": tally.timed_out,
+                                    "left": total - done}}
+
+
+def _server_message(e: openai.APIStatusError) -> str:
+    """The server's own words: its error message when the body is OpenAI's JSON, else its text, cut short."""
+    body = e.body if isinstance(e.body, dict) else None
+    if body and isinstance(body.get("message"), str):
+        return body["message"]
+    text = (e.response.text or "").strip() if e.response is not None else ""
+    return " ".join(text.split())[:200] or e.message
 
 
 def _store_scores(db: Database, study_id: str, model: str, items: list[dict]) -> dict:
