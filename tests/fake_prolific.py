@@ -56,6 +56,14 @@ class FakeProlific:
                     status, payload = fake.route(method, self.path, body)
                 if fault == "502":                                  # the work is done; the answer is lost
                     return self._answer(502, {"error": {"detail": "Bad gateway"}})
+                if fault == "html":                                 # a proxy's page in place of the API's JSON
+                    data = b"<html><body>Service window</body></html>"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/html")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if fault == "drop":
                     self.close_connection = True
                     self.connection.shutdown(2)

@@ -63,7 +63,10 @@ class ProlificClient:
         if response.status_code >= 400:
             raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
                                 f"{_message(response)}")
-        return response.json() if response.content else {}
+        try:
+            return response.json() if response.content else {}
+        except ValueError:          # it was done (2xx); what came back is not needed to know that
+            return {}
 
     def _call(self, method: str, path: str, **kwargs) -> dict:
         for attempt in range(RETRIES + 1):
@@ -81,7 +84,12 @@ class ProlificClient:
             if response.status_code >= 400:
                 raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
                                     f"{_message(response)}")
-            return response.json() if response.content else {}
+            try:
+                return response.json() if response.content else {}
+            except ValueError:
+                text = " ".join(response.text.split())[:120]
+                raise ProlificError(f"Prolific answered {response.status_code} to {method} {path} with something "
+                                    f"that is not JSON ({text!r}); is the API address right? Nothing was paid") from None
         raise AssertionError("unreachable")
 
     def submissions(self, study_id: str) -> list[dict]:

@@ -178,3 +178,15 @@ def test_review_judges_a_pair_study_by_the_same_flags_as_the_results_page(db, tm
     flagged = {r["rater_id"] for r in study_results(db, "pairs", n_boot=0)["raters"] if r["flags"]}
     assert flagged == {"first"}
     assert suggestion.to_dict() == {"first": "look again", "neutral": "approve"}
+
+
+def test_a_page_that_is_not_json_in_place_of_prolifics_answer_is_one_sentence(db, db_path, study, fake):
+    """A proxy's HTML page with status 200 where the submissions list should be: one line that names the
+    call and what came back, not a decoder's message, and nothing changed."""
+    fake.add("p1", "RETURNED")
+    fake.faults[r"/submissions/$"] = ["html"]
+    result = run(db_path, "prolific", "sync", "paid", "PSTUDY", ok=False)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "Prolific answered 200 to GET /api/v1/studies/PSTUDY/submissions/" in lines[0]
+    assert "not JSON" in lines[0] and "Service window" in lines[0]
