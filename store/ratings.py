@@ -27,6 +27,12 @@ def has_rating(db: Database, study_id: str, item_id: str, rater_id: str) -> bool
                      [study_id, item_id, rater_id]) == 1
 
 
+def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict[str, str]:
+    """question -> value as shown, of one rater's answer to one item (empty when none is stored)."""
+    return dict(db.execute("SELECT question, value FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?",
+                           [study_id, item_id, rater_id]).fetchall())
+
+
 def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
     """(item, rater, question) -> value as shown, for every stored rating of the study."""
     return {(i, r, q): v for i, r, q, v in db.execute(

@@ -78,9 +78,18 @@ export default function ({ data, parentElement, setTriggerValue }) {
     STATE.set(parentElement, state);
     scrollToTop();
   } else if (state.sent && state.sentWith !== data.render) {
-    // The server drew this item again after our Submit: the answer was not recorded (a worker gone,
-    // the database busy). Offer Submit again, with the answers still chosen.
-    state.sent = false;
+    if (data.handled === state.payload.nonce) {
+      // The server took our Submit and drew this item again: it refused the answer, and the page says
+      // why above the card. Offer Submit again, with the answers still chosen.
+      state.sent = false;
+    } else {
+      // A page came back without our Submit having reached the server (a worker gone, the connection
+      // lost while it was on its way): send it again now. An answer is stored once, so a Submit that
+      // did arrive and is sent again changes nothing, and the page then says it is saved.
+      state.attempt = (state.attempt || 0) + 1;
+      state.sentWith = data.render;
+      setTriggerValue("submit", Object.assign({}, state.payload, { attempt: state.attempt }));
+    }
   }
   if (state.sent) resendLater();
   const locked = !!data.locked;
@@ -169,7 +178,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
     state.sent = true;
     state.sentWith = data.render;
     state.attempt = 0;
-    state.payload = { item: data.item, answers: state.chosen, comment: comment ? comment.value : null };
+    state.payload = { item: data.item, answers: state.chosen, comment: comment ? comment.value : null,
+                      nonce: Math.random().toString(36).slice(2) };
     submit.disabled = true;
     submit.textContent = "Saving…";
     Object.values(buttons).forEach((row) => Object.values(row).forEach((b) => { b.disabled = true; }));
@@ -222,7 +232,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
 _component = st.components.v2.component("fairval_answer_card", html='<div class="fv-card"></div>', css=_CSS, js=_JS)
 
 
-def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None) -> dict:
+HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit the server took
+
+
+def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
+              handled: str | None = None) -> dict:
     """What the card shows: prompts, options with their keys, as plain strings. `locked`: answers
     already given, shown chosen and unchangeable, with practice feedback against served.expected."""
     questions = []
@@ -243,7 +257,7 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
     # `render` changes with every page the server sends: a card that sent its answer and is drawn again
     # with the same item knows the answer was not recorded and offers Submit again
     return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
-            "hint": hint,
+            "hint": hint, "handled": handled,
             "missing": "Please answer every question before submitting.",
             "comment": "Comment (optional)" if task.comment else None, "locked": locked,
             "feedback": practice_feedback(task, served, locked) if locked else None}
@@ -282,13 +296,16 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Su
         payload = (st.session_state.get(key) or {}).get(SUBMIT)
         if payload and on_submit is not None:
             handled.append(payload)
+            st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
-    result = _component(data=card_data(task, served, submit_label=submit_label, locked=locked), key=key,
-                        on_submit_change=callback)
+    result = _component(data=card_data(task, served, submit_label=submit_label, locked=locked,
+                                       handled=st.session_state.get(HANDLED)),
+                        key=key, on_submit_change=callback)
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
     # finds no callback registered yet: record it here, then draw the page that follows from it.
     payload = getattr(result, SUBMIT, None)
     if payload and on_submit is not None and not handled:
+        st.session_state[HANDLED] = payload.get("nonce")
         on_submit(payload)
         st.rerun()
     return result

@@ -85,9 +85,13 @@ def _record(study_id: str, rater_id: str):
         db = get_db()
         try:
             study = load_study(db, study_id)
-            session.record_answer(db, study, rater_id, str(payload.get("item")), payload.get("answers") or {},
-                                  comment=payload.get("comment"))
-            st.session_state[NOTICE] = ("saved", "Answer saved")
+            item, answers = str(payload.get("item")), payload.get("answers") or {}
+            if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"))
+                    or session.answer_is_stored(db, study, rater_id, item, answers)):
+                st.session_state[NOTICE] = ("saved", "Answer saved")
+            else:                           # the same link open twice: the first answer is the one kept
+                st.session_state[NOTICE] = ("refused", "This item was already answered in another tab or window; "
+                                            "the answer given there is kept, and this one was not saved.")
         except (session.AnswerError, StudyError) as e:
             st.session_state[NOTICE] = ("refused", f"Your last answer was not saved: {e}.")
         except unavailable_errors():

@@ -103,6 +103,9 @@ def test_a_repeated_submit_changes_nothing(db, template_study, tmp_path):
     stored = rating_store.ratings_frame(db, "tq")
     assert sorted(stored["value"]) == ["4", "5"]
     assert set(stored["seconds"]) == {10.0}
+    # what the page acknowledges: the same answer again is stored; another tab's other answer is not
+    assert session.answer_is_stored(db, template_study, "r", served.item_id, ANSWER)
+    assert not session.answer_is_stored(db, template_study, "r", served.item_id, {"quality": "1", "yes_positive": "1"})
 
 
 def test_answers_are_validated(db, template_study, tmp_path):
