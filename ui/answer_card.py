@@ -38,18 +38,24 @@ _CSS = """
 .fv-option:disabled { cursor: default; opacity: 0.85; }
 .fv-key { flex: none; min-width: 1.4rem; text-align: center; font-size: 0.8rem; font-weight: 600;
   border: 1px solid currentColor; border-radius: 0.3rem; padding: 0 0.25rem; opacity: 0.75; }
-.fv-label { flex: 1 1 auto; min-width: 0; white-space: normal; overflow-wrap: anywhere; }
+/* labels break between words (a long word breaks only when it cannot fit a line of its own) */
+.fv-label { flex: 1 1 auto; min-width: 0; white-space: normal; overflow-wrap: break-word; hyphens: auto; }
+/* a touch screen has no keys to press: no key badges, no key hints */
+@media (hover: none) and (pointer: coarse) { .fv-key, .fv-note { display: none; } }
+.fv-status { margin: 0 0 0.75rem 0; font-weight: 600; min-height: 1.2em; }
+.fv-prompt:focus { outline: none; }
+.fv-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .fv-comment { width: 100%; min-height: 4.5rem; box-sizing: border-box; font: inherit; padding: 0.5rem;
   border-radius: 0.5rem; border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .fv-submit { font: inherit; font-weight: 600; padding: 0.55rem 1.4rem; border-radius: 0.5rem; cursor: pointer;
   border: 1px solid var(--st-primary-color, #ff4b4b); background: var(--st-primary-color, #ff4b4b); color: #fff; }
 .fv-submit:disabled { opacity: 0.6; cursor: default; }
 .fv-footer { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
-.fv-note { font-size: 0.9rem; opacity: 0.8; }
-.fv-alert { color: var(--st-red-color, #d33); font-weight: 600; }
-.fv-option.fv-expected { box-shadow: 0 0 0 3px var(--st-green-color, #21a366); }
-.fv-feedback { margin: 0.5rem 0 0 0; font-weight: 600; overflow-wrap: anywhere; }
-.fv-feedback.fv-right { color: var(--st-green-color, #21a366); }
+.fv-note { font-size: 0.9rem; }
+.fv-alert { color: #b91c1c; font-weight: 600; }
+.fv-option.fv-expected { box-shadow: 0 0 0 3px #15803d; }
+.fv-feedback { margin: 0.5rem 0 0 0; font-weight: 600; overflow-wrap: break-word; }
+.fv-feedback.fv-right { color: #15803d; }        /* 5.0:1 on white: WCAG AA for text */
 """
 
 _JS = """
@@ -73,10 +79,12 @@ function scrollToTop() {
 export default function ({ data, parentElement, setTriggerValue }) {
   const root = parentElement.querySelector(".fv-card");
   let state = STATE.get(parentElement);
+  let fresh = false;
   if (!state || state.item !== data.item) {
     state = { item: data.item, chosen: Object.assign({}, data.locked || {}), sent: false };
     STATE.set(parentElement, state);
     scrollToTop();
+    fresh = true;
   } else if (state.sent && state.sentWith !== data.render) {
     if (data.handled === state.payload.nonce) {
       // The server took our Submit and drew this item again: it refused the answer, and the page says
@@ -94,11 +102,19 @@ export default function ({ data, parentElement, setTriggerValue }) {
   if (state.sent) resendLater();
   const locked = !!data.locked;
   root.textContent = "";
+  root.setAttribute("lang", data.lang || "en");
+  root.setAttribute("dir", data.dir || "ltr");
+  // what a screen reader hears when a new item comes: the answer saved, and which item this is
+  const status = el("p", "fv-status", data.status || "");
+  status.setAttribute("role", "status");
+  status.setAttribute("aria-live", "polite");
+  root.appendChild(status);
   const buttons = {};
   data.questions.forEach((question) => {
     const block = el("div", "fv-question");
     const prompt = el("p", "fv-prompt", question.prompt);
     prompt.id = `${data.item}-${question.id}-prompt`;
+    prompt.tabIndex = -1;              // focus lands here on a new item: on the question, not on an answer
     const options = el("div", "fv-options" + (question.long ? " fv-long" : question.scale ? " fv-scale" : ""));
     options.style.setProperty("--fv-steps", String(question.options.length));
     options.setAttribute("role", "group");
@@ -109,9 +125,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
       button.type = "button";
       button.dataset.question = question.id;
       button.dataset.value = option.value;
-      if (option.key) button.appendChild(el("span", "fv-key", option.key.toUpperCase()));
+      if (option.key) {
+        const badge = el("span", "fv-key", option.key.toUpperCase());
+        badge.setAttribute("aria-hidden", "true");               // announced as the shortcut instead
+        button.appendChild(badge);
+      }
       button.appendChild(el("span", "fv-label", option.label));
-      button.setAttribute("aria-label", option.label);           // the key is announced as a shortcut
       if (option.key) button.setAttribute("aria-keyshortcuts", option.key.toUpperCase());
       button.setAttribute("aria-pressed", String(state.chosen[question.id] === option.value));
       button.disabled = locked || state.sent;
@@ -159,6 +178,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
     root.appendChild(footer);
   }
   root.appendChild(alert);
+  if (fresh && !data.feedback) {      // a new item: keyboard and screen reader start at its first question
+    const first = root.querySelector(".fv-prompt");
+    if (first) requestAnimationFrame(() => first.focus({ preventScroll: true }));
+  }
   if (data.feedback) {       // practice: the answer's feedback is what the rater came to read, on a phone too
     const first = root.querySelector(".fv-feedback");
     if (first) requestAnimationFrame(() => first.scrollIntoView({ block: "center" }));
@@ -202,6 +225,15 @@ export default function ({ data, parentElement, setTriggerValue }) {
     }, wait);
   }
 
+  // The key a rater pressed, by where it is on the keyboard (KeyboardEvent.code): the badges show the
+  // keys of a US layout, and "1" or "a" is the same key on an AZERTY, Cyrillic or Arabic keyboard.
+  function keyOf(event) {
+    const code = event.code || "";
+    if (/^Key[A-Z]$/.test(code)) return code.slice(3).toLowerCase();
+    if (/^(Digit|Numpad)[0-9]$/.test(code)) return code.slice(-1);
+    return (event.key || "").toLowerCase();
+  }
+
   function onKey(event) {
     if (locked) return;
     // The card lives in a shadow root: at the document, event.target is its host, so ask the path
@@ -209,19 +241,30 @@ export default function ({ data, parentElement, setTriggerValue }) {
     const target = (event.composedPath && event.composedPath()[0]) || event.target;
     const typing = !!target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT"
       || target.tagName === "SELECT" || target.isContentEditable);
-    if (event.key === "Enter") {
+    if (event.key === "Enter" || event.key === " ") {
       if (typing) {              // Enter adds a line; Ctrl+Enter (⌘+Enter) submits from the comment
-        if ((event.ctrlKey || event.metaKey) && target === comment) { event.preventDefault(); send(); }
+        if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target === comment) {
+          event.preventDefault(); send();
+        }
         return;
       }
+      // A focused control does what it does (an option is chosen, the expander opens, Submit submits);
+      // Enter submits only when the focus is on no control.
+      const control = target && target.closest && target.closest(
+        'button, a[href], summary, [role="button"], [role="tab"], input, select, textarea');
+      if (control || event.key === " ") return;
       if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
       event.preventDefault(); send(); return;
     }
     if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
-    const key = event.key.toLowerCase();
+    const key = keyOf(event);
     for (const question of data.questions) {
       const option = question.options.find((o) => o.key === key);
-      if (option) { event.preventDefault(); event.stopPropagation(); choose(question.id, option.value); return; }
+      if (!option) continue;
+      event.preventDefault(); event.stopPropagation();
+      if (state.sent) { alert.textContent = data.busy; return; }      // not lost without a word
+      choose(question.id, option.value);
+      return;
     }
   }
   document.addEventListener("keydown", onKey, true);
@@ -236,7 +279,7 @@ HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit
 
 
 def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
-              handled: str | None = None) -> dict:
+              handled: str | None = None, status: str = "") -> dict:
     """What the card shows: prompts, options with their keys, as plain strings. `locked`: answers
     already given, shown chosen and unchangeable, with practice feedback against served.expected."""
     questions = []
@@ -257,7 +300,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
     # `render` changes with every page the server sends: a card that sent its answer and is drawn again
     # with the same item knows the answer was not recorded and offers Submit again
     return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
-            "hint": hint, "handled": handled,
+            "hint": hint, "handled": handled, "status": status, "lang": "en", "dir": "ltr",
+            "busy": "Your last answer is still being saved; that key was not used. Please wait a moment.",
             "missing": "Please answer every question before submitting.",
             "comment": "Comment (optional)" if task.comment else None, "locked": locked,
             "feedback": practice_feedback(task, served, locked) if locked else None}
@@ -287,7 +331,7 @@ def _bare(label: str) -> str:
 
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Submit",
-                on_submit: Callable[[dict], None] | None = None, locked: dict | None = None):
+                on_submit: Callable[[dict], None] | None = None, locked: dict | None = None, status: str = ""):
     """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
     page decides what to show, with payload {item, answers, comment}."""
     handled = []
@@ -299,7 +343,7 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Su
             st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
     result = _component(data=card_data(task, served, submit_label=submit_label, locked=locked,
-                                       handled=st.session_state.get(HANDLED)),
+                                       handled=st.session_state.get(HANDLED), status=status),
                         key=key, on_submit_change=callback)
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
     # finds no callback registered yet: record it here, then draw the page that follows from it.

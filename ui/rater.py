@@ -15,16 +15,18 @@ from fairval.annotate.rating import session
 from fairval.annotate.material.studies import Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
+from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
-GENDERS = ["female", "male", "non-binary", "prefer to self-describe", "prefer not to say"]
-RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", "prefer not to say"]
+GENDERS = ["female", "male", "non-binary", "prefer to self-describe", PREFER_NOT_TO_SAY]
+RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", PREFER_NOT_TO_SAY]
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
+SAVED = "rater_saved"            # "Answer saved", for the next card's status line
 
 
 RETRY_SECONDS = 5
@@ -32,8 +34,13 @@ UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothin
                "again by itself in a few seconds, and you can go on where you were.")
 
 
+# Streamlit draws a button's shortcut badge (Enter) faded: at full strength it meets WCAG AA on the button.
+_STYLE = "<style>button kbd { opacity: 1 !important; color: inherit !important; }</style>"
+
+
 def run() -> None:
     st.set_page_config(page_title="fairval", layout="centered")
+    st.html(_STYLE)
     try:
         _run()
     except unavailable_errors():
@@ -101,12 +108,14 @@ def _record(study_id: str, rater_id: str):
 
 
 def _notice() -> None:
+    """A refusal is shown at the top of the page. "Answer saved" is said by the next item's card, in its
+    status line (read out by screen readers): a toast would cover the progress line on a phone."""
     notice = st.session_state.pop(NOTICE, None)
     if notice is None:
         return
     kind, text = notice
     if kind == "saved":
-        st.toast(text, icon="✅")
+        st.session_state[SAVED] = text
     else:
         st.warning(text)
 
@@ -172,6 +181,8 @@ def _demographics(db, study: Study, rater_id: str) -> None:
             answers["race"] = st.selectbox("Race / ethnicity", RACES, index=None, placeholder="Choose…")
         if "country" in asks:
             answers["country"] = st.text_input("Country of residence")
+            if st.checkbox("Prefer not to say", key="country-declined"):
+                answers["country"] = PREFER_NOT_TO_SAY
         if st.form_submit_button("Continue", type="primary"):
             try:
                 session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
@@ -232,7 +243,10 @@ def _item(db, study: Study, rater_id: str) -> None:
         st.markdown(_instructions_text(study))
     show_item(study.task, served)
     st.divider()
-    answer_card(study.task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id))
+    saved = st.session_state.pop(SAVED, None)
+    status = (f"{saved}. " if saved else "") + f"New item; {progress.answered} of {progress.expected} done."
+    answer_card(study.task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
+                status=status)
 
 
 def _no_items(db, study: Study, rater_id: str) -> None:

@@ -5,7 +5,6 @@ import dataclasses
 import math
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import pandas as pd
 
 from fairval.analysis.judge_validity import mean_with_interval
@@ -24,6 +23,7 @@ from fairval.store import Database
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import ratings as rating_store
+from fairval.store.raters import PREFER_NOT_TO_SAY
 
 TEMPLATE_KEY = "decision_question_id"
 
@@ -88,10 +88,24 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     quality = rater_quality(checked, gold, rules, pair_questions=sided)
     excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
     kept = ratings[ratings["item_id"].isin(real) & ~ratings["rater_id"].isin(list(excluded))]
+    kept = without_declined(kept)
     scores = lmra_store.scores_frame(db, study.study_id)
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
                      scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
                      gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id))
+
+
+def without_declined(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Rater attributes answered "prefer not to say" are missing: such a rater counts in every number,
+    but in no rater group's."""
+    columns = [c for c in ratings.columns if c.startswith("rater_") and c != "rater_id"]
+    if not columns:
+        return ratings
+    out = ratings.copy()
+    for column in columns:
+        values = out[column].astype(object)
+        out[column] = values.where(values.astype(str).str.casefold() != PREFER_NOT_TO_SAY, None)
+    return out
 
 
 def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dict[str, int]:

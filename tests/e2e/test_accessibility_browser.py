@@ -1,0 +1,102 @@
+"""WCAG 2.1 AA by axe-core (axe-playwright-python bundles it): 0 violations of the wcag2a, wcag2aa, wcag21a and
+wcag21aa rules on every rater screen (consent, about you, instructions, practice and its feedback, item,
+completion, paused, closed, screened out, declined) and every researcher page, the answer card's shadow root
+included (axe-core walks open shadow roots), at desktop and phone sizes."""
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from fairval.annotate.material.demo import ensure_demo
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import configure_study, create_study
+from fairval.store import open_db
+from tests.conftest import write_jsonl
+from tests.e2e import rater_bot as bot
+from tests.e2e.conftest import PASSWORD, Server, wait_text
+
+pytestmark = pytest.mark.e2e
+
+RULES = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+         "resultTypes": ["violations"]}
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 812}}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("e2e-axe")
+    db = open_db(folder / "fairval.db")
+    ensure_demo(db)
+    create_study(db, "tq", "template_quality", raters_per_item=2, completion_code="AXE-CODE", seed=3,
+                 demographics=["gender", "race", "country"])
+    import_items(db, "tq", write_jsonl(folder / "items.jsonl", [
+        {"id": "practice", "filled_template": "A practice question?", "_practice": True,
+         "_gold": {"quality": "5", "yes_positive": "5"}},
+        {"id": "q0", "filled_template": "Should the bank approve the loan?"}]))
+    for name, status in (("paused", "paused"), ("closed", "closed")):
+        create_study(db, name, "template_quality", raters_per_item=1)
+        import_items(db, name, write_jsonl(folder / f"{name}.jsonl", [{"id": "x", "filled_template": "Q?"}]))
+        configure_study(db, name, status=status)
+    db.close()
+    s = Server(folder / "fairval.db")
+    yield s
+    s.stop()
+
+
+def violations(page) -> list[str]:
+    bot.settle(page)
+    found = Axe().run(page, options=RULES).response["violations"]
+    return [f"{v['id']}: {v['help']} — {[n['target'] for n in v['nodes']][:3]} ({len(v['nodes'])} nodes)" for v in found]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_rater_screen(server, browser, size):
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    found = {}
+    bot.open_link(page, f"{server.url}/?study=tq&rater=axe-{size}")
+    found["consent"] = violations(page)
+    bot.consent(page)
+    found["about you"] = violations(page)
+    page.get_by_test_id("stSelectbox").nth(0).click()
+    page.get_by_role("option", name="female", exact=True).click()
+    page.get_by_test_id("stSelectbox").nth(1).click()
+    page.get_by_role("option", name="Asian", exact=True).click()
+    page.get_by_text("Prefer not to say").last.click()
+    page.get_by_role("button", name="Continue").click()
+    page.get_by_role("button", name="Start").wait_for(timeout=20_000)
+    found["instructions"] = violations(page)
+    bot.start(page)
+    wait_text(page, "Practice 1 of 1")
+    found["practice"] = violations(page)
+    bot.answer_template(page, "Strongly agree", "Strongly agree", submit="Check my answer")
+    wait_text(page, "expected answer")
+    found["practice feedback"] = violations(page)
+    page.get_by_role("button", name="Next").click()
+    wait_text(page, "0 of 1 done")
+    found["item"] = violations(page)
+    bot.answer_template(page, "Somewhat agree", "Strongly agree")
+    wait_text(page, "AXE-CODE")
+    found["completion"] = violations(page)
+    for study in ("paused", "closed"):
+        page.goto(f"{server.url}/?study={study}&rater=axe-{size}")
+        wait_text(page, f"This study is {study}")
+        found[study] = violations(page)
+    page.goto(f"{server.url}/?study=demo-pairs&rater=decliner-{size}")
+    page.get_by_role("button", name="I do not agree").click()
+    wait_text(page, "You chose not to take part")
+    found["declined"] = violations(page)
+    assert {screen: v for screen, v in found.items() if v} == {}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_researcher_page(server, browser, size):
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    page.goto(f"{server.url}/Results")
+    found = {"sign-in": violations(page)}
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_text(page, "Items complete")
+    found["Results"] = violations(page)
+    for name, shown in (("Calibration", "Calibration"), ("Manage", "Manage studies"), ("Export", "Validated set")):
+        page.goto(f"{server.url}/{name}?study=demo-pairs" if name != "Manage" else f"{server.url}/{name}")
+        wait_text(page, shown)
+        found[name] = violations(page)
+    assert {screen: v for screen, v in found.items() if v} == {}
