@@ -38,6 +38,10 @@ class AnswerError(FairvalError):
     "An answer that cannot be recorded; says which question and what is allowed."
 
 
+class StudyClosed(AnswerError):
+    "The study closed before the answer arrived: it takes no more answers."
+
+
 class RaterIdError(FairvalError):
     "A rater id that cannot be stored (empty, too long, or holding invisible characters)."
 

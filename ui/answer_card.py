@@ -15,6 +15,7 @@ import streamlit as st
 
 from fairval.annotate.rating.session import Served
 from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
+from fairval.ui.i18n import Translate, direction, english
 
 SUBMIT = "submit"
 
@@ -168,7 +169,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   let submit = null;
   if (!locked) {
     const footer = el("div", "fv-footer");
-    submit = el("button", "fv-submit", state.sent ? "Saving…" : data.submit);
+    submit = el("button", "fv-submit", state.sent ? data.saving : data.submit);
     submit.type = "button";
     submit.disabled = state.sent;
     submit.setAttribute("aria-keyshortcuts", "Enter");
@@ -204,7 +205,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
     state.payload = { item: data.item, answers: state.chosen, comment: comment ? comment.value : null,
                       nonce: Math.random().toString(36).slice(2) };
     submit.disabled = true;
-    submit.textContent = "Saving…";
+    submit.textContent = data.saving;
     Object.values(buttons).forEach((row) => Object.values(row).forEach((b) => { b.disabled = true; }));
     setTriggerValue("submit", state.payload);
     resendLater();
@@ -279,7 +280,7 @@ HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit
 
 
 def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
-              handled: str | None = None, status: str = "") -> dict:
+              handled: str | None = None, status: str = "", t: Translate = english, language: str = "en") -> dict:
     """What the card shows: prompts, options with their keys, as plain strings. `locked`: answers
     already given, shown chosen and unchangeable, with practice feedback against served.expected."""
     questions = []
@@ -293,35 +294,36 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
         questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
                           "long": any(len(o["label"]) > 40 for o in options),
                           "scale": question.level != "nominal"})
-    hint = "Keys shown on each answer choose it; Enter submits."
+    hint = t("Keys shown on each answer choose it; Enter submits.")
     if task.comment:
-        hint = ("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "
-                "line and Ctrl+Enter (⌘+Enter on a Mac) submits.")
+        hint = t("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "
+                 "line and Ctrl+Enter (⌘+Enter on a Mac) submits.")
     # `render` changes with every page the server sends: a card that sent its answer and is drawn again
     # with the same item knows the answer was not recorded and offers Submit again
     return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
-            "hint": hint, "handled": handled, "status": status, "lang": "en", "dir": "ltr",
-            "busy": "Your last answer is still being saved; that key was not used. Please wait a moment.",
-            "missing": "Please answer every question before submitting.",
-            "comment": "Comment (optional)" if task.comment else None, "locked": locked,
-            "feedback": practice_feedback(task, served, locked) if locked else None}
+            "hint": hint, "handled": handled, "status": status, "lang": language, "dir": direction(language),
+            "busy": t("Your last answer is still being saved; that key was not used. Please wait a moment."),
+            "missing": t("Please answer every question before submitting."), "saving": t("Saving…"),
+            "comment": t("Comment (optional)") if task.comment else None, "locked": locked,
+            "feedback": practice_feedback(task, served, locked, t) if locked else None}
 
 
-def practice_feedback(task: Task, served: Served, chosen: dict) -> dict:
+def practice_feedback(task: Task, served: Served, chosen: dict, t: Translate = english) -> dict:
     """Per question: the expected answer and a sentence comparing it with the one chosen."""
     out = {}
     for question in task.questions:
         got = question.label_for(chosen[question.id], served.data)
         want = (served.expected or {}).get(question.id)
         if want is None:
-            out[question.id] = {"expected": None, "right": False, "text": f"You chose “{_bare(got)}”."}
+            out[question.id] = {"expected": None, "right": False, "text": t("You chose “{answer}”.", answer=_bare(got))}
         elif str(want) == chosen[question.id]:
             out[question.id] = {"expected": str(want), "right": True,
-                                "text": f"“{_bare(got)}” is the expected answer."}
+                                "text": t("“{answer}” is the expected answer.", answer=_bare(got))}
         else:
             out[question.id] = {"expected": str(want), "right": False,
-                                "text": f"You chose “{_bare(got)}”; the expected answer is "
-                                        f"“{_bare(question.label_for(str(want), served.data))}”."}
+                                "text": t("You chose “{answer}”; the expected answer is “{expected}”.",
+                                          answer=_bare(got),
+                                          expected=_bare(question.label_for(str(want), served.data)))}
     return out
 
 
@@ -330,8 +332,9 @@ def _bare(label: str) -> str:
     return label.rstrip().rstrip(".")
 
 
-def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Submit",
-                on_submit: Callable[[dict], None] | None = None, locked: dict | None = None, status: str = ""):
+def answer_card(task: Task, served: Served, *, key: str, submit_label: str | None = None,
+                on_submit: Callable[[dict], None] | None = None, locked: dict | None = None, status: str = "",
+                t: Translate = english, language: str = "en"):
     """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
     page decides what to show, with payload {item, answers, comment}."""
     handled = []
@@ -342,8 +345,9 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str = "Su
             handled.append(payload)
             st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
-    result = _component(data=card_data(task, served, submit_label=submit_label, locked=locked,
-                                       handled=st.session_state.get(HANDLED), status=status),
+    result = _component(data=card_data(task, served, submit_label=submit_label or t("Submit"), locked=locked,
+                                       handled=st.session_state.get(HANDLED), status=status, t=t,
+                                       language=language),
                         key=key, on_submit_change=callback)
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
     # finds no callback registered yet: record it here, then draw the page that follows from it.

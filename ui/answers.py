@@ -6,40 +6,42 @@ Answers are taken by the answer card (ui/answer_card.py)."""
 from __future__ import annotations
 
 import functools
+import html
 
 import streamlit as st
 
 from fairval.annotate.material.pairs import responses_as_shown
 from fairval.annotate.rating.session import Served
 from fairval.annotate.material.tasks import Task
+from fairval.ui.i18n import Translate, english
 
 
-def show_item(task: Task, served: Served) -> None:
+def show_item(task: Task, served: Served, t: Translate = english) -> None:
     data = served.data
     if task.display == "template":
         field = "filled_template" if "filled_template" in data else (task.required_fields or ("text",))[0]
         st.text(str(data.get(field, "")))
     elif task.display == "name":
-        st.subheader("Name")
+        st.subheader(t("Name"))
         st.text(str(data["name"]))
         if data.get("filled_template"):
-            st.caption("As it appears in a question:")
+            st.caption(t("As it appears in a question:"))
             st.text(str(data["filled_template"]))
     elif task.display == "scenario":
         if data.get("category"):
-            st.text(f"Category: {data['category']}")
+            st.text(t("Category: {category}", category=data["category"]))
         st.text(str(data["scenario"]))
     else:
         first, second = responses_as_shown(data, served.flipped)
-        st.caption("User")
+        st.caption(t("User"))
         st.text(str(data["prompt"]))
         left, right = st.columns(2)
         with left.container(border=True):
-            st.markdown("**Response 1**")
-            st.html(response_html(first))
+            st.markdown(f"**{t('Response 1')}**")
+            st.html(response_html(first, t))
         with right.container(border=True):
-            st.markdown("**Response 2**")
-            st.html(response_html(second))
+            st.markdown(f"**{t('Response 2')}**")
+            st.html(response_html(second, t))
 
 
 @functools.cache
@@ -53,7 +55,8 @@ def _chat_markdown():
         ["image", "link", "autolink", "html_inline", "html_block", "reference"])
 
 
-def response_html(text: str) -> str:
+def response_html(text: str, t: Translate = english) -> str:
     """A chatbot response as a chat window shows it: paragraphs, lists, emphasis and code; nothing else."""
-    rendered = _chat_markdown().render(str(text)).strip() or "<p><em>(an empty response)</em></p>"
+    empty = html.escape(t("(an empty response)"))
+    rendered = _chat_markdown().render(str(text)).strip() or f"<p><em>{empty}</em></p>"
     return f'<div class="fv-response">{rendered}</div>'

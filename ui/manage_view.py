@@ -6,6 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
 from fairval.annotate.material.studies import (StudySettings, configure_study, create_study, load_study,
                               prolific_link_query)
@@ -71,6 +72,10 @@ def settings_fields(current: StudySettings, key: str) -> dict:
     # groups without an attribute are passed on, so the refusal says what is missing
     values["balance_groups"] = [g.strip() for g in groups.split(",") if g.strip()]
     values["demographics"] = st.multiselect("Ask raters", ATTRS, list(current.demographics), key=f"{key}-ask")
+    codes = list(LANGUAGES)
+    values["language"] = st.selectbox("Raters' language (fairval's own words; write consent and instructions in it)",
+                                      codes, index=codes.index(current.language), key=f"{key}-language",
+                                      format_func=lambda code: f"{LANGUAGES[code][0]} ({code})")
     values["consent_text"] = st.text_area("Consent text", current.consent_text, key=f"{key}-consent")
     values["instructions"] = st.text_area("Instructions (empty: the task's own)", current.instructions,
                                           key=f"{key}-instr")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.rating import session
-from fairval.annotate.material.studies import Study, StudyError, list_study_names, load_study
+from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
 from fairval.store.raters import PREFER_NOT_TO_SAY
@@ -20,6 +20,8 @@ from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
+from fairval.ui.i18n import direction, translator
+from fairval.ui.page_language import page_language
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 GENDERS = ["female", "male", "non-binary", "prefer to self-describe", PREFER_NOT_TO_SAY]
@@ -32,6 +34,15 @@ SAVED = "rater_saved"            # "Answer saved", for the next card's status li
 RETRY_SECONDS = 5
 UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
                "again by itself in a few seconds, and you can go on where you were.")
+# the background questions' choices, stored in English whatever the language they are shown in
+CHOICE_LABELS = {"female": "female", "male": "male", "non-binary": "non-binary",
+                 "prefer to self-describe": "prefer to self-describe", PREFER_NOT_TO_SAY: "prefer not to say",
+                 "white": "white", "Black": "Black", "Asian": "Asian", "Hispanic": "Hispanic",
+                 "Native American": "Native American", "other": "other"}
+
+
+def _t(study: Study):
+    return translator(study.settings.language)
 
 
 # Streamlit draws a button's shortcut badge (Enter) faded: at full strength it meets WCAG AA on the button.
@@ -69,6 +80,8 @@ def _run() -> None:
     except StudyError:
         st.error("This link does not lead to a study. Please check the link you were given.")
         return
+    t = _t(study)
+    page_language(study.settings.language, direction(study.settings.language))
     rater_id = params.get("PROLIFIC_PID") or params.get("rater")
     if not rater_id:
         _ask_rater_id(study)
@@ -79,7 +92,8 @@ def _run() -> None:
                                platform_study_id=params.get("STUDY_ID"),
                                platform_session_id=params.get("SESSION_ID"))
     except FairvalError as e:
-        st.error(str(e))
+        st.error(t("The participant ID in this link cannot be used ({reason}). Please check the link you were "
+                   "given.", reason=str(e)))
         return
     rater_id = rater["rater_id"]            # as stored (trimmed)
     _notice()
@@ -90,20 +104,27 @@ def _record(study_id: str, rater_id: str):
     """The answer card's Submit: store the answers to the item the rater saw, then say how it went."""
     def record(payload: dict) -> None:
         db = get_db()
+        t = translator(None)
         try:
             study = load_study(db, study_id)
+            t = _t(study)
             item, answers = str(payload.get("item")), payload.get("answers") or {}
             if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"))
                     or session.answer_is_stored(db, study, rater_id, item, answers)):
-                st.session_state[NOTICE] = ("saved", "Answer saved")
+                st.session_state[NOTICE] = ("saved", t("Answer saved"))
             else:                           # the same link open twice: the first answer is the one kept
-                st.session_state[NOTICE] = ("refused", "This item was already answered in another tab or window; "
-                                            "the answer given there is kept, and this one was not saved.")
-        except (session.AnswerError, StudyError) as e:
-            st.session_state[NOTICE] = ("refused", f"Your last answer was not saved: {e}.")
+                st.session_state[NOTICE] = ("refused", t(
+                    "This item was already answered in another tab or window; the answer given there is kept, "
+                    "and this one was not saved."))
+        except session.StudyClosed:
+            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
+                                                     "arrived."))
+        except (session.AnswerError, StudyError):
+            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved. Please answer every question "
+                                                     "and press Submit again."))
         except unavailable_errors():
-            st.session_state[NOTICE] = ("refused", "Your last answer was not saved: the study's server could "
-                                        "not store it just now. Please press Submit again in a moment.")
+            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study's server could "
+                                                     "not store it just now. Please press Submit again in a moment."))
     return record
 
 
@@ -142,64 +163,75 @@ def _landing(db) -> None:
 
 
 def _ask_rater_id(study: Study) -> None:
-    st.title(study.task.title or "Annotation study")
+    t = _t(study)
+    st.title(t(study.task.title) if study.task.title else t("Annotation study"))
     with st.form("rater-id"):
-        given = st.text_input("Your rater ID")
-        if st.form_submit_button("Continue") and given.strip():
+        given = st.text_input(t("Your rater ID"))
+        if st.form_submit_button(t("Continue")) and given.strip():
             st.query_params["rater"] = given.strip()
             st.rerun()
 
 
 def _consent(db, study: Study, rater_id: str) -> None:
-    st.title("Consent")
-    st.markdown(researcher_markdown(study.settings.consent_text))
+    t = _t(study)
+    st.title(t("Consent"))
+    text = study.settings.consent_text
+    st.markdown(researcher_markdown(t(text) if text == DEFAULT_CONSENT else text))
     agree, decline = st.columns(2)
-    if agree.button("I agree to take part", type="primary", key="consent-yes"):
+    if agree.button(t("I agree to take part"), type="primary", key="consent-yes"):
         session.give_consent(db, study.study_id, rater_id, True)
         st.rerun()
-    if decline.button("I do not agree", key="consent-no"):
+    if decline.button(t("I do not agree"), key="consent-no"):
         session.give_consent(db, study.study_id, rater_id, False)
         st.rerun()
 
 
 def _declined(db, study: Study, rater_id: str) -> None:
-    st.title("Thank you")
-    st.write("You chose not to take part; nothing else about you was recorded. "
-             "You can close this page" + (" and return the study on Prolific." if
-                                          st.query_params.get("PROLIFIC_PID") else "."))
+    t = _t(study)
+    st.title(t("Thank you"))
+    st.write(t("You chose not to take part; nothing else about you was recorded. You can close this page and "
+               "return the study on Prolific.") if st.query_params.get("PROLIFIC_PID") else
+             t("You chose not to take part; nothing else about you was recorded. You can close this page."))
 
 
 def _demographics(db, study: Study, rater_id: str) -> None:
-    st.title("About you")
-    st.write("These questions help us check that people from different backgrounds are heard.")
+    t = _t(study)
+    st.title(t("About you"))
+    st.write(t("These questions help us check that people from different backgrounds are heard."))
     asks = study.settings.asks()
+    shown = lambda value: t(CHOICE_LABELS.get(value, value))      # noqa: E731  (stored in English)
     with st.form("demographics"):
         answers = {}
         if "gender" in asks:
-            answers["gender"] = st.selectbox("Gender", GENDERS, index=None, placeholder="Choose…")
+            answers["gender"] = st.selectbox(t("Gender"), GENDERS, index=None, placeholder=t("Choose…"),
+                                             format_func=shown)
         if "race" in asks:
-            answers["race"] = st.selectbox("Race / ethnicity", RACES, index=None, placeholder="Choose…")
+            answers["race"] = st.selectbox(t("Race / ethnicity"), RACES, index=None, placeholder=t("Choose…"),
+                                           format_func=shown)
         if "country" in asks:
-            answers["country"] = st.text_input("Country of residence")
-            if st.checkbox("Prefer not to say", key="country-declined"):
+            answers["country"] = st.text_input(t("Country of residence"))
+            if st.checkbox(t("Prefer not to say"), key="country-declined"):
                 answers["country"] = PREFER_NOT_TO_SAY
-        if st.form_submit_button("Continue", type="primary"):
+        if st.form_submit_button(t("Continue"), type="primary"):
             try:
                 session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
                 st.rerun()
-            except session.AnswerError as e:
-                st.error(str(e))
+            except session.AnswerError:
+                st.error(t("Please answer every question (or choose “Prefer not to say”)."))
 
 
 def _instructions_text(study: Study) -> str:
-    return researcher_markdown(study.settings.instructions) if study.settings.instructions else study.task.instructions
+    if study.settings.instructions:
+        return researcher_markdown(study.settings.instructions)
+    return _t(study)(study.task.instructions)
 
 
 def _instructions(db, study: Study, rater_id: str) -> None:
-    st.title("Instructions")
+    t = _t(study)
+    st.title(t("Instructions"))
     st.markdown(_instructions_text(study))
-    st.info("Keyboard: the key shown on each answer chooses it; Enter submits.")
-    if st.button("Start", type="primary", key="start", shortcut="Enter"):
+    st.info(t("Keyboard: the key shown on each answer chooses it; Enter submits."))
+    if st.button(t("Start"), type="primary", key="start", shortcut="Enter"):
         session.finish_instructions(db, study.study_id, rater_id)
         st.rerun()
 
@@ -211,18 +243,21 @@ def _practice(db, study: Study, rater_id: str) -> None:
         session.finish_practice(db, study.study_id, rater_id)
         st.rerun()
     served = items[index]
-    st.title(f"Practice {index + 1} of {len(items)}")
-    st.caption("Practice answers are not recorded.")
-    show_item(study.task, served)
+    t = _t(study)
+    task = study.task.translated(t)
+    st.title(t("Practice {number} of {total}", number=index + 1, total=len(items)))
+    st.caption(t("Practice answers are not recorded."))
+    show_item(task, served, t)
     st.divider()
     chosen_key = f"practice-chosen:{served.item_id}"
     chosen = st.session_state.get(chosen_key)
     if chosen is None:
-        answer_card(study.task, served, key=f"practice:{index}", submit_label="Check my answer",
+        answer_card(task, served, key=f"practice:{index}", submit_label=t("Check my answer"), t=t,
+                    language=study.settings.language,
                     on_submit=lambda payload: st.session_state.__setitem__(chosen_key, payload.get("answers")))
         return
-    answer_card(study.task, served, key=f"practice-feedback:{index}", locked=chosen)
-    if st.button("Next", type="primary", key=f"practice-next:{index}", shortcut="Enter"):
+    answer_card(task, served, key=f"practice-feedback:{index}", locked=chosen, t=t, language=study.settings.language)
+    if st.button(t("Next"), type="primary", key=f"practice-next:{index}", shortcut="Enter"):
         session.next_practice(db, study.study_id, rater_id, index)
         st.session_state.pop(chosen_key, None)
         st.rerun()
@@ -237,60 +272,71 @@ def _item(db, study: Study, rater_id: str) -> None:
         _no_items(db, study, rater_id)
         return
     progress = session.progress(db, study, rater_id)
-    st.progress(min(1.0, progress.answered / max(progress.expected, 1)),
-                text=f"{progress.answered} of {progress.expected} done")
-    with st.expander("Instructions"):
+    t = _t(study)
+    done = t("{done} of {total} done", done=progress.answered, total=progress.expected)
+    st.progress(min(1.0, progress.answered / max(progress.expected, 1)), text=done)
+    with st.expander(t("Instructions")):
         st.markdown(_instructions_text(study))
-    show_item(study.task, served)
+    task = study.task.translated(t)
+    show_item(task, served, t)
     st.divider()
     saved = st.session_state.pop(SAVED, None)
-    status = (f"{saved}. " if saved else "") + f"New item; {progress.answered} of {progress.expected} done."
-    answer_card(study.task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
-                status=status)
+    status = (f"{saved}. " if saved else "") + t("New item; {progress}.", progress=done)
+    answer_card(task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
+                status=status, t=t, language=study.settings.language)
 
 
 def _no_items(db, study: Study, rater_id: str) -> None:
-    st.title("No items left for you")
+    t = _t(study)
+    st.title(t("No items left for you"))
     if study.settings.balance_by:
-        st.write("Thank you for your interest. Every item in this study already has the raters it "
-                 "needs from people with your background, so there is nothing left to show you.")
+        st.write(t("Thank you for your interest. Every item in this study already has the raters it needs from "
+                   "people with your background, so there is nothing left to show you."))
     else:
-        st.write("Thank you for your interest. Every item in this study already has all the ratings "
-                 "it needs, so there is nothing left to show you.")
+        st.write(t("Thank you for your interest. Every item in this study already has all the ratings it needs, so "
+                   "there is nothing left to show you."))
     code = study.settings.screen_out_code
     if st.query_params.get("PROLIFIC_PID") and code:
         # Prolific's "no longer needed" path: this code screens the participant out, paid as the study says
-        st.write("Please use this code on Prolific, so the study closes for you properly:")
-        st.code(code, language=None)
-        st.link_button("Return to Prolific", PROLIFIC_COMPLETE.format(code=code), type="primary")
+        st.write(t("Please use this code on Prolific, so the study closes for you properly:"))
+        _code(code)
+        st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
         return
-    st.write("Nothing further is needed from you" + (", and you may return the study on Prolific."
-                                                      if st.query_params.get("PROLIFIC_PID") else "."))
+    st.write(t("Nothing further is needed from you, and you may return the study on Prolific.")
+             if st.query_params.get("PROLIFIC_PID") else t("Nothing further is needed from you."))
+
+
+def _code(code: str) -> None:
+    """A code to copy: as plain text in a box that does not scroll (a scrolling box must take the focus)."""
+    st.code(code, language=None, wrap_lines=True)
 
 
 def _done(db, study: Study, rater_id: str) -> None:
-    st.title("Thank you, you have finished")
+    t = _t(study)
+    st.title(t("Thank you, you have finished"))
     code = study.settings.completion_code
     if code:
-        st.write("Your completion code:")
-        st.code(code, language=None)
+        st.write(t("Your completion code:"))
+        _code(code)
     if study.settings.prolific_redirect and code:
-        st.link_button("Return to Prolific", PROLIFIC_COMPLETE.format(code=code), type="primary")
+        st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
 
 
 def _paused(db, study: Study, rater_id: str) -> None:
-    st.title("This study is paused")
+    t = _t(study)
+    st.title(t("This study is paused"))
     answered = session.progress(db, study, rater_id).answered
     if answered:
-        st.write(f"Your {answered} answer{'s' if answered != 1 else ''} so far {'are' if answered != 1 else 'is'} "
-                 "saved. Please come back later with the same link to go on.")
+        st.write(t("Your answers so far ({count}) are saved. Please come back later with the same link to go on.",
+                   count=answered))
     else:
-        st.write("Please come back later with the same link.")
+        st.write(t("Please come back later with the same link."))
 
 
 def _closed(db, study: Study, rater_id: str) -> None:
-    st.title("This study is closed")
-    st.write("It is no longer taking answers. Thank you for your interest.")
+    t = _t(study)
+    st.title(t("This study is closed"))
+    st.write(t("It is no longer taking answers. Thank you for your interest."))
 
 
 STEPS = {"consent": _consent, "declined": _declined, "demographics": _demographics,

@@ -35,6 +35,8 @@ def study():
               help="Demographics asked of raters (repeat the option).")
 @click.option("--completion-code")
 @click.option("--prolific-redirect/--no-prolific-redirect", default=False)
+@click.option("--language", default="en", show_default=True,
+              help="The language raters see fairval's words in (BCP 47: en, es, fr, de, pt-BR, hi, zh-Hans, ja, sw, ar).")
 @click.option("--seed", type=int)
 @click.pass_context
 @friendly

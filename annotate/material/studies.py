@@ -14,6 +14,8 @@ from fairval.store import Database, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import studies as study_store
 from fairval.store.loads import LoadRules
+from fairval.annotate.material.languages import DEFAULT as DEFAULT_LANGUAGE
+from fairval.annotate.material.languages import LANGUAGES, supported
 from fairval.store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (
@@ -52,8 +54,13 @@ class StudySettings:
     target_ci_width: float | None = None        # the anytime interval's width at which the study may stop
     main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
                                                 # or the first by name; --model overrides)
+    language: str = DEFAULT_LANGUAGE            # BCP 47: the language fairval's words are shown to raters in
 
     def __post_init__(self) -> None:
+        shipped = supported(str(self.language))
+        if shipped is None:
+            raise StudyError(f"language must be one fairval ships ({', '.join(LANGUAGES)}), not {self.language!r}")
+        object.__setattr__(self, "language", shipped)
         if self.target_ci_width is not None and not (isinstance(self.target_ci_width, (int, float))
                                                      and 0 < self.target_ci_width <= 2):
             raise StudyError(f"target_ci_width must be a width between 0 and 2 (H lies in [-1, 1]), "

@@ -13,7 +13,7 @@ from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, load_study, ready_loads, study_status
-from fairval.errors import AnswerError
+from fairval.errors import AnswerError, StudyClosed  # noqa: F401  (the pages catch them from here)
 from fairval.store import Database, immediate
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -205,7 +205,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     clean = validate_answers(study, answers)
     with immediate(db, study.study_id):
         if study_status(db, study.study_id) == "closed":
-            raise AnswerError("the study closed before this answer arrived")
+            raise StudyClosed("the study closed before this answer arrived")
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:

@@ -59,7 +59,7 @@ def test_an_answer_missing_a_question_is_refused_and_the_rater_told(db, study):
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     item = current_item(at)
     submit(at, {"quality": "3"})
-    assert any("not saved" in w.value and "yes_positive" in w.value for w in at.warning)
+    assert any("not saved" in w.value and "answer every question" in w.value for w in at.warning)
     assert rating_store.rating_count(db, "tq") == 0
     assert current_item(at) == item
 
@@ -162,7 +162,7 @@ def test_an_answer_sent_while_the_study_pauses_is_kept_and_the_rater_told_the_tr
     configure_study(db, "tq", status="paused")              # the researcher pauses while r1 reads
     submit(at, ANSWER)
     assert titles(at) == ["This study is paused"]
-    assert any("Your 1 answer so far is saved" in m.value for m in at.markdown)
+    assert any("Your answers so far (1) are saved" in m.value for m in at.markdown)
     assert rating_store.rating_count(db, "tq") == 2          # both questions of the item
     configure_study(db, "tq", status="open")
     again = rater_app(study="tq", rater="r1")

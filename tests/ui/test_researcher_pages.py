@@ -319,3 +319,14 @@ def test_manage_sets_and_clears_the_target_width_and_refuses_one_out_of_range(de
     at.button(key="FormSubmitter:configure-demo-pairs-Save settings").click().run()
     assert any("target_ci_width must be a width between 0 and 2" in plain(e.value) for e in at.error)
     assert load_study(demo, "demo-pairs").settings.target_ci_width is None
+
+
+def test_manage_page_creates_a_study_in_the_raters_language(demo, monkeypatch):
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.text_input[0].input("arabic-study")
+    at.selectbox[0].set_value("harmful_stereotype")
+    at.selectbox(key="create-language").set_value("ar")
+    at.button[0].click().run()
+    assert not at.exception
+    from fairval.annotate.material.studies import load_study
+    assert load_study(demo, "arabic-study").settings.language == "ar"

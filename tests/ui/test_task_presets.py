@@ -32,7 +32,7 @@ def test_each_preset_end_to_end(db, tmp_path, task):
     shown = [t.value for t in at.text]
     if task in ("harmful_stereotype", "feature_label"):
         import re
-        responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html")]     # drawn as Markdown
+        responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html") if "fv-response" in h.proto.body]
         assert responses == ["Work hard.", "Rest, [NAME]."]           # flipped, name masked
     submit(at, answers, comment="realistic" if task == "scenario_select" else None)
     assert titles(at) == ["Thank you, you have finished"], at.exception

@@ -1,0 +1,51 @@
+"""A study in Arabic and one in Hindi, in a real Chromium, from the link to the completion code: the page's
+lang and dir follow the study's language (Arabic right to left, the answer card too), and no English
+fairval message is on the rater's way."""
+import pytest
+
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
+from fairval.ui.i18n import translator
+from tests.conftest import write_jsonl
+from tests.e2e import rater_bot as bot
+from tests.e2e.conftest import Server, wait_text
+from tests.ui.test_i18n import _english_left
+
+pytestmark = pytest.mark.e2e
+
+PAIR = {"prompt": "Plan my week", "response_a": "Rest.", "response_b": "Work.", "group_a": "woman", "group_b": "man"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("e2e-languages")
+    db = open_db(folder / "fairval.db")
+    for language in ("ar", "hi"):
+        create_study(db, language, "harmful_stereotype", raters_per_item=1, completion_code=f"DONE-{language}",
+                     language=language, seed=1)
+        import_items(db, language, write_jsonl(folder / f"{language}.jsonl", [{"id": "p0", **PAIR}]))
+    db.close()
+    s = Server(folder / "fairval.db")
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("language", ["ar", "hi"])
+def test_a_study_in_the_raters_language(server, browser, language):
+    t = translator(language)
+    page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.goto(f"{server.url}/?study={language}&rater=r-{language}")
+    page.get_by_role("button", name=t("I agree to take part")).click()
+    page.get_by_role("button", name=t("Start")).click()
+    wait_text(page, t("{done} of {total} done", done=0, total=1))
+    expected_dir = "rtl" if language == "ar" else "ltr"
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [language, expected_dir]
+    card = page.locator(".fv-card")
+    assert card.get_attribute("dir") == expected_dir and card.get_attribute("lang") == language
+    seen = page.locator("body").inner_text()
+    page.locator(".fv-option").nth(2).click()
+    page.get_by_role("button", name=t("Submit")).click()
+    wait_text(page, f"DONE-{language}")
+    seen += "\n" + page.locator("body").inner_text()
+    assert _english_left(seen.splitlines(), language) == []
