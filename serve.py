@@ -1,8 +1,11 @@
 """What `fairval serve` runs: the app (app.py and pages/) with the server's own routes: the sign-in
-cookie (ui/sign_in_routes.py) and the page with its boot watchdog (ui/boot.py)."""
+cookie (ui/sign_in_routes.py) and the page with its boot watchdog (ui/boot.py); Streamlit's static files
+sent compressed (ui/compression.py)."""
 import streamlit as st
+from starlette.middleware import Middleware
 
 from fairval.ui.boot import ROUTES as PAGE_ROUTES
+from fairval.ui.compression import StaticCompression
 from fairval.ui.sign_in_routes import ROUTES as SIGN_IN_ROUTES
 
-app = st.App("app.py", routes=SIGN_IN_ROUTES + PAGE_ROUTES)
+app = st.App("app.py", routes=SIGN_IN_ROUTES + PAGE_ROUTES, middleware=[Middleware(StaticCompression)])

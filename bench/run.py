@@ -12,11 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import active, analysis, choice, files, launch, processes, serving, startup, workers  # noqa: E402
+from bench import active, analysis, choice, files, launch, pages, processes, serving, startup, workers  # noqa: E402
 
 SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, "processes": processes.run,
           "choice": choice.run, "workers": workers.run, "launch": launch.run,
-          "startup": startup.run, "active": active.run}
+          "startup": startup.run, "active": active.run, "pages": pages.run}
 
 
 def main(argv: list[str]) -> list[str]:

@@ -30,4 +30,7 @@ def test_every_benchmark_runs_and_reports_ratios():
     assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error), 500 pairs, "
                           r".* ever excludes the true H: uniform PPI\+\+, anytime \d\.\d{3}; .*fixed-n \d\.\d{3}",
                           text, re.M)) == 9
-    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers", "launch", "startup", "active"}
+    assert re.search(r"^first page \(consent\), bytes on the wire: fairval serve, 1 worker [\d,]+ KiB \(\d\.\d\dx\), "
+                     r"returning [\d,]+ KiB; .*Streamlit as shipped \(streamlit run\) [\d,]+ KiB \(1\.00x\)", text, re.M)
+    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers", "launch", "startup", "active",
+                           "pages"}

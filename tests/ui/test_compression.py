@@ -1,0 +1,49 @@
+"""Static files go out gzipped, with their own cache headers, once compressed per process; what is not a text
+asset, a browser without gzip and a conditional request pass through untouched."""
+import gzip
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from fairval.ui.compression import StaticCompression
+
+SCRIPT = ("function hello() { return 'hello'; }\n" * 400).encode()
+CALLS = []
+
+
+def asset(request):
+    CALLS.append(request.url.path)
+    if request.url.path.endswith(".woff2"):
+        return Response(b"\x00" * 5000, media_type="font/woff2")
+    return Response(SCRIPT, media_type="text/javascript",
+                    headers={"Cache-Control": "public, immutable, max-age=31536000", "ETag": '"abc"'})
+
+
+def client():
+    app = Starlette(routes=[Route("/static/{name}", asset)], middleware=[Middleware(StaticCompression)])
+    return TestClient(app)
+
+
+def test_a_script_is_sent_gzipped_with_its_cache_headers_and_compressed_once():
+    CALLS.clear()
+    c = client()
+    for _ in range(3):
+        r = c.get("/static/index.js", headers={"Accept-Encoding": "gzip"})
+        assert r.headers["content-encoding"] == "gzip" and r.headers["vary"] == "Accept-Encoding"
+        assert r.headers["cache-control"] == "public, immutable, max-age=31536000" and r.headers["etag"] == '"abc"'
+        assert r.content == SCRIPT                                       # httpx takes the gzip off
+        assert int(r.headers["content-length"]) == len(gzip.compress(SCRIPT, 6, mtime=0)) < len(SCRIPT) / 10
+    assert CALLS == ["/static/index.js"]                                 # compressed once, kept
+
+
+def test_what_is_not_compressed_passes_through():
+    c = client()
+    font = c.get("/static/font.woff2", headers={"Accept-Encoding": "gzip"})
+    assert "content-encoding" not in font.headers and len(font.content) == 5000
+    plain = c.get("/static/index.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == SCRIPT
+    conditional = c.get("/static/index.js", headers={"Accept-Encoding": "gzip", "If-None-Match": '"abc"'})
+    assert "content-encoding" not in conditional.headers
