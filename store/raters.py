@@ -22,7 +22,11 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
                  platform_study_id: str | None = None,
                  platform_session_id: str | None = None,
                  attributes: dict | None = None) -> dict:
-    """The rater's row, created on first arrival; a returning rater's row is left as it was."""
+    """The rater's row, created on first arrival; a returning rater's row is left as it was, and is only
+    read (no write lock: every Submit brings the rater back through here)."""
+    row = get_rater(db, study_id, rater_id)
+    if row is not None:
+        return row
     with immediate(db, study_id):
         row = get_rater(db, study_id, rater_id)
         if row is None:

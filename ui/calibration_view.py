@@ -9,9 +9,9 @@ from fairval.annotate.outputs import charts
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
                                   ppi_sentence, validity_row, with_ci)
-from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of
-from fairval.ui.common import get_db, inert, show_table
-from fairval.ui.studies import results_for, study_header
+from fairval.annotate.results.numbers import calibration_items, rate_of
+from fairval.ui.common import inert, show_table
+from fairval.ui.studies import data_for, results_for, study_header
 
 
 def render() -> None:
@@ -62,7 +62,7 @@ def render() -> None:
         bars = charts.group_bars(chosen)
         if bars is not None:
             st.altair_chart(bars)
-    items = calibration_items(load_study_data(get_db(), study_id, exclude_flagged=exclude), model)
+    items = calibration_items(data_for(study_id, exclude), model)
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)

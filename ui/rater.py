@@ -109,7 +109,8 @@ def _record(study_id: str, rater_id: str):
             study = load_study(db, study_id)
             t = _t(study)
             item, answers = str(payload.get("item")), payload.get("answers") or {}
-            if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"))
+            if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
+                                      serve_next=True)
                     or session.answer_is_stored(db, study, rater_id, item, answers)):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
             else:                           # the same link open twice: the first answer is the one kept

@@ -19,7 +19,7 @@ def render() -> None:
     if chosen is None:
         return
     study_id, exclude = chosen
-    progress = progress_for(study_id)
+    progress = progress_for(study_id)               # one read of the study serves both (ui/studies.py)
     numbers = results_for(study_id, exclude)
     _progress(progress)
     st.subheader("Questions")
@@ -29,7 +29,8 @@ def render() -> None:
     if numbers.get("templates"):
         st.subheader("Per template")
         show_table(formats.table(formats.with_mean_interval(numbers["templates"])))
-        st.caption("Mean intervals: Student's t over the template's ratings.")
+        st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
+                   "Ramdas), on the 1–5 scale and never outside it.")
     if numbers.get("names"):
         _names(numbers["names"])
     if numbers.get("raters"):

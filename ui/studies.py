@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import load_study_data, study_results
 from fairval.annotate.material.studies import list_study_names
 from fairval.store.db import default_db_path
 from fairval.ui.common import get_db, inert
@@ -47,18 +47,25 @@ def study_header(title: str) -> tuple[str, bool] | None:
 
 
 @st.cache_data(ttl=5, show_spinner="Computing…")
-def cached_results(db_path: str, study_id: str, exclude_flagged: bool) -> dict:
-    return study_results(get_db(), study_id, exclude_flagged=exclude_flagged)    # BOOTSTRAP_DRAWS, as the CLI
-
-
-@st.cache_data(ttl=5)
-def cached_progress(db_path: str, study_id: str) -> dict:
-    return study_progress(get_db(), study_id)
+def cached_study(db_path: str, study_id: str, exclude_flagged: bool) -> tuple[dict, dict, list[dict]]:
+    """(progress, numbers, calibration items) from one read of the study's data (two when flagged raters
+    are left out of the numbers: progress counts every rater). BOOTSTRAP_DRAWS, as the CLI."""
+    db = get_db()
+    data = load_study_data(db, study_id)
+    progress = study_progress(db, study_id, data=data)
+    numbers_data = load_study_data(db, study_id, exclude_flagged=True) if exclude_flagged else data
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=numbers_data)
+    return progress, numbers, numbers_data
 
 
 def results_for(study_id: str, exclude_flagged: bool) -> dict:
-    return cached_results(default_db_path(), study_id, exclude_flagged)
+    return cached_study(default_db_path(), study_id, exclude_flagged)[1]
 
 
 def progress_for(study_id: str) -> dict:
-    return cached_progress(default_db_path(), study_id)
+    return cached_study(default_db_path(), study_id, False)[0]
+
+
+def data_for(study_id: str, exclude_flagged: bool):
+    """The study's data as the numbers on the page were computed from (cached with them)."""
+    return cached_study(default_db_path(), study_id, exclude_flagged)[2]

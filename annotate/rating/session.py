@@ -139,35 +139,44 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
     inside the write lock, so a change made by the researcher a moment ago is the one obeyed.
     """
     now = time.time() if now is None else now
+    # A rater who holds an open slot (the next item, served with the last answer, or a reload) gets it
+    # back from a read: no write lock on the way through every Submit.
+    held = ledger.open_assignment(db, study.study_id, rater_id, now - study.settings.timeout_seconds)
+    if held is not None:
+        return _served(db, study, held)
     with immediate(db, study.study_id):
-        study = load_study(db, study.study_id)
-        s = study.settings
-        since = now - s.timeout_seconds
-        rules = ready_loads(db, study, now)
-        loads.reclaim(db, study.study_id, since, rules)
-        held = ledger.open_assignment(db, study.study_id, rater_id, since)
-        if held is not None:
-            return _served(db, study, held)
-        regular, gold = ledger.answered_count(db, study.study_id, rater_id)
-        if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
-            return None
-        group = _rater_group(db, study, rater_id)
-        row_group = rules.row_group(group)
-        # The least-taken open candidates from the index; the pure policy decides among them.
-        rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
-                + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
-        item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
-                               {group: r["taken_group"]} if group is not None and not r["gold"] else {},
-                               bool(r["gold"])) for r in rows]
-        item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
-                              quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
-        if item_id is None:
-            return None
-        flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
-                                                   s.flip_probability)
-        ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
-        loads.bump(db, study.study_id, item_id, row_group, +1, rules)
-        return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+        return _serve_within(db, load_study(db, study.study_id), rater_id, now)
+
+
+def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Served | None:
+    """serve_next_item's work, inside a write transaction the caller holds (settings read in it)."""
+    s = study.settings
+    since = now - s.timeout_seconds
+    rules = ready_loads(db, study, now)
+    loads.reclaim(db, study.study_id, since, rules)
+    held = ledger.open_assignment(db, study.study_id, rater_id, since)
+    if held is not None:
+        return _served(db, study, held)
+    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
+    if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
+        return None
+    group = _rater_group(db, study, rater_id)
+    row_group = rules.row_group(group)
+    # The least-taken open candidates from the index; the pure policy decides among them.
+    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
+            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
+    item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
+                           {group: r["taken_group"]} if group is not None and not r["gold"] else {},
+                           bool(r["gold"])) for r in rows]
+    item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
+                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
+    if item_id is None:
+        return None
+    flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
+                                               s.flip_probability)
+    ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
+    loads.bump(db, study.study_id, item_id, row_group, +1, rules)
+    return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
 
 
 def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
@@ -195,8 +204,10 @@ def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
 
 
 def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
-                  *, comment: str | None = None, now: float | None = None) -> bool:
+                  *, comment: str | None = None, now: float | None = None, serve_next: bool = False) -> bool:
     """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
+    `serve_next`: in the same write transaction, hold the rater's next item for them (what the page will
+    show), so a Submit costs one write transaction, not two.
 
     An answer to a slot that timed out is still kept, and so is one sent while the study is paused: the
     rater did the work on an item they were given. A closed study takes no more answers (AnswerError).
@@ -226,6 +237,8 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
         if delta:
             loads.bump(db, study.study_id, item_id,
                        rules.row_group(_rater_group(db, study, rater_id)), delta, rules)
+        if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
+            _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0
 
 

@@ -261,3 +261,24 @@ def test_rater_ids_are_normalised_and_invisible_characters_refused(db, template_
         with pytest.raises(RaterIdError, match=r"invisible or control characters \(found U\+"):
             session.arrive(db, "tq", sneaky, source="link")
     assert db.scalar("SELECT COUNT(*) FROM raters WHERE study_id = 'tq'") == 1
+
+
+def test_a_submit_is_one_write_transaction(db, template_study, tmp_path):
+    """Record the answer and hold the next item in one transaction; the page's way back (the rater's
+    arrival, the next item) reads without taking the write lock. Counted from SQLite's own statements."""
+    if db.dialect != "sqlite":
+        pytest.skip("counts SQLite's BEGIN IMMEDIATE statements")
+    setup_items(db, tmp_path)
+    onboard(db, template_study, "r")
+    served = session.serve_next_item(db, template_study, "r", now=100.0)
+    statements = []
+    db.conn.set_trace_callback(statements.append)
+    try:
+        session.record_answer(db, template_study, "r", served.item_id, ANSWER, now=110.0, serve_next=True)
+        session.arrive(db, "tq", "r", source="link")
+        following = session.serve_next_item(db, template_study, "r", now=111.0)
+    finally:
+        db.conn.set_trace_callback(None)
+    assert [s for s in statements if s.startswith("BEGIN")] == ["BEGIN IMMEDIATE"]
+    assert following is not None and following.item_id != served.item_id
+    assert session.serve_next_item(db, template_study, "r", now=112.0).item_id == following.item_id   # held
