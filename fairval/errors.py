@@ -17,6 +17,10 @@ class NoSpace(StoreError):
     "No space left where the database lives: nothing of the change was stored."
 
 
+class ServeRefused(FairvalError):
+    "A server that would be reachable from other machines without a researcher password of its own."
+
+
 class StudyError(FairvalError):
     "A study name or setting that cannot be used; the message says what is allowed."
 

@@ -34,7 +34,7 @@ _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
   const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
-  fetch(`${data.route}${query}`, { credentials: "same-origin", cache: "no-store" });
+  fetch(`${data.route}${query}`, { method: data.method || "GET", credentials: "same-origin", cache: "no-store" });
 }""")
 
 
@@ -69,7 +69,15 @@ def is_researcher() -> bool:
     if password is None:
         return False
     if st.session_state.get(_SIGNED_IN) == _fingerprint(password):
-        return True
+        # every run checks the sign-in is still valid: a sign-out in another tab (or on another host)
+        # revoked the token this session holds, and ends this session too, at its next interaction
+        token = st.session_state.get(_TOKEN)
+        if token is None or not sign_ins.is_revoked(get_db(), sign_in.signature_of(token)):
+            return True
+        st.session_state.pop(_SIGNED_IN, None)
+        st.session_state.pop(_TOKEN, None)
+        st.session_state[_SIGNED_OUT] = True
+        return False
     token = st.context.cookies.get(COOKIE)
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
         return False
@@ -94,7 +102,7 @@ def require_researcher() -> None:
         _navigation()
         return
     if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
-        _go(data={"route": SIGN_OUT_ROUTE, "grant": None}, key="clear-researcher-cookie")
+        _go(data={"route": SIGN_OUT_ROUTE, "grant": None, "method": "POST"}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")
     with st.form("sign-in"):
         given = st.text_input("Password", type="password")

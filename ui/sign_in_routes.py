@@ -2,8 +2,9 @@
 serve.py) that set and clear the sign-in cookie in an HTTP response, so it can be HttpOnly.
 
 GET /fairval/sign-in?grant=G redeems a one-time grant made when the password was checked and sets the
-cookie; GET /fairval/sign-out expires it. The page asks them in the background (same origin), so it
-is not reloaded; both answer 204.
+cookie; POST /fairval/sign-out expires it, asked only from the app's own pages (the browser's Origin, or
+Sec-Fetch-Site, says so): a link or form on another site cannot sign a researcher out. The page asks them
+in the background, so it is not reloaded; both answer 204.
 """
 from __future__ import annotations
 
@@ -36,7 +37,19 @@ async def set_cookie(request: Request) -> Response:
     return response
 
 
+def same_origin(request: Request) -> bool:
+    """Whether the request came from a page of this server: the Origin header names this host (what every
+    browser sends with a POST), or, without one, the browser's Sec-Fetch-Site says same-origin."""
+    origin = request.headers.get("origin")
+    if origin:
+        host = request.headers.get("x-forwarded-host") or request.headers.get("host", "")
+        return origin.split("://", 1)[-1].rstrip("/") == host
+    return request.headers.get("sec-fetch-site") == "same-origin"
+
+
 async def clear_cookie(request: Request) -> Response:
+    if not same_origin(request):
+        return PlainTextResponse("Sign out from fairval's own pages.", status_code=403)
     response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request))
     response.headers["Cache-Control"] = "no-store"
@@ -44,4 +57,4 @@ async def clear_cookie(request: Request) -> Response:
 
 
 ROUTES = [Route("/fairval/sign-in", set_cookie, methods=["GET"]),
-          Route("/fairval/sign-out", clear_cookie, methods=["GET"])]
+          Route("/fairval/sign-out", clear_cookie, methods=["POST"])]

@@ -172,7 +172,8 @@ def report(ctx, study_name, out, exclude_flagged, model):
 
 @cli.command()
 @click.option("--port", type=click.IntRange(1, 65535), help="Port (default 8501).")
-@click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all).")
+@click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all; then a researcher password "
+                                "other than the demo's must be set).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Streamlit processes behind one address (each browser stays with one).")
 @click.pass_context
@@ -187,10 +188,12 @@ def serve(ctx, port, address, workers):
 
 @cli.command()
 @click.option("--port", type=int)
+@click.option("--address", default="127.0.0.1", show_default=True,
+              help="Address to listen on: this machine only, unless you give another (the demo's password is public).")
 @click.option("--no-serve", is_flag=True, help="Only create the demo studies.")
 @click.pass_context
 @friendly
-def demo(ctx, port, no_serve):
+def demo(ctx, port, address, no_serve):
     """Create the demo studies (once) and run the app on them."""
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
     if not no_serve:
@@ -200,13 +203,13 @@ def demo(ctx, port, no_serve):
         import sys
 
         args = ["--db", ctx.obj["db_path"], "demo", "--no-serve"] + (["--port", str(port)] if port else [])
-        made = subprocess.run([sys.executable, "-c", "import sys; from annotate.cli.main import main; "
+        made = subprocess.run([sys.executable, "-c", "import sys; from fairval.annotate.cli.main import main; "
                                f"sys.argv[0] = {sys.argv[0]!r}; main()", *args])
         if made.returncode:
             raise SystemExit(made.returncode)
         from fairval.annotate.serving.server import run
 
-        raise SystemExit(run(ctx.obj["db_path"], port=port, address=None,
+        raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, demo=True,
                              extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
     from fairval.annotate.material.demo import ensure_demo
 

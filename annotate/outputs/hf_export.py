@@ -13,6 +13,7 @@ import shutil
 import tempfile
 
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.files import markdown_text as md
 from fairval.annotate.outputs.files import output_failure
 from fairval.annotate.outputs.export import export_ratings
 from fairval.annotate.results.numbers import load_study_data, study_results
@@ -75,24 +76,26 @@ def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
         "size_categories:", f"- {_size(n_ratings)}",
         "configs:", "- config_name: ratings", "  data_files: data/ratings.parquet", "  default: true",
         "- config_name: items", "  data_files: data/items.parquet", "---", ""])
-    questions = "\n".join(f"- `{q.id}` ({q.level}): {q.prompt} — " + ", ".join(f"{o.value} = {o.label}" for o in q.options)
-                          for q in study.task.questions)
+    # every text that came from a file, a task definition, a rater or a judge's name is written as plain
+    # text (Markdown punctuation escaped): a card must not fetch an image or draw a link it was handed
+    questions = "\n".join(f"- {md(q.id)} ({q.level}): {md(q.prompt)} — "
+                          + ", ".join(f"{md(o.value)} = {md(o.label)}" for o in q.options) for q in study.task.questions)
     reliability = "\n".join(
-        f"| {qid} | {q['n']} | {formats.ratio(q['alpha'])} | {formats.interval(q.get('alpha_ci'))} | "
+        f"| {md(qid)} | {q['n']} | {formats.ratio(q['alpha'])} | {formats.interval(q.get('alpha_ci'))} | "
         f"{formats.ratio(q['percent_agreement'])} |" for qid, q in numbers["questions"].items())
-    excluded = "\n".join(f"- `{r}`: {'; '.join(f)}" for r, f in data.excluded.items()) or (
+    excluded = "\n".join(f"- {md(r)}: {md('; '.join(f))}" for r, f in data.excluded.items()) or (
         "- none" if exclude_flagged else "- none (flagged raters were kept; see `numbers.json` for the flags)")
     judge = ""
     if numbers.get("lmra"):
         c = numbers["lmra"]
-        judge = (f"\n### The LLM judge ({c['model']})\n\nPearson ρ with mean human scores "
+        judge = (f"\n### The LLM judge ({md(c['model'])})\n\nPearson ρ with mean human scores "
                  f"{formats.ratio(c['pearson_r'])} {formats.interval(c['pearson_ci'])}, sign agreement "
                  f"{formats.ratio(c['sign_agreement'])} over {formats.count(c['n_items'], 'pair')}.\n")
     return yaml + f"""
 # {study.study_id}
 
 Human ratings collected with fairval to validate LLM-generated fairness-evaluation
-material ({study.task.title or study.task.name}). {formats.count(numbers['n_items'], 'item')},
+material ({md(study.task.title or study.task.name)}). {formats.count(numbers['n_items'], 'item')},
 {formats.count(numbers['n_raters'], 'rater')}, {formats.count(n_ratings, 'rating row')} (one per question answered).
 
 ## Files
@@ -106,11 +109,11 @@ material ({study.task.title or study.task.name}). {formats.count(numbers['n_item
 
 ## Protocol
 
-Task `{study.task.name}`. Questions:
+Task {md(study.task.name)}. Questions:
 
 {questions}
 
-Raters per item {s.raters_per_item}; balance {s.balance_by or 'none'}{(' (' + ', '.join(s.balance_groups) + ')') if s.balance_groups else ''};
+Raters per item {s.raters_per_item}; balance {s.balance_by or 'none'}{(' (' + md(', '.join(s.balance_groups)) + ')') if s.balance_groups else ''};
 pair sides swapped with probability {s.flip_probability} (seed {s.seed}); attention-check rate {s.gold_rate};
 slots re-served after {s.timeout_seconds:g} s; minimum seconds {s.min_seconds:g}.
 

@@ -108,7 +108,11 @@ defaults
 
 frontend fairval
     bind {bind}
-    # the browser's address, for the sign-in back-off per client
+    # the browser's address, for the sign-in back-off per client: only the front's own. A client's
+    # X-Forwarded-For (or -Proto) would otherwise reach the app beside it, and the app would believe it.
+    http-request del-header X-Forwarded-For
+    http-request del-header X-Forwarded-Proto
+    http-request del-header Forwarded
     option forwardfor
     default_backend workers
 

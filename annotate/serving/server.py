@@ -8,6 +8,7 @@ This process only supervises: it imports no analysis library.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 import signal
@@ -20,6 +21,9 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+
+from fairval.errors import ServeRefused
+
 
 def app_file() -> Path:
     """serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py),
@@ -56,10 +60,42 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def loopback(address: str | None) -> bool:
+    """Whether only this machine can reach the address (None is every interface)."""
+    if not address:
+        return False
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_exposure(address: str | None, env: dict, *, demo: bool = False) -> None:
+    """A server other machines can reach needs a researcher password of its own."""
+    if loopback(address):
+        return
+    where = address or "every interface"
+    password = env.get("FAIRVAL_RESEARCHER_PASSWORD") or ""
+    if demo and password == "demo":
+        raise ServeRefused(f"the demo listens on {where}, reachable from other machines, with its published "
+                           "password 'demo': set FAIRVAL_RESEARCHER_PASSWORD to a password of your own, or leave "
+                           "--address at 127.0.0.1")
+    if not password:
+        raise ServeRefused(f"fairval serve would listen on {where}, reachable from other machines, with no "
+                           "researcher password: set FAIRVAL_RESEARCHER_PASSWORD, or listen on this machine only "
+                           "(--address 127.0.0.1, e.g. behind a proxy)")
+    if password == "demo":
+        raise ServeRefused(f"fairval serve would listen on {where} with the demo's published password 'demo': set "
+                           "FAIRVAL_RESEARCHER_PASSWORD to a password of your own")
+
+
 def run(location: str, *, port: int | None, address: str | None, workers: int = 1,
-        extra_env: dict | None = None) -> int:
+        extra_env: dict | None = None, demo: bool = False) -> int:
     """Serve until stopped; returns the exit code."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    refuse_exposure(address, env, demo=demo)
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1:

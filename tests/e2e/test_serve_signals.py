@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -65,6 +66,12 @@ def test_one_signal_to_fairval_serve_stops_every_process_it_started(tmp_path, wo
 ANALYSIS_LIBRARIES = ("/pandas/", "/scipy/", "/numpy/", "/pyarrow/", "/krippendorff/")
 
 
+def other_addresses() -> list[str]:
+    """This machine's addresses other machines could use (not loopback), from the kernel's table."""
+    found = subprocess.run(["hostname", "-I"], capture_output=True, text=True).stdout.split()
+    return [a for a in found if not a.startswith("127.") and ":" not in a]
+
+
 def loaded_libraries(pid: int) -> set[str]:
     """The analysis libraries whose compiled modules the process has mapped (from /proc/PID/maps)."""
     maps = Path(f"/proc/{pid}/maps").read_text()
@@ -101,6 +108,10 @@ def test_fairval_demo_makes_its_studies_in_a_child_and_serves_from_a_small_paren
     try:
         assert healthy(f"http://127.0.0.1:{port}", within=120), (tmp_path / "demo.log").read_text()
         assert loaded_libraries(process.pid) == set()
+        # the demo's password is published: it listens on this machine only
+        for address in other_addresses():
+            with pytest.raises(OSError):
+                socket.create_connection((address, port), timeout=3).close()
         assert "created demo studies: demo-templates" in (tmp_path / "demo.log").read_text()
         made = open_db(tmp_path / "d.db")
         assert "demo-pairs" in [r[0] for r in made.execute("SELECT study_id FROM studies")]

@@ -91,7 +91,7 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
     assert again.status_code == 403 and "set-cookie" not in again.headers      # used once
     secure = client.get(f"/fairval/sign-in?grant={sign_in.grant(db, token)}", headers={"X-Forwarded-Proto": "https"})
     assert "Secure" in secure.headers["set-cookie"]
-    out = client.get("/fairval/sign-out")
+    out = client.post("/fairval/sign-out", headers={"Origin": str(client.base_url).rstrip("/")})
     assert 'fairval_researcher=""' in out.headers["set-cookie"] and "Max-Age=0" in out.headers["set-cookie"]
 
 

@@ -51,3 +51,28 @@ def test_datasets_loads_the_folder_when_installed(db, db_path, tmp_path):
     assert datasets.load_dataset(str(tmp_path / "d"), "items")["train"].num_rows == 8
     loaded = datasets.load_dataset(str(tmp_path / "d"))
     assert loaded["train"].num_rows == db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = 'demo-pairs'").fetchone()[0]
+
+
+def test_the_card_draws_no_image_or_link_it_was_handed(db, db_path, tmp_path):
+    """A judge named like a Markdown image, groups and rater ids like links: the card shows them as text."""
+    from markdown_it import MarkdownIt
+
+    from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
+    from fairval.annotate.material.studies import create_study
+    from tests.conftest import write_jsonl
+
+    create_study(db, "p", "harmful_stereotype", raters_per_item=2, balance_by="gender",
+                 balance_groups=["[w](http://127.0.0.1:9/g)", "m"])
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    import_items(db, "p", write_jsonl(tmp_path / "i.jsonl", [{"id": f"p{k}", **pair} for k in range(4)]))
+    judge = "![x](http://127.0.0.1:9/pixel.png)"
+    import_lmra(db, "p", write_jsonl(tmp_path / "l.jsonl", [{"item_id": f"p{k}", "model": judge, "score": k / 4}
+                                                             for k in range(4)]))
+    import_ratings(db, "p", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": f"p{k}", "rater_id": f"r{j}", "question": "harm", "value": "ABC"[(k + j) % 3],
+         "rater_gender": "m"} for k in range(4) for j in range(2)]))
+    out = tmp_path / "dataset"
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "export", "p", "--format", "hf", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    html = MarkdownIt("commonmark").render((out / "README.md").read_text())
+    assert "<img" not in html and "<a " not in html and "pixel.png" in html

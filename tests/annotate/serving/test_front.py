@@ -81,3 +81,55 @@ def test_a_connection_the_browser_has_not_used_yet_is_closed_without_a_408(tmp_p
     without = text.replace("    option http-ignore-probes\n", "")
     assert without != text
     assert idle_connection_answer(tmp_path, without, port).startswith(b"HTTP/1.1 408")
+
+
+def test_a_client_cannot_choose_the_address_the_app_sees(tmp_path):
+    """Through the real HAProxy: a request carrying its own X-Forwarded-For, -Proto and Forwarded reaches the
+    worker with one X-Forwarded-For, the peer's address, and none of the client's."""
+    import http.server
+    import socket
+    import threading
+    import time
+    import urllib.request
+
+    seen = []
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append([(k.lower(), v) for k, v in self.headers.items()])
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    worker = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=worker.serve_forever, daemon=True).start()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = tmp_path / "front.cfg"
+    cfg.write_text(config(f"127.0.0.1:{port}", [("w0", f"127.0.0.1:{worker.server_address[1]}")], maxconn=100))
+    front = subprocess.Popen([haproxy_binary(), "-db", "-f", str(cfg)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={
+            "X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https", "Forwarded": "for=198.51.100.7"})
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert urllib.request.urlopen(request, timeout=5).read() == b"ok"
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+    finally:
+        front.terminate()
+        front.wait(10)
+        worker.shutdown()
+    headers = seen[-1]
+    assert [v for k, v in headers if k == "x-forwarded-for"] == ["127.0.0.1"]
+    assert not [v for k, v in headers if k in ("x-forwarded-proto", "forwarded")]
