@@ -187,6 +187,20 @@ def serve(ctx, port, address, workers):
 
 
 @cli.command()
+@click.argument("destination", type=click.Path(dir_okay=False))
+@click.pass_context
+@friendly
+def backup(ctx, destination):
+    """A consistent copy of the database while the study runs (SQLite; PostgreSQL: pg_dump)."""
+    from fairval.store.backup import backup as copy_database
+
+    made = copy_database(_db(ctx), destination)
+    click.echo(f"backed up {ctx.obj['db_path']} to {destination} ({made['bytes'] / 2**20:.1f} MiB, {made['ratings']:,} "
+               f"ratings, integrity checked); to restore, stop fairval and copy it over the database file, or "
+               f"open it as it is: fairval --db {destination} …")
+
+
+@cli.command()
 @click.option("--port", type=int)
 @click.option("--address", default="127.0.0.1", show_default=True,
               help="Address to listen on: this machine only, unless you give another (the demo's password is public).")
