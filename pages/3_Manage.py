@@ -3,5 +3,5 @@ from fairval.ui.auth import require_researcher
 from fairval.ui.common import guarded
 from fairval.ui.manage_view import render
 
-require_researcher()
+require_researcher("editor")
 guarded(render)

@@ -209,6 +209,40 @@ def _v11_judge_samples(db: Database) -> None:
     )""")
 
 
+def _v12_audit(db: Database) -> None:
+    # Who did what, when, to which study: appended to, never changed (store/audit.py). The database
+    # itself refuses an UPDATE or DELETE of a row.
+    db.ddl("""CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        at REAL NOT NULL,
+        actor TEXT NOT NULL,               -- a researcher's name, or the OS user of a command
+        via TEXT NOT NULL,                 -- 'cli' | 'page'
+        action TEXT NOT NULL,              -- e.g. 'study.create', 'import.items', 'sign-in.failed'
+        study_id TEXT,
+        details TEXT NOT NULL              -- JSON
+    )""")
+    db.ddl("CREATE INDEX audit_by_study ON audit (study_id, at)")
+    if db.dialect == "sqlite":
+        for verb in ("UPDATE", "DELETE"):
+            db.ddl(f"CREATE TRIGGER audit_no_{verb.lower()} BEFORE {verb} ON audit "
+                   "BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END")
+    else:
+        db.ddl("""CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                  BEGIN RAISE EXCEPTION 'the audit trail is append-only'; END $$""")
+        db.ddl("CREATE TRIGGER audit_no_change BEFORE UPDATE OR DELETE ON audit "
+               "FOR EACH ROW EXECUTE FUNCTION audit_append_only()")
+
+
+def _v13_researchers(db: Database) -> None:
+    # Named researchers with roles (annotate/serving/sign_in.py hashes the passwords with scrypt).
+    db.ddl("""CREATE TABLE researchers (
+        name TEXT PRIMARY KEY,
+        role TEXT NOT NULL,                -- 'owner' | 'editor' | 'viewer'
+        password_hash TEXT NOT NULL,       -- scrypt$n$r$p$salt$hash
+        added_at REAL NOT NULL
+    )""")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
-              _v11_judge_samples]
+              _v11_judge_samples, _v12_audit, _v13_researchers]

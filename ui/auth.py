@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from dataclasses import dataclass
 
 import streamlit as st
 
 from fairval.annotate.serving import sign_in
-from fairval.store import sign_ins
+from fairval.store import audit, researchers, sign_ins
+from fairval.store.researchers import ROLES
 from fairval.ui.common import get_db
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
@@ -63,71 +65,136 @@ def client_of() -> str:
     return forwarded.split(",")[-1].strip() if isinstance(forwarded, str) and forwarded else peer
 
 
-def is_researcher() -> bool:
-    """Signed in in this session, or a valid sign-in cookie came with the page."""
+@dataclass(frozen=True)
+class Identity:
+    """Who may sign in: a named researcher, or the one shared password (name "", an owner)."""
+    name: str
+    role: str
+    key: str                 # what their tokens are signed with: changes when their password does
+
+    def may(self, role: str) -> bool:
+        return ROLES.index(self.role) >= ROLES.index(role)
+
+    def label(self, client: str) -> str:
+        return self.name or f"researcher at {client}"
+
+
+def identities(db) -> list[Identity]:
+    """Named researchers when there are any (then the shared password no longer signs in), else the
+    shared password, else nobody."""
+    named = researchers.every(db)
+    if named:
+        return [Identity(r["name"], r["role"], f"researcher\x00{r['name']}\x00{r['password_hash']}") for r in named]
     password = configured_password()
-    if password is None:
-        return False
-    if st.session_state.get(_SIGNED_IN) == _fingerprint(password):
-        # every run checks the sign-in is still valid: a sign-out in another tab (or on another host)
-        # revoked the token this session holds, and ends this session too, at its next interaction
-        token = st.session_state.get(_TOKEN)
-        if token is None or not sign_ins.is_revoked(get_db(), sign_in.signature_of(token)):
-            return True
+    return [Identity("", "owner", password)] if password else []
+
+
+def is_researcher() -> bool:
+    return signed_in() is not None
+
+
+def signed_in() -> Identity | None:
+    """Who is signed in in this session, or by a valid sign-in cookie that came with the page. Checked on
+    every run: a removed researcher, a changed password or a sign-out elsewhere ends it at once."""
+    db = get_db()
+    everyone = identities(db)
+    if not everyone:
+        return None
+    held = st.session_state.get(_SIGNED_IN)
+    for identity in everyone:
+        if held == _fingerprint(identity.key):
+            token = st.session_state.get(_TOKEN)
+            if token is None or not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+                return identity
+            break
+    if held is not None:
         st.session_state.pop(_SIGNED_IN, None)
         st.session_state.pop(_TOKEN, None)
         st.session_state[_SIGNED_OUT] = True
-        return False
+        return None
     token = st.context.cookies.get(COOKIE)
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
-        return False
+        return None
+    secret = sign_in.server_secret(db)
+    for identity in everyone:
+        if sign_in.valid_token(token, secret, identity.key) and not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+            st.session_state[_SIGNED_IN] = _fingerprint(identity.key)
+            st.session_state[_TOKEN] = token
+            return identity
+    return None
+
+
+def require_researcher(role: str = "viewer") -> Identity:
+    """Show a sign-in form and stop the page unless this browser signed in; then stop it, with a sentence,
+    unless the researcher's role allows `role` (checked here, on the server, each run)."""
     db = get_db()
-    if sign_in.valid_token(token, sign_in.server_secret(db), password) and \
-            not sign_ins.is_revoked(db, sign_in.signature_of(token)):
-        st.session_state[_SIGNED_IN] = _fingerprint(password)
-        st.session_state[_TOKEN] = token
-        return True
-    return False
-
-
-def require_researcher() -> None:
-    """Show a sign-in form and stop the page unless this browser signed in with the password."""
-    password = configured_password()
-    if password is None:
+    everyone = identities(db)
+    if not everyone:
         st.error("Researcher pages are locked: no password is configured. Set the environment "
                  "variable FAIRVAL_RESEARCHER_PASSWORD or `researcher_password` in "
-                 ".streamlit/secrets.toml, then reload.")
+                 ".streamlit/secrets.toml, or add a researcher (`fairval researcher add NAME --role owner`), "
+                 "then reload.")
         st.stop()
-    if is_researcher():
+    identity = signed_in()
+    if identity is not None:
+        # what this run changes is recorded as done by the signed-in researcher (one shared password:
+        # named by the address they came from)
+        audit.acting_as(identity.label(client_of()), "page")
         _navigation()
-        return
+        if not identity.may(role):
+            st.error(f"This page needs the {role} role or above; {identity.name or 'you'} "
+                     f"{'is' if identity.name else 'are'} a {identity.role}. An owner can change it "
+                     "(`fairval researcher set NAME --role …`).")
+            st.stop()
+        return identity
     if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
         _go(data={"route": SIGN_OUT_ROUTE, "grant": None, "method": "POST"}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")
+    named = bool(everyone[0].name)
     with st.form("sign-in"):
+        name = st.text_input("Name") if named else ""
         given = st.text_input("Password", type="password")
         if st.form_submit_button("Sign in"):
-            _try(given, password)
+            _try(db, everyone, name.strip(), given)
     st.stop()
 
 
-def _try(given: str, password: str) -> None:
-    db, client = get_db(), client_of()
+def _try(db, everyone: list[Identity], name: str, given: str) -> None:
+    client = client_of()
     wait = sign_in.wait_before_next_try(db, client)
     if wait > 0:
         st.error(f"Too many wrong passwords from this address: try again in {int(wait)} seconds.")
         return
-    if not sign_in.password_matches(given, password):
+    identity = _check(db, everyone, name, given)
+    audit.acting_as(identity.label(client) if identity else (name or f"researcher at {client}"), "page")
+    if identity is None:
         sign_in.wrong_password(db, client)
-        st.error("That password is not right.")
+        audit.record(db, "sign-in.failed", client=client, name=name or None)
+        st.error("That name and password do not match." if everyone[0].name else "That password is not right.")
         return
     sign_in.right_password(db, client)
-    token = sign_in.issue_token(sign_in.server_secret(db), password)
-    st.session_state[_SIGNED_IN] = _fingerprint(password)
+    audit.record(db, "sign-in", client=client)
+    token = sign_in.issue_token(sign_in.server_secret(db), identity.key)
+    st.session_state[_SIGNED_IN] = _fingerprint(identity.key)
     st.session_state.pop(_SIGNED_OUT, None)
     st.session_state[_TOKEN] = token
     st.session_state[_GRANT] = sign_in.grant(db, token)
     st.rerun()
+
+
+def _check(db, everyone: list[Identity], name: str, given: str) -> Identity | None:
+    if not everyone[0].name:                                     # the shared password
+        return everyone[0] if sign_in.password_matches(given, everyone[0].key) else None
+    found = researchers.get(db, name)
+    # an unknown name costs the same scrypt as a known one: the answer's time says nothing about names
+    stored = found["password_hash"] if found else _DECOY
+    matches = sign_in.hash_matches(given, stored)
+    if found is None or not matches:
+        return None
+    return next((i for i in everyone if i.name == name), None)
+
+
+_DECOY = sign_in.hash_password("not a password anyone has")
 
 
 def _navigation() -> None:
@@ -142,6 +209,7 @@ def _navigation() -> None:
                 expires = sign_in.token_expires(token)
                 if expires is not None:
                     sign_ins.revoke(get_db(), sign_in.signature_of(token), expires, time.time())
+            audit.record(get_db(), "sign-out")
             st.session_state.pop(_SIGNED_IN, None)
             st.session_state[_SIGNED_OUT] = True
             st.session_state[_CLEAR_COOKIE] = True

@@ -18,8 +18,9 @@ from fairval.annotate.outputs.report import write_report
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import load_study
-from fairval.store import open_db
+from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
+from fairval.ui.auth import signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import study_header
 
@@ -29,8 +30,10 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
     another thread, so it opens its own connection. The buttons use on_click="ignore": a rerun
     started by the click could drop the deferred file before it is fetched."""
     path = default_db_path()
+    who = audit.actor()             # the signed-in researcher: the file is made on another thread
 
     def produce() -> bytes:
+        audit.acting_as(*who)
         db = open_db(path)
         try:
             with tempfile.TemporaryDirectory() as tmp:
@@ -88,6 +91,12 @@ def render() -> None:
                  ((".csv", "text/csv"), (".parquet", "application/octet-stream"))),
                 ("Report", "Report", "report", report, ((".html", "text/html"), (".md", "text/markdown")))]
     empty = task.name == "template_quality" and not passing
+    who = signed_in()
+    if who is None or not who.may("editor"):
+        # the files carry rater ids (ratings, the report's rater table, the sidecar's exclusions)
+        st.info("Downloads need the editor role or above: a viewer reads the pages but takes no file with rater "
+                "ids away. An owner can change your role.")
+        return
     for heading, label, name, write, files in sections:
         if heading:
             st.subheader(heading)

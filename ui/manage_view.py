@@ -14,7 +14,8 @@ from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError
 from fairval.store.db import default_db_path
 from fairval.ui import plan_view
-from fairval.ui.common import get_db, inert
+from fairval.store import audit
+from fairval.ui.common import get_db, inert, show_table
 from fairval.ui.studies import pick_study
 
 ATTRS = ["gender", "race", "country"]
@@ -24,7 +25,7 @@ IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": impor
 
 def render() -> None:
     st.title("Manage studies")
-    create, configure, upload, planner = st.tabs(["Create", "Configure", "Import", "Plan"])
+    create, configure, upload, planner, trail = st.tabs(["Create", "Configure", "Import", "Plan", "Audit trail"])
     with create:
         _create()
     with configure:
@@ -39,6 +40,23 @@ def render() -> None:
         study_id = pick_study(key="plan-study")
         if study_id:
             plan_view.render(study_id, default_db_path())
+    with trail:
+        _audit_trail()
+
+
+def _audit_trail() -> None:
+    """Who did what, when (append-only): the newest first, as `fairval audit` prints it."""
+    import pandas as pd
+
+    rows = audit.entries(get_db())[::-1][:500]
+    if not rows:
+        st.caption("Nothing recorded yet.")
+        return
+    st.caption(f"The {len(rows)} most recent entries, newest first; `fairval audit [STUDY] --json` gives every one.")
+    show_table(pd.DataFrame([{"when (UTC)": pd.Timestamp(r["at"], unit="s").strftime("%Y-%m-%d %H:%M:%S"),
+                              "who": r["actor"], "via": r["via"], "action": r["action"], "study": r["study_id"] or "",
+                              "details": ", ".join(f"{k}={v}" for k, v in r["details"].items() if v is not None)}
+                             for r in rows]))
 
 
 def settings_fields(current: StudySettings, key: str) -> dict:

@@ -11,6 +11,7 @@ from fairval.annotate.cli.common import _db, friendly
 from fairval.annotate.cli.judge import calibrate, compare, lmra_apply_map, plan
 from fairval.annotate.cli.llm import generate, lmra_run
 from fairval.annotate.cli.prolific import prolific
+from fairval.annotate.cli.researcher import researcher
 from fairval.annotate.cli.study import study
 from fairval.annotate.outputs import formats
 from fairval.annotate.results import BOOTSTRAP_DRAWS
@@ -30,6 +31,16 @@ MODEL_HELP = ("The judge whose scores the main numbers use (default: the study's
 def cli(ctx: click.Context, db_path: str) -> None:
     """fairval: human validation of LLM fairness evaluations."""
     ctx.obj = {"db_path": db_path}
+    from fairval.store import audit
+    audit.acting_as(_os_user(), "cli")          # what this command changes is recorded as done by this user
+
+
+def _os_user() -> str:
+    import getpass
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 — a container without a user name
+        return f"uid {os.getuid()}"
 
 
 @cli.command()
@@ -186,6 +197,39 @@ def serve(ctx, port, address, workers):
     raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
 
 
+@cli.command("audit")
+@click.argument("study_name", required=False)
+@click.option("--since", help="Only what was done from this moment on (ISO date or time, e.g. 2026-11-01).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@friendly
+def audit_command(ctx, study_name, since, as_json):
+    """Who did what, when: sign-ins, study changes, imports, exports, payments (append-only)."""
+    from datetime import datetime, timezone
+
+    from fairval.store import audit
+
+    start = None
+    if since:
+        try:
+            moment = datetime.fromisoformat(since)
+        except ValueError:
+            raise click.BadParameter(f"{since!r} is not an ISO date or time (e.g. 2026-11-01 or 2026-11-01T09:30)",
+                                     param_hint="--since") from None
+        start = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+    rows = audit.entries(_db(ctx), study_name, start)
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        when = datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        details = ", ".join(f"{k}={v}" for k, v in r["details"].items() if v is not None)
+        click.echo(f"{when}  {r['actor']} ({r['via']})  {r['action']}" + (f"  {r['study_id']}" if r["study_id"] else "")
+                   + (f"  {details}" if details else ""))
+    if not rows:
+        click.echo("nothing recorded" + (f" for {study_name!r}" if study_name else "") + (f" since {since}" if since else ""))
+
+
 @cli.command()
 @click.argument("destination", type=click.Path(dir_okay=False))
 @click.pass_context
@@ -242,6 +286,7 @@ cli.add_command(compare)
 cli.add_command(plan)
 cli.add_command(prolific)
 cli.add_command(generate)
+cli.add_command(researcher)
 
 
 def _this_command() -> str:

@@ -102,7 +102,7 @@ def approve_command(ctx, study_name, prolific_study, participants, suggested):
     if not chosen:
         raise click.ClickException("name participants with --participant, or use --suggested")
     with _client() as client:
-        done = approve(client, prolific_study, chosen)
+        done = approve(client, prolific_study, chosen, db=_db(ctx), study_id=study_name)
     click.echo(f"approved {len(done)} submission(s)" + (f": {', '.join(done)}" if done else
                                                          " (none was awaiting review)"))
 

@@ -18,7 +18,7 @@ from fairval.annotate.outputs.files import atomic_output, output_format, spreads
 from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import StudyError, ready_loads
 from fairval.annotate.material.studies import load_study as _load_study
-from fairval.store import Database, immediate, loads, payments
+from fairval.store import Database, audit, immediate, loads, payments
 
 FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
 
@@ -63,6 +63,8 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
             for rater, _, amount in rows:
                 writer.writerow([spreadsheet_text(rater), f"{amount:.2f}"])
         payments.record_payments(db, study_id, f"bonus-{now:.6f}", rows, now)
+        audit.record(db, "pay.bonus-file", study_id, at=now, file=out.name, participants=len(rows),
+                     amount=round(sum(a for _, _, a in rows), 2))
     return _paid(rows)
 
 
@@ -108,6 +110,8 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
         raise
     with immediate(db, study_id):
         payments.mark_batch(db, study_id, batch, "paid", clock())
+        audit.record(db, "pay.bonus", study_id, batch=batch, prolific_study=prolific_study, participants=len(rows),
+                     amount=round(sum(a for _, _, a in rows), 2))
     return _paid(rows)
 
 
@@ -134,6 +138,7 @@ def settle(db: Database, study_id: str, batch: str, *, paid: bool, now: float | 
             payments.mark_batch(db, study_id, batch, "paid", now, detail="settled by the researcher as paid")
         else:
             payments.forget_batch(db, study_id, batch)
+        audit.record(db, "pay.settle", study_id, at=now, batch=batch, paid=paid)
     return found[batch]
 
 
@@ -187,14 +192,19 @@ def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -
     return {"statuses": counts, "released_slots": release_returned(db, study_id, gone), "returned": gone}
 
 
-def approve(client, prolific_study: str, participants: list[str]) -> list[str]:
-    """Approve the submissions of the participants the researcher chose; returns those approved."""
+def approve(client, prolific_study: str, participants: list[str], *, db: Database | None = None,
+            study_id: str | None = None) -> list[str]:
+    """Approve the submissions of the participants the researcher chose; returns those approved (each
+    recorded in the audit trail when a database is given)."""
     wanted = set(participants)
     done = []
     for s in client.submissions(prolific_study):
         if s["participant_id"] in wanted and s.get("status") == "AWAITING REVIEW":
             client.approve(s["id"])
             done.append(s["participant_id"])
+            if db is not None:
+                audit.record(db, "pay.approve", study_id, participant=s["participant_id"], submission=s["id"],
+                             prolific_study=prolific_study)
     return done
 
 

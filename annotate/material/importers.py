@@ -26,6 +26,7 @@ from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store.raters import ATTRIBUTES
 from fairval.errors import NoSpace, RaterIdError, TaskError
+from fairval.store import audit
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
 PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
@@ -43,7 +44,7 @@ def derive_item_id(data: dict) -> str:
     return "i" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def import_items(db: Database, study_id: str, path) -> ImportResult:
+def _import_items(db: Database, study_id: str, path) -> ImportResult:
     study = load_study(db, study_id)
     if study.settings.human_sample:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
@@ -119,7 +120,7 @@ def _flag(path, rec: Record, field: str) -> bool:
     raise ImportProblem(path, rec.line, field, f"must be true/false or 1/0, found {value!r}")
 
 
-def import_ratings(db: Database, study_id: str, path) -> ImportResult:
+def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
     """Ratings collected elsewhere (SPEC §2): value as the rater saw it, flipped order optional."""
     study = load_study(db, study_id)
     records = read_records(path)
@@ -238,7 +239,7 @@ def _whole_number_text(value: str) -> str:
     return str(int(number)) if number.is_integer() else value
 
 
-def import_lmra(db: Database, study_id: str, path) -> ImportResult:
+def _import_lmra(db: Database, study_id: str, path) -> ImportResult:
     """LMRA scores: `score` in [-1, 1], or the six probabilities of both orders (004 App. H)."""
     study = load_study(db, study_id)
     records = read_records(path)
@@ -273,3 +274,33 @@ def import_lmra(db: Database, study_id: str, path) -> ImportResult:
             raise ImportProblem(path, rec.line, "score", f"must lie in [-1, 1], found {score}")
         rows.append({"item_id": item_id, "model": model, "score": score, "probabilities": probabilities})
     return ImportResult(lmra_store.upsert_scores(db, study.study_id, rows))
+
+
+def _audited(kind: str, work):
+    def run(db: Database, study_id: str, path) -> ImportResult:
+        result = work(db, study_id, path)
+        audit.record(db, f"import.{kind}", study_id, source=_source_name(path), rows=result.written,
+                     skipped=result.skipped, sha256=_fingerprint(path))
+        return result
+    run.__name__, run.__doc__ = f"import_{kind}", work.__doc__
+    return run
+
+
+def _source_name(path) -> str:
+    return Path(path).name if isinstance(path, (str, Path)) else "rows given in Python"
+
+
+def _fingerprint(path) -> str | None:
+    """The imported file's SHA-256, so the trail says which file it was (None for rows given in Python)."""
+    if not isinstance(path, (str, Path)):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+import_items = _audited("items", _import_items)
+import_ratings = _audited("ratings", _import_ratings)
+import_lmra = _audited("lmra", _import_lmra)

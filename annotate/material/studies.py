@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.errors import StudyError
-from fairval.store import Database, immediate, loads
+from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import studies as study_store
 from fairval.store.loads import LoadRules
@@ -160,7 +160,9 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
     if task_definition is not None:
         stored["task_definition"] = task_definition
     try:
-        study_store.insert_study(db, name, task, stored)
+        with immediate(db, name):
+            study_store.insert_study(db, name, task, stored)
+            audit.record(db, "study.create", name, task=task, settings=settings)
     except study_store.StoreError as e:
         raise StudyError(str(e)) from None
     return load_study(db, name)
@@ -200,6 +202,11 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
     settings = stored_settings(study, **changes) if changes else None
     with immediate(db, name):
         study_store.update_study(db, name, settings=settings, status=status)
+        if changes:
+            audit.record(db, "study.configure", name, changes=changes)
+        if status is not None and status != study.status:
+            verb = {"open": "open", "paused": "pause", "closed": "close"}[status]
+            audit.record(db, f"study.{verb}", name, before=study.status)
         updated = load_study(db, name)
         if settings is not None:
             ready_loads(db, updated, now)
@@ -222,6 +229,7 @@ def open_when_ready(db: Database, study_id: str) -> bool:
     if row["status"] != "paused" or row["status_set_at"] is not None or not item_store.has_regular_items(db, study_id):
         return False
     study_store.update_study(db, study_id, status="open", by_researcher=False)
+    audit.record(db, "study.open", study_id, before="paused", reason="its first items were imported")
     return True
 
 

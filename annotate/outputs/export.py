@@ -12,7 +12,7 @@ from fairval.analysis.scores import as_numbers
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
-from fairval.store import Database
+from fairval.store import Database, audit
 from fairval.errors import StudyError
 
 
@@ -81,6 +81,7 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         _write_table(out, fmt, table)
         sidecar.update(n_rows=len(table))
     write_text(out.with_name(out.name + ".numbers.json"), json.dumps(sidecar, indent=2, default=_json_default))
+    audit.record(db, "export.validated", study_id, file=out.name, rows=sidecar.get("n_rows"))
     return sidecar
 
 
@@ -118,6 +119,7 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     else:
         with atomic_output(out) as path:
             frame.to_parquet(path, index=False)      # typed columns, no formulas: kept as stored
+    audit.record(db, "export.ratings", study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
     return len(frame)
 
 

@@ -17,7 +17,7 @@ from fairval.annotate.outputs.files import markdown_text as md
 from fairval.annotate.outputs.files import output_failure
 from fairval.annotate.outputs.export import export_ratings
 from fairval.annotate.results.numbers import load_study_data, study_results
-from fairval.store import Database
+from fairval.store import Database, audit
 from fairval.errors import OutputError
 
 
@@ -37,6 +37,7 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
         if folder.exists():
             folder.rmdir()                  # empty (checked above)
         os.replace(building, folder)
+        audit.record(db, "export.dataset", study_id, folder=folder.name)
     except OSError as e:
         shutil.rmtree(building, ignore_errors=True)
         raise output_failure(folder, e) from None

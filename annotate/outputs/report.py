@@ -17,7 +17,7 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
-from fairval.store import Database
+from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
@@ -144,4 +144,5 @@ def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagge
     sections = report_sections(db, study_id, exclude_flagged=exclude_flagged, model=model)
     render = render_markdown if kind == "md" else render_html
     write_text(out, render(study_id, sections))
+    audit.record(db, "export.report", study_id, file=out.name)
     return out

@@ -12,7 +12,7 @@ import numpy as np
 from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
-from fairval.store import Database, immediate, loads
+from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
@@ -120,6 +120,7 @@ def _keep(db: Database, study, regular, keep: list, sample: dict, *, probabiliti
             item_store.record_inclusion(db, study_id, probabilities)
         study_store.update_study(db, study_id, settings=stored_settings(study, human_sample={**sample, "drawn_at": now}))
         loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
+        audit.record(db, "study.sample", study_id, at=now, **sample)
         if written is not None:
             written(sorted(map(str, keep)))
     return sorted(map(str, keep))

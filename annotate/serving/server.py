@@ -72,9 +72,9 @@ def loopback(address: str | None) -> bool:
         return False
 
 
-def refuse_exposure(address: str | None, env: dict, *, demo: bool = False) -> None:
-    """A server other machines can reach needs a researcher password of its own."""
-    if loopback(address):
+def refuse_exposure(address: str | None, env: dict, *, demo: bool = False, named: bool = False) -> None:
+    """A server other machines can reach needs a researcher password of its own (or named researchers)."""
+    if loopback(address) or (named and not demo):
         return
     where = address or "every interface"
     password = env.get("FAIRVAL_RESEARCHER_PASSWORD") or ""
@@ -91,11 +91,20 @@ def refuse_exposure(address: str | None, env: dict, *, demo: bool = False) -> No
                            "FAIRVAL_RESEARCHER_PASSWORD to a password of your own")
 
 
+def _named_researchers(location: str) -> bool:
+    from fairval.store import open_db, researchers
+    db = open_db(location)
+    try:
+        return researchers.any_named(db)
+    finally:
+        db.close()
+
+
 def run(location: str, *, port: int | None, address: str | None, workers: int = 1,
         extra_env: dict | None = None, demo: bool = False) -> int:
     """Serve until stopped; returns the exit code."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
-    refuse_exposure(address, env, demo=demo)
+    refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1:

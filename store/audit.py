@@ -1,0 +1,54 @@
+"""The audit trail: who did what, when, to which study. Appended to, never changed: nothing in fairval
+updates or deletes a row, and the database refuses it (a trigger, store/schema.py).
+
+Who is acting is set once where the action comes in (the command line sets the OS user; a researcher
+page sets the signed-in researcher) and read here, so the functions that change studies, import, export
+and pay record themselves without carrying a name through every call."""
+from __future__ import annotations
+
+import contextvars
+import getpass
+import json
+import time
+
+from fairval.store.engine import Database
+
+_ACTOR: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("fairval_actor", default=None)
+
+
+def acting_as(name: str, via: str) -> None:
+    """Who the actions of this thread (a command, a page's run) are done by: via is 'cli' or 'page'."""
+    _ACTOR.set((name, via))
+
+
+def actor() -> tuple[str, str]:
+    """(name, via): as set, else the OS user running this code (a notebook, a script)."""
+    found = _ACTOR.get()
+    if found is not None:
+        return found
+    try:
+        return getpass.getuser(), "python"
+    except Exception:  # noqa: BLE001 — no user name in this environment
+        return "unknown", "python"
+
+
+def record(db: Database, action: str, study_id: str | None = None, *, at: float | None = None, **details) -> None:
+    """Append one line. Inside the caller's transaction when there is one (it stands or falls with the
+    change it describes)."""
+    name, via = actor()
+    db.insert("audit", [{"at": time.time() if at is None else at, "actor": name, "via": via, "action": action,
+                         "study_id": study_id, "details": json.dumps(details, default=str, sort_keys=True)}])
+
+
+def entries(db: Database, study_id: str | None = None, since: float | None = None) -> list[dict]:
+    """The trail, oldest first: every study's, or one study's."""
+    where, params = [], []
+    if study_id is not None:
+        where.append("study_id = ?")
+        params.append(study_id)
+    if since is not None:
+        where.append("at >= ?")
+        params.append(since)
+    rows = db.query("SELECT at, actor, via, action, study_id, details FROM audit"
+                    + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id", params)
+    return [{**r, "details": json.loads(r["details"])} for r in rows]

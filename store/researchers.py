@@ -1,0 +1,46 @@
+"""Named researchers with a role each (owner, editor, viewer) and a password hash (never the password)."""
+from __future__ import annotations
+
+import time
+
+from fairval.store.engine import Database, StoreError, immediate
+
+ROLES = ("viewer", "editor", "owner")          # each can do what the ones before it can
+
+
+def add(db: Database, name: str, role: str, password_hash: str, now: float | None = None) -> None:
+    with immediate(db):
+        if get(db, name) is not None:
+            raise StoreError(f"a researcher named {name!r} exists already; change them with `fairval researcher set`")
+        db.insert("researchers", [{"name": name, "role": role, "password_hash": password_hash,
+                                   "added_at": time.time() if now is None else now}])
+
+
+def get(db: Database, name: str) -> dict | None:
+    rows = db.query("SELECT name, role, password_hash, added_at FROM researchers WHERE name = ?", [name])
+    return rows[0] if rows else None
+
+
+def every(db: Database) -> list[dict]:
+    return db.query("SELECT name, role, password_hash, added_at FROM researchers ORDER BY name")
+
+
+def any_named(db: Database) -> bool:
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM researchers)") == 1
+
+
+def change(db: Database, name: str, *, role: str | None = None, password_hash: str | None = None) -> None:
+    with immediate(db):
+        if get(db, name) is None:
+            raise StoreError(f"no researcher named {name!r}")
+        if role is not None:
+            db.execute("UPDATE researchers SET role = ? WHERE name = ?", [role, name])
+        if password_hash is not None:
+            db.execute("UPDATE researchers SET password_hash = ? WHERE name = ?", [password_hash, name])
+
+
+def remove(db: Database, name: str) -> None:
+    with immediate(db):
+        if get(db, name) is None:
+            raise StoreError(f"no researcher named {name!r}")
+        db.execute("DELETE FROM researchers WHERE name = ?", [name])
