@@ -187,14 +187,24 @@ def report(ctx, study_name, out, exclude_flagged, model):
                                 "other than the demo's must be set).")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Streamlit processes behind one address (each browser stays with one).")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False),
+              help="Serve HTTPS with this certificate (PEM, with its chain), at the HAProxy front.")
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), help="The certificate's private key (PEM).")
+@click.option("--http-port", type=click.IntRange(1, 65535),
+              help="With --tls-cert: also listen here for plain HTTP and redirect it to HTTPS.")
 @click.pass_context
 @friendly
-def serve(ctx, port, address, workers):
+def serve(ctx, port, address, workers, tls_cert, tls_key, http_port):
     """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
     from fairval.annotate.serving.server import run
 
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("HTTPS needs both --tls-cert and --tls-key")
+    if http_port and not tls_cert:
+        raise click.UsageError("--http-port redirects to HTTPS: give --tls-cert and --tls-key too")
     _db(ctx, create=True)
-    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers))
+    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers,
+                         tls=(tls_cert, tls_key) if tls_cert else None, http_port=http_port))
 
 
 @cli.command("audit")

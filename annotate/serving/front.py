@@ -57,11 +57,23 @@ def deploy_config() -> str:
 
 
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000,
-           request_timeout: str = "30s") -> str:
+           request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None) -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors), a request's headers within
-    `request_timeout` of its connection."""
-    lines = [_HEAD.format(bind=bind, maxconn=maxconn, request_timeout=request_timeout).rstrip()]
+    `request_timeout` of its connection. With `tls_pem` (certificate and key in one file) the front speaks
+    HTTPS on `bind`, says so to the app (X-Forwarded-Proto, so the sign-in cookie is Secure) and to the
+    browser (HSTS); `redirect_bind` then answers plain HTTP with a redirect to HTTPS."""
+    binds = f"bind {bind}" + (f" ssl crt {tls_pem}" if tls_pem else "")
+    if tls_pem:
+        if redirect_bind:
+            # to the HTTPS port itself: the browser's Host names the plain port when it is not 80
+            port = bind.rsplit(":", 1)[-1]
+            target = ("https://%[req.hdr(host),field(1,:)]%[capture.req.uri]" if port == "443"
+                      else f"https://%[req.hdr(host),field(1,:)]:{port}%[capture.req.uri]")
+            binds += (f"\n    bind {redirect_bind}\n    http-request redirect location {target} code 301 "
+                      "unless { ssl_fc }")
+        binds += ("\n    http-response set-header Strict-Transport-Security \"max-age=31536000\" if { ssl_fc }")
+    lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout).rstrip()]
     lines += [f"    server {name} {address} cookie {name}" for name, address in servers]
     return "\n".join(lines) + "\n"
 
@@ -107,12 +119,13 @@ defaults
     option redispatch 1
 
 frontend fairval
-    bind {bind}
+    {binds}
     # the browser's address, for the sign-in back-off per client: only the front's own. A client's
     # X-Forwarded-For (or -Proto) would otherwise reach the app beside it, and the app would believe it.
     http-request del-header X-Forwarded-For
     http-request del-header X-Forwarded-Proto
     http-request del-header Forwarded
+    http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
     option forwardfor
     default_backend workers
 

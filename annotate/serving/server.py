@@ -101,15 +101,37 @@ def _named_researchers(location: str) -> bool:
 
 
 def run(location: str, *, port: int | None, address: str | None, workers: int = 1,
-        extra_env: dict | None = None, demo: bool = False) -> int:
-    """Serve until stopped; returns the exit code."""
+        extra_env: dict | None = None, demo: bool = False, tls: tuple[str, str] | None = None,
+        http_port: int | None = None) -> int:
+    """Serve until stopped; returns the exit code. `tls` (certificate file, key file): HTTPS at the HAProxy
+    front, for one worker too; `http_port` then redirects plain HTTP there."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
+    pem = _pem(tls) if tls else None
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
-    if workers <= 1:
+    if workers <= 1 and pem is None:
         return _single(env, port, address)
-    return _several(env, port or 8501, address or "0.0.0.0", workers)
+    return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
+                    http_port=http_port)
+
+
+def _pem(tls: tuple[str, str]) -> str:
+    """HAProxy takes the certificate (and its chain) and the key in one file: made private, in a folder of
+    its own, for this run."""
+    certificate, key = (Path(p) for p in tls)
+    for path, what in ((certificate, "certificate"), (key, "key")):
+        try:
+            text = path.read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ServeRefused(f"cannot read the TLS {what} {path}: {getattr(e, 'strerror', None) or e}") from None
+        if "-----BEGIN" not in text:
+            raise ServeRefused(f"the TLS {what} {path} is not a PEM file (it has no -----BEGIN line)")
+    folder = Path(tempfile.mkdtemp(prefix="fairval-tls-"))
+    pem = folder / "front.pem"
+    pem.touch(mode=0o600)
+    pem.write_text(certificate.read_text().rstrip() + "\n" + key.read_text().rstrip() + "\n")
+    return str(pem)
 
 
 def _die_with_parent() -> None:
@@ -153,7 +175,8 @@ class _Worker:
             self.process.terminate()
 
 
-def _several(env: dict, port: int, address: str, count: int) -> int:
+def _several(env: dict, port: int, address: str, count: int, *, pem: str | None = None,
+             http_port: int | None = None) -> int:
     from fairval.annotate.serving.front import config, connection_limit, haproxy_binary
 
     binary = haproxy_binary()                 # refused before anything starts when it is missing
@@ -176,10 +199,12 @@ def _several(env: dict, port: int, address: str, count: int) -> int:
             time.sleep(0.3)
         cfg = folder / "haproxy.cfg"
         cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
-                              maxconn=connection_limit()))
+                              maxconn=connection_limit(), tls_pem=pem,
+                              redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
         front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
-        print(f"fairval: {count} workers behind http://{address}:{port} (HAProxy)", file=sys.stderr, flush=True)
+        print(f"fairval: {count} worker(s) behind {'https' if pem else 'http'}://{address}:{port} (HAProxy)",
+              file=sys.stderr, flush=True)
         code = front.wait()
         print(f"fairval: HAProxy stopped ({code}); stopping the workers", file=sys.stderr, flush=True)
         return 1
