@@ -243,6 +243,27 @@ def _v13_researchers(db: Database) -> None:
     )""")
 
 
+def _v14_prolific_hooks(db: Database) -> None:
+    # Prolific's push (annotate/crowd/hooks.py): the workspace's signing secret and subscription, and
+    # every event taken, by its X-Event-ID, so a duplicate or an older event changes nothing.
+    db.ddl("""CREATE TABLE prolific_hooks (
+        workspace_id TEXT PRIMARY KEY,
+        secret TEXT NOT NULL,
+        subscription_id TEXT NOT NULL,
+        target_url TEXT NOT NULL,
+        study_id TEXT,
+        created_at REAL NOT NULL
+    )""")
+    db.ddl("""CREATE TABLE prolific_hook_events (
+        event_id TEXT PRIMARY KEY,
+        submission_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        event_at REAL NOT NULL,
+        received_at REAL NOT NULL
+    )""")
+    db.ddl("CREATE INDEX prolific_hook_events_by_submission ON prolific_hook_events (submission_id, event_at)")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
-              _v11_judge_samples, _v12_audit, _v13_researchers]
+              _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks]

@@ -8,8 +8,12 @@ call that changes something, per path pattern, one entry per request: "502" (don
 (refused before anything is done)."""
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import re
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,14 +30,20 @@ class FakeProlific:
         self.fail: dict[str, list[int]] = {}                # path pattern -> statuses to answer first
         self.faults: dict[str, list[str]] = {}              # path pattern -> what befalls the next requests
         self.lock = threading.Lock()
+        self.hook_secret: str | None = None              # the workspace's secret for signing hook requests
+        self.hook_subscriptions: dict[str, dict] = {}    # id -> subscription (is_enabled once confirmed)
+        self.confirm_secrets: dict[str, str] = {}        # id -> the X-Hook-Secret that confirms it
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def _answer(self, status: int, payload: dict) -> None:
+                extra = payload.pop("__headers__", {}) if isinstance(payload, dict) else {}
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for k, v in extra.items():
+                    self.send_header(k, v)
                 if status == 429:
                     self.send_header("Retry-After", "0")
                 self.end_headers()
@@ -115,7 +125,41 @@ class FakeProlific:
                 return 404, {"error": {"detail": "Not found."}}
             self.paid.append(self.bonus_setups[m.group(1)])             # every request pays again
             return 202, {}
+        if method == "POST" and path == "/api/v1/hooks/secrets/":
+            self.hook_secret = secrets.token_urlsafe(32)                   # one per workspace: replaced
+            return 200, {"id": "secret-1", "value": self.hook_secret, "workspace_id": body["workspace_id"]}
+        if method == "POST" and path == "/api/v1/hooks/subscriptions/":
+            if self.hook_secret is None:
+                return 400, {"error": {"detail": "create a secret for the workspace first"}}
+            if not str(body.get("target_url", "")).startswith("https://"):
+                return 400, {"error": {"detail": "target_url must use https://"}}
+            sid = f"subscription-{len(self.hook_subscriptions) + 1}"
+            self.hook_subscriptions[sid] = {"id": sid, "event_type": body["event_type"], "target_url": body["target_url"],
+                                            "workspace_id": body["workspace_id"], "is_enabled": False}
+            self.confirm_secrets[sid] = secrets.token_hex(16)
+            return 201, {"results": list(self.hook_subscriptions.values()),
+                         "__headers__": {"X-Hook-Secret": self.confirm_secrets[sid]}}
+        if method == "POST" and (m := re.fullmatch(r"/api/v1/hooks/subscriptions/([^/]+)/", path)):
+            sid = m.group(1)
+            if sid not in self.hook_subscriptions or (body or {}).get("secret") != self.confirm_secrets.get(sid):
+                return 400, {"error": {"detail": "the secret does not confirm this subscription"}}
+            self.hook_subscriptions[sid]["is_enabled"] = True
+            return 200, self.hook_subscriptions[sid]
         return 404, {"error": {"detail": f"no route {method} {path}"}}
+
+    def push(self, client, url: str, submission: str, participant: str, status: str, *, event_id: str,
+             event_at: float, sent_at: float, secret: str | None = None):
+        """Send a submission.status.change event as Prolific documents it (Receiving, Verifying, X-Event-ID,
+        X-Timestamp): the body, signed as base64(HMAC-SHA256(secret, timestamp + body)). `client` is any
+        HTTP client with .post (the server under test)."""
+        body = json.dumps({"resource_id": submission, "event_type": "submission.status.change",
+                           "participant_id": participant, "status": status}).encode()
+        stamp = str(int(sent_at))
+        key = (secret if secret is not None else self.hook_secret).encode()
+        signed = base64.b64encode(hmac.new(key, stamp.encode() + body, hashlib.sha256).digest()).decode()
+        return client.post(url, content=body, headers={
+            "Content-Type": "application/json", "X-Prolific-Request-Signature": signed,
+            "X-Prolific-Request-Timestamp": stamp, "X-Event-ID": event_id, "X-Timestamp": str(event_at)})
 
     def paid_to(self) -> dict[str, float]:
         """Participant -> every bonus paid to them so far, over all pay requests."""

@@ -120,3 +120,27 @@ def sync_command(ctx, study_name, prolific_study):
         result = sync_submissions(_db(ctx), study_name, client, prolific_study)
     click.echo(", ".join(f"{status} {n}" for status, n in sorted(result["statuses"].items()))
                + f"; released {result['released_slots']} open slot(s)")
+
+
+@prolific.command("hooks")
+@click.argument("study_name")
+@click.argument("prolific_study")
+@click.option("--url", required=True, help="This server's hook address: https://HOST/fairval/prolific-hook.")
+@click.option("--workspace", required=True, help="The Prolific workspace the study is in (its id).")
+@click.pass_context
+@friendly
+def hooks_command(ctx, study_name, prolific_study, url, workspace):
+    """Have Prolific push submission status changes to this server, so a returned or timed-out participant's
+    slots go back at once (no `prolific sync` from cron)."""
+    from fairval.annotate.crowd.hooks import subscribe
+    from fairval.annotate.material.studies import load_study
+
+    db = _db(ctx)
+    load_study(db, study_name)
+    try:
+        with _client() as client:
+            subscription = subscribe(db, client, workspace, url, study_id=study_name)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"Prolific will push submission status changes of workspace {workspace} (study {prolific_study}) to "
+               f"{url} (subscription {subscription}); events are checked against the secret kept in the database")

@@ -69,6 +69,9 @@ class ProlificClient:
             return {}
 
     def _call(self, method: str, path: str, **kwargs) -> dict:
+        return self._call_response(method, path, **kwargs)[0]
+
+    def _call_response(self, method: str, path: str, **kwargs) -> tuple[dict, dict]:
         for attempt in range(RETRIES + 1):
             try:
                 response = self._http.request(method, path, **kwargs)
@@ -85,7 +88,7 @@ class ProlificClient:
                 raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
                                     f"{_message(response)}")
             try:
-                return response.json() if response.content else {}
+                return (response.json() if response.content else {}), dict(response.headers)
             except ValueError:
                 text = " ".join(response.text.split())[:120]
                 raise ProlificError(f"Prolific answered {response.status_code} to {method} {path} with something "
@@ -120,6 +123,25 @@ class ProlificClient:
         setup = self._call("POST", "/api/v1/submissions/bonus-payments/",
                            json={"study_id": study_id, "csv_bonuses": csv_bonuses})
         return str(setup["id"])
+
+    def hook_secret(self, workspace_id: str) -> str:
+        """Create (or replace) the workspace's secret for signing hook requests; returns its value."""
+        return str(self._call("POST", "/api/v1/hooks/secrets/", json={"workspace_id": workspace_id})["value"])
+
+    def subscribe(self, workspace_id: str, event_type: str, target_url: str) -> str:
+        """Subscribe target_url to event_type and confirm it with the X-Hook-Secret Prolific answers
+        with (Prolific's two steps); returns the subscription's id."""
+        body, headers = self._call_response("POST", "/api/v1/hooks/subscriptions/", json={
+            "workspace_id": workspace_id, "event_type": event_type, "target_url": target_url})
+        found = body.get("results", [body]) if isinstance(body, dict) else []
+        ours = [s for s in found if s.get("target_url") == target_url and s.get("event_type") == event_type]
+        confirm = {k.lower(): v for k, v in headers.items()}.get("x-hook-secret")
+        if not ours or not confirm:
+            raise ProlificError("Prolific's answer to the subscription named no subscription or no X-Hook-Secret "
+                                "to confirm it with")
+        subscription = str(ours[-1]["id"])
+        self._call("POST", f"/api/v1/hooks/subscriptions/{subscription}/", json={"secret": confirm})
+        return subscription
 
     def pay_bulk_bonus(self, bulk_id: str) -> dict:
         """Pay a bulk bonus set up before: one request, never repeated (each request pays again)."""
