@@ -134,3 +134,42 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
     click.echo(f"cheapest reaching {target:g}: {best['pairs']} pairs x {formats.count(best['raters_per_pair'], 'rater')} = "
                f"{best['judgments']} judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
                f"(expected width {formats.ratio(best['expected_width'])})")
+
+
+@click.group("judge")
+def judge_group():
+    """What the judge may decide alone."""
+
+
+@judge_group.command("trust")
+@click.argument("study_name")
+@click.option("--agreement", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.9, show_default=True,
+              help="The share of pairs on which the judge must agree with the people's majority.")
+@click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="The chance, at most, that the threshold found does not give that agreement.")
+@click.option("--model", help="The judge (default: the study's).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@friendly
+def trust(ctx, study_name, agreement, risk, model, as_json):
+    """Trust or escalate (Jung et al., ICLR 2025): the judge-confidence threshold above which the judge agrees
+    with the people's majority at least --agreement of the time, with probability at least 1 − --risk, found on
+    the human-rated pairs by fixed-sequence testing; and the share of all pairs the judge may decide alone."""
+    from fairval.annotate.judge.trust import judge_trust
+
+    found = judge_trust(_db(ctx), study_name, agreement=agreement, risk=risk, model=model)
+    if as_json:
+        click.echo(json.dumps(found))
+        return
+    if found["threshold"] is None:
+        tested = found["tested"]
+        why = (f"the first threshold tested ({tested[0]['n']} pairs, {tested[0]['disagreements']} disagreement(s)) "
+               f"does not show {agreement:.0%} agreement at risk {risk}" if tested else
+               f"{found['rated_pairs']} rated pair(s) with a people's majority are too few for any test to show it")
+        click.echo(f"{found['model']}: no confidence threshold can be trusted: {why}. Every pair goes to people.")
+        return
+    click.echo(f"{found['model']}: above confidence {found['threshold']:.3f} the judge agrees with the people's "
+               f"majority on {found['n_above'] - found['disagreements']} of {found['n_above']} rated pairs; with "
+               f"probability ≥ {1 - risk:.0%} its agreement there is ≥ {agreement:.0%} (fixed-sequence binomial "
+               f"test, p = {found['p_value']:.3g}). It may decide {found['pairs_to_judge_alone']} of "
+               f"{found['judged_pairs']} judged pairs ({found['share_to_judge_alone']:.0%}) alone; the rest go to people.")

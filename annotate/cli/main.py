@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from fairval.annotate.cli.common import _db, friendly
-from fairval.annotate.cli.judge import calibrate, compare, lmra_apply_map, plan
+from fairval.annotate.cli.judge import calibrate, compare, judge_group, lmra_apply_map, plan
 from fairval.annotate.cli.llm import generate, lmra_run
 from fairval.annotate.cli.prolific import prolific
 from fairval.annotate.cli.researcher import researcher
@@ -297,6 +297,7 @@ cli.add_command(plan)
 cli.add_command(prolific)
 cli.add_command(generate)
 cli.add_command(researcher)
+cli.add_command(judge_group)
 
 
 def _this_command() -> str:
