@@ -33,6 +33,11 @@ def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict
                            [study_id, item_id, rater_id]).fetchall())
 
 
+def raters_of_item(db: Database, study_id: str, item_id: str) -> int:
+    return db.scalar("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = ? AND item_id = ?",
+                     [study_id, item_id])
+
+
 def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
     """(item, rater, question) -> value as shown, for every stored rating of the study."""
     return {(i, r, q): v for i, r, q, v in db.execute(

@@ -30,6 +30,7 @@ class FakeProlific:
         self.fail: dict[str, list[int]] = {}                # path pattern -> statuses to answer first
         self.faults: dict[str, list[str]] = {}              # path pattern -> what befalls the next requests
         self.lock = threading.Lock()
+        self.study_status = "ACTIVE"                     # the Prolific study's own status
         self.hook_secret: str | None = None              # the workspace's secret for signing hook requests
         self.hook_subscriptions: dict[str, dict] = {}    # id -> subscription (is_enabled once confirmed)
         self.confirm_secrets: dict[str, str] = {}        # id -> the X-Hook-Secret that confirms it
@@ -125,6 +126,13 @@ class FakeProlific:
                 return 404, {"error": {"detail": "Not found."}}
             self.paid.append(self.bonus_setups[m.group(1)])             # every request pays again
             return 202, {}
+        if method == "GET" and path == f"/api/v1/studies/{self.study_id}/":
+            return 200, {"id": self.study_id, "status": self.study_status}
+        if method == "POST" and path == f"/api/v1/studies/{self.study_id}/transition/":
+            if (body or {}).get("action") != "PAUSE" or self.study_status != "ACTIVE":
+                return 400, {"error": {"detail": f"cannot {body} a study {self.study_status}"}}
+            self.study_status = "PAUSED"
+            return 200, {"id": self.study_id, "status": "PAUSED"}
         if method == "POST" and path == "/api/v1/hooks/secrets/":
             self.hook_secret = secrets.token_urlsafe(32)                   # one per workspace: replaced
             return 200, {"id": "secret-1", "value": self.hook_secret, "workspace_id": body["workspace_id"]}

@@ -113,6 +113,7 @@ def _record(study_id: str, rater_id: str):
                                       serve_next=True)
                     or session.answer_is_stored(db, study, rater_id, item, answers)):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
+                _stop_if_answered(db, study, item)
             else:                           # the same link open twice: the first answer is the one kept
                 st.session_state[NOTICE] = ("refused", t(
                     "This item was already answered in another tab or window; the answer given there is kept, "
@@ -127,6 +128,20 @@ def _record(study_id: str, rater_id: str):
             st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study's server could "
                                                      "not store it just now. Please press Submit again in a moment."))
     return record
+
+
+def _stop_if_answered(db, study: Study, item: str) -> None:
+    """A study with a stopping rule checks it when an answer completes a pair (the only moment the anytime
+    interval moves); the rater's answer is stored whatever the check finds."""
+    from fairval.annotate.crowd import stopping
+    from fairval.store import ratings as rating_store
+
+    if stopping.has_rule(study) and rating_store.raters_of_item(db, study.study_id, item) == study.settings.raters_per_item:
+        try:
+            stopping.check(db, study.study_id)
+        except Exception:  # noqa: BLE001 — the check must never cost the rater their answer; logged
+            import logging
+            logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
 
 
 def _notice() -> None:

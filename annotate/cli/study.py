@@ -186,3 +186,29 @@ def study_set(ctx, name, assignments):
     status = changes.pop("status", None)
     configure_study(_db(ctx), name, status=status, **changes)
     click.echo(f"study {name!r} updated")
+
+
+@study.command("watch")
+@click.argument("name")
+@click.option("--every", type=click.FloatRange(min=1), default=60, show_default=True, help="Seconds between checks.")
+@click.option("--once", is_flag=True, help="Check once and exit (for cron).")
+@click.pass_context
+@friendly
+def study_watch(ctx, name, every, once):
+    """Check the study's stopping rule (target_ci_width, stop_when_excludes) until it stops itself; every
+    Submit that completes a pair and every Results page checks it too."""
+    import time
+
+    from fairval.annotate.crowd import stopping
+
+    db = _db(ctx)
+    while True:
+        stopped = stopping.check(db, name)
+        if stopped:
+            click.echo(f"{name} stopped itself: {stopped['reason']}" + (f"; Prolific: {stopped['prolific']}"
+                                                                        if stopped.get("prolific") else ""))
+            return
+        if once:
+            click.echo(f"{name} goes on: its stopping rule is not met (or it has none, or it is not open)")
+            return
+        time.sleep(every)

@@ -124,6 +124,15 @@ class ProlificClient:
                            json={"study_id": study_id, "csv_bonuses": csv_bonuses})
         return str(setup["id"])
 
+    def pause_study(self, study_id: str) -> dict:
+        """Pause a Prolific study (no new places). Sent once: a lost answer is settled by reading the study."""
+        try:
+            return self._once("POST", f"/api/v1/studies/{study_id}/transition/", json={"action": "PAUSE"})
+        except OutcomeUnknown:
+            if self._call("GET", f"/api/v1/studies/{study_id}/").get("status") == "PAUSED":
+                return {"id": study_id, "status": "PAUSED"}
+            raise
+
     def hook_secret(self, workspace_id: str) -> str:
         """Create (or replace) the workspace's secret for signing hook requests; returns its value."""
         return str(self._call("POST", "/api/v1/hooks/secrets/", json={"workspace_id": workspace_id})["value"])

@@ -55,12 +55,18 @@ class StudySettings:
     main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
                                                 # or the first by name; --model overrides)
     language: str = DEFAULT_LANGUAGE            # BCP 47: the language fairval's words are shown to raters in
+    stop_when_excludes: float | None = None     # pause the study once H's anytime interval excludes this value
+    prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
+    stopped: dict | None = None                 # set when the study stopped itself: when, why, the interval
 
     def __post_init__(self) -> None:
         shipped = supported(str(self.language))
         if shipped is None:
             raise StudyError(f"language must be one fairval ships ({', '.join(LANGUAGES)}), not {self.language!r}")
         object.__setattr__(self, "language", shipped)
+        if self.stop_when_excludes is not None and not (isinstance(self.stop_when_excludes, (int, float))
+                                                        and -1 <= self.stop_when_excludes <= 1):
+            raise StudyError(f"stop_when_excludes must be a value of H in [-1, 1], not {self.stop_when_excludes!r}")
         if self.target_ci_width is not None and not (isinstance(self.target_ci_width, (int, float))
                                                      and 0 < self.target_ci_width <= 2):
             raise StudyError(f"target_ci_width must be a width between 0 and 2 (H lies in [-1, 1]), "
@@ -196,6 +202,8 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
     if status == "open" and not item_store.has_regular_items(db, name):
         raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
+    if "stopped" in changes:
+        raise StudyError("stopped is recorded when the study stops itself; set status=open to go on")
     if "human_sample" in changes:
         raise StudyError("human_sample is recorded by `fairval study sample` when it draws the pairs; it "
                          "cannot be set by hand")

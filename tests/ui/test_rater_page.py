@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.studies import StudyError, configure_study, create_study
+from fairval.annotate.material.studies import StudyError, configure_study, create_study, load_study
 from fairval.store import ratings as rating_store
 from tests.conftest import ROOT, write_jsonl
 from fairval.ui import auth
@@ -307,3 +307,22 @@ def test_a_rater_whose_group_is_full_is_screened_out_right_after_saying_so(db, t
     assert "FULL-1" in [c.value for c in second.code]             # Prolific's screen-out code, at once
     third = arrive("m1", "male")
     assert titles(third) == ["Instructions"]
+
+
+def test_the_answer_that_completes_a_pair_can_stop_the_study(db, tmp_path):
+    """A rater's Submit that completes a pair checks the study's stopping rule: here the widest target there
+    is (2, H's whole range), met at the first complete pair. The answer is stored; the study pauses."""
+    from fairval.annotate.material.importers import import_lmra
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    create_study(db, "ps", "harmful_stereotype", raters_per_item=1, target_ci_width=2.0)
+    import_items(db, "ps", write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{k}", **pair} for k in range(3)]))
+    import_lmra(db, "ps", write_jsonl(tmp_path / "l.jsonl", [{"item_id": f"p{k}", "model": "j", "score": 0.1}
+                                                             for k in range(3)]))
+    at = rater_app(study="ps", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    submit(at, {"harm": "C"})
+    assert rating_store.rating_count(db, "ps") == 1
+    study = load_study(db, "ps")
+    assert study.status == "paused" and "within the target 2.0" in study.settings.stopped["reason"]
+    assert titles(at) == ["This study is paused"]
