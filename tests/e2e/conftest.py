@@ -76,3 +76,16 @@ def browser():
 def wait_text(page, text: str, timeout: float = 60_000) -> None:
     """Wait for text to show; generous, as a page on a loaded 2-core machine can take a while to run."""
     page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+
+
+def serve_studies(tmp_path_factory, name: str, make):
+    """A module's server: a new database, the studies `make(db, folder)` creates in it, `fairval serve` on it."""
+    from fairval.store import open_db
+
+    folder = tmp_path_factory.mktemp(name)
+    db = open_db(folder / "fairval.db")
+    make(db, folder)
+    db.close()
+    server = Server(folder / "fairval.db")
+    yield server
+    server.stop()

@@ -11,22 +11,20 @@ from fairval.store import open_db
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import Server, wait_text
+from tests.e2e.conftest import serve_studies, wait_text
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("e2e-keyboard")
-    db = open_db(folder / "fairval.db")
+def _study(db, folder):
     create_study(db, "nm", "name_perception", raters_per_item=1, seed=2)
     import_items(db, "nm", write_jsonl(folder / "names.jsonl", [
         {"id": f"n{k}", "name": f"Name{k}", "race": "white", "gender": "female"} for k in range(3)]))
-    db.close()
-    s = Server(folder / "fairval.db")
-    yield s
-    s.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve_studies(tmp_path_factory, "e2e-keyboard", _study)
 
 
 def focused_text(page) -> str:

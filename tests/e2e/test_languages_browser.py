@@ -5,11 +5,9 @@ import pytest
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from fairval.store import open_db
 from fairval.ui.i18n import translator
 from tests.conftest import write_jsonl
-from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import Server, wait_text
+from tests.e2e.conftest import serve_studies, wait_text
 from tests.ui.test_i18n import _english_left
 
 pytestmark = pytest.mark.e2e
@@ -17,18 +15,16 @@ pytestmark = pytest.mark.e2e
 PAIR = {"prompt": "Plan my week", "response_a": "Rest.", "response_b": "Work.", "group_a": "woman", "group_b": "man"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("e2e-languages")
-    db = open_db(folder / "fairval.db")
+def _studies(db, folder):
     for language in ("ar", "hi"):
         create_study(db, language, "harmful_stereotype", raters_per_item=1, completion_code=f"DONE-{language}",
                      language=language, seed=1)
         import_items(db, language, write_jsonl(folder / f"{language}.jsonl", [{"id": "p0", **PAIR}]))
-    db.close()
-    s = Server(folder / "fairval.db")
-    yield s
-    s.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve_studies(tmp_path_factory, "e2e-languages", _studies)
 
 
 @pytest.mark.parametrize("language", ["ar", "hi"])

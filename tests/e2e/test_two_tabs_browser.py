@@ -8,23 +8,21 @@ from fairval.store import open_db
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import Server, wait_text
+from tests.e2e.conftest import serve_studies, wait_text
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("e2e-two-tabs")
-    db = open_db(folder / "fairval.db")
+def _study(db, folder):
     create_study(db, "tq", "template_quality", raters_per_item=1, seed=3)
     import_items(db, "tq", write_jsonl(folder / "items.jsonl", [
         {"id": f"q{i}", "filled_template": f"Decision question number {i}: should it be approved?"}
         for i in range(3)]))
-    db.close()
-    s = Server(folder / "fairval.db")
-    yield s
-    s.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    yield from serve_studies(tmp_path_factory, "e2e-two-tabs", _study)
 
 
 def test_the_second_tab_is_not_told_its_answer_was_saved(server, browser):

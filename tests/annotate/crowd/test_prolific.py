@@ -12,19 +12,11 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.store import loads
 from tests.conftest import write_jsonl
-from tests.fake_prolific import TOKEN, FakeProlific
+from tests.fake_prolific import TOKEN
 from tests.ui.apptest import rater_app, submit, titles
 
 ANSWER = {"quality": "4", "yes_positive": "5"}
 
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeProlific()
-    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
-    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -15,18 +15,9 @@ from fairval.annotate.rating import session
 from fairval.store import audit, loads
 from fairval.ui.prolific_hook_route import ROUTES
 from tests.conftest import write_jsonl
-from tests.fake_prolific import TOKEN, FakeProlific
 
 HOOK = "https://lab.example/fairval/prolific-hook"
 
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeProlific()
-    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
-    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from fairval.annotate.material.studies import create_study, load_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.fake_prolific import TOKEN, FakeProlific
-from tests.annotate.crowd.test_prolific import ANSWER, fake, run, study, work  # noqa: F401  (fixtures)
+from tests.annotate.crowd.test_prolific import ANSWER, run, study, work  # noqa: F401  (a fixture)
 
 PAY = 0.5
 

@@ -3,7 +3,6 @@ pauses, says when and why with the interval, pauses the Prolific study once thro
 settled by reading the study back), and records it all in the audit trail."""
 import json
 
-import pytest
 from click.testing import CliRunner
 
 import fairval
@@ -12,18 +11,9 @@ from fairval.annotate.cli.main import cli
 from fairval.annotate.material.studies import load_study
 from fairval.store import audit
 from tests.conftest import write_jsonl
-from tests.fake_prolific import TOKEN, FakeProlific
 
 PAIR = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
 
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeProlific()
-    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
-    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
-    yield server
-    server.stop()
 
 
 def run(db_path, *args):
