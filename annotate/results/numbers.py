@@ -16,6 +16,7 @@ from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
+from fairval.annotate.results.strata import by_pair_group
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, load_study
 from fairval.annotate.material.tasks import Question
@@ -271,6 +272,9 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     main_numbers = {k: v for k, v in by_model[main].items() if k != "rate"}
     out["lmra"] = {**main_numbers, "model": main, "by_model": by_model if len(models) > 1 else None}
     out[key].update(by_model[main]["rate"])
+    main_scores = data.lmra[data.lmra["model"] == main].set_index("item_id")["score"]
+    out[key]["by_pair_group"] = by_pair_group(human, main_scores, data.items[real_items(data.items)],
+                                              data.study.settings.human_sample)
     return out
 
 
