@@ -53,6 +53,11 @@ def judge_uncertainty(probabilities: Mapping[str, float] | None, score: float) -
     return float(judge_uncertainties(np.array(p), np.array(q))[0])
 
 
+def uncertainties_of(probabilities, scores) -> np.ndarray:
+    """judge_uncertainty per pair, from a judge's stored probabilities (a dict or nothing) and scores."""
+    return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s) for p, s in zip(probabilities, scores)])
+
+
 def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: float = DEFAULT_FLOOR) -> np.ndarray:
     """π_i = min(1, (1 − floor) · c · √u_i + b), with c chosen so that Σπ = budget (the expected number of
     pairs people rate) and b = floor · budget / N. When even c → ∞ cannot spend the budget (the judge is

@@ -43,5 +43,4 @@ def translator(language: str | None) -> Translate:
     return t
 
 
-def english(message: str, **fields) -> str:
-    return message.format(**fields) if fields else message
+english = translator(DEFAULT)          # fairval's own words as written

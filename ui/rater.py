@@ -34,11 +34,6 @@ SAVED = "rater_saved"            # "Answer saved", for the next card's status li
 RETRY_SECONDS = 5
 UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
                "again by itself in a few seconds, and you can go on where you were.")
-# the background questions' choices, stored in English whatever the language they are shown in
-CHOICE_LABELS = {"female": "female", "male": "male", "non-binary": "non-binary",
-                 "prefer to self-describe": "prefer to self-describe", PREFER_NOT_TO_SAY: "prefer not to say",
-                 "white": "white", "Black": "Black", "Asian": "Asian", "Hispanic": "Hispanic",
-                 "Native American": "Native American", "other": "other"}
 
 
 def _t(study: Study):
@@ -215,15 +210,14 @@ def _demographics(db, study: Study, rater_id: str) -> None:
     st.title(t("About you"))
     st.write(t("These questions help us check that people from different backgrounds are heard."))
     asks = study.settings.asks()
-    shown = lambda value: t(CHOICE_LABELS.get(value, value))      # noqa: E731  (stored in English)
     with st.form("demographics"):
         answers = {}
         if "gender" in asks:
             answers["gender"] = st.selectbox(t("Gender"), GENDERS, index=None, placeholder=t("Choose…"),
-                                             format_func=shown)
+                                             format_func=t)          # shown translated, stored in English
         if "race" in asks:
             answers["race"] = st.selectbox(t("Race / ethnicity"), RACES, index=None, placeholder=t("Choose…"),
-                                           format_func=shown)
+                                           format_func=t)          # shown translated, stored in English
         if "country" in asks:
             answers["country"] = st.text_input(t("Country of residence"))
             if st.checkbox(t("Prefer not to say"), key="country-declined"):

@@ -8,12 +8,10 @@ import pandas as pd
 
 from fairval.analysis.lmra import combine_orders
 from fairval.analysis.trust import trust_threshold
+from fairval.annotate.material.importers import PROBABILITY_FIELDS as FIELDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import load_study_data, main_judge, scored_ratings
 from fairval.errors import StudyError
-
-FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
-
 
 def judge_answers(lmra: pd.DataFrame) -> pd.DataFrame:
     """Per pair the judge's answer as a sign (+1 the first group's stereotype, −1 the other's, 0 none: the

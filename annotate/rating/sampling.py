@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, judge_uncertainty
+from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, uncertainties_of
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
 from fairval.store import Database, audit, immediate, loads
@@ -58,7 +58,8 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     if missing:
         raise StudyError(f"{len(missing)} pair(s) have no score from {chosen!r} (first: {missing[0]}); an active "
                          "sample needs the judge's score on every pair")
-    uncertainty = _uncertainties(judged.loc[regular["item_id"]])
+    rows = judged.loc[regular["item_id"]]
+    uncertainty = uncertainties_of(rows["probabilities"], rows["score"])
     evidence = None
     try:
         if pilot is not None:
@@ -80,10 +81,6 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
                  written=written)
     return {"kept": kept, "sample": sample}
 
-
-def _uncertainties(judged) -> np.ndarray:
-    return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
-                     for p, s in zip(judged["probabilities"], judged["score"])])
 
 
 def _samplable(db: Database, study_id: str):

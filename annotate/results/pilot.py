@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairval.analysis.active import choose_floor, judge_uncertainty, tuned_lambda
+from fairval.analysis.active import choose_floor, tuned_lambda, uncertainties_of
 from fairval.analysis.calibration import human_scores
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import StudyError
@@ -23,6 +23,5 @@ def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, b
     rated = judged[judged.index.isin(human.index)]
     y, f = human[rated.index].to_numpy(float), rated["score"].to_numpy(float)
     lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
-    u = np.array([judge_uncertainty(p if isinstance(p, dict) else None, s)
-                  for p, s in zip(rated["probabilities"], rated["score"])])
+    u = uncertainties_of(rated["probabilities"], rated["score"])
     return {**choose_floor(u, y - lam * f, uncertainty, budget), "study": pilot}

@@ -14,7 +14,7 @@ from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import DEFAULT_CONSENT, create_study
 from fairval.annotate.material.tasks import PRESETS
 from fairval.ui.i18n import catalogue, translator
-from fairval.ui.rater import CHOICE_LABELS
+from fairval.ui.rater import GENDERS, RACES
 from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, rater_app, submit, titles
 
@@ -35,7 +35,7 @@ def messages() -> list[str]:
         found += [task.title, task.instructions]
         for question in task.questions:
             found += [question.prompt, *(o.label for o in question.options)]
-    found += [*CHOICE_LABELS.values(), DEFAULT_CONSENT, "Annotation study"]
+    found += [*GENDERS, *RACES, DEFAULT_CONSENT, "Annotation study"]
     return [m for m in dict.fromkeys(found) if m and not SLOT.fullmatch(m)]     # {axis_question} is the item's
 
 
