@@ -22,7 +22,7 @@ def show_item(task: Task, served: Served, t: Translate = english) -> None:
         field = "filled_template" if "filled_template" in data else (task.required_fields or ("text",))[0]
         st.text(str(data.get(field, "")))
     elif task.display == "name":
-        st.subheader(t("Name"))
+        st.subheader(t("Name"), anchor=False)
         st.text(str(data["name"]))
         if data.get("filled_template"):
             st.caption(t("As it appears in a question:"))

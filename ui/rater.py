@@ -36,6 +36,11 @@ UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothin
                "again by itself in a few seconds, and you can go on where you were.")
 
 
+def _title(text: str) -> None:
+    # no anchor: its "Link to heading" is an English word for a screen reader, and a rater has nothing to link
+    st.title(text, anchor=False)
+
+
 def _t(study: Study):
     return translator(study.settings.language)
 
@@ -76,7 +81,7 @@ def _run() -> None:
         st.error("This link does not lead to a study. Please check the link you were given.")
         return
     t = _t(study)
-    page_language(study.settings.language, direction(study.settings.language))
+    page_language(study.settings.language, direction(study.settings.language), t)
     rater_id = params.get("PROLIFIC_PID") or params.get("rater")
     if not rater_id:
         _ask_rater_id(study)
@@ -160,7 +165,7 @@ def _only_open_study(db) -> str | None:
 
 def _landing(db) -> None:
     """Without a study in the link: raters see only how to proceed; researchers also see the open studies."""
-    st.title("fairval")
+    _title("fairval")
     st.write("This page is opened from a study link. If you were given a link, please use it as it is.")
     if is_researcher():
         names = [n for n in list_study_names(db) if load_study(db, n).status == "open"]
@@ -175,7 +180,7 @@ def _landing(db) -> None:
 
 def _ask_rater_id(study: Study) -> None:
     t = _t(study)
-    st.title(t(study.task.title) if study.task.title else t("Annotation study"))
+    _title(t(study.task.title) if study.task.title else t("Annotation study"))
     with st.form("rater-id"):
         given = st.text_input(t("Your rater ID"))
         if st.form_submit_button(t("Continue")) and given.strip():
@@ -185,7 +190,7 @@ def _ask_rater_id(study: Study) -> None:
 
 def _consent(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("Consent"))
+    _title(t("Consent"))
     text = study.settings.consent_text
     st.markdown(researcher_markdown(t(text) if text == DEFAULT_CONSENT else text))
     agree, decline = st.columns(2)
@@ -199,7 +204,7 @@ def _consent(db, study: Study, rater_id: str) -> None:
 
 def _declined(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("Thank you"))
+    _title(t("Thank you"))
     st.write(t("You chose not to take part; nothing else about you was recorded. You can close this page and "
                "return the study on Prolific.") if st.query_params.get("PROLIFIC_PID") else
              t("You chose not to take part; nothing else about you was recorded. You can close this page."))
@@ -207,17 +212,17 @@ def _declined(db, study: Study, rater_id: str) -> None:
 
 def _demographics(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("About you"))
+    _title(t("About you"))
     st.write(t("These questions help us check that people from different backgrounds are heard."))
     asks = study.settings.asks()
-    with st.form("demographics"):
+    with st.form("demographics", enter_to_submit=False):     # Enter in a list or the text box chooses, never submits
         answers = {}
+        # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
+        # reader, chosen by arrow keys; shown translated, stored in English
         if "gender" in asks:
-            answers["gender"] = st.selectbox(t("Gender"), GENDERS, index=None, placeholder=t("Choose…"),
-                                             format_func=t)          # shown translated, stored in English
+            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None, format_func=t)
         if "race" in asks:
-            answers["race"] = st.selectbox(t("Race / ethnicity"), RACES, index=None, placeholder=t("Choose…"),
-                                           format_func=t)          # shown translated, stored in English
+            answers["race"] = st.radio(t("Race / ethnicity"), RACES, index=None, format_func=t)
         if "country" in asks:
             answers["country"] = st.text_input(t("Country of residence"))
             if st.checkbox(t("Prefer not to say"), key="country-declined"):
@@ -238,7 +243,7 @@ def _instructions_text(study: Study) -> str:
 
 def _instructions(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("Instructions"))
+    _title(t("Instructions"))
     st.markdown(_instructions_text(study))
     st.info(t("Keyboard: the key shown on each answer chooses it; Enter submits."))
     if st.button(t("Start"), type="primary", key="start", shortcut="Enter"):
@@ -255,7 +260,7 @@ def _practice(db, study: Study, rater_id: str) -> None:
     served = items[index]
     t = _t(study)
     task = study.task.translated(t)
-    st.title(t("Practice {number} of {total}", number=index + 1, total=len(items)))
+    _title(t("Practice {number} of {total}", number=index + 1, total=len(items)))
     st.caption(t("Practice answers are not recorded."))
     show_item(task, served, t)
     st.divider()
@@ -298,7 +303,7 @@ def _item(db, study: Study, rater_id: str) -> None:
 
 def _no_items(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("No items left for you"))
+    _title(t("No items left for you"))
     if study.settings.balance_by:
         st.write(t("Thank you for your interest. Every item in this study already has the raters it needs from "
                    "people with your background, so there is nothing left to show you."))
@@ -323,7 +328,7 @@ def _code(code: str) -> None:
 
 def _done(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("Thank you, you have finished"))
+    _title(t("Thank you, you have finished"))
     code = study.settings.completion_code
     if code:
         st.write(t("Your completion code:"))
@@ -334,7 +339,7 @@ def _done(db, study: Study, rater_id: str) -> None:
 
 def _paused(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("This study is paused"))
+    _title(t("This study is paused"))
     answered = session.progress(db, study, rater_id).answered
     if answered:
         st.write(t("Your answers so far ({count}) are saved. Please come back later with the same link to go on.",
@@ -345,7 +350,7 @@ def _paused(db, study: Study, rater_id: str) -> None:
 
 def _closed(db, study: Study, rater_id: str) -> None:
     t = _t(study)
-    st.title(t("This study is closed"))
+    _title(t("This study is closed"))
     st.write(t("It is no longer taking answers. Thank you for your interest."))
 
 

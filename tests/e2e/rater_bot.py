@@ -16,9 +16,13 @@ def consent(page) -> None:
     page.get_by_text("About you").or_(page.get_by_role("button", name="Start")).first.wait_for(timeout=20_000)
 
 
+def background(page, question: str, answer: str) -> None:
+    """Choose an answer to one of the "About you" questions (radio buttons)."""
+    page.get_by_role("radiogroup", name=question).get_by_text(answer, exact=True).click()
+
+
 def demographics(page, gender: str) -> None:
-    page.get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name=gender, exact=True).click()
+    background(page, "Gender", gender)
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start").wait_for(timeout=20_000)
 

@@ -1,6 +1,6 @@
 """WCAG 2.1 AA by axe-core (axe-playwright-python bundles it): 0 violations of the wcag2a, wcag2aa, wcag21a and
 wcag21aa rules on every rater screen (consent, about you, instructions, practice and its feedback, item,
-completion, paused, closed, screened out, declined) and every researcher page, the answer card's shadow root
+completion, paused, closed, declined, and screened out with Prolific's code) and every researcher page, the answer card's shadow root
 included (axe-core walks open shadow roots), at desktop and phone sizes."""
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -35,6 +35,10 @@ def server(tmp_path_factory):
         create_study(db, name, "template_quality", raters_per_item=1)
         import_items(db, name, write_jsonl(folder / f"{name}.jsonl", [{"id": "x", "filled_template": "Q?"}]))
         configure_study(db, name, status=status)
+    for size in SIZES:
+        create_study(db, f"bal-{size}", "template_quality", raters_per_item=2, balance_by="gender",
+                     balance_groups=["female", "male"], screen_out_code="AXE-FULL", seed=3)
+        import_items(db, f"bal-{size}", write_jsonl(folder / "bal.jsonl", [{"id": "only", "filled_template": "Q?"}]))
     db.close()
     s = Server(folder / "fairval.db")
     yield s
@@ -55,10 +59,8 @@ def test_every_rater_screen(server, browser, size):
     found["consent"] = violations(page)
     bot.consent(page)
     found["about you"] = violations(page)
-    page.get_by_test_id("stSelectbox").nth(0).click()
-    page.get_by_role("option", name="female", exact=True).click()
-    page.get_by_test_id("stSelectbox").nth(1).click()
-    page.get_by_role("option", name="Asian", exact=True).click()
+    bot.background(page, "Gender", "female")
+    bot.background(page, "Race / ethnicity", "Asian")
     page.get_by_text("Prefer not to say").last.click()
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start").wait_for(timeout=20_000)
@@ -83,6 +85,20 @@ def test_every_rater_screen(server, browser, size):
     page.get_by_role("button", name="I do not agree").click()
     wait_text(page, "You chose not to take part")
     found["declined"] = violations(page)
+    # screened out: the women's one place is taken, so the next woman from Prolific gets the screen-out code
+    for pid in (f"w1-{size}", f"w2-{size}"):
+        bot.open_link(page, f"{server.url}/?study=bal-{size}&PROLIFIC_PID={pid}&STUDY_ID=s&SESSION_ID=x-{pid}")
+        bot.consent(page)
+        if pid.startswith("w1"):
+            bot.demographics(page, "female")
+            bot.start(page)
+            wait_text(page, "0 of 1 done")
+            bot.answer_template(page, "Somewhat agree", "Strongly agree")
+            wait_text(page, "Thank you")
+    bot.background(page, "Gender", "female")
+    page.get_by_role("button", name="Continue").click()
+    wait_text(page, "AXE-FULL")
+    found["screened out"] = violations(page)
     assert {screen: v for screen, v in found.items() if v} == {}
 
 

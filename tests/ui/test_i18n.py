@@ -14,6 +14,7 @@ from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import DEFAULT_CONSENT, create_study
 from fairval.annotate.material.tasks import PRESETS
 from fairval.ui.i18n import catalogue, translator
+from fairval.ui.page_language import STREAMLIT_WORDS
 from fairval.ui.rater import GENDERS, RACES
 from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, rater_app, submit, titles
@@ -35,7 +36,7 @@ def messages() -> list[str]:
         found += [task.title, task.instructions]
         for question in task.questions:
             found += [question.prompt, *(o.label for o in question.options)]
-    found += [*GENDERS, *RACES, DEFAULT_CONSENT, "Annotation study"]
+    found += [*GENDERS, *RACES, DEFAULT_CONSENT, "Annotation study", *STREAMLIT_WORDS]
     return [m for m in dict.fromkeys(found) if m and not SLOT.fullmatch(m)]     # {axis_question} is the item's
 
 
@@ -65,7 +66,7 @@ def _visible(at) -> list[str]:
     """Every text on the rater's screen: titles, text, buttons, captions, alerts, the card's words."""
     texts = [e.value for kind in ("title", "markdown", "caption", "text", "info", "warning", "error", "success", "code")
              for e in getattr(at, kind)]
-    texts += [b.label for b in at.button] + [s.label for s in at.selectbox] + [i.label for i in at.text_input]
+    texts += [b.label for b in at.button] + [r.label for r in at.radio] + [o for r in at.radio for o in r.options] + [i.label for i in at.text_input]
     texts += [p.proto.text for p in at.get("progress")]
     for c in at.get("bidi_component"):
         if c.proto.component_name.endswith("fairval_answer_card"):
@@ -96,7 +97,7 @@ def test_a_rater_walks_a_study_in_its_language(db, tmp_path, language):
     at.button(key="consent-yes").click().run()
     assert titles(at) == [t("About you")]
     seen += _visible(at)
-    at.selectbox[0].set_value("female")
+    at.radio[0].set_value("female")
     at.text_input[0].set_value("Kenya")
     at.button[0].click().run()
     assert titles(at) == [t("Instructions")]

@@ -28,7 +28,7 @@ def through_onboarding(at):
     assert titles(at) == ["Consent"]
     at.button(key="consent-yes").click().run()
     assert titles(at) == ["About you"]
-    at.selectbox[0].set_value("female")
+    at.radio[0].set_value("female")
     at.text_input[0].set_value("Kenya")
     at.button[0].click().run()
     assert titles(at) == ["Instructions"]
@@ -111,7 +111,7 @@ def test_a_rater_whose_group_is_full_is_told_kindly(db, tmp_path):
     def onboard(rater):
         at = rater_app(study="bal", rater=rater)
         at.button(key="consent-yes").click().run()
-        at.selectbox[0].set_value("female")
+        at.radio[0].set_value("female")
         at.button[0].click().run()
         # a rater whose group is full is told at once, with no instructions to read first
         return at.button(key="start").click().run() if titles(at) == ["Instructions"] else at
@@ -295,7 +295,7 @@ def test_a_rater_whose_group_is_full_is_screened_out_right_after_saying_so(db, t
         at = rater_app(study="bal", PROLIFIC_PID=pid, STUDY_ID="s", SESSION_ID=f"x-{pid}")
         at.button(key="consent-yes").click().run()
         assert titles(at) == ["About you"]
-        at.selectbox[0].set_value(gender)
+        at.radio[0].set_value(gender)
         return at.button[0].click().run()
 
     first = arrive("w1", "female")

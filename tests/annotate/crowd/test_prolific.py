@@ -125,7 +125,7 @@ def test_a_participant_whose_group_is_full_is_screened_out_with_the_code(db, tmp
     def onboard(pid):
         at = rater_app(study="bal", PROLIFIC_PID=pid, STUDY_ID="PSTUDY", SESSION_ID=f"s-{pid}")
         at.button(key="consent-yes").click().run()
-        at.selectbox[0].set_value("female")
+        at.radio[0].set_value("female")
         at.button[0].click().run()
         # a participant whose group is full is told at once, with no instructions to read first
         return at.button(key="start").click().run() if [t.value for t in at.title] == ["Instructions"] else at
