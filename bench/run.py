@@ -1,7 +1,8 @@
 """Benchmarks, each reported as ratios of runs side by side on this machine (absolute times are noise
 on a shared machine). See bench/README.md for what each measures and what was measured where.
 
-    .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [launch] [--quick]
+    .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [launch]
+        [startup] [active] [pages] [session] [--quick]
 """
 from __future__ import annotations
 
@@ -12,14 +13,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import active, analysis, choice, files, launch, pages, processes, serving, startup, workers  # noqa: E402
+from bench import active, analysis, choice, files, launch, pages, processes, serving, session, startup, workers  # noqa: E402
 
 SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, "processes": processes.run,
           "choice": choice.run, "workers": workers.run, "launch": launch.run,
-          "startup": startup.run, "active": active.run, "pages": pages.run}
+          "startup": startup.run, "active": active.run, "pages": pages.run, "session": session.run}
 
 
 def main(argv: list[str]) -> list[str]:
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return []
     quick = "--quick" in argv
     chosen = [a for a in argv if not a.startswith("--")] or list(SUITES)
     unknown = set(chosen) - set(SUITES)

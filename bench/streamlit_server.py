@@ -33,12 +33,13 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def healthy(url: str, *, within: float) -> bool:
-    """Wait (up to `within` seconds: a loaded machine starts slowly) until Streamlit's health check answers."""
+def healthy(url: str, *, within: float, path: str = "/_stcore/health") -> bool:
+    """Wait (up to `within` seconds: a loaded machine starts slowly) until the health check (Streamlit's, or
+    `path` for another server) answers."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+            if urllib.request.urlopen(f"{url}{path}", timeout=2).status == 200:
                 return True
         except OSError:
             time.sleep(0.3)
@@ -48,16 +49,31 @@ def healthy(url: str, *, within: float) -> bool:
 class Running:
     """A server process group on 127.0.0.1, ready when its health check answers; stop() ends it whole."""
 
-    def __init__(self, command: list[str], port: int, env: dict | None = None):
+    def __init__(self, command: list[str], port: int, env: dict | None = None, *, health: str = "/_stcore/health",
+                 cwd: Path | None = None):
         self.port, self.url = port, f"http://127.0.0.1:{port}"
         self.log = tempfile.NamedTemporaryFile("w+", prefix="fairval-bench-", suffix=".log", delete=False)
         self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            command, cwd=cwd or ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
                  "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
-        if not healthy(self.url, within=120):
+        if not healthy(self.url, within=120, path=health):
             self.stop()
             raise RuntimeError(f"server did not start; log in {self.log.name}")
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the server's whole process tree has used so far, from /proc."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total, todo = 0, [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # utime stime, + reaped children
+            todo += children(pid)
+        return total / tick
 
     def stop(self) -> None:
         try:

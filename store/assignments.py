@@ -22,7 +22,7 @@ def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> 
 
 def insert_assignment(db: Database, study_id: str, rater_id: str, item_id: str, *,
                       flipped: bool, served_at: float) -> None:
-    """A new open slot; the caller adds it to the item's load (store.loads.bump)."""
+    """A new open slot; only store.loads.serve_slot calls this, which moves the item's load with it."""
     db.insert("assignments", [{"study_id": study_id, "rater_id": rater_id, "item_id": item_id,
                                "flipped": int(flipped), "served_at": served_at, "counted": 1}])
 

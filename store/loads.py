@@ -16,12 +16,21 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fairval.store import assignments as ledger
+from fairval.store import ratings as rating_store
 from fairval.store.engine import Database
-from fairval.store.raters import ATTRIBUTES
+from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
 UNLIMITED = 2**31
+
+
+def is_open(*, gold: bool, taken: int, target: int, taken_group: int = 0, cap: int | None = None) -> bool:
+    """The one rule of "open": a gold item always; a regular one while under its target of raters and, in a
+    balanced study, under the rater group's quota. The pure policy (annotate/rating/assignment.py), the
+    load rows and their rebuild all ask this."""
+    return bool(gold) or (taken < target and (cap is None or taken_group < cap))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +59,8 @@ class LoadRules:
         return attribute if self.balance_by else NO_GROUP
 
     def is_open(self, gold: int, taken: int, taken_group: int) -> int:
-        cap = UNLIMITED if self.cap is None or not self.balance_by else self.cap
-        return int(bool(gold) or (taken < self.target and taken_group < cap))
+        cap = None if self.cap is None or not self.balance_by else self.cap
+        return int(is_open(gold=bool(gold), taken=taken, target=self.target, taken_group=taken_group, cap=cap))
 
     def _group_sql(self, alias: str) -> str:
         # Safe to inline: balance_by was checked against ATTRIBUTES.
@@ -82,9 +91,7 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
     db.execute("DELETE FROM open_counts WHERE study_id = ?", [study_id])
     groups = rules.row_groups
     values = ", ".join(f"(:g{k})" for k in range(len(groups)))
-    params = {"s": study_id, "target": rules.target,
-              "cap": UNLIMITED if rules.cap is None or not rules.balance_by else rules.cap,
-              **{f"g{k}": g for k, g in enumerate(groups)}}
+    params = {"s": study_id, **{f"g{k}": g for k, g in enumerate(groups)}}
     db.execute(f"""
         INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open)
         WITH holders AS (
@@ -97,16 +104,20 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
                  GROUP BY h.item_id, COALESCE({rules._group_sql('r')}, '')),
              totals AS (SELECT item_id, SUM(n) AS taken FROM held GROUP BY item_id),
              groups (grp) AS (VALUES {values})
-        SELECT :s, i.item_id, g.grp, i.position, 0, COALESCE(t.taken, 0), COALESCE(h.n, 0),
-               CASE WHEN COALESCE(t.taken, 0) < :target AND COALESCE(h.n, 0) < :cap THEN 1 ELSE 0 END
+        SELECT :s, i.item_id, g.grp, i.position, 0, COALESCE(t.taken, 0), COALESCE(h.n, 0), 0
           FROM items i CROSS JOIN groups g
           LEFT JOIN totals t ON t.item_id = i.item_id
           LEFT JOIN held h ON h.item_id = i.item_id AND h.grp = g.grp
          WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NULL AND i.judge_only = 0
         UNION ALL
-        SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 1
+        SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 0
           FROM items i LEFT JOIN totals t ON t.item_id = i.item_id
          WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NOT NULL""", params)
+    # open by the one rule (is_open), not by a second copy of it in SQL
+    counts = db.execute("SELECT DISTINCT gold, taken, taken_group FROM item_loads WHERE study_id = ?",
+                        [study_id]).fetchall()
+    db.executemany("UPDATE item_loads SET open = 1 WHERE study_id = ? AND gold = ? AND taken = ? AND taken_group = ?",
+                   [(study_id, g, t, tg) for g, t, tg in counts if rules.is_open(g, t, tg)])
     db.executemany("""INSERT INTO open_counts (study_id, grp, n)
                       SELECT :s, :g, COUNT(*) FROM item_loads
                        WHERE study_id = :s AND grp = :g AND gold = 0 AND open = 1""",
@@ -128,7 +139,7 @@ def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]
     _count_open(db, study_id, opened)
 
 
-def bump(db: Database, study_id: str, item_id: str, group: str | None, delta: int, rules: LoadRules) -> None:
+def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: int, rules: LoadRules) -> None:
     """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
     rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
                       "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
@@ -144,6 +155,45 @@ def bump(db: Database, study_id: str, item_id: str, group: str | None, delta: in
     db.executemany("UPDATE item_loads SET taken = ?, taken_group = ?, open = ? "
                    "WHERE study_id = ? AND item_id = ? AND grp = ?", changes)
     _count_open(db, study_id, flips)
+
+
+def serve_slot(db: Database, study_id: str, rater_id: str, item_id: str, group: str | None, rules: LoadRules,
+               *, flipped: bool, served_at: float) -> None:
+    """Hold `item_id` for the rater: the ledger's slot and the item's load move together."""
+    ledger.insert_assignment(db, study_id, rater_id, item_id, flipped=flipped, served_at=served_at)
+    _bump(db, study_id, item_id, group, +1, rules)
+
+
+def record_answer(db: Database, study_id: str, assignment: dict, rows: list[dict], group: str | None,
+                  rules: LoadRules, now: float) -> int:
+    """Store a rater's answer to a served slot (rows of ratings) and close the slot; returns the ratings
+    written. The rating now holds the item in place of the slot: the load moves only when the slot had
+    been released (a late answer) or the item was rated before (a repeat changes nothing)."""
+    item_id, rater_id = assignment["item_id"], assignment["rater_id"]
+    had_rating = rating_store.has_rating(db, study_id, item_id, rater_id)
+    written = rating_store.insert_ratings(db, study_id, rows)
+    ledger.mark_answered(db, study_id, rater_id, item_id, now)
+    delta = (0 if had_rating else 1) - assignment["counted"]
+    if delta:
+        _bump(db, study_id, item_id, group, delta, rules)
+    return written
+
+
+def record_imported(db: Database, study_id: str, rows: list[dict], rated: set[tuple[str, str]],
+                    rules: LoadRules, *, regrouped: bool) -> int:
+    """Store imported ratings; each (item, rater) rated for the first time is a new holder of the item,
+    unless it replaces the rater's open slot there. `regrouped`: a rater's balance group changed under
+    items they hold, so every load is recounted at the next serve. Returns the ratings written."""
+    written = rating_store.insert_ratings(db, study_id, rows)
+    first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows if (r["item_id"], r["rater_id"]) not in rated))
+    new_holders = ledger.release_for_ratings(db, study_id, first)
+    if regrouped:
+        invalidate(db, study_id)
+        return written
+    for item_id, rater_id in new_holders:
+        group = (get_rater(db, study_id, rater_id) or {}).get(rules.balance_by) if rules.balance_by else None
+        _bump(db, study_id, item_id, rules.row_group(group), +1, rules)
+    return written
 
 
 def _count_open(db: Database, study_id: str, deltas: dict[str, int]) -> None:
@@ -162,7 +212,7 @@ def reclaim(db: Database, study_id: str, since: float, rules: LoadRules) -> int:
     for rater_id, item_id, group in expired:
         db.execute("UPDATE assignments SET counted = 0 WHERE study_id = ? AND rater_id = ? AND item_id = ?",
                    [study_id, rater_id, item_id])
-        bump(db, study_id, item_id, group, -1, rules)
+        _bump(db, study_id, item_id, group, -1, rules)
     return len(expired)
 
 
@@ -176,7 +226,7 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
     for item_id, group in held:
         db.execute("UPDATE assignments SET counted = 0 WHERE study_id = ? AND rater_id = ? AND item_id = ?",
                    [study_id, rater_id, item_id])
-        bump(db, study_id, item_id, group, -1, rules)
+        _bump(db, study_id, item_id, group, -1, rules)
     return len(held)
 
 

@@ -75,4 +75,15 @@
   window.addEventListener("load", function () {
     setTimeout(function () { if (!drawn()) reload("nothing drawn " + BLANK_MS + " ms after load"); }, BLANK_MS);
   });
+
+  // Streamlit asks for its icon font (366 KiB) on every page load, though a rater's consent screen draws
+  // no icon: a third of a participant's first page (bench/run.py pages). Left to CSS, the browser fetches
+  // it when a screen first draws an icon (an expander's arrow), and never on screens without one.
+  try {
+    var fonts = document.fonts, load = fonts && fonts.load;
+    if (load) fonts.load = function (font) {
+      if (String(font).indexOf("Material Symbols") >= 0) return Promise.resolve([]);
+      return load.apply(fonts, arguments);
+    };
+  } catch (e) { /* an old browser: it fetches the font as before */ }
 })();

@@ -19,7 +19,6 @@ from fairval.annotate.material.records import (
 )
 from fairval.annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
 from fairval.store import Database, immediate, loads
-from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
@@ -187,19 +186,7 @@ def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
                 if v is not None and row[a] is None:
                     rater_store.update_rater(db, study.study_id, rater_id, **{a: v})
                     regrouped |= a == study.settings.balance_by
-        written = rating_store.insert_ratings(db, study.study_id, rows)
-        # Each (item, rater) rated for the first time is a new holder of the item, unless it
-        # replaces the rater's open slot there.
-        first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows
-                                   if (r["item_id"], r["rater_id"]) not in rated))
-        new_holders = ledger.release_for_ratings(db, study.study_id, first)
-        if regrouped:           # a rater's balance group changed under items they hold: recount all
-            loads.invalidate(db, study.study_id)
-        else:
-            for item_id, rater_id in new_holders:
-                group = (rater_store.get_rater(db, study.study_id, rater_id) or {}).get(study.settings.balance_by) \
-                    if study.settings.balance_by else None
-                loads.bump(db, study.study_id, item_id, rules.row_group(group), +1, rules)
+        written = loads.record_imported(db, study.study_id, rows, rated, rules, regrouped=regrouped)
     return ImportResult(written, skipped)
 
 

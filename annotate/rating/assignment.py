@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from fairval.store.loads import is_open          # the one rule of "open", shared with the load rows
+
 
 @dataclass(frozen=True, slots=True)
 class ItemLoad:
@@ -37,12 +39,11 @@ def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
         gold = [it for it in loads if it.gold]
         if gold:
             return min(gold, key=lambda it: (it.taken, it.position)).item_id
-    open_items = [it for it in loads if not it.gold and it.taken < target]
-    if quota is not None:
-        if rater_group not in quota:
-            return None
-        cap = quota[rater_group]
-        open_items = [it for it in open_items if it.taken_by_group.get(rater_group, 0) < cap]
+    if quota is not None and rater_group not in quota:
+        return None
+    cap = quota[rater_group] if quota is not None else None
+    open_items = [it for it in loads if not it.gold and is_open(
+        gold=False, taken=it.taken, target=target, taken_group=it.taken_by_group.get(rater_group, 0), cap=cap)]
     if not open_items:
         return None
     return min(open_items, key=lambda it: (it.taken, it.position)).item_id

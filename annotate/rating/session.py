@@ -174,8 +174,7 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                s.flip_probability)
-    ledger.insert_assignment(db, study.study_id, rater_id, item_id, flipped=flipped, served_at=now)
-    loads.bump(db, study.study_id, item_id, row_group, +1, rules)
+    loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
     return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
 
 
@@ -221,7 +220,6 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:
             raise AnswerError(f"item {item_id!r} was never served to rater {rater_id!r}")
-        had_rating = rating_store.has_rating(db, study.study_id, item_id, rater_id)
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
@@ -229,14 +227,8 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                  "flipped": int(flipped) if study.task.is_pair else None,
                  "comment": (comment or "").strip() or None, "shown_at": shown, "answered_at": now,
                  "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
-        new = rating_store.insert_ratings(db, study.study_id, rows)
-        ledger.mark_answered(db, study.study_id, rater_id, item_id, now)
-        # The rating now holds the item in place of the slot; the load moves only when the slot
-        # had been released (a late answer) or the item was rated before (a repeat changes nothing).
-        delta = (0 if had_rating else 1) - assignment["counted"]
-        if delta:
-            loads.bump(db, study.study_id, item_id,
-                       rules.row_group(_rater_group(db, study, rater_id)), delta, rules)
+        new = loads.record_answer(db, study.study_id, assignment, rows,
+                                  rules.row_group(_rater_group(db, study, rater_id)), rules, now)
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0

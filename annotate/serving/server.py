@@ -45,6 +45,9 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
     # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file()), "--browser.gatherUsageStats", "false",
            "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false",
+           # no full garbage collection after every run: with the analysis libraries loaded it cost 0.04-0.08 s
+           # of CPU per run, most of a Submit's (bench/run.py session); Python's own collector still runs
+           "--runner.postScriptGC", "false",
            # as .streamlit/config.toml says, for any working folder: raters see no page list
            "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
     if port:
