@@ -63,7 +63,8 @@ def study(rng: np.random.Generator, noise: float, *, pairs: int = PAIRS, clear: 
     r = np.minimum(p, q)
     r = r / r.sum(1, keepdims=True)
     u = judge_uncertainties(p, q)
-    return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": rng.permutation(u) if unrelated else u}
+    return {"mu": truth[:, 0] - truth[:, 1], "y": y, "f": r[:, 0] - r[:, 1], "u": rng.permutation(u) if unrelated else u,
+            "r": r, "votes": draws, "truth": truth}
 
 
 def pilot(rng, rho: float, world: str) -> dict:
