@@ -252,15 +252,18 @@ def run(folder: Path, quick: bool = False) -> list[str]:
                 results[kind] = _participants(browser, server, Walk(kind), range(1, count + 1), items)
                 memory[kind] = (warm, _rss_mib(server))
         browser.close()
+    def x(a: float, b: float) -> str:          # a ratio; CPU is counted in ticks of 10 ms, so b can be 0
+        return f"{a / b:.2f}x" if b else "n/a (0 ticks)"
+
     med = {kind: {k: statistics.median(v) for k, v in r.items()} for kind, r in results.items()}
     f, pot, bare = med["fairval"], med["potato"], med["bare"]
     return [
         f"{count} participants each, one after another, {items} items each; medians (after one warm-up participant):",
         f"login server CPU (link to first item shown): fairval {f['login']:.3f} s, Potato {pot['login']:.3f} s, "
-        f"bare Streamlit {bare['login']:.3f} s; fairval/Potato {f['login'] / pot['login']:.2f}x, "
-        f"fairval/bare {f['login'] / bare['login']:.2f}x",
+        f"bare Streamlit {bare['login']:.3f} s; fairval/Potato {x(f['login'], pot['login'])}, "
+        f"fairval/bare {x(f['login'], bare['login'])}",
         f"server CPU per item answered: fairval {f['item']:.4f} s, Potato {pot['item']:.4f} s, bare Streamlit "
-        f"{bare['item']:.4f} s; fairval/Potato {f['item'] / pot['item']:.2f}x, fairval/bare {f['item'] / bare['item']:.2f}x",
+        f"{bare['item']:.4f} s; fairval/Potato {x(f['item'], pot['item'])}, fairval/bare {x(f['item'], bare['item'])}",
         f"bytes on the wire until the first item: fairval {f['bytes'] / 1024:,.0f} KiB, Potato {pot['bytes'] / 1024:,.0f} KiB, "
         f"bare Streamlit {bare['bytes'] / 1024:,.0f} KiB (this is a fresh browser; bench/run.py pages has the returning one)",
         "server memory (VmRSS) after the warm-up -> after the last participant: " + "; ".join(
