@@ -5,39 +5,13 @@ import multiprocessing
 
 import pytest
 
-from fairval.annotate.rating import session
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.studies import create_study, load_study
+from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
+from tests.load_worker import rater_process          # a module of its own: the spawned processes import it
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
-
-ANSWER = {"quality": "4", "yes_positive": "2"}
-
-
-def rater_process(location: str, raters: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Each rater answers until nothing is left for them; returns the acknowledged (rater, item) pairs."""
-    db = open_db(location)
-    study = load_study(db, "load")
-    acknowledged = []
-    for rater, gender in raters:
-        session.arrive(db, "load", rater, source="link")
-        session.give_consent(db, "load", rater, True)
-        session.save_demographics(db, study, rater, {"gender": gender})
-        session.finish_instructions(db, "load", rater)
-    pending = list(raters)
-    while pending:                       # the process's raters take turns, as interleaved sessions do
-        for rater, gender in list(pending):
-            served = session.serve_next_item(db, study, rater)
-            if served is None:
-                pending.remove((rater, gender))
-                continue
-            if session.record_answer(db, study, rater, served.item_id, ANSWER):
-                acknowledged.append((rater, served.item_id))
-    db.close()
-    return acknowledged
-
 
 def test_raters_in_four_processes_store_every_acknowledged_answer_once(db_path, tmp_path):
     n_items, target = 30, 4
