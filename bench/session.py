@@ -30,7 +30,8 @@ import sys
 import time
 from pathlib import Path
 
-from bench.streamlit_server import Running, fairval_serve, free_port
+from bench.startup import rss_mib
+from bench.streamlit_server import Running, fairval_serve, free_port, tree
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
@@ -142,18 +143,7 @@ def _bare(folder: Path) -> Running:
 
 
 def _rss_mib(server: Running) -> float:
-    from bench.streamlit_server import children
-
-    total, todo = 0, [server.process.pid]
-    while todo:
-        pid = todo.pop()
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue
-        total += next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-        todo += children(pid)
-    return total / 1024
+    return sum(rss_mib(pid) for pid in tree(server.process.pid))
 
 
 def _quiet_cpu(server: Running) -> float:

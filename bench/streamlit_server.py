@@ -33,6 +33,15 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def tree(pid: int) -> list[int]:
+    """pid and every process below it, from /proc."""
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        todo += children(found[-1])
+    return found
+
+
 def healthy(url: str, *, within: float, path: str = "/_stcore/health") -> bool:
     """Wait (up to `within` seconds: a loaded machine starts slowly) until the health check (Streamlit's, or
     `path` for another server) answers."""
@@ -63,17 +72,14 @@ class Running:
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the server's whole process tree has used so far, from /proc."""
-        tick = os.sysconf("SC_CLK_TCK")
-        total, todo = 0, [self.process.pid]
-        while todo:
-            pid = todo.pop()
+        total = 0
+        for pid in tree(self.process.pid):
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
             total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])  # utime stime, + reaped children
-            todo += children(pid)
-        return total / tick
+        return total / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         try:

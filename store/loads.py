@@ -23,7 +23,6 @@ from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
-UNLIMITED = 2**31
 
 
 def is_open(*, gold: bool, taken: int, target: int, taken_group: int = 0, cap: int | None = None) -> bool:
