@@ -152,7 +152,7 @@ def predicted_variance(uncertainty: np.ndarray, squared_error: np.ndarray, budge
 
 
 def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
-                 budget: float) -> dict:
+                 budget: float, *, floors: tuple[float, ...] = FLOORS) -> dict:
     """How much of the uniform chance every pair keeps, from a pilot: pairs people rated (anywhere, with
     the same judge), their judge uncertainty u and residual y − f. The expected squared residual is taken
     as a + b √u (least squares on the pilot), with b its one-sided 90% lower bound, not below 0: a pilot
@@ -177,7 +177,50 @@ def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, unce
     lower = max(slope - EVIDENCE_Z * se, 0.0)
     level = max(float(e2.mean()) - lower * float(u.mean()), 1e-6)    # the line through the pilot's means
     expected = level + lower * np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
-    variance = {floor: predicted_variance(uncertainty, expected, budget, floor) for floor in FLOORS}
-    best = min(FLOORS, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
+    variance = {floor: predicted_variance(uncertainty, expected, budget, floor) for floor in floors}
+    best = min(floors, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
     return {"floor": best, "slope": slope, "slope_lower": lower, "n_pilot": n,
-            "relative_variance": {floor: variance[floor] / variance[1.0] for floor in FLOORS}}
+            "relative_variance": {floor: variance[floor] / variance[max(floors)] for floor in floors}}
+
+
+# The live (adaptive) design: pairs decided one at a time in a seeded random order, each kept for people
+# with a chance π_t set from the judge's uncertainty and the human answers before it (Zrnic and Candès's
+# sequential active inference). Its floor never goes below LIVE_FLOORS[0], so every term's bound, and the
+# anytime interval's envelope, is known before the study starts.
+LIVE_FLOORS = (0.25, 0.5, 0.75, 1.0)
+FLOOR_EVERY = 10               # the floor is chosen again after every 10 more complete kept pairs
+
+
+def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
+               budget: float) -> float:
+    """The live design's floor from the kept pairs people have completed so far (in completion order):
+    uniform (1) until PILOT_MIN_PAIRS of them, then choose_floor on the first FLOOR_EVERY·k of them,
+    so it changes only at those counts."""
+    n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
+    if n < PILOT_MIN_PAIRS:
+        return 1.0
+    return choose_floor(rated_uncertainty[:n], rated_residual[:n], uncertainty, budget, floors=LIVE_FLOORS)["floor"]
+
+
+def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,
+                   judge_mean: float) -> dict:
+    """Per decided pair, in decision order: Z_t = λ_{t−1} m + (ξ_t / π_t)(y_t − λ_{t−1} f_t), ξ_t = 1 if it
+    went to people, π_t its recorded chance, m the judge's mean over every pair; human is ignored where
+    ξ = 0. Given the past, Z_t has mean H whatever π_t was (π_t predictable), so their running mean
+    estimates H and the betting sequence over them is anytime-valid. λ_{t−1}: the weighted (1/π)
+    regression of y on f over the kept pairs before t, clipped to [0, 1]. Each Z_t's bounds, known
+    before ξ_t: λ m ± (1 + λ) / π_t. Returns terms, lows, highs."""
+    f, pi = np.asarray(judge, float), np.asarray(chance, float)
+    xi = np.asarray(kept, bool)
+    y = np.where(xi, np.nan_to_num(np.asarray(human, float)), 0.0)
+    w = xi / pi
+    sums = [np.cumsum(w * v) for v in (np.ones_like(f), y, f, y * f, f * f)]
+    total, sy, sf, syf, sff = (np.concatenate([[0.0], s[:-1]]) for s in sums)      # before t only
+    with np.errstate(invalid="ignore", divide="ignore"):
+        covariance = syf / total - sy * sf / total ** 2
+        spread = sff / total - (sf / total) ** 2
+        lam = np.clip(np.where((total > 0) & (spread > 1e-12), covariance / spread, 0.0), 0, 1)
+    lam = np.nan_to_num(lam)
+    terms = lam * judge_mean + w * (y - lam * f)
+    reach = (1 + lam) / pi
+    return {"terms": terms, "lows": lam * judge_mean - reach, "highs": lam * judge_mean + reach}

@@ -24,42 +24,57 @@ GRID = 2001                 # points on [0, 1]: ends are exact to 1/2000 of the 
 BET_CAP = 0.5               # c: bets stay below c / m (or c / (1 − m)), as in the paper's experiments
 
 
-def _bets(x: np.ndarray, alpha: float, planned: int | None = None) -> np.ndarray:
+def _bets(x: np.ndarray, alpha: float, planned: int | None = None, prior_var: float = 0.25) -> np.ndarray:
     """λ̇_i = √(2 log(2/α) / (σ̂²_{i−1} i log(1 + i))), from the observations before i only (predictable);
     with a planned number of observations, √(2 log(2/α) / (σ̂²_{i−1} · planned)): bets sized for the
     sample the study plans, tightest there (WSR §B's tuning, like an asymptotic sequence's t_opt)."""
     t = np.arange(1, len(x) + 1)
     mean = (0.5 + np.cumsum(x)) / (t + 1)                               # μ̂_t, shrunk towards ½
     prev_mean = np.concatenate([[0.5], mean[:-1]])
-    var = (0.25 + np.cumsum((x - prev_mean) ** 2)) / (t + 1)            # σ̂²_t, shrunk towards ¼
-    prev_var = np.concatenate([[0.25], var[:-1]])
+    var = (prior_var + np.cumsum((x - prev_mean) ** 2)) / (t + 1)       # σ̂²_t, shrunk towards ¼ (or prior_var)
+    prev_var = np.concatenate([[prior_var], var[:-1]])
     scale = np.full(len(x), float(planned)) if planned else t * np.log1p(t)
     return np.sqrt(2 * math.log(2 / alpha) / (prev_var * scale))
 
 
-def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID,
-                 planned: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) after each observation in [0, 1]: the running intersection of the betting sets."""
+def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID, planned: int | None = None,
+                 steps: tuple[np.ndarray, np.ndarray] | None = None, prior_var: float = 0.25,
+                 means: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation in [0, 1]: the running intersection of the betting sets.
+
+    steps: each observation's own bounds (lows, highs) inside [0, 1], known before it arrives
+    (predictable), as a weighted term's are from its recorded chance. A bet is capped by its own
+    step's bounds, so a few wide steps do not shrink every bet (the capital stays positive whatever
+    each x_i is). prior_var: the variance the bets start from (¼: the widest an observation in [0, 1]
+    can have); means: the range the mean can lie in, where the grid of m lies."""
     x = np.asarray(x, float)
     if len(x) and (x.min() < 0 or x.max() > 1):
         raise ValueError("betting confidence sequences take observations in [0, 1]")
-    m = np.linspace(0.0, 1.0, grid)
-    lam = _bets(x, alpha, planned)
+    m = np.linspace(means[0], means[1], grid)
+    lam = _bets(x, alpha, planned, prior_var)
     low, high = np.empty(len(x)), np.empty(len(x))
     log_up = np.zeros(grid)
     log_down = np.zeros(grid)
     threshold = math.log(1 / alpha)
     alive = np.ones(grid, bool)                 # the running intersection: a rejected m stays rejected
-    with np.errstate(divide="ignore"):
-        cap_up = np.where(m > 0, BET_CAP / m, np.inf)
-        cap_down = np.where(m < 1, BET_CAP / (1 - m), np.inf)
-    for i, (xi, li) in enumerate(zip(x, lam)):
+    lows, highs = steps if steps is not None else (np.zeros(len(x)), np.ones(len(x)))
+    cap_up, cap_down = _caps(m, 0.0, 1.0)
+    for i, (xi, li, a, b) in enumerate(zip(x, lam, lows, highs)):
+        if steps is not None:
+            cap_up, cap_down = _caps(m, a, b)
         log_up += np.log1p(np.minimum(li, cap_up) * (xi - m))
         log_down += np.log1p(-np.minimum(li, cap_down) * (xi - m))
         capital = np.logaddexp(log_up, log_down) + math.log(0.5)
         alive &= capital < threshold
         low[i], high[i] = _ends(alive, m)
     return low, high
+
+
+def _caps(m: np.ndarray, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+    """The largest bets up and down at each m for an observation known to lie in [a, b]: c / (m − a) and
+    c / (b − m), so that 1 ± λ (x − m) ≥ 1 − c > 0."""
+    with np.errstate(divide="ignore"):
+        return np.where(m > a, BET_CAP / (m - a), np.inf), np.where(m < b, BET_CAP / (b - m), np.inf)
 
 
 def _ends(alive: np.ndarray, m: np.ndarray) -> tuple[float, float]:
@@ -76,6 +91,21 @@ def running_interval(x: np.ndarray, *, lower: float, upper: float, planned: int 
     """running_sets for observations known to lie in [lower, upper], on their own scale."""
     span = upper - lower
     low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned)
+    return lower + span * low, lower + span * high
+
+
+def stepwise_interval(x: np.ndarray, lows: np.ndarray, highs: np.ndarray, *, lower: float, upper: float,
+                      means: tuple[float, float], typical_span: float, planned: int | None = None,
+                      alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """running_sets for observations each known to lie in its own [lows_i, highs_i] (predictable), all
+    inside [lower, upper], with a mean in `means`; the bets start from the variance of an observation
+    spanning typical_span (not the whole envelope's, which would keep them timid for long)."""
+    span = upper - lower
+    unit = lambda v: (np.asarray(v, float) - lower) / span          # noqa: E731
+    low, high = running_sets(np.clip(unit(x), 0, 1), alpha=alpha, planned=planned,
+                             steps=(np.clip(unit(lows), 0, 1), np.clip(unit(highs), 0, 1)),
+                             prior_var=0.25 * (typical_span / span) ** 2,
+                             means=(max(float(unit(means[0])), 0.0), min(float(unit(means[1])), 1.0)))
     return lower + span * low, lower + span * high
 
 

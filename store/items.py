@@ -66,9 +66,10 @@ def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> 
 
 
 def has_regular_items(db: Database, study_id: str) -> bool:
-    """Any item raters are assigned (not practice, not gold, not left to the judge)."""
+    """Any item raters are assigned (not practice, not gold, not left to the judge), or an adaptive
+    design's pair still to be decided."""
     return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL "
-                     "AND judge_only = 0)", [study_id]) == 1
+                     "AND (judge_only = 0 OR (decision_order IS NOT NULL AND decided_at IS NULL)))", [study_id]) == 1
 
 
 def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
@@ -87,6 +88,41 @@ def inclusion_probabilities(db: Database, study_id: str) -> dict[str, float]:
     """item_id -> its chance of being drawn, for a study sampled actively (else empty)."""
     return {r[0]: r[1] for r in db.execute("SELECT item_id, inclusion_probability FROM items WHERE study_id = ? "
                                            "AND inclusion_probability IS NOT NULL", [study_id])}
+
+
+def plan_decisions(db: Database, study_id: str, order: dict[str, int], uncertainty: dict[str, float]) -> None:
+    """Inside the caller's write transaction: the adaptive design's pairs, each with its place in the
+    decision order and the judge's uncertainty, all held back (judge_only) until decided."""
+    db.executemany("UPDATE items SET decision_order = ?, uncertainty = ?, judge_only = 1, inclusion_probability = NULL, "
+                   "decided_at = NULL WHERE study_id = ? AND item_id = ?",
+                   [(int(order[i]), float(uncertainty[i]), study_id, i) for i in order])
+
+
+def next_undecided(db: Database, study_id: str) -> dict | None:
+    """The first pair of the decision order not decided yet (item_id, position, decision_order)."""
+    rows = db.query("SELECT item_id, position, decision_order FROM items WHERE study_id = ? AND decided_at IS NULL "
+                    "AND decision_order IS NOT NULL ORDER BY decision_order LIMIT 1", [study_id])
+    return rows[0] if rows else None
+
+
+def record_decision(db: Database, study_id: str, item_id: str, chance: float, kept: bool, at: float) -> None:
+    """Inside the caller's write transaction: the pair's chance at the moment it was decided, and whether
+    it went to people (then it is served like any regular item)."""
+    db.execute("UPDATE items SET inclusion_probability = ?, decided_at = ?, judge_only = ? "
+               "WHERE study_id = ? AND item_id = ? AND decided_at IS NULL",
+               [float(chance), float(at), 0 if kept else 1, study_id, item_id])
+
+
+def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
+    """The adaptive design's pairs in decision order: item_id, decision_order, uncertainty, chance (NaN
+    until decided), kept, decided_at."""
+    rows = db.query("SELECT item_id, decision_order, uncertainty, inclusion_probability AS chance, "
+                    "judge_only, decided_at FROM items WHERE study_id = ? AND decision_order IS NOT NULL "
+                    "ORDER BY decision_order", [study_id])
+    frame = pd.DataFrame(rows, columns=["item_id", "decision_order", "uncertainty", "chance", "judge_only", "decided_at"])
+    frame["chance"] = frame["chance"].astype(float)
+    frame["kept"] = frame["decided_at"].notna() & (frame["judge_only"] == 0)
+    return frame.drop(columns="judge_only")
 
 
 def has_practice(db: Database, study_id: str) -> bool:

@@ -264,6 +264,17 @@ def _v14_prolific_hooks(db: Database) -> None:
     db.ddl("CREATE INDEX prolific_hook_events_by_submission ON prolific_hook_events (submission_id, event_at)")
 
 
+def _v15_adaptive_design(db: Database) -> None:
+    # The live adaptive design (`study set NAME design=adaptive`): each pair's place in the seeded order
+    # in which pairs are decided, the judge's uncertainty the chance is set from, and when it was decided
+    # (its chance then goes in inclusion_probability; judge_only = 0 when it went to people).
+    db.ddl("ALTER TABLE items ADD COLUMN decision_order INTEGER")
+    db.ddl("ALTER TABLE items ADD COLUMN uncertainty REAL")
+    db.ddl("ALTER TABLE items ADD COLUMN decided_at REAL")
+    db.ddl("CREATE INDEX items_undecided ON items (study_id, decided_at, decision_order)")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
-              _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks]
+              _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
+              _v15_adaptive_design]

@@ -184,8 +184,26 @@ def study_set(ctx, name, assignments):
         except json.JSONDecodeError:
             changes[key] = raw
     status = changes.pop("status", None)
+    design, budget = changes.pop("design", None), changes.pop("budget", None)
+    if design is not None or budget is not None:
+        _set_design(_db(ctx), name, design, budget, changes)
     configure_study(_db(ctx), name, status=status, **changes)
     click.echo(f"study {name!r} updated")
+
+
+def _set_design(db, name, design, budget, changes):
+    """design=adaptive budget=N: pairs go to people one decision at a time (annotate.rating.adaptive); set
+    with the other changes' seed first, since the order of decisions is drawn from it."""
+    from fairval.annotate.material.studies import StudyError, configure_study
+    from fairval.annotate.rating import adaptive
+    if design != "adaptive" or not isinstance(budget, int) or isinstance(budget, bool):
+        raise StudyError("the design is set as design=adaptive budget=N (N: the pairs people are expected to rate "
+                         f"in all, a whole number), not design={design!r} budget={budget!r}")
+    if "seed" in changes:
+        configure_study(db, name, seed=changes.pop("seed"))
+    found = adaptive.start(db, name, budget)
+    click.echo(f"{name}: adaptive design, about {found['budget']:,} of {found['of']:,} pairs to people, decided "
+               f"one at a time from {found['judge']!r}'s uncertainty and the answers so far")
 
 
 @study.command("watch")

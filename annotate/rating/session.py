@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from fairval.annotate.rating import adaptive
 from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
@@ -104,6 +105,8 @@ def _group_full(db: Database, study: Study, rater_id: str, now: float | None) ->
         return False
     if ledger.any_lapsed(db, study.study_id, since):
         return False            # a place a rater left may be this group's: serving gives it back, then decides
+    if adaptive.is_adaptive(study) and item_store.next_undecided(db, study.study_id) is not None:
+        return False            # the adaptive design has pairs still to decide
     rules = s.load_rules()
     return loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id))) <= 0
 
@@ -170,6 +173,9 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
                            bool(r["gold"])) for r in rows]
     item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
                           quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
+    if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
+        # nothing open: the adaptive design decides its next pairs now, in this transaction
+        item_id = adaptive.decide_next(db, study, now)
     if item_id is None:
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,

@@ -14,6 +14,8 @@ from fairval.analysis.sequential import confidence_sequence, observations_needed
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
+ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
+                 "random sample with known chances; the study's H (harm.ppi) weights every pair by its own")
 
 
 def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFrame, *, n_boot: int,
@@ -69,6 +71,8 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     the inverse-probability weighted estimate. `completed` (see numbers.completed_pairs: each complete
     pair's order and score from its first raters) adds `cs`, the anytime-valid interval over them."""
     judge = judge.dropna()
+    if sample and sample.get("design") == "adaptive":     # only the whole study's terms carry its chances
+        return {"value": None, "ci": None, "design": "adaptive", "reason": ADAPTIVE_PART}
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     labelled, pool, w = _weighted(human, judge, sample, inclusion)
     active = pool is not None

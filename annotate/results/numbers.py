@@ -13,6 +13,7 @@ from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
+from fairval.annotate.results.adaptive import adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
@@ -49,6 +50,7 @@ class StudyData:
     excluded: dict[str, tuple[str, ...]]
     gold_misses: dict[str, int] = dataclasses.field(default_factory=dict)   # rater -> attention checks failed
     inclusion: dict[str, float] = dataclasses.field(default_factory=dict)   # pair -> chance (active sample)
+    decisions: pd.DataFrame | None = None     # the adaptive design's pairs in decision order (else None)
 
     @property
     def regular_items(self) -> pd.DataFrame:
@@ -93,7 +95,12 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     scores = lmra_store.scores_frame(db, study.study_id)
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
                      scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
-                     gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id))
+                     gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id),
+                     item_store.decisions_frame(db, study.study_id) if _adaptive(study.settings.human_sample) else None)
+
+
+def _adaptive(sample: dict | None) -> bool:
+    return bool(sample) and sample.get("design") == "adaptive"
 
 
 def without_declined(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -260,11 +267,15 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         rate = harm_rate(lmra)
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate
-        numbers["rate"] = {"lmra": rate.value, "n_items_lmra": rate.n_items, **numbers["rate"],
-                           "ppi": ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion,
-                                              completed=completed, target_width=settings.target_ci_width,
-                                              raters_per_item=settings.raters_per_item)}
-        numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, settings.human_sample, inclusion)
+        if data.decisions is not None:          # the adaptive design: every pair weighted by its recorded chance
+            ppi = adaptive_ppi(human, lmra, settings.human_sample, data.decisions, completed,
+                               target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
+            numbers["sign_agreement_cs"] = adaptive_sign_cs(lmra, data.decisions, completed, settings.human_sample)
+        else:
+            ppi = ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion, completed=completed,
+                              target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
+            numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, settings.human_sample, inclusion)
+        numbers["rate"] = {"lmra": rate.value, "n_items_lmra": rate.n_items, **numbers["rate"], "ppi": ppi}
         by_model[name] = numbers
     main = main_judge(data, model)
     # one name per number: the main judge's H numbers live in out[key] (`harm`), its agreement in `lmra`;

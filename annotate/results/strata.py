@@ -31,7 +31,10 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
         in_stratum = judge[judge.index.isin(ids)]
         rated = jv.paired(human, in_stratum)
         unrated = in_stratum[~in_stratum.index.isin(rated.index)]
-        estimate = ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
+        estimate = (ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
+                    if not (sample and sample.get("design") == "adaptive") else
+                    {"value": None, "ci": None, "reason": "under the adaptive design a group's pairs are not a random "
+                     "sample with known chances; harm.ppi weights every pair by its own"})
         out[name] = {"n_pairs": len(in_stratum), "n_rated": len(rated), "ppi": estimate,
                      "sign_agreement_ci": jv.sign_agreement(human, in_stratum)["ci"]}
         parts.append((len(in_stratum), estimate))
@@ -39,7 +42,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
 
 
 def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
-    if sample and sample.get("design") == "active":
+    if sample and sample.get("design") in ("active", "adaptive"):
         return {"value": None, "ci": None, "reason": "an active sample's chances would weight each stratum; "
                 "use harm.ppi, which weights by them"}
     total = sum(n for n, _ in parts)

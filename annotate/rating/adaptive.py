@@ -1,0 +1,122 @@
+"""The live adaptive design (`fairval study set NAME design=adaptive budget=N`): while the study runs,
+pairs are decided one at a time, in an order drawn with the study's seed, each going to people with a
+chance π set from the judge's uncertainty about it and from the human answers so far (analysis.active:
+live_floor, inclusion_probabilities with Σπ = budget), recorded at the moment it is decided. A pair is
+decided when a rater needs one and no kept pair is open, inside the transaction that serves it, so
+raters never wait, and a stop at any moment leaves a valid sample: the decided pairs are a prefix of a
+random order, each with its chance on record (results: H weighted by 1/π, analysis.active.adaptive_terms)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from fairval.analysis.active import LIVE_FLOORS, inclusion_probabilities, live_floor, uncertainties_of
+from fairval.annotate.material.pairs import pair_score, scored_question
+from fairval.annotate.material.studies import Study, StudyError, load_study, stored_settings
+from fairval.store import Database, audit, immediate, loads
+from fairval.store import assignments as ledger
+from fairval.store import items as item_store
+from fairval.store import lmra as lmra_store
+from fairval.store import ratings as rating_store
+from fairval.store import studies as study_store
+
+
+def is_adaptive(study: Study) -> bool:
+    return bool(study.settings.human_sample) and study.settings.human_sample.get("design") == "adaptive"
+
+
+def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None) -> dict:
+    """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
+    (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
+    number of pairs people are expected to rate over the whole study). Returns the design recorded."""
+    study = load_study(db, study_id)
+    if scored_question(study.task) is None:
+        raise StudyError(f"study {study_id!r} is {study.task.name}: the adaptive design is for a pair study's pairs")
+    if study.settings.human_sample:
+        raise StudyError(f"study {study_id!r} has its human sample already ({study.settings.human_sample.get('design', 'uniform')}); "
+                         "the adaptive design decides every pair itself")
+    items = item_store.items_frame(db, study_id)
+    regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
+    if not 2 <= budget + 1 <= len(regular):
+        raise StudyError(f"budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
+                         f"not {budget}")
+    scores = lmra_store.scores_frame(db, study_id)
+    chosen = model or study.settings.main_judge or (sorted(scores["model"].unique())[0] if len(scores) else None)
+    judged = scores[scores["model"] == chosen].set_index("item_id")
+    missing = [i for i in regular["item_id"] if i not in judged.index]
+    if chosen is None or missing:
+        raise StudyError(f"the adaptive design sets each pair's chance from the judge's uncertainty: "
+                         f"{len(missing) if chosen else len(regular)} pair(s) of {study_id!r} have no score from "
+                         f"{chosen or 'any judge'!r}; run or import the judge first")
+    ids = list(map(str, regular["item_id"]))
+    rows = judged.loc[ids]
+    uncertainty = dict(zip(ids, uncertainties_of(rows["probabilities"], rows["score"])))
+    order = dict(zip(ids, np.random.default_rng([study.settings.seed, 0xADA]).permutation(len(ids)).tolist()))
+    now = time.time() if now is None else now
+    design = {"design": "adaptive", "budget": int(budget), "of": len(ids), "n": 0, "seed": study.settings.seed,
+              "judge": chosen, "floors": list(LIVE_FLOORS), "drawn_at": now}
+    with immediate(db, study_id):
+        if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):
+            raise StudyError(f"study {study_id!r} has served or rated pairs already; choose the adaptive design "
+                             "before raters start")
+        item_store.plan_decisions(db, study_id, order, uncertainty)
+        study_store.update_study(db, study_id, settings=stored_settings(study, human_sample=design))
+        loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
+        audit.record(db, "study.design", study_id, at=now, **{k: v for k, v in design.items() if k != "drawn_at"})
+    return design
+
+
+def decide_next(db: Database, study: Study, now: float) -> str | None:
+    """Inside the caller's write transaction: decide pairs in order until one goes to people (its id)
+    or none is left (None). Each decision's coin is the pair's own seeded uniform, so the draw is
+    reproducible and independent of every answer; its chance depends on the answers so far only."""
+    pending = item_store.next_undecided(db, study.study_id)
+    if pending is None:
+        return None
+    frame = item_store.decisions_frame(db, study.study_id)
+    budget = study.settings.human_sample["budget"]
+    chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget,
+                                      floor=_floor(db, study, frame))
+    at = dict(zip(frame["item_id"], range(len(frame))))
+    rules = study.settings.load_rules()
+    while pending is not None:
+        k = pending["decision_order"]
+        chance = float(chances[at[pending["item_id"]]])
+        kept = bool(np.random.default_rng([study.settings.seed, 0xADA, k]).random() < chance)
+        item_store.record_decision(db, study.study_id, pending["item_id"], chance, kept, now)
+        if kept:
+            loads.add_items(db, study.study_id, [(pending["item_id"], pending["position"], False)], rules)
+            return pending["item_id"]
+        pending = item_store.next_undecided(db, study.study_id)
+    return None
+
+
+def _floor(db: Database, study: Study, frame) -> float:
+    """The floor from the kept pairs people have completed, in the order they became complete: their
+    judge uncertainty and residual y − f (live_floor; uniform until there are enough)."""
+    question = scored_question(study.task)
+    ratings = rating_store.ratings_frame(db, study.study_id)
+    ratings = ratings[(ratings["question"] == question.id) & ratings["item_id"].isin(frame.loc[frame["kept"], "item_id"])]
+    if ratings.empty:
+        return 1.0
+    first = ratings.drop_duplicates(["item_id", "rater_id"])
+    first = first[first.groupby("item_id", observed=True).cumcount() < study.settings.raters_per_item]
+    first = first.assign(score=[pair_score(question, str(c)) for c in first["canonical"]], at=np.arange(len(first)))
+    per_item = first.groupby("item_id", observed=True).agg(n=("score", "size"), human=("score", "mean"), at=("at", "max"))
+    done = per_item[per_item["n"] >= study.settings.raters_per_item].sort_values("at")
+    if len(done) < 2:
+        return 1.0
+    judge = lmra_store.scores_frame(db, study.study_id)
+    judge = judge[judge["model"] == study.settings.human_sample["judge"]].set_index("item_id")["score"]
+    by_id = frame.set_index("item_id")["uncertainty"]
+    residual = done["human"].to_numpy(float) - judge.reindex(done.index).to_numpy(float)
+    return live_floor(by_id.reindex(done.index).to_numpy(float), residual, frame["uncertainty"].to_numpy(float),
+                      study.settings.human_sample["budget"])
+
+
+def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
+    """(decided, went to people, undecided) pairs of an adaptive study."""
+    frame = item_store.decisions_frame(db, study_id)
+    decided = int(frame["decided_at"].notna().sum())
+    return decided, int(frame["kept"].sum()), len(frame) - decided

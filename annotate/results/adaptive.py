@@ -1,0 +1,103 @@
+"""H and sign agreement under the live adaptive design (annotate.rating.adaptive): the decided pairs in
+decision order, each weighted by 1/its chance when it went to people (analysis.active.adaptive_terms),
+over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
+never bias it. The anytime interval bets on each term within its own bounds (analysis.sequential.
+stepwise_interval); the fixed-n interval is the martingale CLT's normal one over the same terms."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from fairval.analysis.active import LIVE_FLOORS, adaptive_terms
+from fairval.analysis.ppi import bounded_interval, classical_mean
+from fairval.analysis.sequential import observations_needed, stepwise_interval
+
+TYPICAL_SPAN = 4.0          # a term of a pair certain to go to people: y − λ f within ±2
+
+
+def decided_prefix(decisions: pd.DataFrame, completed: pd.DataFrame) -> pd.DataFrame:
+    """The decided pairs up to the first kept one not complete yet, with `human` (its complete mean)."""
+    decided = decisions[decisions["decided_at"].notna()].sort_values("decision_order")
+    human = completed["human"].reindex(decided["item_id"]).to_numpy(float)
+    waiting = np.flatnonzero(decided["kept"].to_numpy(bool) & np.isnan(human))
+    end = int(waiting[0]) if len(waiting) else len(decided)
+    return decided.iloc[:end].assign(human=human[:end])
+
+
+def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd.DataFrame,
+                 completed: pd.DataFrame, *, target_width: float | None, raters_per_item: int) -> dict:
+    """The `ppi` block for an adaptive study: value and fixed-n ci, and `cs`, the anytime interval."""
+    judge = judge.dropna()
+    pool = judge.reindex(decisions["item_id"])
+    m = float(pool.mean()) if pool.notna().all() and len(pool) else math.nan
+    prefix = decided_prefix(decisions, completed)
+    f = pool.reindex(prefix["item_id"]).to_numpy(float)
+    kept = prefix["kept"].to_numpy(bool)
+    out = {"value": None, "ci": None, "lambda": None, "n_labelled": int(kept.sum()), "n_unlabelled": len(pool) - int(kept.sum()),
+           "design": "adaptive", "human_only": classical_mean(human.dropna().to_numpy()),
+           "judge_only": classical_mean(judge.to_numpy()), "sampling": sampling_text(sample, decisions)}
+    if math.isnan(m) or kept.sum() < 2:
+        reason = ("every pair of the design needs the judge's score" if math.isnan(m) else
+                  f"{int(kept.sum())} complete pair(s) in the decided order; the estimate needs at least 2")
+        return {**out, "reason": reason, "cs": {"value": None, "ci": None, "n_pairs_complete": int(kept.sum()),
+                                                 "reason": reason}}
+    found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m)
+    terms = found["terms"]
+    value = float(terms.mean())
+    out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
+                                                     len(terms), (-1.0, 1.0))))
+    out["cs"] = _anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item)
+    return out
+
+
+def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame, sample: dict) -> dict:
+    """The share of pairs where people's and the judge's signs agree, anytime-valid: each decided pair's
+    term is ξ/π · agreement (no control variate), within [−1/π, 1/π]."""
+    prefix = decided_prefix(decisions, completed)
+    kept = prefix["kept"].to_numpy(bool)
+    f = judge.reindex(prefix["item_id"]).to_numpy(float)
+    hits = (np.sign(prefix["human"].to_numpy(float)) == np.sign(f)).astype(float)
+    found = adaptive_terms(hits, np.zeros(len(hits)), prefix["chance"].to_numpy(float), kept, 0.0)
+    if kept.sum() < 1:
+        return {"value": None, "ci": None, "n_pairs_complete": 0, "reason": "no complete pair yet"}
+    cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0))
+    return cs
+
+
+def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
+             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0)) -> dict:
+    terms = found["terms"]
+    smallest = min(LIVE_FLOORS) * sample["budget"] / pairs          # no chance can be smaller: a fixed envelope
+    reach = 2 / smallest
+    low, high = stepwise_interval(terms, found["lows"], found["highs"], lower=centre - reach, upper=centre + reach,
+                                  means=means, typical_span=TYPICAL_SPAN, planned=pairs)
+    out = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
+           "valid": ("anytime, from the first decided pair: however often it is looked at and whenever the study "
+                     "stops; pairs are decided in a seeded random order, each weighted by 1/its chance, set before "
+                     "its answer from the answers before it (a betting confidence sequence, Waudby-Smith and "
+                     "Ramdas 2024, over Zrnic and Candès's sequential active inference terms)")}
+    if math.isnan(low[-1]):
+        return {**out, "ci": None, "reason": "the running interval became empty (a chance of at most 5% when its "
+                "conditions hold)"}
+    out["ci"] = [max(float(low[-1]), means[0]), min(float(high[-1]), means[1])]
+    if target_width is not None:
+        span = 2 * reach
+        sd = float(terms.std(ddof=1)) / span if len(terms) > 1 else 0.5
+        needed = observations_needed(sd, target_width / span, now=len(terms), planned=pairs)
+        share = sample["budget"] / pairs                    # the expected share of decided pairs kept
+        more = None if needed is None else math.ceil((needed - len(terms)) * share)
+        out.update(target_width=target_width, more_pairs=more,
+                   more_judgments=None if more is None else more * raters_per_item)
+    return out
+
+
+def sampling_text(sample: dict, decisions: pd.DataFrame) -> str:
+    decided = int(decisions["decided_at"].notna().sum())
+    kept = int(decisions["kept"].sum())
+    return (f"the adaptive design (`fairval study set … design=adaptive budget={sample['budget']}`): {decided:,} of "
+            f"{sample['of']:,} pairs decided so far in a seeded random order (seed {sample['seed']}), {kept:,} of "
+            f"them sent to people, each with a chance set from {sample['judge']!r}'s uncertainty and the answers "
+            "before it; each rated pair is weighted by 1/its chance")
+

@@ -1,0 +1,129 @@
+"""The live adaptive design (`fairval study set NAME design=adaptive budget=N`): pairs decided one at a time
+in a seeded order inside the serve transaction, each chance recorded when decided, nobody waiting, and
+H weighted by the recorded chances, checked against an independent computation written here."""
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from fairval.analysis.active import inclusion_probabilities, judge_uncertainty
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.studies import load_study
+from fairval.annotate.rating import session
+from fairval.store import items as item_store
+from fairval.store import open_db
+from tests.conftest import write_jsonl
+
+SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
+UNSURE = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c": 0.30}
+PAIRS = 60
+
+
+@pytest.fixture
+def study(cli_output, tmp_path):
+    """60 pairs, the judge sure of the first 30 and unsure of the rest, one rater per pair."""
+    cli_output("study", "create", "s", "--task", "harmful_stereotype", "--raters-per-item", "1")
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k:02d}", **pair} for k in range(PAIRS)])
+    cli_output("items", "import", "s", tmp_path / "pairs.jsonl")
+    write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": f"p{k:02d}", "model": "j", **(SURE if k < 30 else UNSURE)}
+                                          for k in range(PAIRS)])
+    cli_output("lmra", "import", "s", tmp_path / "lmra.jsonl")
+    return tmp_path
+
+
+def rate(db, rater, answer="C", now=1000.0):
+    """One rater arrives, consents, takes one pair and answers it; returns the pair (or None)."""
+    s = load_study(db, "s")
+    session.arrive(db, "s", rater, source="link")
+    session.give_consent(db, "s", rater, True)
+    session.finish_instructions(db, "s", rater)
+    served = session.serve_next_item(db, s, rater, now=now)
+    if served is None:
+        return None
+    session.record_answer(db, s, rater, served.item_id, {"harm": answer(served.item_id) if callable(answer) else answer},
+                          now=now + 5)
+    return served.item_id
+
+
+def test_pairs_are_decided_only_when_a_rater_needs_one_with_each_chance_recorded(cli_output, study, db_path):
+    said = cli_output("study", "set", "s", "design=adaptive", "budget=20", "status=open")
+    assert "adaptive design" in said
+    db = open_db(db_path)
+    frame = item_store.decisions_frame(db, "s")
+    assert frame["decided_at"].isna().all() and len(frame) == PAIRS        # nothing decided before anyone comes
+    first = rate(db, "r1")
+    frame = item_store.decisions_frame(db, "s")
+    decided = frame[frame["decided_at"].notna()]
+    # the decided pairs are a prefix of the seeded order, the last one kept and served to r1
+    assert list(decided["decision_order"]) == list(range(len(decided)))
+    assert decided["kept"].tolist() == [False] * (len(decided) - 1) + [True] and decided["item_id"].iloc[-1] == first
+    # before any answer the floor is 1: every chance is the uniform budget / N
+    assert decided["chance"].tolist() == pytest.approx([20 / PAIRS] * len(decided))
+    # each coin is the pair's own seeded uniform, so the decisions are the ones the seed gives
+    seed = load_study(db, "s").settings.seed
+    coins = [np.random.default_rng([seed, 0xADA, k]).random() for k in decided["decision_order"]]
+    assert [c < 20 / PAIRS for c in coins] == decided["kept"].tolist()
+    db.close()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_chances_follow_the_judge_once_answers_show_its_uncertainty_tracks_its_error(cli_output, study, db_path, seed):
+    cli_output("study", "set", "s", "design=adaptive", "budget=40", f"seed={seed}", "status=open")
+    db = open_db(db_path)
+    # people disagree with the judge where it is unsure (p30…), agree where it is sure: a slope to find
+    truth = lambda item: "C" if int(item[1:]) < 30 else ("A" if int(item[1:]) % 2 else "B")   # noqa: E731
+    served = [rate(db, f"r{k}", truth) for k in range(PAIRS)]
+    frame = item_store.decisions_frame(db, "s")
+    assert frame["decided_at"].notna().all() and sum(x is not None for x in served) == frame["kept"].sum()
+    assert rate(db, "late") is None                                           # every pair decided: nothing left
+    u = np.array([judge_uncertainty(SURE if k < 30 else UNSURE, 0.0) for k in range(PAIRS)])
+    by_id = frame.set_index("item_id")
+    later = by_id.loc[~np.isclose(by_id["chance"], 40 / PAIRS)]
+    assert len(later)           # 30 complete pairs showed the slope: the floor moved off uniform
+    rules = {fl: inclusion_probabilities(u, 40, floor=fl) for fl in (0.25, 0.5, 0.75)}
+    for item, row in later.iterrows():      # each such chance is the rule's for a live floor, higher where unsure
+        assert any(math.isclose(row["chance"], rules[fl][int(item[1:])]) for fl in rules)
+        assert (row["chance"] > 40 / PAIRS) == (int(item[1:]) >= 30)
+    db.close()
+
+
+def test_h_weights_each_rated_pair_by_its_recorded_chance(cli_output, study, db_path):
+    cli_output("study", "set", "s", "design=adaptive", "budget=40", "target_ci_width=1.9", "status=open")
+    db = open_db(db_path)
+    answers = lambda item: "A" if int(item[1:]) % 3 == 0 else "C"      # noqa: E731
+    for k in range(25):
+        rate(db, f"r{k}", answers)
+    frame = item_store.decisions_frame(db, "s")
+    db.close()
+    numbers = json.loads(cli_output("analyze", "s", "--json"))
+    ppi = numbers["harm"]["ppi"]
+    assert ppi["design"] == "adaptive"
+    # independently: Z_t = λ_{t−1} m + ξ_t/π_t (y_t − λ_{t−1} f_t) over the decided pairs in order
+    db = open_db(db_path)
+    judge = {r[0]: r[1] for r in db.execute("SELECT item_id, score FROM lmra_scores WHERE study_id = 's'")}
+    # as meant, in the pair's true order (a rater shown it flipped clicked the other letter)
+    human = {r[0]: float(r[1]) for r in db.execute("SELECT item_id, canonical FROM ratings WHERE study_id = 's'")}
+    db.close()
+    m = np.mean(list(judge.values()))
+    decided = frame[frame["decided_at"].notna()].sort_values("decision_order")
+    terms, ys, fs, ws = [], [], [], []
+    for row in decided.itertuples():
+        y = human[row.item_id] if row.kept else 0.0          # a pair left to the judge has no answer
+        lam = 0.0
+        if len(ys) >= 2:
+            W = np.array(ws)
+            Y, F = np.array(ys), np.array(fs)
+            my, mf = (W * Y).sum() / W.sum(), (W * F).sum() / W.sum()
+            var = (W * F * F).sum() / W.sum() - mf ** 2
+            lam = min(max(((W * Y * F).sum() / W.sum() - my * mf) / var, 0), 1) if var > 1e-12 else 0.0
+        w = 1 / row.chance if row.kept else 0.0
+        terms.append(lam * m + w * (y - lam * judge[row.item_id]))
+        if row.kept:
+            ys.append(y), fs.append(judge[row.item_id]), ws.append(w)
+    assert ppi["value"] == pytest.approx(np.mean(terms))
+    assert ppi["cs"]["n_decided"] == len(terms) and ppi["cs"]["n_pairs_complete"] == int(decided["kept"].sum())
+    low, high = ppi["cs"]["ci"]
+    assert -1 <= low < ppi["value"] < high <= 1 and high - low > 0
