@@ -109,8 +109,10 @@ def _record(study_id: str, rater_id: str):
             study = load_study(db, study_id)
             t = _t(study)
             item, answers = str(payload.get("item")), payload.get("answers") or {}
+            # with a stopping rule the next item is served after the check (the page serves it), so the
+            # answer that stops the study does not hand its rater a pair first
             if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
-                                      serve_next=True)
+                                      serve_next=not _has_rule(study))
                     or session.answer_is_stored(db, study, rater_id, item, answers)):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
                 _stop_if_answered(db, study, item)
@@ -128,6 +130,11 @@ def _record(study_id: str, rater_id: str):
             st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study's server could "
                                                      "not store it just now. Please press Submit again in a moment."))
     return record
+
+
+def _has_rule(study: Study) -> bool:
+    from fairval.annotate.crowd import stopping
+    return stopping.has_rule(study)
 
 
 def _stop_if_answered(db, study: Study, item: str) -> None:

@@ -1,0 +1,77 @@
+"""The adaptive design run through the real rater page (Streamlit's AppTest runs app.py in-process): raters
+are served pairs the design decides as they go; the Submit that brings H's anytime interval to the
+target width stops the study; the Prolific fake on 127.0.0.1 sees exactly one pause; nobody is served
+after the stop, and a rater who held a pair when it stopped submits it and has it kept."""
+import pytest
+
+from fairval.annotate.material.importers import import_items, import_lmra
+from fairval.annotate.material.studies import create_study, load_study
+from fairval.annotate.rating import adaptive
+from fairval.store import audit
+from fairval.store import ratings as rating_store
+from tests.conftest import write_jsonl
+from tests.fake_prolific import TOKEN, FakeProlific
+from tests.ui.apptest import current_item, rater_app, submit, titles
+
+SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
+UNSURE = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c": 0.30}
+PAIRS, BUDGET, TARGET = 80, 40, 0.6
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    server = FakeProlific()
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
+    yield server
+    server.stop()
+
+
+def onboard(rater):
+    at = rater_app(study="ad", rater=rater)
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    return at
+
+
+def test_the_adaptive_study_stops_itself_at_the_target_width(db, tmp_path, fake):
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    create_study(db, "ad", "harmful_stereotype", raters_per_item=1, seed=3, target_ci_width=TARGET,
+                 prolific_study_id="PSTUDY")
+    import_items(db, "ad", write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{k:02d}", **pair} for k in range(PAIRS)]))
+    import_lmra(db, "ad", write_jsonl(tmp_path / "l.jsonl", [
+        {"item_id": f"p{k:02d}", "model": "j", **(SURE if k < PAIRS // 2 else UNSURE)} for k in range(PAIRS)]))
+    adaptive.start(db, "ad", BUDGET)
+    # two raters each hold a pair and answer in turn, as people rate side by side: when a Submit stops the
+    # study, the other is in the middle of a pair decided after it
+    raters = [onboard("one"), onboard("two")]
+    answered = 0
+    while True:
+        assert answered < BUDGET * 2, "the study never stopped"
+        item = current_item(raters[0])
+        submit(raters[0], {"harm": "C" if int(item[1:]) < PAIRS // 2 or int(item[1:]) % 3 else "A"})
+        answered += 1
+        if titles(raters[0]) == ["This study is paused"]:
+            break
+        raters.reverse()
+    holder = raters[1]
+    held = current_item(holder)
+    study = load_study(db, "ad")
+    stopped = study.settings.stopped
+    assert study.status == "paused" and stopped["ci"][1] - stopped["ci"][0] <= TARGET
+    assert -1 <= stopped["ci"][0] < stopped["value"] < stopped["ci"][1] <= 1
+    assert stopped["n_pairs_complete"] == answered and stopped["prolific"] == "paused"
+    decided, kept, undecided = adaptive.decided_count(db, "ad")
+    assert kept == answered + 1 and undecided > 0            # stopped early: pairs left undecided, never served
+    pauses = [c for c in fake.calls if c[1].endswith("/transition/") and "/studies/" in c[1]]
+    assert len(pauses) == 1 and fake.study_status == "PAUSED"
+    served = db.scalar("SELECT COUNT(*) FROM assignments WHERE study_id = 'ad'")
+    late = rater_app(study="ad", rater="late")                # a new rater meets the pause, and takes nothing
+    assert titles(late) == ["This study is paused"]
+    submit(holder, {"harm": "C"})                            # the pair held when it stopped: kept
+    assert titles(holder) == ["This study is paused"]
+    assert rating_store.raters_of_item(db, "ad", held) == 1
+    assert adaptive.decided_count(db, "ad") == (decided, kept, undecided)   # nothing decided after the stop
+    assert db.scalar("SELECT COUNT(*) FROM assignments WHERE study_id = 'ad'") == served   # nobody served after
+    actions = [r["action"] for r in audit.entries(db, "ad")]
+    assert actions.count("study.stop") == 1 and actions.count("prolific.pause") == 1
