@@ -66,12 +66,19 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
     return cs
 
 
+def envelope(centre: float, budget: int, pairs: int) -> tuple[float, float]:
+    """Bounds no term can leave, fixed before the study: no chance is below the lowest live floor's share
+    of the uniform chance, so no term is further than 2 / that chance from the centre."""
+    reach = 2 / (min(LIVE_FLOORS) * budget / pairs)
+    return centre - reach, centre + reach
+
+
 def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
              raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0)) -> dict:
     terms = found["terms"]
-    smallest = min(LIVE_FLOORS) * sample["budget"] / pairs          # no chance can be smaller: a fixed envelope
-    reach = 2 / smallest
-    low, high = stepwise_interval(terms, found["lows"], found["highs"], lower=centre - reach, upper=centre + reach,
+    lower, upper = envelope(centre, sample["budget"], pairs)
+    reach = (upper - lower) / 2
+    low, high = stepwise_interval(terms, found["lows"], found["highs"], lower=lower, upper=upper,
                                   means=means, typical_span=TYPICAL_SPAN, planned=pairs)
     out = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "valid": ("anytime, from the first decided pair: however often it is looked at and whenever the study "
