@@ -85,11 +85,13 @@ def _question(k: int) -> str:
 
 def _potato_python() -> Path:
     venv = Path.home() / ".cache" / "fairval-bench" / POTATO.replace("==", "-")
-    python = venv / "bin" / "python"
-    if not python.exists():
+    done = venv / ".installed"          # written last: an install cut off half-way is redone, not trusted
+    if not done.exists():
+        shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", POTATO], check=True)
-    return python
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", POTATO], check=True)
+        done.touch()
+    return venv / "bin" / "python"
 
 
 def _potato(folder: Path) -> Running:

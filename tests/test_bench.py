@@ -1,27 +1,61 @@
 """The benchmarks still run (quick sizes): they print their ratios, and the shared-file benchmark still
-stores every judgment exactly once. Timings are not asserted here; they belong to bench/run.py."""
+stores every judgment exactly once. Timings are not asserted here; they belong to bench/run.py. One test
+per suite, so each has the test timeout to itself (the session suite installs Potato on a fresh machine)."""
 import re
+
+import pytest
 
 from bench.run import SUITES, main
 
 
-def test_every_benchmark_runs_and_reports_ratios():
-    lines = main(["--quick"])
-    text = "\n".join(lines)
-    assert len(re.findall(r"serve\+record .* p95 .*\(\d+\.\d\dx\)", text)) == 3
-    assert re.search(r"analyze .* \d+\.\d\dx the bare load \+ krippendorff", text)
-    assert re.search(r"items import .*x parsing the file", text)
-    assert re.search(r"judgments stored: 120 and 120, expected 120 each", text)
-    assert re.search(r"choose an option, .* answer card p50 \d+ ms, button per option p50 \d+ ms \(\d+\.\dx faster\)", text)
+def quick(name: str) -> str:
+    return "\n".join(main([name, "--quick"]))
+
+
+def test_serving():
+    assert len(re.findall(r"serve\+record .* p95 .*\(\d+\.\d\dx\)", quick("serving"))) == 3
+
+
+def test_analysis():
+    assert re.search(r"analyze .* \d+\.\d\dx the bare load \+ krippendorff", quick("analysis"))
+
+
+def test_files():
+    assert re.search(r"items import .*x parsing the file", quick("files"))
+
+
+def test_processes():
+    assert re.search(r"throughput on one SQLite file: \d\.\d\dx \(judgments stored: 120 and 120, expected 120 each\)",
+                     quick("processes"))
+
+
+def test_choice():
+    assert re.search(r"choose an option, .* answer card p50 \d+ ms, button per option p50 \d+ ms \(\d+\.\dx faster\)",
+                     quick("choice"))
+
+
+def test_workers():
+    text = quick("workers")
     workers = re.findall(r"^(sqlite|postgresql) +4 raters: 2 workers / 1 worker .* = \d+\.\d\dx; .*stored 12 and 12 of 12, "
                          r"0 lost, 0 doubled$", text, re.M)
     assert workers == ["sqlite", "postgresql"]
+
+
+def test_launch():
     assert re.search(r"^  4 browsers at once: 2 workers / 1 worker items per second .*x; first page .*; stored 8 and 8 "
-                     r"of 8, 0 lost, 0 doubled, 0 over cap; pages that reloaded themselves \d+ / \d+$", text, re.M)
+                     r"of 8, 0 lost, 0 doubled, 0 over cap; pages that reloaded themselves \d+ / \d+$", quick("launch"), re.M)
+
+
+def test_startup():
+    text = quick("startup")
     assert re.search(r"^fairval --help: as shipped [\d.]+ s \(1\.0x\); sqlite-utils imported [\d.]+ s \([\d.]+x\); "
                      r"analysis libraries imported [\d.]+ s \([\d.]+x\)", text, re.M)
     assert re.search(r"^fairval serve, supervising parent resident: as shipped \d+ MiB \(1\.0x\); .* beside a \d+ MiB "
                      r"Streamlit worker$", text, re.M)
+
+
+def test_active():
+    text = quick("active")
     assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error): judgments for a "
                           r"0\.05-wide interval on H: people only [\d,]+, uniform PPI\+\+ [\d,]+, active \(mix 0\.5\) [\d,]+ "
                           r"\(\d\.\d\dx uniform\), active with the mix chosen from a 100-pair pilot \(median [\d.]+\) [\d,]+ "
@@ -30,12 +64,36 @@ def test_every_benchmark_runs_and_reports_ratios():
     assert len(re.findall(r"^judge ρ 0\.\d\d, (clear pairs|contested pairs|uncertainty unrelated to error), 500 pairs, "
                           r".* ever excludes the true H: uniform PPI\+\+, anytime \d\.\d{3}; .*fixed-n \d\.\d{3}",
                           text, re.M)) == 9
+
+
+def test_pages():
     assert re.search(r"^first page \(consent\), bytes on the wire: fairval serve, 1 worker [\d,]+ KiB \(\d\.\d\dx\), "
-                     r"returning [\d,]+ KiB; .*Streamlit as shipped \(streamlit run\) [\d,]+ KiB \(1\.00x\)", text, re.M)
+                     r"returning [\d,]+ KiB; .*Streamlit as shipped \(streamlit run\) [\d,]+ KiB \(1\.00x\)", quick("pages"), re.M)
+
+
+@pytest.mark.timeout(900)          # the first run on a machine installs Potato into the benchmark's own venv
+def test_session():
+    text = quick("session")
     assert re.search(r"^login server CPU \(link to first item shown\): fairval [\d.]+ s, Potato [\d.]+ s, bare Streamlit "
                      r"[\d.]+ s; fairval/Potato ([\d.]+x|n/a.*), fairval/bare ([\d.]+x|n/a.*)$", text, re.M)
     assert re.search(r"^server CPU per item answered: fairval [\d.]+ s, Potato [\d.]+ s, bare Streamlit [\d.]+ s", text, re.M)
+
+
+def test_trust():
     assert len(re.findall(r"^judge of noise for ρ ≈ 0\.\d+, (clear pairs|contested pairs|uncertainty unrelated to error): "
-                          r".*no threshold trusted in \d+%$", text, re.M)) == 9
-    assert set(SUITES) == {"serving", "analysis", "files", "processes", "choice", "workers", "launch", "startup", "active",
-                           "pages", "session", "trust"}
+                          r".*no threshold trusted in \d+%$", quick("trust"), re.M)) == 9
+
+
+def test_adaptive():
+    text = quick("adaptive")
+    found = re.findall(r"^adaptive vs uniform, (clear pairs|contested pairs|uncertainty unrelated to error), judge "
+                       r"ρ≈0\.\d+: .* adaptive [\d,]+, uniform [\d,]+ \(\d\.\d\dx\), the live design held at the uniform "
+                       r"chance [\d,]+ \(\d\.\d\dx\); coverage at the stop: adaptive (\d\.\d{3}), ", text, re.M)
+    assert len(found) == 9 and {world for world, _ in found} == {"clear pairs", "contested pairs",
+                                                                 "uncertainty unrelated to error"}
+    assert re.search(r"^coverage at the stop over all worlds: adaptive \d\.\d{3} \(27 studies\)", text, re.M)
+
+
+def test_every_suite_is_tested_here():
+    tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
+    assert tested == set(SUITES)
