@@ -145,3 +145,15 @@ def cli_output(db_path):
         assert result.exit_code == 0, result.output
         return result.output
     return invoke
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """The fake Prolific on 127.0.0.1, with the environment fairval's client reads pointing at it."""
+    from tests.fake_prolific import TOKEN, FakeProlific
+
+    server = FakeProlific()
+    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
+    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
+    yield server
+    server.stop()

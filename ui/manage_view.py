@@ -8,7 +8,7 @@ import streamlit as st
 
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
-from fairval.annotate.material.studies import (StudySettings, configure_study, create_study, load_study,
+from fairval.annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
                               prolific_link_query)
 from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError
@@ -80,7 +80,11 @@ def settings_fields(current: StudySettings, key: str) -> dict:
         "target_ci_width": c1.number_input("Target width of H's interval (0: none)",
                                            value=float(current.target_ci_width or 0.0), step=0.01,
                                            key=f"{key}-target") or None,
+        "stop_when_excludes": c2.number_input("Stop once H's interval excludes (empty: never)",
+                                              value=current.stop_when_excludes, step=0.1, key=f"{key}-excludes"),
     }
+    values["prolific_study_id"] = c3.text_input("Prolific study id (paused with the study)",
+                                                current.prolific_study_id, key=f"{key}-prolific-id").strip()
     balance = st.selectbox("Balance raters by", ["(none)"] + ATTRS,
                            index=(ATTRS.index(current.balance_by) + 1) if current.balance_by else 0,
                            key=f"{key}-balance")
@@ -138,6 +142,35 @@ def _configure(study_id: str) -> None:
             try:
                 configure_study(db, study_id, **values)
                 st.success("Saved.")
+            except FairvalError as e:
+                st.error(inert(e))
+    _design(study)
+
+
+def _design(study) -> None:
+    """How the pairs go to people: the adaptive design (as `fairval study set NAME design=adaptive budget=N`)."""
+    from fairval.annotate.material.pairs import scored_question
+    from fairval.annotate.rating import adaptive
+
+    if scored_question(study.task) is None:
+        return
+    st.subheader("Design")
+    said = adaptive.design_sentence(get_db(), study)
+    if said:
+        st.write(said.capitalize() + ".")
+        return
+    st.caption("Every pair goes to people unless a sample is drawn. The adaptive design decides each pair when a "
+               "rater needs one, sending people the pairs the judge is least sure of, each with a recorded chance; "
+               "with a target width above, the study stops itself once H's interval is that narrow.")
+    with st.form(f"design-{study.study_id}"):
+        budget = st.number_input("Pairs people are expected to rate in all", value=None, step=1,
+                                 key=f"budget-{study.study_id}")
+        if st.form_submit_button("Use the adaptive design"):
+            try:
+                if budget is None:
+                    raise StudyError("give the number of pairs people are expected to rate")
+                adaptive.start(get_db(), study.study_id, int(budget))
+                st.rerun()
             except FairvalError as e:
                 st.error(inert(e))
 

@@ -48,20 +48,13 @@ def render() -> None:
 
 def _stopping(study_id: str) -> None:
     """The study's stopping rule, checked as the page is read; and, once it stopped itself, when and why."""
-    from datetime import datetime, timezone
-
     from fairval.annotate.crowd import stopping
 
     stopping.check(get_db(), study_id)
     stopped = load_study(get_db(), study_id).settings.stopped
     if stopped:
-        when = datetime.fromtimestamp(stopped["at"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        lo, hi = stopped["ci"]
-        st.info(f"This study stopped itself on {when}: {stopped['reason']} (H's anytime interval then "
-                f"[{lo:.3f}, {hi:.3f}] over {stopped.get('n_pairs_complete')} complete pairs). No new pair is served; "
-                "raters in the middle of one finish it"
-                + (f". Prolific: {stopped['prolific']}" if stopped.get("prolific") else "")
-                + ". Open it again on Manage to go on.")
+        st.info(f"This study {stopping.stop_sentence(stopped)}. No new pair is served; raters in the middle of "
+                "one finish it. Open it again on Manage to go on.")
 
 
 def _anytime(numbers: dict) -> None:

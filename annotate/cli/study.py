@@ -79,7 +79,9 @@ def study_list(ctx):
 @friendly
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
+    from fairval.annotate.crowd import stopping
     from fairval.annotate.material.studies import load_study, prolific_link_query
+    from fairval.annotate.rating import adaptive
     from fairval.annotate.results.progress import study_progress
 
     db = _db(ctx)
@@ -98,8 +100,13 @@ def study_show(ctx, name, as_json):
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
+    design = adaptive.design_sentence(db, study)
+    if design:
+        click.echo(f"  design: {design}")
+    if study.settings.stopped:
+        click.echo(f"  {stopping.stop_sentence(study.settings.stopped)}")
     for key, value in settings.items():
-        if key != "consent_text":
+        if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")
 
 

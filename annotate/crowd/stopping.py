@@ -18,6 +18,17 @@ def has_rule(study) -> bool:
     return study.settings.target_ci_width is not None or study.settings.stop_when_excludes is not None
 
 
+def stop_sentence(stopped: dict) -> str:
+    """When and why the study stopped itself, with the interval then (Results, `study show`)."""
+    from datetime import datetime, timezone
+
+    when = datetime.fromtimestamp(stopped["at"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lo, hi = stopped["ci"]
+    return (f"stopped itself on {when}: {stopped['reason']} (H's anytime interval then [{lo:.3f}, {hi:.3f}] over "
+            f"{stopped.get('n_pairs_complete')} complete pairs)"
+            + (f"; Prolific: {stopped['prolific']}" if stopped.get("prolific") else ""))
+
+
 def verdict(study, cs: dict) -> str | None:
     """Why the study may stop now, or None."""
     ci = cs.get("ci")

@@ -13,7 +13,8 @@ import numpy as np
 
 from fairval.analysis.active import LIVE_FLOORS, inclusion_probabilities, live_floor, uncertainties_of
 from fairval.annotate.material.pairs import pair_score, scored_question
-from fairval.annotate.material.studies import Study, StudyError, load_study, stored_settings
+from fairval.annotate.material.studies import Study, StudyError, stored_settings
+from fairval.annotate.rating.sampling import samplable
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -30,12 +31,7 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
     """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
     (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
     number of pairs people are expected to rate over the whole study). Returns the design recorded."""
-    study = load_study(db, study_id)
-    if scored_question(study.task) is None:
-        raise StudyError(f"study {study_id!r} is {study.task.name}: the adaptive design is for a pair study's pairs")
-    if study.settings.human_sample:
-        raise StudyError(f"study {study_id!r} has its human sample already ({study.settings.human_sample.get('design', 'uniform')}); "
-                         "the adaptive design decides every pair itself")
+    study = samplable(db, study_id)
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
     if not 2 <= budget + 1 <= len(regular):
@@ -120,3 +116,17 @@ def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
     frame = item_store.decisions_frame(db, study_id)
     decided = int(frame["decided_at"].notna().sum())
     return decided, int(frame["kept"].sum()), len(frame) - decided
+
+
+def design_sentence(db: Database, study: Study) -> str | None:
+    """How the study's pairs go to people (`study show`, Manage), or None before any design is set."""
+    sample = study.settings.human_sample
+    if not sample:
+        return None
+    if not is_adaptive(study):
+        kind = "where the judge is least sure" if sample.get("design") == "active" else "uniformly"
+        return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
+    decided, kept, undecided = decided_count(db, study.study_id)
+    return (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
+            f"needs one from {sample['judge']!r}'s uncertainty and the answers so far (seed {sample['seed']}); "
+            f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")

@@ -25,7 +25,7 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
     """Keep n regular pairs, drawn uniformly without replacement (numpy's default_rng(seed) over the
     pairs in import order), for raters; the others become judge-only and are never served. Only before
     anyone has been served, and once. `written`: see _keep."""
-    study = _samplable(db, study_id)
+    study = samplable(db, study_id)
     regular = _regular_pairs(db, study_id)
     if not 1 <= n < len(regular):
         raise StudyError(f"the sample must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
@@ -42,7 +42,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     Every pair needs the judge's score first: the design is chosen from it. `pilot(judge, uncertainty)`
     chooses the floor from a pilot's evidence (results.pilot.pilot_floor: analysis.active.choose_floor's
     answer with the pilot's `study`). Returns the kept ids (`kept`) and the design (`sample`)."""
-    study = _samplable(db, study_id)
+    study = samplable(db, study_id)
     regular = _regular_pairs(db, study_id)
     if not 1 <= budget < len(regular):
         raise StudyError(f"the budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
@@ -83,13 +83,17 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
 
 
 
-def _samplable(db: Database, study_id: str):
+def samplable(db: Database, study_id: str):
+    """The study, if its pairs may still be given a design: a pair study with no sample drawn or design set."""
     study = load_study(db, study_id)
     if scored_question(study.task) is None:
         raise StudyError(f"study {study_id!r} is {study.task.name}: a human sample is drawn from a pair study's pairs")
-    if study.settings.human_sample:
-        raise StudyError(f"study {study_id!r} has its human sample already ({study.settings.human_sample['n']} "
-                         "pairs); a second draw would not be random")
+    sample = study.settings.human_sample
+    if sample:
+        which = (f"the adaptive design, budget {sample['budget']}" if sample.get("design") == "adaptive"
+                 else f"{sample['n']} pairs")
+        raise StudyError(f"study {study_id!r} has its human sample already ({which}); a second draw or design "
+                         "would not be random")
     return study
 
 

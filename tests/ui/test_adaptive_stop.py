@@ -3,28 +3,20 @@ are served pairs the design decides as they go; the Submit that brings H's anyti
 target width stops the study; the Prolific fake on 127.0.0.1 sees exactly one pause; nobody is served
 after the stop, and a rater who held a pair when it stopped submits it and has it kept."""
 import pytest
+from click.testing import CliRunner
 
+from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import adaptive
 from fairval.store import audit
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
-from tests.fake_prolific import TOKEN, FakeProlific
-from tests.ui.apptest import current_item, rater_app, submit, titles
+from tests.ui.apptest import current_item, page, plain, rater_app, submit, titles
 
 SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
 UNSURE = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c": 0.30}
 PAIRS, BUDGET, TARGET = 80, 40, 0.6
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    server = FakeProlific()
-    monkeypatch.setenv("PROLIFIC_TOKEN", TOKEN)
-    monkeypatch.setenv("PROLIFIC_API_URL", server.url)
-    yield server
-    server.stop()
 
 
 def onboard(rater):
@@ -34,13 +26,39 @@ def onboard(rater):
     return at
 
 
-def test_the_adaptive_study_stops_itself_at_the_target_width(db, tmp_path, fake):
+@pytest.fixture
+def pairs(db, tmp_path):
+    """Study "ad": 80 pairs the judge "j" scored, sure of the first half, unsure of the rest."""
     pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
     create_study(db, "ad", "harmful_stereotype", raters_per_item=1, seed=3, target_ci_width=TARGET,
                  prolific_study_id="PSTUDY")
     import_items(db, "ad", write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{k:02d}", **pair} for k in range(PAIRS)]))
     import_lmra(db, "ad", write_jsonl(tmp_path / "l.jsonl", [
         {"item_id": f"p{k:02d}", "model": "j", **(SURE if k < PAIRS // 2 else UNSURE)} for k in range(PAIRS)]))
+    return db
+
+
+def test_manage_sets_the_adaptive_design_and_says_it(pairs, monkeypatch):
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    at = page("3_Manage.py")
+    at.text_input[0].input("s3cret")
+    at.button[0].click().run()
+    at.selectbox(key="manage-study").set_value("ad").run()
+    submit_design = "FormSubmitter:design-ad-Use the adaptive design"
+    at.number_input(key="budget-ad").set_value(PAIRS)                # every pair: refused, in words
+    at.button(key=submit_design).click().run()
+    assert any("budget must be between 1 and 79" in plain(e.value) for e in at.error)
+    assert not adaptive.is_adaptive(load_study(pairs, "ad"))
+    at.number_input(key="budget-ad").set_value(BUDGET)
+    at.button(key=submit_design).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert load_study(pairs, "ad").settings.human_sample["budget"] == BUDGET
+    said = " ".join(m.value for m in at.markdown)
+    assert f"about {BUDGET} of {PAIRS} pairs to people" in said and "0 decided" in said
+
+
+def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fake):
+    db = pairs
     adaptive.start(db, "ad", BUDGET)
     # two raters each hold a pair and answer in turn, as people rate side by side: when a Submit stops the
     # study, the other is in the middle of a pair decided after it
@@ -75,3 +93,7 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(db, tmp_path, fake)
     assert db.scalar("SELECT COUNT(*) FROM assignments WHERE study_id = 'ad'") == served   # nobody served after
     actions = [r["action"] for r in audit.entries(db, "ad")]
     assert actions.count("study.stop") == 1 and actions.count("prolific.pause") == 1
+    shown = CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", "ad"]).output  # when, why, the interval
+    lo, hi = stopped["ci"]
+    assert "stopped itself on" in shown and f"[{lo:.3f}, {hi:.3f}] over {answered} complete pairs" in shown
+    assert f"{decided} decided, {kept} of them went to people, {undecided} not yet" in shown
