@@ -210,7 +210,7 @@ def _set_design(db, name, design, budget, changes):
         configure_study(db, name, seed=changes.pop("seed"))
     found = adaptive.start(db, name, budget)
     click.echo(f"{name}: adaptive design, about {found['budget']:,} of {found['of']:,} pairs to people, decided "
-               f"one at a time from {found['judge']!r}'s uncertainty and the answers so far")
+               f"one at a time from the uncertainty of judge {found['judge']!r} and the answers so far")
 
 
 @study.command("watch")

@@ -128,5 +128,5 @@ def design_sentence(db: Database, study: Study) -> str | None:
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
     decided, kept, undecided = decided_count(db, study.study_id)
     return (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
-            f"needs one from {sample['judge']!r}'s uncertainty and the answers so far (seed {sample['seed']}); "
+            f"needs one from the uncertainty of judge {sample['judge']!r} and the answers so far (seed {sample['seed']}); "
             f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")
