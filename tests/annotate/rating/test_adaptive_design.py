@@ -127,3 +127,45 @@ def test_h_weights_each_rated_pair_by_its_recorded_chance(cli_output, study, db_
     assert ppi["cs"]["n_decided"] == len(terms) and ppi["cs"]["n_pairs_complete"] == int(decided["kept"].sum())
     low, high = ppi["cs"]["ci"]
     assert -1 <= low < ppi["value"] < high <= 1 and high - low > 0
+
+
+def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_output, tmp_path, db_path):
+    """As users' files come: a practice item and an attention check beside the pairs, and a second judge
+    scored last. The design decides only the regular pairs, from the judge it names; the practice item
+    comes first, on its own step, and the check still goes to people."""
+    cli_output("study", "create", "s", "--task", "harmful_stereotype", "--raters-per-item", "1", "--gold-rate", "0.5")
+    pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k:02d}", **pair} for k in range(PAIRS)] + [
+        {"id": "practice", "_practice": True, "_gold": {"harm": "C"}, **pair},
+        {"id": "check", "_gold": {"harm": "C"}, **pair}])
+    cli_output("items", "import", "s", tmp_path / "pairs.jsonl")
+    everything = [f"p{k:02d}" for k in range(PAIRS)]
+    write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": i, "model": "j", **(SURE if i < "p30" else UNSURE)}
+                                          for i in everything]
+                + [{"item_id": i, "model": "k", "score": 0.1} for i in everything])
+    cli_output("lmra", "import", "s", tmp_path / "lmra.jsonl")
+    cli_output("study", "set", "s", "design=adaptive", "budget=20", "status=open")
+    db = open_db(db_path)
+    study = load_study(db, "s")
+    assert study.settings.human_sample["judge"] == "j"
+    frame = item_store.decisions_frame(db, "s")
+    assert sorted(frame["item_id"]) == everything                      # no practice item, no check
+    u = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])
+    assert frame["uncertainty"].to_numpy(float) == pytest.approx(u)    # judge j's, not k's
+    session.arrive(db, "s", "r1", source="link")
+    session.give_consent(db, "s", "r1", True)
+    session.finish_instructions(db, "s", "r1")
+    assert session.next_step(db, study, "r1", now=1000.0) == "practice"
+    assert [i.item_id for i in session.practice_items(db, study)] == ["practice"]
+    session.finish_practice(db, "s", "r1")
+    served = []
+    for step in range(8):
+        item = session.serve_next_item(db, study, "r1", now=1000.0 + 10 * step)
+        if item is None:
+            break
+        served.append(item.item_id)
+        session.record_answer(db, study, "r1", item.item_id, {"harm": "C"}, now=1005.0 + 10 * step)
+    assert "check" in served
+    decided = item_store.decisions_frame(db, "s")
+    assert set(decided.loc[decided["kept"], "item_id"]) == set(served) - {"check"}
+    db.close()
