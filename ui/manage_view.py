@@ -157,7 +157,7 @@ def _design(study) -> None:
     st.subheader("Design")
     said = adaptive.design_sentence(get_db(), study)
     if said:
-        st.write(said.capitalize() + ".")
+        st.write(said[0].upper() + said[1:] + ".")     # capitalize() would lower a judge named GPT-4o
         return
     st.caption("Every pair goes to people unless a sample is drawn. The adaptive design decides each pair when a "
                "rater needs one, sending people the pairs the judge is least sure of, each with a recorded chance; "
