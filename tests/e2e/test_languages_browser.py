@@ -6,6 +6,7 @@ and none may hold a Latin word but the study's own material, the code, "Prolific
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
@@ -67,7 +68,9 @@ def test_a_study_in_the_raters_language(server, browser, language):
     expected_dir = "rtl" if language == "ar" else "ltr"
     assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [language, expected_dir]
     card = page.locator(".fv-card")
-    assert card.get_attribute("dir") == expected_dir and card.get_attribute("lang") == language
+    # the card's script sets lang and dir when it runs, a moment after Streamlit mounts the empty card
+    expect(card).to_have_attribute("dir", expected_dir)
+    expect(card).to_have_attribute("lang", language)
     seen = page.locator("body").inner_text()
     words |= latin_words(page)
     page.locator(".fv-option").nth(2).click()
