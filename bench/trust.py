@@ -11,6 +11,13 @@ every other pair is held out. Reported per world and judge, over the studies: th
 held-out agreement above the threshold reaches 0.9 (the guarantee says at least 95%, up to the held-out
 pairs' own sampling noise), the held-out agreement (median), the share of pairs left to the judge alone,
 and how often no threshold could be trusted.
+
+Then `study sample --escalate` on the held-out pairs (the calibration pairs play the pilot): people's
+majority labels the pairs below the threshold (a tie counts 0), the judge's answer the rest. Reported:
+the share of pairs that went to people (median), and how far H from those labels (share +1 minus share
+−1) lies from people's own on every held-out pair: the share of studies within the bound the command
+states (2 × share trusted × (1 − agreement), a bound in expectation when the guarantee holds), and the
+median error.
 """
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ def held_out(rho: float, world: str, studies: int, seed: int = 11) -> dict:
     rng = np.random.default_rng(seed)
     options = WORLDS[world]
     met, agreement, trusted, none = [], [], [], 0
+    escalated, within, error = [], [], []
     for _ in range(studies):
         s = study(rng, JUDGES[rho], clear=options["clear"])
         answer, confidence, majority = _answers(s, rng, options.get("unrelated", False))
@@ -58,8 +66,18 @@ def held_out(rho: float, world: str, studies: int, seed: int = 11) -> dict:
         met.append(realised >= AGREEMENT)
         agreement.append(realised)
         trusted.append(float(np.mean(confidence >= found["threshold"])))
+        main = np.setdiff1d(np.arange(len(answer)), chosen)          # every other pair, ties included
+        people = np.nan_to_num(majority[main])
+        sure = confidence[main] >= found["threshold"]
+        labels = np.where(sure, answer[main], people)
+        gap = abs(np.mean(labels == 1) - np.mean(labels == -1) - (np.mean(people == 1) - np.mean(people == -1)))
+        escalated.append(1 - float(np.mean(sure)))
+        within.append(gap <= 2 * float(np.mean(sure)) * (1 - AGREEMENT))
+        error.append(gap)
     return {"met": float(np.mean(met)) if met else None, "agreement": float(np.median(agreement)) if agreement else None,
-            "trusted": float(np.median(trusted)) if trusted else 0.0, "none": none / studies}
+            "trusted": float(np.median(trusted)) if trusted else 0.0, "none": none / studies,
+            "escalated": float(np.median(escalated)) if escalated else None,
+            "within": float(np.mean(within)) if within else None, "error": float(np.median(error)) if error else None}
 
 
 def run(folder, quick: bool = False) -> list[str]:
@@ -73,4 +91,7 @@ def run(folder, quick: bool = False) -> list[str]:
                 f"held-out agreement ≥ {AGREEMENT} in {r['met']:.1%} of studies (median {r['agreement']:.3f}), "
                 f"judge alone on a median {r['trusted']:.0%} of pairs")
             lines.append(f"judge of noise for ρ ≈ {rho}, {world}: {shown}; no threshold trusted in {r['none']:.0%}")
+            if r["escalated"] is not None:
+                lines.append(f"  --escalate: people on a median {r['escalated']:.0%} of pairs; H from the labels within "
+                             f"its stated bound in {r['within']:.1%} of studies (median error {r['error']:.4f})")
     return lines

@@ -80,8 +80,13 @@ def test_session():
 
 
 def test_trust():
+    text = quick("trust")
     assert len(re.findall(r"^judge of noise for ρ ≈ 0\.\d+, (clear pairs|contested pairs|uncertainty unrelated to error): "
-                          r".*no threshold trusted in \d+%$", quick("trust"), re.M)) == 9
+                          r".*no threshold trusted in \d+%$", text, re.M)) == 9
+    # --escalate's lines, one under each world and judge where a threshold was trusted in some study
+    within = re.findall(r"^  --escalate: people on a median \d+% of pairs; H from the labels within its stated bound "
+                        r"in (\d+\.\d)% of studies \(median error \d\.\d{4}\)$", text, re.M)
+    assert 1 <= len(within) <= 9 and all(0 <= float(w) <= 100 for w in within)
 
 
 def test_adaptive():

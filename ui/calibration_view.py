@@ -8,7 +8,7 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  ppi_sentence, validity_row, with_ci)
+                                  escalation_sentence, ppi_sentence, validity_row, with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
 from fairval.ui.studies import data_for, results_for, study_header
@@ -50,6 +50,8 @@ def render() -> None:
                f"{formats.count(rate['n_items_lmra'], 'pair')}; humans − LMRA "
                f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored."))
     st.caption(inert(ppi_sentence(rate.get("ppi"), label)))
+    if numbers[key].get("escalation"):
+        st.caption(inert(escalation_sentence(numbers[key]["escalation"], label)))
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

@@ -116,18 +116,28 @@ def study_show(ctx, name, as_json):
 @click.option("--active", is_flag=True,
               help="Draw where the judge is least sure, each pair with a recorded chance (needs --budget).")
 @click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
-@click.option("--model", help="With --active: the judge whose uncertainty sets the chances (default: the study's).")
+@click.option("--escalate", is_flag=True,
+              help="Trust or escalate: people rate only the pairs below the judge-confidence threshold found on "
+                   "--pilot's rated pairs; the judge decides the rest alone (no PPI then: see the README).")
+@click.option("--agreement", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="With --escalate: the agreement with people's majority the judge must show (default 0.9).")
+@click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              help="With --escalate: the chance, at most, that the threshold does not give it (default 0.05).")
+@click.option("--model", help="With --active or --escalate: the judge whose scores set the design (default: the "
+                              "study's).")
 @click.option("--pilot", metavar="STUDY",
-              help="With --active: a pair study people rated and the same judge scored; how much of a uniform "
-                   "draw to mix in is chosen from its evidence that the judge's uncertainty predicts its error.")
-@click.option("--seed", type=int, required=True, help="Seed of the draw (report it).")
+              help="A pair study people rated and the same judge scored, its pairs from the same pool. With "
+                   "--active: how much of a uniform draw to mix in is chosen from its evidence that the judge's "
+                   "uncertainty predicts its error. With --escalate (required): the threshold is found on it.")
+@click.option("--seed", type=int, help="Seed of the draw (report it); --n and --active need it.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
 @click.pass_context
 @friendly
-def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
-    """Draw the pairs people rate from all imported pairs, uniformly (--n) or where the judge is least
-    sure (--active --budget); the rest are scored by the judge alone."""
+def study_sample(ctx, name, n, active, escalate, agreement, risk, budget, model, pilot, seed, out):
+    """Draw the pairs people rate from all imported pairs, uniformly (--n), where the judge is least
+    sure (--active --budget), or every pair below the judge's trusted confidence (--escalate --pilot);
+    the rest are scored by the judge alone."""
     from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
     from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample
 
@@ -138,7 +148,21 @@ def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
     if out:
         output_format(out, ("csv",))
 
-    if active:
+    if not escalate and (agreement is not None or risk is not None):
+        raise click.UsageError("--agreement and --risk go with --escalate")
+    if escalate:
+        if active or n is not None or budget is not None or seed is not None or pilot is None:
+            raise click.UsageError("--escalate takes --pilot STUDY (and --agreement, --risk, --model); it draws "
+                                   "nothing at random, so no --n, --budget, --active or --seed")
+        from fairval.annotate.judge.trust import escalate_sample
+
+        drawn = escalate_sample(_db(ctx), name, pilot, agreement=0.9 if agreement is None else agreement,
+                                risk=0.05 if risk is None else risk, model=model,
+                                written=written if out else None)
+        click.echo(escalation_line(drawn["sample"]))
+    elif seed is None:
+        raise click.UsageError("--n and --active draw at random: give --seed (and report it)")
+    elif active:
         if budget is None or n is not None:
             raise click.UsageError("--active draws with --budget N (the expected number of pairs), not --n")
         from fairval.annotate.results.pilot import pilot_floor
@@ -157,6 +181,14 @@ def study_sample(ctx, name, n, active, budget, model, pilot, seed, out):
         click.echo(f"drew {len(keep)} pairs for raters (seed {seed}); the others are left to the judge")
     if out:
         click.echo(f"wrote the drawn item ids to {out}")
+
+
+def escalation_line(sample: dict) -> str:
+    return (f"{sample['n']} of {sample['of']} pairs go to people, those where {sample['judge']}'s confidence is "
+            f"below {sample['threshold']:.3f}; it decides the other {sample['trusted']} alone (on the "
+            f"{sample['pilot']['pairs']} rated pairs of {sample['pilot']['study']!r}, its agreement with people "
+            f"above the threshold is at least {sample['agreement']:.0%} with probability at least "
+            f"{1 - sample['risk']:.0%})")
 
 
 def _mix_line(sample: dict) -> str:

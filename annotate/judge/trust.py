@@ -1,43 +1,18 @@
 """`fairval judge trust`: on a pair study's human-rated pairs, the judge-confidence threshold above which
 the judge may decide alone with a guaranteed agreement with people (analysis.trust), and the share of all
-the study's pairs above it."""
+the study's pairs above it; and `fairval study sample --escalate`: a study's pairs below a pilot's threshold
+go to people, the others to the judge alone (results.escalation says what the numbers are then)."""
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from collections.abc import Callable
 
-from fairval.analysis.lmra import combine_orders
 from fairval.analysis.trust import trust_threshold
-from fairval.annotate.material.importers import PROBABILITY_FIELDS as FIELDS
 from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.rating.sampling import record_sample, regular_pairs, samplable
+from fairval.annotate.results.escalation import judge_answers, people_answers
 from fairval.annotate.results.numbers import load_study_data, main_judge, scored_ratings
 from fairval.errors import StudyError
-
-def judge_answers(lmra: pd.DataFrame) -> pd.DataFrame:
-    """Per pair the judge's answer as a sign (+1 the first group's stereotype, −1 the other's, 0 none: the
-    most likely of App. H's combined A, B, C) and its confidence (that answer's combined probability)."""
-    rows = []
-    for item, probabilities in zip(lmra["item_id"], lmra["probabilities"]):
-        if not isinstance(probabilities, dict) or not all(f in probabilities for f in FIELDS):
-            continue
-        try:
-            r = combine_orders([probabilities[f] for f in FIELDS[:3]], [probabilities[f] for f in FIELDS[3:]]).r
-        except ValueError:
-            continue
-        best = int(np.argmax(r))
-        rows.append({"item_id": item, "answer": (1, -1, 0)[best], "confidence": float(r[best])})
-    return pd.DataFrame(rows, columns=["item_id", "answer", "confidence"])
-
-
-def people_answers(ratings: pd.DataFrame) -> pd.Series:
-    """Per pair the people's majority answer as a sign; a pair whose raters tie has none (left out)."""
-    signs = np.sign(ratings["canonical"].astype(float))
-    out = {}
-    for item, part in signs.groupby(ratings["item_id"], observed=True):
-        counts = part.value_counts()
-        if len(counts) and (len(counts) == 1 or counts.iloc[0] > counts.iloc[1]):
-            out[item] = int(counts.index[0])
-    return pd.Series(out, dtype=float)
+from fairval.store import lmra as lmra_store
 
 
 def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
@@ -58,3 +33,40 @@ def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05
     above = 0 if found["threshold"] is None else int((answers["confidence"] >= found["threshold"]).sum())
     return {**found, "model": judge, "rated_pairs": len(both), "judged_pairs": len(answers),
             "pairs_to_judge_alone": above, "share_to_judge_alone": above / len(answers)}
+
+
+def escalate_sample(db, study_id: str, pilot: str, *, agreement: float = 0.9, risk: float = 0.05,
+                    model: str | None = None, now: float | None = None,
+                    written: Callable[[list[str]], None] | None = None) -> dict:
+    """Find the judge's threshold on `pilot` (a pair study people rated and the same judge scored, its pairs
+    drawn from the same pool as this study's) and keep for people this study's pairs below it, and those
+    with no confidence from the judge; the judge decides the rest alone. Before anyone is served, once.
+    Returns the kept ids (`kept`) and the design (`sample`)."""
+    study = samplable(db, study_id)
+    if pilot == study_id:
+        raise StudyError(f"the pilot must be another study: {study_id!r}'s own pairs are not rated before its sample")
+    regular = regular_pairs(db, study_id)
+    scores = lmra_store.scores_frame(db, study_id)
+    judge = model or study.settings.main_judge or (sorted(scores["model"].unique())[:1] or [None])[0]
+    if judge is None or judge not in set(scores["model"]):
+        raise StudyError(f"trust or escalate decides from the judge's confidence: {study_id!r} has no scores from "
+                         f"{judge or 'any judge'!r}; run the judge on its pairs first")
+    found = judge_trust(db, pilot, agreement=agreement, risk=risk, model=judge)
+    if found["threshold"] is None:
+        raise StudyError(f"no confidence threshold of {judge!r} can be trusted on the {found['rated_pairs']} rated "
+                         f"pairs of {pilot!r} (see `fairval judge trust {pilot}`): every pair would go to people; "
+                         "draw a uniform or active sample instead")
+    answers = judge_answers(scores[(scores["model"] == judge)]).set_index("item_id")["confidence"]
+    confidence = answers.reindex(regular["item_id"])
+    keep = list(regular["item_id"][~(confidence >= found["threshold"]).to_numpy()])
+    trusted = len(regular) - len(keep)
+    if not keep or not trusted:
+        raise StudyError(f"{'every' if not keep else 'no'} pair of {study_id!r} is at or above {judge!r}'s "
+                         f"threshold {found['threshold']:.3f}: " + ("the judge may decide them all alone (nothing "
+                         "for people to rate)" if not keep else "every pair goes to people; no sample is needed"))
+    sample = {"design": "escalate", "n": len(keep), "of": len(regular), "trusted": trusted, "judge": judge,
+              "threshold": found["threshold"], "agreement": agreement, "risk": risk,
+              "pilot": {"study": pilot, "pairs": found["rated_pairs"], "n_above": found["n_above"],
+                        "disagreements": found["disagreements"], "p_value": found["p_value"]}}
+    kept = record_sample(db, study, regular, keep, sample, now=now, written=written)
+    return {"kept": kept, "sample": sample}

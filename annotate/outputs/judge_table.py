@@ -83,6 +83,22 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
             f"The pairs people rated are {ppi['sampling']}.")
 
 
+def escalation_sentence(block: dict | None, label: str) -> str:
+    """A study under trust or escalate (results.escalation): its labels, their H and its guarantee."""
+    if not block:
+        return ""
+    labels = block["labels"]
+    text = (f"Trust or escalate: {block['guarantee']}. Labels: {formats.count(labels['1'], 'pair')} +1, "
+            f"{formats.count(labels['-1'], 'pair')} −1, {formats.count(labels['0'], 'pair')} 0"
+            + (f", {formats.count(labels['tie'], 'pair')} where people tie" if labels["tie"] else "") + ". ")
+    if block["h_signs"] is None:
+        return text + f"{label} from the labels: not yet ({block['reason']})."
+    return text + (f"{label} from the labels (share +1 minus share −1): {formats.ratio(block['h_signs'])}; when the "
+                   f"guarantee holds, people's own share differs from it by at most "
+                   f"{formats.ratio(block['bias_bound'])} in expectation. It has no interval: the escalated pairs "
+                   "are all rated, and the trusted ones carry the judge's answers.")
+
+
 def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str:
     """The anytime-valid interval in words, with how far the study is from its target width (or how to
     set one); target=False: the interval alone."""

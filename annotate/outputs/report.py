@@ -13,7 +13,7 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  ppi_sentence, validity_row)
+                                  escalation_sentence, ppi_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
@@ -62,7 +62,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
                 (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
-                 ppi_sentence(numbers[key].get("ppi"), title)))),
+                 ppi_sentence(numbers[key].get("ppi"), title),
+                 escalation_sentence(numbers[key].get("escalation"), title)))),
             (title, formats.table([
                 {"source": "humans", "mean per pair": numbers[key]["human"],
                  "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},

@@ -123,6 +123,11 @@ def design_sentence(db: Database, study: Study) -> str | None:
     sample = study.settings.human_sample
     if not sample:
         return None
+    if sample.get("design") == "escalate":
+        return (f"trust or escalate: {sample['n']:,} of {sample['of']:,} pairs to people, those where judge "
+                f"{sample['judge']!r}'s confidence is below {sample['threshold']:.3f} (found on "
+                f"{sample['pilot']['study']!r} for {sample['agreement']:.0%} agreement at risk {sample['risk']}); it "
+                f"decides the other {sample['trusted']:,} alone")
     if not is_adaptive(study):
         kind = "where the judge is least sure" if sample.get("design") == "active" else "uniformly"
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"

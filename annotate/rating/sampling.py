@@ -24,14 +24,14 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
                       written: Callable[[list[str]], None] | None = None) -> list[str]:
     """Keep n regular pairs, drawn uniformly without replacement (numpy's default_rng(seed) over the
     pairs in import order), for raters; the others become judge-only and are never served. Only before
-    anyone has been served, and once. `written`: see _keep."""
+    anyone has been served, and once. `written`: see record_sample."""
     study = samplable(db, study_id)
-    regular = _regular_pairs(db, study_id)
+    regular = regular_pairs(db, study_id)
     if not 1 <= n < len(regular):
         raise StudyError(f"the sample must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {n}")
     keep = list(np.random.default_rng(seed).choice(regular["item_id"].to_numpy(), size=n, replace=False))
-    return _keep(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now, written=written)
+    return record_sample(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now, written=written)
 
 
 def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, model: str | None = None,
@@ -43,7 +43,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     chooses the floor from a pilot's evidence (results.pilot.pilot_floor: analysis.active.choose_floor's
     answer with the pilot's `study`). Returns the kept ids (`kept`) and the design (`sample`)."""
     study = samplable(db, study_id)
-    regular = _regular_pairs(db, study_id)
+    regular = regular_pairs(db, study_id)
     if not 1 <= budget < len(regular):
         raise StudyError(f"the budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {budget}")
@@ -77,7 +77,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
     if evidence is not None:
         sample["pilot"] = {"study": evidence["study"], "pairs": evidence["n_pilot"],
                            "slope_lower": round(evidence["slope_lower"], 6)}
-    kept = _keep(db, study, regular, keep, sample, probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now,
+    kept = record_sample(db, study, regular, keep, sample, probabilities=dict(zip(map(str, regular["item_id"]), pi)), now=now,
                  written=written)
     return {"kept": kept, "sample": sample}
 
@@ -97,7 +97,7 @@ def samplable(db: Database, study_id: str):
     return study
 
 
-def _regular_pairs(db: Database, study_id: str):
+def regular_pairs(db: Database, study_id: str):
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
     if len(regular) < 2:
@@ -105,7 +105,7 @@ def _regular_pairs(db: Database, study_id: str):
     return regular
 
 
-def _keep(db: Database, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
+def record_sample(db: Database, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
           now: float | None = None, written: Callable[[list[str]], None] | None = None) -> list[str]:
     """Record the draw once, before anyone is served: the others become judge-only. `written(ids)` writes
     the drawn ids to a file inside the draw's transaction: if it fails, nothing is recorded."""

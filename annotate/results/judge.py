@@ -11,6 +11,8 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.sequential import confidence_sequence, observations_needed
+from fairval.annotate.results import escalation
+from fairval.annotate.results.escalation import escalated
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
@@ -73,6 +75,8 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     judge = judge.dropna()
     if sample and sample.get("design") == "adaptive":     # only the whole study's terms carry its chances
         return {"value": None, "ci": None, "design": "adaptive", "reason": ADAPTIVE_PART}
+    if escalated(sample):
+        return {"value": None, "ci": None, "design": "escalate", "reason": escalation.REASON}
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     labelled, pool, w = _weighted(human, judge, sample, inclusion)
     active = pool is not None
@@ -110,6 +114,8 @@ def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | 
                       inclusion: pd.Series | None = None) -> dict:
     """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
     interval in the order pairs became complete (weighted by 1/π in an active sample)."""
+    if escalated(sample):
+        return {"value": None, "ci": None, "reason": escalation.REASON}
     labelled, pool, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)

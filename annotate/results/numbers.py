@@ -14,6 +14,7 @@ from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.results.adaptive import adaptive_ppi, adaptive_sign_cs
+from fairval.annotate.results.escalation import escalated, escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
@@ -286,6 +287,11 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     main_scores = data.lmra[data.lmra["model"] == main].set_index("item_id")["score"]
     out[key]["by_pair_group"] = by_pair_group(human, main_scores, data.items[real_items(data.items)],
                                               data.study.settings.human_sample)
+    sample = data.study.settings.human_sample
+    if escalated(sample):
+        design_judge = data.lmra[data.lmra["model"] == sample["judge"]]
+        out[key]["escalation"] = escalation_numbers(data.items[real_items(data.items)], design_judge, ratings,
+                                                    set(completed.index), sample)
     return out
 
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pandas as pd
 
 from fairval.analysis import judge_validity as jv
+from fairval.analysis.allocation import neyman_allocation, variance_ratio
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import ppi_mean
+from fairval.annotate.results.escalation import REASON, escalated
 
 
 def strata_of(items: pd.DataFrame) -> pd.Series:
@@ -26,22 +30,54 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
     the overall H from the strata (or a reason)."""
     strata = strata_of(items)
     judge = judge.dropna()
-    out, parts = {}, []
+    out, parts, spreads = {}, [], {}
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         in_stratum = judge[judge.index.isin(ids)]
         rated = jv.paired(human, in_stratum)
         unrated = in_stratum[~in_stratum.index.isin(rated.index)]
-        estimate = (ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
-                    if not (sample and sample.get("design") == "adaptive") else
-                    {"value": None, "ci": None, "reason": "under the adaptive design a group's pairs are not a random "
-                     "sample with known chances; harm.ppi weights every pair by its own"})
+        if escalated(sample):
+            estimate = {"value": None, "ci": None, "reason": REASON}
+        elif sample and sample.get("design") == "adaptive":
+            estimate = {"value": None, "ci": None, "reason": "under the adaptive design a group's pairs are not a "
+                        "random sample with known chances; harm.ppi weights every pair by its own"}
+        else:
+            estimate = ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
+        if estimate.get("lambda") is not None:
+            spreads[name] = float((rated["human"] - estimate["lambda"] * rated["judge"]).std(ddof=1))
         out[name] = {"n_pairs": len(in_stratum), "n_rated": len(rated), "ppi": estimate,
                      "sign_agreement_ci": jv.sign_agreement(human, in_stratum)["ci"]}
         parts.append((len(in_stratum), estimate))
-    return {"groups": out, "stratified": stratified(parts, sample)}
+    return {"groups": out, "stratified": stratified(parts, sample), "allocation": allocation(out, spreads, sample)}
+
+
+def allocation(groups: dict, spreads: dict, sample: dict | None) -> dict:
+    """Neyman's allocation of as many rated pairs as there are now across the group pairs (analysis.
+    allocation), from each stratum's rectifier spread on its rated pairs (a stratum without one takes the
+    median of the others'), with `more`: the pairs each stratum is short of it, and `variance_ratio`:
+    its stratified variance over a proportional allocation's."""
+    if sample and sample.get("design") in ("active", "adaptive", "escalate"):
+        return {"pairs": None, "reason": "an allocation across group pairs is for uniform draws within them"}
+    names = sorted(groups)
+    total = sum(groups[g]["n_rated"] for g in names)
+    if not spreads or len(names) < 2:
+        return {"pairs": None, "reason": "needs 2 group pairs or more, one with PPI's spread (2 rated pairs and "
+                "1 left to the judge)"}
+    fallback = float(np.median(list(spreads.values())))
+    shares = np.array([groups[g]["n_pairs"] for g in names], float)
+    sigma = np.array([spreads.get(g, fallback) for g in names])
+    try:
+        pairs = neyman_allocation(shares / shares.sum(), sigma, total, np.array([groups[g]["n_pairs"] for g in names]))
+    except ValueError as e:
+        return {"pairs": None, "reason": str(e)}
+    return {"total": total, "pairs": dict(zip(names, map(int, pairs))),
+            "more": {g: max(0, int(p) - groups[g]["n_rated"]) for g, p in zip(names, pairs)},
+            "spread": dict(zip(names, map(float, sigma))), "estimated_from_others": sorted(set(names) - set(spreads)),
+            "variance_ratio": variance_ratio(shares / shares.sum(), sigma)}
 
 
 def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
+    if escalated(sample):
+        return {"value": None, "ci": None, "reason": REASON}
     if sample and sample.get("design") in ("active", "adaptive"):
         return {"value": None, "ci": None, "reason": "an active sample's chances would weight each stratum; "
                 "use harm.ppi, which weights by them"}

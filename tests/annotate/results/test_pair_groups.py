@@ -64,3 +64,23 @@ def test_each_group_pair_and_the_stratified_h(cli_output, tmp_path, db_path):
     half = Z * math.sqrt(variance)
     assert block["stratified"]["value"] == pytest.approx(value)
     assert block["stratified"]["ci"] == pytest.approx([value - half, value + half])
+    # Neyman's allocation of the 50 rated pairs: n_k ∝ w_k σ_k, σ_k the spread of Y − λ_k f on the rated pairs
+    want, spread = {}, {}
+    for a, b, n in groups:
+        ids = [f"{a}-{k}" for k in range(n)]
+        rated = [i for i in ids if i in drawn]
+        y = np.array([{"A": 1, "B": -1, "C": 0}[truth[i]] for i in rated], float)
+        f = np.array([float(np.clip(scores[i], -1, 1)) for i in rated])
+        lam = block["groups"][f"{a} vs {b}"]["ppi"]["lambda"]
+        spread[f"{a} vs {b}"] = np.std(y - lam * f, ddof=1)
+        want[f"{a} vs {b}"] = n / 100 * spread[f"{a} vs {b}"]
+    scale = 50 / sum(want.values())
+    ideal = {g: v * scale for g, v in want.items()}
+    allocation = block["allocation"]
+    assert allocation["total"] == 50 and sum(allocation["pairs"].values()) == 50
+    assert all(abs(allocation["pairs"][g] - ideal[g]) < 1 for g in ideal)
+    assert allocation["spread"] == pytest.approx(spread)
+    assert allocation["more"] == {g: max(0, allocation["pairs"][g] - block["groups"][g]["n_rated"]) for g in ideal}
+    w = {g: n / 100 for g, n in (("woman vs man", 60), ("Black vs white", 40))}
+    assert allocation["variance_ratio"] == pytest.approx(sum(w[g] * spread[g] for g in w) ** 2
+                                                         / sum(w[g] * spread[g] ** 2 for g in w))
