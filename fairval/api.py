@@ -107,5 +107,39 @@ class Study:
         from fairval.annotate.material.importers import import_lmra
         return import_lmra(self.database._db, self.name, source).written
 
+    def sample(self, n: int, seed: int) -> list[str]:
+        """`fairval study sample NAME --n N --seed S`: draw the n pairs people rate uniformly, before anyone
+        is served; the others are left to the judge. Returns the drawn item ids."""
+        from fairval.annotate.rating.sampling import draw_human_sample
+        return draw_human_sample(self.database._db, self.name, n, seed)
+
+    def sample_active(self, budget: int, seed: int, *, model: str | None = None, pilot: str | None = None) -> dict:
+        """`study sample --active --budget N --seed S [--model M] [--pilot STUDY]`: each pair drawn with a
+        recorded chance from the judge's uncertainty. Returns `kept` (the ids) and `sample` (the design)."""
+        from fairval.annotate.rating.sampling import draw_active_sample
+        from fairval.annotate.results.pilot import pilot_floor
+        db = self.database._db
+        evidence = (lambda judge, u: pilot_floor(db, pilot, judge, u, budget)) if pilot else None
+        return draw_active_sample(db, self.name, budget, seed, model=model, pilot=evidence)
+
+    def escalate(self, pilot: str, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
+        """`study sample --escalate --pilot STUDY`: people rate only the pairs below the judge-confidence
+        threshold found on the pilot; the judge decides the rest. Returns `kept` and `sample`."""
+        from fairval.annotate.judge.trust import escalate_sample
+        return escalate_sample(self.database._db, self.name, pilot, agreement=agreement, risk=risk, model=model)
+
+    def trust(self, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
+        """`fairval judge trust NAME --json`: the judge-confidence threshold found on this study's rated pairs."""
+        from fairval.annotate.judge.trust import judge_trust
+        return judge_trust(self.database._db, self.name, agreement=agreement, risk=risk, model=model)
+
+    def set_adaptive(self, budget: int, *, model: str | None = None) -> dict:
+        """`fairval study set NAME design=adaptive budget=N`: the live adaptive design, its order drawn from
+        the study's seed. Returns the design (budget, of, judge)."""
+        from fairval.annotate.rating import adaptive
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise StudyError(f"the budget is a whole number of pairs, not {budget!r}")
+        return adaptive.start(self.database._db, self.name, budget, model=model)
+
     def __repr__(self) -> str:
         return f"fairval.Study({self.name!r} in {self.database.location!r})"

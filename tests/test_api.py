@@ -126,3 +126,35 @@ def test_the_documented_example_runs(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "demo-pairs" in done.stdout and "no study 'no-such-study'" in done.stdout
+
+
+def test_the_design_calls_are_the_commands(cli_output, tmp_path, db_path):
+    """Each design call records what its command records (on a copy of the same database), refuses a second
+    design as the command does, and trust() is `judge trust --json`."""
+    import sqlite3
+
+    from tests.annotate.judge.test_escalate import _main, _pilot
+    _pilot(cli_output, tmp_path)
+    _main(cli_output, tmp_path)
+    copies = {kind: tmp_path / f"{kind}.db" for kind in ("uniform", "escalate", "adaptive")}
+    for copy in copies.values():                   # SQLite's backup: the write-ahead log's pages too
+        with sqlite3.connect(db_path) as source, sqlite3.connect(copy) as target:
+            source.backup(target)
+    cli_output("study", "sample", "main", "--n", "7", "--seed", "4")
+    with fairval.open(db_path) as db:
+        by_command = sorted(db.study("main").items().query("not judge_only")["item_id"])
+    with fairval.open(copies["uniform"]) as db:
+        kept = db.study("main").sample(7, 4)
+        assert kept == by_command == sorted(db.study("main").items().query("not judge_only")["item_id"])
+        assert len(kept) == 7
+        with pytest.raises(fairval.FairvalError, match="has its human sample already"):
+            db.study("main").escalate("pilot")
+    with fairval.open(copies["escalate"]) as db:
+        drawn = db.study("main").escalate("pilot")
+        assert drawn["kept"] == [f"m{k:02d}" for k in range(20, 30)] and drawn["sample"]["trusted"] == 20
+        assert db.study("pilot").trust() == json.loads(cli_output("judge", "trust", "pilot", "--json"))
+    with fairval.open(copies["adaptive"]) as db:
+        design = db.study("main").set_adaptive(12)
+        assert design["budget"] == 12 and design["judge"] == "j"
+        with pytest.raises(fairval.FairvalError, match="whole number"):
+            db.study("pilot").set_adaptive(2.5)
