@@ -8,7 +8,8 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  escalation_sentence, ppi_sentence, validity_row, with_ci)
+                                  escalation_sentence, pair_group_rows, ppi_sentence,
+                                  stratified_sentence, validity_row, with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
 from fairval.ui.studies import data_for, results_for, study_header
@@ -52,6 +53,11 @@ def render() -> None:
     st.caption(inert(ppi_sentence(rate.get("ppi"), label)))
     if numbers[key].get("escalation"):
         st.caption(inert(escalation_sentence(numbers[key]["escalation"], label)))
+    groups_of_pairs = pair_group_rows(numbers[key].get("by_pair_group"))
+    if groups_of_pairs:
+        st.subheader("By group pair")
+        show_table(pd.DataFrame(groups_of_pairs))
+        st.caption(inert(stratified_sentence(numbers[key]["by_pair_group"], label)))
     groups = [calibration_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
               for g, c in by.items()]
     if groups:

@@ -83,6 +83,35 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
             f"The pairs people rated are {ppi['sampling']}.")
 
 
+def pair_group_rows(block: dict | None) -> list[dict]:
+    """H per group pair (harm.by_pair_group): PPI within each, sign agreement, and the allocation."""
+    if not block or not block.get("groups"):
+        return []
+    pairs = (block.get("allocation") or {}).get("pairs") or {}
+    more = (block.get("allocation") or {}).get("more") or {}
+    return [{"groups": name, "pairs": g["n_pairs"], "rated": g["n_rated"],
+             "H (PPI)": with_ci(g["ppi"].get("value"), g["ppi"].get("ci")),
+             "sign agreement": formats.interval(g.get("sign_agreement_ci")),
+             "rated, best spread": pairs.get(name, formats.DASH), "short of it": more.get(name, formats.DASH),
+             "note": g["ppi"].get("reason") or ""} for name, g in block["groups"].items()]
+
+
+def stratified_sentence(block: dict | None, label: str) -> str:
+    """The stratified H over the group pairs, and what spreading people's pairs across them would save."""
+    if not block or not block.get("groups"):
+        return ""
+    whole = block.get("stratified") or {}
+    text = (f"{label} by stratified PPI over the group pairs (Fisch et al. 2024): "
+            + (f"{with_ci(whole['value'], whole['ci'])}." if whole.get("value") is not None
+               else f"undefined ({whole.get('reason')})."))
+    allocation = block.get("allocation") or {}
+    if allocation.get("pairs") and allocation.get("variance_ratio") is not None:
+        text += (f" Spread as in “rated, best spread” (∝ each group pair's share × its spread), the same "
+                 f"{formats.count(allocation['total'], 'rated pair')} would give {formats.ratio(allocation['variance_ratio'])} "
+                 "of the variance of a spread in proportion to the shares.")
+    return text
+
+
 def escalation_sentence(block: dict | None, label: str) -> str:
     """A study under trust or escalate (results.escalation): its labels, their H and its guarantee."""
     if not block:

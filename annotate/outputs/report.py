@@ -13,7 +13,8 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  escalation_sentence, ppi_sentence, validity_row)
+                                  escalation_sentence, pair_group_rows, ppi_sentence,
+                                  stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
@@ -56,6 +57,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             {"raters": f"{attr}: {g}", **calibration_cells(c)}
             for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
         judges = lmra.get("by_model") or {lmra["model"]: lmra}
+        group_rows = pair_group_rows(numbers[key].get("by_pair_group"))
         sections += [
             # the "all" row has no Holm-adjusted p: shown as the pages show an undefined value, not NaN
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows).fillna(formats.DASH)),
@@ -72,6 +74,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                 {"source": "humans − LMRA (paired)", "mean per pair": numbers[key]["difference"]["value"],
                  "95% CI": formats.interval(numbers[key]["difference"]["ci"]),
                  "n items": numbers[key]["difference"]["n"]}])),
+            (f"{title} by group pair", pd.DataFrame(group_rows) if group_rows else None),
+            (f"{title} over the group pairs", stratified_sentence(numbers[key].get("by_pair_group"), title) or None),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
         ]
