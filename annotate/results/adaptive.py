@@ -52,6 +52,39 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     return out
 
 
+def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame,
+                       groups: pd.Series) -> dict[str, dict]:
+    """H per group of pairs (item → its group, known before any decision) under the adaptive design: the
+    same terms with the group's judge mean m_g in place of m, averaged over the group's decided pairs in
+    the prefix. The order is random within each group too, so each group's terms estimate its H as the
+    study's estimate H; a fixed-n normal interval (the martingale CLT's), as a group's PPI has elsewhere."""
+    judge = judge.dropna()
+    pool = judge.reindex(decisions["item_id"])
+    names = sorted(set(groups.reindex(decisions["item_id"]).dropna()))
+    if pool.isna().any():
+        return {g: {"value": None, "ci": None, "design": "adaptive",
+                    "reason": "every pair of the design needs the judge's score"} for g in names}
+    means = pool.groupby(groups.reindex(decisions["item_id"]).to_numpy()).mean()
+    prefix = decided_prefix(decisions, completed)
+    group = groups.reindex(prefix["item_id"]).to_numpy()
+    kept = prefix["kept"].to_numpy(bool)
+    found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
+                           prefix["chance"].to_numpy(float), kept, means.reindex(group).to_numpy(float))
+    out = {}
+    for name in names:
+        mine = group == name
+        terms, rated = found["terms"][mine], int(kept[mine].sum())
+        block = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated, "n_decided": int(mine.sum())}
+        if rated < 2:
+            out[name] = {**block, "reason": f"{rated} complete pair(s) of this group in the decided order; the "
+                         "estimate needs at least 2"}
+            continue
+        value = float(terms.mean())
+        se = float(terms.std(ddof=1)) / math.sqrt(len(terms))
+        out[name] = {**block, "value": value, "ci": list(bounded_interval(value, se, len(terms), (-1.0, 1.0)))}
+    return out
+
+
 def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame, sample: dict) -> dict:
     """The share of pairs where people's and the judge's signs agree, anytime-valid: each decided pair's
     term is ξ/π · agreement (no control variate), within [−1/π, 1/π]."""

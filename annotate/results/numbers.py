@@ -13,12 +13,12 @@ from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
-from fairval.annotate.results.adaptive import adaptive_ppi, adaptive_sign_cs
+from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.results.escalation import escalated, escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
-from fairval.annotate.results.strata import by_pair_group
+from fairval.annotate.results.strata import by_pair_group, strata_of
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, load_study
 from fairval.annotate.material.tasks import Question
@@ -285,12 +285,14 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     out["lmra"] = {**main_numbers, "model": main, "by_model": by_model if len(models) > 1 else None}
     out[key].update(by_model[main]["rate"])
     main_scores = data.lmra[data.lmra["model"] == main].set_index("item_id")["score"]
-    out[key]["by_pair_group"] = by_pair_group(human, main_scores, data.items[real_items(data.items)],
-                                              data.study.settings.human_sample)
+    real = data.items[real_items(data.items)]
+    per_group = (adaptive_group_ppi(main_scores, data.decisions, completed, strata_of(real))
+                 if data.decisions is not None else None)
+    out[key]["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.settings.human_sample, per_group)
     sample = data.study.settings.human_sample
     if escalated(sample):
         design_judge = data.lmra[data.lmra["model"] == sample["judge"]]
-        out[key]["escalation"] = escalation_numbers(data.items[real_items(data.items)], design_judge, ratings,
+        out[key]["escalation"] = escalation_numbers(real, design_judge, ratings,
                                                     set(completed.index), sample)
     return out
 

@@ -25,9 +25,11 @@ def strata_of(items: pd.DataFrame) -> pd.Series:
                       for r in items.itertuples()}, dtype=object)
 
 
-def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sample: dict | None) -> dict:
+def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sample: dict | None,
+                  adaptive: dict | None = None) -> dict:
     """Per stratum: n pairs judged, n rated, H by PPI++ with its interval, sign agreement; and `stratified`,
-    the overall H from the strata (or a reason)."""
+    the overall H from the strata (or a reason). `adaptive`: under the adaptive design, each stratum's H
+    (results.adaptive.adaptive_group_ppi) in place of PPI++."""
     strata = strata_of(items)
     judge = judge.dropna()
     out, parts, spreads = {}, [], {}
@@ -38,8 +40,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
         if escalated(sample):
             estimate = {"value": None, "ci": None, "reason": REASON}
         elif sample and sample.get("design") == "adaptive":
-            estimate = {"value": None, "ci": None, "reason": "under the adaptive design a group's pairs are not a "
-                        "random sample with known chances; harm.ppi weights every pair by its own"}
+            estimate = (adaptive or {}).get(name) or {"value": None, "ci": None, "reason": "no pair decided yet"}
         else:
             estimate = ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
         if estimate.get("lambda") is not None:

@@ -169,3 +169,49 @@ def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_out
     decided = item_store.decisions_frame(db, "s")
     assert set(decided.loc[decided["kept"], "item_id"]) == set(served) - {"check"}
     db.close()
+
+
+def test_h_per_group_pair_under_the_design_is_each_groups_own_terms(cli_output, tmp_path, db_path):
+    """Two group pairs, interleaved: each group's H is the mean of its own decided pairs' terms, with its own
+    judge mean in place of the study's, and λ from every kept pair before (written out here)."""
+    cli_output("study", "create", "s", "--task", "harmful_stereotype", "--raters-per-item", "1")
+    groups = {f"p{k:02d}": ("woman", "man") if k % 2 else ("Black", "white") for k in range(PAIRS)}
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": i, "prompt": "P", "response_a": "a", "response_b": "b",
+                                            "group_a": a, "group_b": b} for i, (a, b) in groups.items()])
+    cli_output("items", "import", "s", tmp_path / "pairs.jsonl")
+    write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": f"p{k:02d}", "model": "j", **(SURE if k < 30 else UNSURE)}
+                                          for k in range(PAIRS)])
+    cli_output("lmra", "import", "s", tmp_path / "lmra.jsonl")
+    cli_output("study", "set", "s", "design=adaptive", "budget=40", "status=open")
+    db = open_db(db_path)
+    for k in range(30):
+        rate(db, f"r{k}", lambda item: "A" if int(item[1:]) % 3 == 0 else "B" if int(item[1:]) % 5 == 0 else "C")
+    frame = item_store.decisions_frame(db, "s")
+    judge = {r[0]: r[1] for r in db.execute("SELECT item_id, score FROM lmra_scores WHERE study_id = 's'")}
+    human = {r[0]: float(r[1]) for r in db.execute("SELECT item_id, canonical FROM ratings WHERE study_id = 's'")}
+    db.close()
+    block = json.loads(cli_output("analyze", "s", "--json"))["harm"]["by_pair_group"]
+    label = {i: f"{a} vs {b}" for i, (a, b) in groups.items()}
+    m = {g: np.mean([judge[i] for i in judge if label[i] == g]) for g in set(label.values())}
+    decided = frame[frame["decided_at"].notna()].sort_values("decision_order")
+    terms = {g: [] for g in m}
+    ys, fs, ws = [], [], []
+    for row in decided.itertuples():
+        lam = 0.0
+        if len(ys) >= 2:
+            W, Y, F = np.array(ws), np.array(ys), np.array(fs)
+            my, mf = (W * Y).sum() / W.sum(), (W * F).sum() / W.sum()
+            var = (W * F * F).sum() / W.sum() - mf ** 2
+            lam = min(max(((W * Y * F).sum() / W.sum() - my * mf) / var, 0), 1) if var > 1e-12 else 0.0
+        w = 1 / row.chance if row.kept else 0.0
+        y = human[row.item_id] if row.kept else 0.0
+        terms[label[row.item_id]].append(lam * m[label[row.item_id]] + w * (y - lam * judge[row.item_id]))
+        if row.kept:
+            ys.append(y), fs.append(judge[row.item_id]), ws.append(w)
+    for g, mine in terms.items():
+        got = block["groups"][g]["ppi"]
+        assert got["design"] == "adaptive" and got["n_decided"] == len(mine)
+        assert got["value"] == pytest.approx(np.mean(mine))
+        half = 1.959963984540054 * np.std(mine, ddof=1) / math.sqrt(len(mine))
+        assert got["ci"] == pytest.approx([max(np.mean(mine) - half, -1), min(np.mean(mine) + half, 1)])
+    assert block["stratified"]["value"] is None            # harm.ppi is the study's H under the design
