@@ -14,6 +14,8 @@ from fairval.analysis.active import LIVE_FLOORS, adaptive_terms
 from fairval.analysis.ppi import bounded_interval, classical_mean
 from fairval.analysis.sequential import observations_needed, stepwise_interval
 
+GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
+               "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
 TYPICAL_SPAN = 4.0          # a term of a pair certain to go to people: y − λ f within ±2
 
 
@@ -74,7 +76,8 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
     for name in names:
         mine = group == name
         terms, rated = found["terms"][mine], int(kept[mine].sum())
-        block = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated, "n_decided": int(mine.sum())}
+        block = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated, "n_decided": int(mine.sum()),
+                 "valid": GROUP_VALID}
         if rated < 2:
             out[name] = {**block, "reason": f"{rated} complete pair(s) of this group in the decided order; the "
                          "estimate needs at least 2"}
