@@ -9,7 +9,7 @@ import streamlit as st
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
 from fairval.annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
-                              prolific_link_query)
+                              list_study_names, prolific_link_query)
 from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError
 from fairval.store.db import default_db_path
@@ -170,6 +170,31 @@ def _design(study) -> None:
                 if budget is None:
                     raise StudyError("give the number of pairs people are expected to rate")
                 adaptive.start(get_db(), study.study_id, int(budget))
+                st.rerun()
+            except FairvalError as e:
+                st.error(inert(e))
+    _escalate(study)
+
+
+def _escalate(study) -> None:
+    """Trust or escalate (as `fairval study sample NAME --escalate --pilot STUDY`)."""
+    from fairval.annotate.judge.trust import escalate_sample
+
+    pilots = [name for name in list_study_names(get_db()) if name != study.study_id]
+    st.caption("Trust or escalate: people rate only the pairs where the judge's confidence is below the threshold "
+               "found on a pilot people rated (another pair study the same judge scored, its pairs from the same "
+               "pool); the judge decides the rest alone, with a guaranteed agreement with people.")
+    with st.form(f"escalate-{study.study_id}"):
+        pilot = st.selectbox("Pilot study", pilots, index=None, key=f"pilot-{study.study_id}")
+        agreement = st.number_input("Agreement with people's majority", min_value=0.5, max_value=0.99, value=0.9,
+                                    step=0.01, key=f"agreement-{study.study_id}")
+        risk = st.number_input("Risk (chance the threshold does not give it)", min_value=0.01, max_value=0.5,
+                               value=0.05, step=0.01, key=f"risk-{study.study_id}")
+        if st.form_submit_button("Escalate to people only where the judge is unsure"):
+            try:
+                if pilot is None:
+                    raise StudyError("choose the pilot study the threshold is found on")
+                escalate_sample(get_db(), study.study_id, pilot, agreement=float(agreement), risk=float(risk))
                 st.rerun()
             except FairvalError as e:
                 st.error(inert(e))

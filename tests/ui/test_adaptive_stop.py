@@ -97,3 +97,30 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fak
     lo, hi = stopped["ci"]
     assert "stopped itself on" in shown and f"[{lo:.3f}, {hi:.3f}] over {answered} complete pairs" in shown
     assert f"{decided} decided, {kept} of them went to people, {undecided} not yet" in shown
+
+
+def test_manage_sends_people_only_the_pairs_the_judge_is_unsure_of(pairs, db, db_path, tmp_path, monkeypatch):
+    """Manage's trust-or-escalate form does what `study sample --escalate` does, and refuses in words."""
+    from tests.annotate.judge.test_escalate import _pilot
+    runner = CliRunner()
+
+    def cli_output(*args):
+        result = runner.invoke(cli, ["--db", str(db_path), *map(str, args)])
+        assert result.exit_code == 0, result.output
+        return result.output
+    _pilot(cli_output, tmp_path)                       # 120 rated pairs of "pilot": the judge is trusted above 0.96
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    at = page("3_Manage.py")
+    at.text_input[0].input("s3cret")
+    at.button[0].click().run()
+    at.selectbox(key="manage-study").set_value("ad").run()
+    submit_escalate = "FormSubmitter:escalate-ad-Escalate to people only where the judge is unsure"
+    at.button(key=submit_escalate).click().run()
+    assert any("choose the pilot study" in plain(e.value) for e in at.error)
+    at.selectbox(key="pilot-ad").set_value("pilot")
+    at.button(key=submit_escalate).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    sample = load_study(db, "ad").settings.human_sample
+    assert sample["design"] == "escalate" and sample["n"] == PAIRS // 2 and sample["trusted"] == PAIRS // 2
+    said = " ".join(m.value for m in at.markdown)
+    assert f"trust or escalate: {PAIRS // 2} of {PAIRS} pairs to people" in said.lower()
