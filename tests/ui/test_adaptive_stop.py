@@ -38,12 +38,18 @@ def pairs(db, tmp_path):
     return db
 
 
-def test_manage_sets_the_adaptive_design_and_says_it(pairs, monkeypatch):
+def manage(monkeypatch):
+    """The Manage page, signed in, on study "ad"."""
     monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
     at = page("3_Manage.py")
     at.text_input[0].input("s3cret")
     at.button[0].click().run()
     at.selectbox(key="manage-study").set_value("ad").run()
+    return at
+
+
+def test_manage_sets_the_adaptive_design_and_says_it(pairs, monkeypatch):
+    at = manage(monkeypatch)
     submit_design = "FormSubmitter:design-ad-Use the adaptive design"
     at.number_input(key="budget-ad").set_value(PAIRS)                # every pair: refused, in words
     at.button(key=submit_design).click().run()
@@ -109,11 +115,7 @@ def test_manage_sends_people_only_the_pairs_the_judge_is_unsure_of(pairs, db, db
         assert result.exit_code == 0, result.output
         return result.output
     _pilot(cli_output, tmp_path)                       # 120 rated pairs of "pilot": the judge is trusted above 0.96
-    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
-    at = page("3_Manage.py")
-    at.text_input[0].input("s3cret")
-    at.button[0].click().run()
-    at.selectbox(key="manage-study").set_value("ad").run()
+    at = manage(monkeypatch)
     submit_escalate = "FormSubmitter:escalate-ad-Escalate to people only where the judge is unsure"
     at.button(key=submit_escalate).click().run()
     assert any("choose the pilot study" in plain(e.value) for e in at.error)
