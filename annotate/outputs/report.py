@@ -25,6 +25,24 @@ table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;p
 th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
 
 
+def setting_text(value, key: str = "") -> str:
+    """A setting as a reader wants it: lists joined, a design or a stop as `key value; …` (nested
+    blocks in parentheses), moments (`drawn_at`, `at`) as UTC times, not JSON."""
+    if value is None:
+        return "–"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    if isinstance(value, dict):
+        parts = [f"{k} ({setting_text(v, k)})" if isinstance(v, dict) else f"{k} {setting_text(v, k)}"
+                 for k, v in value.items()]
+        return "; ".join(parts)
+    if key in ("drawn_at", "at") and isinstance(value, (int, float)):
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(value))
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
 def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False,
                     model: str | None = None) -> list[tuple]:
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
@@ -39,8 +57,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                                  "ratings": numbers["n_ratings"],
                                  "items complete": f"{progress['items_complete']} / {progress['n_items']}",
                                  "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
-        ("Settings", pd.DataFrame([{"setting": k, "value": ", ".join(map(str, v)) if isinstance(v, (list, tuple))
-                                    else "–" if v is None else str(v)} for k, v in settings.items()])),
+        ("Settings", pd.DataFrame([{"setting": k, "value": setting_text(v)} for k, v in settings.items()])),
         ("Questions: reliability and scores", formats.table([
             {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
              "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],

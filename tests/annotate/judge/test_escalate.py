@@ -3,6 +3,7 @@ study's less confident pairs (and those with no confidence) to people and leaves
 the numbers then give one label per pair and their H with the bias the guarantee allows, never PPI.
 Every count is written out here from the data the test makes."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -114,3 +115,15 @@ def test_refusals_name_what_is_wrong_and_record_nothing(cli_output, tmp_path, db
     assert "design:" not in cli_output("study", "show", "main")                 # nothing was recorded
     cli_output("study", "sample", "main", "--escalate", "--pilot", "pilot", "--agreement", "0.85")
     assert "has its human sample already (10 pairs)" in refused("--n", "5", "--seed", "1")
+
+
+def test_the_reports_settings_say_the_design_in_words(cli_output, tmp_path):
+    _pilot(cli_output, tmp_path)
+    _main(cli_output, tmp_path)
+    cli_output("study", "sample", "main", "--escalate", "--pilot", "pilot")
+    cli_output("report", "main", "--out", tmp_path / "r.md")
+    row = next(line for line in (tmp_path / "r.md").read_text().replace("\\", "").splitlines()
+               if line.startswith("| human_sample"))
+    assert "design escalate; n 10; of 30; trusted 20; judge j; threshold 0.96;" in row
+    assert "pilot (study pilot; pairs 120; n_above 80; disagreements 2; p_value 0.0106837)" in row
+    assert re.search(r"drawn_at \d{4}-\d\d-\d\d \d\d:\d\d UTC", row) and "{" not in row
