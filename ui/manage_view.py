@@ -125,7 +125,7 @@ def _configure(study_id: str) -> None:
     db = get_db()
     study = load_study(db, study_id)
     st.caption(f"Task: {study.task.name} · status: **{study.status}**")
-    st.code(prolific_link_query(study_id), language=None)
+    st.code(prolific_link_query(study_id), language=None, wrap_lines=True)     # no scroll a keyboard cannot reach
     st.caption("Append this to the app's address for the Prolific study link; in-house raters use ?study=…&rater=ID.")
     cols = st.columns(3)
     for col, status in zip(cols, ("open", "paused", "closed")):

@@ -115,4 +115,10 @@ def test_every_researcher_page(server, browser, size):
         page.goto(f"{server.url}/{name}?study=demo-pairs" if name != "Manage" else f"{server.url}/{name}")
         wait_text(page, shown)
         found[name] = violations(page)
+    # Manage's Configure tab on a pair study: its settings and the design forms (adaptive, trust or escalate)
+    page.goto(f"{server.url}/Manage?study=demo-pairs")
+    wait_text(page, "Manage studies")
+    page.get_by_role("tab", name="Configure").click()
+    wait_text(page, "Trust or escalate")
+    found["Manage, Configure"] = violations(page)
     assert {screen: v for screen, v in found.items() if v} == {}
