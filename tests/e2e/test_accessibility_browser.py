@@ -121,4 +121,8 @@ def test_every_researcher_page(server, browser, size):
     page.get_by_role("tab", name="Configure").click()
     wait_text(page, "Trust or escalate")
     found["Manage, Configure"] = violations(page)
+    for tab, shown in (("Import", "What the file holds"), ("Plan", "Plan the crowd study"), ("Audit trail", "most recent entries")):
+        page.get_by_role("tab", name=tab).click()
+        wait_text(page, shown)
+        found[f"Manage, {tab}"] = violations(page)
     assert {screen: v for screen, v in found.items() if v} == {}
