@@ -2,8 +2,10 @@
 Inference for Hybrid Language Model Evaluation", NeurIPS 2024): the pairs are split by the groups they
 compare (group_a vs group_b), PPI++ runs within each stratum, and the strata's estimates make H as their
 mean weighted by each stratum's share of the judged pairs, with se² = Σ w² se². Valid when people's pairs
-were drawn at random within each stratum (a uniform draw is); an active draw is refused here, since its
-chances would have to weight each stratum too."""
+were drawn at random within each stratum (a uniform draw is); the stratified H refuses an active draw,
+whose chances would have to weight each stratum too. Under the adaptive design each stratum's H comes
+from its own decided pairs (results.adaptive); under trust or escalate there is none. `allocation`: how
+the same number of rated pairs would best be spread across the strata (analysis.allocation)."""
 from __future__ import annotations
 
 import math
