@@ -29,7 +29,6 @@ def test_each_preset_end_to_end(db, tmp_path, task):
     at.button(key="consent-yes").click().run()
     at.button(key="start").click().run()
     assert current_item(at) == "x"
-    shown = [t.value for t in at.text]
     if task in ("harmful_stereotype", "feature_label"):
         import re
         responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html") if "fv-response" in h.proto.body]

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from fairval.analysis.active import inclusion_probabilities, judge_uncertainty
 from fairval.annotate.cli.main import cli
