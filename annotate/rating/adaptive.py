@@ -124,8 +124,8 @@ def design_sentence(db: Database, study: Study) -> str | None:
     if not sample:
         return None
     if sample.get("design") == "escalate":
-        return (f"trust or escalate: {sample['n']:,} of {sample['of']:,} pairs to people, those where judge "
-                f"{sample['judge']!r}'s confidence is below {sample['threshold']:.3f} (found on "
+        return (f"trust or escalate: {sample['n']:,} of {sample['of']:,} pairs to people, those where the confidence "
+                f"of judge {sample['judge']!r} is below {sample['threshold']:.3f} (found on "
                 f"{sample['pilot']['study']!r} for {sample['agreement']:.0%} agreement at risk {sample['risk']}); it "
                 f"decides the other {sample['trusted']:,} alone")
     if not is_adaptive(study):
