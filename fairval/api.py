@@ -117,10 +117,9 @@ class Study:
         """`study sample --active --budget N --seed S [--model M] [--pilot STUDY]`: each pair drawn with a
         recorded chance from the judge's uncertainty. Returns `kept` (the ids) and `sample` (the design)."""
         from fairval.annotate.rating.sampling import draw_active_sample
-        from fairval.annotate.results.pilot import pilot_floor
+        from fairval.annotate.results.pilot import pilot_evidence
         db = self.database._db
-        evidence = (lambda judge, u: pilot_floor(db, pilot, judge, u, budget)) if pilot else None
-        return draw_active_sample(db, self.name, budget, seed, model=model, pilot=evidence)
+        return draw_active_sample(db, self.name, budget, seed, model=model, pilot=pilot_evidence(db, pilot, budget))
 
     def escalate(self, pilot: str, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
         """`study sample --escalate --pilot STUDY`: people rate only the pairs below the judge-confidence

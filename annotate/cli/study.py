@@ -165,11 +165,11 @@ def study_sample(ctx, name, n, active, escalate, agreement, risk, budget, model,
     elif active:
         if budget is None or n is not None:
             raise click.UsageError("--active draws with --budget N (the expected number of pairs), not --n")
-        from fairval.annotate.results.pilot import pilot_floor
+        from fairval.annotate.results.pilot import pilot_evidence
 
         db = _db(ctx)
-        evidence = (lambda judge, u: pilot_floor(db, pilot, judge, u, budget)) if pilot else None
-        drawn = draw_active_sample(db, name, budget, seed, model=model, pilot=evidence, written=written if out else None)
+        drawn = draw_active_sample(db, name, budget, seed, model=model, pilot=pilot_evidence(db, pilot, budget),
+                                   written=written if out else None)
         keep, sample = drawn["kept"], drawn["sample"]
         click.echo(f"drew {len(keep)} pairs for raters where the judge is least sure (expected {budget}, seed "
                    f"{seed}); each pair's chance is recorded and the others are left to the judge")

@@ -47,7 +47,7 @@ def escalate_sample(db, study_id: str, pilot: str, *, agreement: float = 0.9, ri
         raise StudyError(f"the pilot must be another study: {study_id!r}'s own pairs are not rated before its sample")
     regular = regular_pairs(db, study_id)
     scores = lmra_store.scores_frame(db, study_id)
-    judge = model or study.settings.main_judge or (sorted(scores["model"].unique())[:1] or [None])[0]
+    judge = study.judge(scores["model"].unique(), model)
     if judge is None or judge not in set(scores["model"]):
         raise StudyError(f"trust or escalate decides from the judge's confidence: {study_id!r} has no scores from "
                          f"{judge or 'any judge'!r}; run the judge on its pairs first")

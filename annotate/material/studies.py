@@ -146,6 +146,12 @@ class Study:
     status: str
     definition: dict | None = None      # the task as declared data, for studies not on a preset
 
+    def judge(self, models, asked: str | None = None) -> str | None:
+        """The judge its numbers and designs use: the one asked for, else the study's main_judge, else the
+        first of `models` (the judges with scores) by name; None when there is none. The caller says what
+        is wrong when the answer has no scores."""
+        return asked or self.settings.main_judge or min(models, default=None)
+
 
 def create_study(db: Database, name: str, task: str | None = None, *, task_definition: dict | None = None,
                  **settings) -> Study:

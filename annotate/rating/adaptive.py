@@ -38,7 +38,7 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
         raise StudyError(f"budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {budget}")
     scores = lmra_store.scores_frame(db, study_id)
-    chosen = model or study.settings.main_judge or (sorted(scores["model"].unique())[0] if len(scores) else None)
+    chosen = study.judge(scores["model"].unique(), model)
     judged = scores[scores["model"] == chosen].set_index("item_id")
     missing = [i for i in regular["item_id"] if i not in judged.index]
     if chosen is None or missing:

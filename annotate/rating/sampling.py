@@ -49,7 +49,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
                          f"not {budget}")
     scores = lmra_store.scores_frame(db, study_id)
     models = sorted(scores["model"].unique())
-    chosen = model or study.settings.main_judge or (models[0] if models else None)
+    chosen = study.judge(models, model)
     if chosen not in models:
         raise StudyError(f"an active sample is drawn from the judge's uncertainty: {study_id!r} has no scores "
                          f"from {chosen!r} (judges: {', '.join(models) or 'none'}); run or import the judge first")

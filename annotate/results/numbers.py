@@ -222,10 +222,8 @@ def main_judge(data: StudyData, model: str | None = None) -> str | None:
     """The judge the main numbers use: the one asked for, else the study's `main_judge`, else the only
     one (or the first by name when several were imported and none is named). None: no judge scores."""
     models = sorted(data.lmra["model"].unique())
-    chosen = model or data.study.settings.main_judge or None
-    if chosen is None:
-        return models[0] if models else None
-    if chosen not in models:
+    chosen = data.study.judge(models, model)
+    if chosen is not None and chosen not in models:
         raise StudyError(f"no scores from judge {chosen!r} in {data.study.study_id!r}; it has "
                          + (", ".join(models) if models else "none (import or run the judge first)"))
     return chosen

@@ -12,6 +12,13 @@ from fairval.annotate.results.numbers import load_study_data, scored_ratings
 from fairval.store import Database
 
 
+def pilot_evidence(db: Database, pilot: str | None, budget: int):
+    """What draw_active_sample's `pilot` takes: pilot_floor on this pilot study, or None without one."""
+    if not pilot:
+        return None
+    return lambda judge, uncertainty: pilot_floor(db, pilot, judge, uncertainty, budget)
+
+
 def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
     """choose_floor on the pilot study's rated pairs scored by `judge`: their uncertainty and the residual
     of the per-pair human mean from λ × the judge's score, λ tuned on the pilot as PPI++ does."""
