@@ -127,3 +127,39 @@ def test_the_reports_settings_say_the_design_in_words(cli_output, tmp_path):
     assert "design escalate; n 10; of 30; trusted 20; judge j; threshold 0.96;" in row
     assert "pilot (study pilot; pairs 120; n_above 80; disagreements 2; p_value 0.0106837)" in row
     assert re.search(r"drawn_at \d{4}-\d\d-\d\d \d\d:\d\d UTC", row) and "{" not in row
+
+
+def test_as_users_files_come_practice_checks_a_second_judge_and_flipped_answers(cli_output, tmp_path, db_path):
+    """A practice item and an attention check beside the pairs, a second judge with scores only (first by
+    name), and answers given as the raters saw them, some flipped: the design takes only the regular pairs,
+    from the judge named, the practice item and the check are still served, and each label is what the
+    rater meant."""
+    _pilot(cli_output, tmp_path)
+    cli_output("study", "create", "main", "--task", "harmful_stereotype", "--raters-per-item", "2",
+               "--gold-rate", "0.5")
+    write_jsonl(tmp_path / "main.jsonl", [{"id": f"m{k:02d}", **PAIR} for k in range(30)] + [
+        {"id": "practice", "_practice": True, "_gold": {"harm": "C"}, **PAIR}, {"id": "check", "_gold": {"harm": "C"}, **PAIR}])
+    cli_output("items", "import", "main", tmp_path / "main.jsonl")
+    rows = [{"item_id": f"m{k:02d}", "model": "j", **(SURE_C if k < 20 else UNSURE_A)} for k in range(30)]
+    rows += [{"item_id": f"m{k:02d}", "model": "a-scores-only", "score": 0.2} for k in range(30)]
+    write_jsonl(tmp_path / "main-lmra.jsonl", rows)
+    cli_output("lmra", "import", "main", tmp_path / "main-lmra.jsonl")
+    # the default judge is the first by name, which the pilot never saw: refused, naming both
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "study", "sample", "main", "--escalate", "--pilot", "pilot"])
+    assert result.exit_code != 0 and "no scores from judge 'a-scores-only' in 'pilot'" in result.output
+    said = cli_output("study", "sample", "main", "--escalate", "--pilot", "pilot", "--model", "j")
+    assert "10 of 30 pairs go to people" in said
+    db = open_db(db_path)
+    items = item_store.items_frame(db, "main").set_index("item_id")
+    db.close()
+    assert not items.loc["practice", "judge_only"] and not items.loc["check", "judge_only"]   # still served
+    # m20–m24 answered "A" as shown, m25–m29 "B" on a screen that showed them flipped: both mean +1
+    rated = [{"item_id": f"m{k}", "rater_id": f"r{j}", "question": "harm", "value": "A" if k < 25 else "B",
+              "flipped": k >= 25} for k in range(20, 30) for j in range(2)]
+    rated += [{"item_id": "check", "rater_id": f"r{j}", "question": "harm", "value": "A"} for j in range(2)]
+    write_jsonl(tmp_path / "people.jsonl", rated)
+    cli_output("ratings", "import", "main", tmp_path / "people.jsonl")
+    block = json.loads(cli_output("analyze", "main", "--json"))["harm"]["escalation"]
+    assert block["judge"] == "j" and block["pairs"] == 30                  # the check is no pair of the design
+    assert block["labels"] == {"1": 10, "-1": 0, "0": 20, "tie": 0}
+    assert block["h_signs"] == pytest.approx(10 / 30)
