@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from fairval.analysis.ppi import bounded_interval
+from fairval.analysis.sequential import observations_needed, projected_width
 
 
 DEFAULT_FLOOR = 0.5            # share of the uniform chance every pair keeps (see bench/active.py)
@@ -151,15 +152,12 @@ def predicted_variance(uncertainty: np.ndarray, squared_error: np.ndarray, budge
     return float(np.sum(squared_error * (1 - pi) / pi))
 
 
-def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
-                 budget: float, *, floors: tuple[float, ...] = FLOORS) -> dict:
-    """How much of the uniform chance every pair keeps, from a pilot: pairs people rated (anywhere, with
-    the same judge), their judge uncertainty u and residual y − f. The expected squared residual is taken
-    as a + b √u (least squares on the pilot), with b its one-sided 90% lower bound, not below 0: a pilot
-    that does not show the judge's uncertainty tracking its error gives b = 0, equal errors everywhere,
-    for which the uniform draw (floor 1) has the least variance. The floor of FLOORS with the least
-    predicted variance over the study's pairs wins. Returns floor, slope, slope_lower, n_pilot and each
-    floor's variance relative to uniform."""
+def expected_squared_errors(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray,
+                            uncertainty: np.ndarray) -> dict:
+    """Each study pair's expected squared residual from a pilot (pairs people rated, with the same judge:
+    their judge uncertainty u and residual y − f), taken as a + b √u by least squares on the pilot, with
+    b its one-sided 90% lower bound, not below 0: a pilot that does not show the judge's uncertainty
+    tracking its error gives b = 0, equal errors everywhere. Returns expected, slope, slope_lower."""
     u = np.sqrt(np.clip(np.asarray(pilot_uncertainty, float), 0, None))
     e2 = np.asarray(pilot_residual, float) ** 2
     n = len(u)
@@ -177,9 +175,20 @@ def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, unce
     lower = max(slope - EVIDENCE_Z * se, 0.0)
     level = max(float(e2.mean()) - lower * float(u.mean()), 1e-6)    # the line through the pilot's means
     expected = level + lower * np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
-    variance = {floor: predicted_variance(uncertainty, expected, budget, floor) for floor in floors}
+    return {"expected": expected, "slope": slope, "slope_lower": lower}
+
+
+def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
+                 budget: float, *, floors: tuple[float, ...] = FLOORS) -> dict:
+    """How much of the uniform chance every pair keeps, from a pilot (expected_squared_errors): the floor
+    of FLOORS with the least predicted variance over the study's pairs wins; with equal errors
+    everywhere that is the uniform draw (floor 1). Returns floor, slope, slope_lower, n_pilot and each
+    floor's variance relative to uniform."""
+    found = expected_squared_errors(pilot_uncertainty, pilot_residual, uncertainty)
+    variance = {floor: predicted_variance(uncertainty, found["expected"], budget, floor) for floor in floors}
     best = min(floors, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
-    return {"floor": best, "slope": slope, "slope_lower": lower, "n_pilot": n,
+    return {"floor": best, "slope": found["slope"], "slope_lower": found["slope_lower"],
+            "n_pilot": len(pilot_uncertainty),
             "relative_variance": {floor: variance[floor] / variance[max(floors)] for floor in floors}}
 
 
@@ -191,26 +200,63 @@ LIVE_FLOORS = (0.25, 0.5, 0.75, 1.0)
 FLOOR_EVERY = 10               # the floor is chosen again after every 10 more complete kept pairs
 
 
+def envelope_reach(budget: float, pairs: int) -> float:
+    """How far from its centre no term of the live design can go, fixed before the study: no chance is
+    below the lowest live floor's share of the uniform chance, and |y − λ f| ≤ 2."""
+    return 2 / (min(LIVE_FLOORS) * budget / pairs)
+
+
 def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
-               budget: float) -> float:
+               budget: float, target_width: float | None = None) -> float:
     """The live design's floor from the kept pairs people have completed so far (in completion order):
-    uniform (1) until PILOT_MIN_PAIRS of them, then choose_floor on the first FLOOR_EVERY·k of them,
-    so it changes only at those counts."""
+    uniform (1) until PILOT_MIN_PAIRS of them, then, from the first FLOOR_EVERY·k of them (so it
+    changes only at those counts), the floor of LIVE_FLOORS whose anytime interval is predicted to be
+    narrowest (floor_widths). A lower floor lowers the terms' variance where the judge's uncertainty
+    tracks its error, but widens every term's bound, which caps the interval's bets: under an anytime
+    stop that usually costs more than it saves, until studies are large."""
     n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
     if n < PILOT_MIN_PAIRS:
         return 1.0
-    return choose_floor(rated_uncertainty[:n], rated_residual[:n], uncertainty, budget, floors=LIVE_FLOORS)["floor"]
+    widths = floor_widths(rated_uncertainty[:n], rated_residual[:n], uncertainty, budget, target_width)
+    return min(LIVE_FLOORS, key=lambda floor: (widths[floor], -floor))
+
+
+def floor_widths(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
+                 budget: float, target_width: float | None = None) -> dict[float, float]:
+    """Each live floor's predicted anytime-interval width (analysis.sequential.projected_width, whose bets
+    are capped on the scale of a term's range): terms of variance mean(e²/π) over the study's pairs (e²
+    from expected_squared_errors) within ±2/min π, the reach every term's bound must allow. Compared
+    where the uniform chance would reach target_width (else after every pair is decided)."""
+    expected = expected_squared_errors(rated_uncertainty, rated_residual, uncertainty)["expected"]
+    pairs = len(uncertainty)
+    shape = {}
+    for floor in LIVE_FLOORS:
+        pi = inclusion_probabilities(uncertainty, budget, floor=floor)
+        span = 4 / float(pi.min())
+        shape[floor] = (math.sqrt(float(np.mean(expected / pi))) / span, span)
+    at = pairs
+    if target_width is not None:
+        sd, span = shape[1.0]
+        at = min(observations_needed(sd, target_width / span, now=1, planned=pairs) or pairs, pairs)
+    return {floor: span * projected_width(sd, at, planned=pairs) for floor, (sd, span) in shape.items()}
 
 
 def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,
-                   judge_mean: float) -> dict:
+                   judge_mean: float, least: np.ndarray | None = None) -> dict:
     """Per decided pair, in decision order: Z_t = λ_{t−1} m + (ξ_t / π_t)(y_t − λ_{t−1} f_t), ξ_t = 1 if it
     went to people, π_t its recorded chance, m the judge's mean over every pair; human is ignored where
     ξ = 0. Given the past, Z_t has mean H whatever π_t was (π_t predictable), so their running mean
     estimates H and the betting sequence over them is anytime-valid. λ_{t−1}: the weighted (1/π)
-    regression of y on f over the kept pairs before t, clipped to [0, 1]. Each Z_t's bounds, known
-    before ξ_t: λ m ± (1 + λ) / π_t. Returns terms, lows, highs."""
+    regression of y on f over the kept pairs before t, clipped to [0, 1].
+
+    Each Z_t's bounds, λ m ± (1 + λ) / least_t, must be known before the pair at t is: a bet sized from
+    the pair's own π_t would lean on the pairs the judge is unsure of, and where the judge errs one way
+    on those the capital drifts off H (a simulated judge that under-calls harm where unsure pushed the
+    interval off the truth in 9 of 40 studies). least_t is the least chance any pair had under the
+    chances in force when t was decided (default: π_t itself, right only when every chance is equal).
+    Returns terms, lows, highs."""
     f, pi = np.asarray(judge, float), np.asarray(chance, float)
+    least = pi if least is None else np.asarray(least, float)
     xi = np.asarray(kept, bool)
     y = np.where(xi, np.nan_to_num(np.asarray(human, float)), 0.0)
     w = xi / pi
@@ -222,5 +268,5 @@ def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kep
         lam = np.clip(np.where((total > 0) & (spread > 1e-12), covariance / spread, 0.0), 0, 1)
     lam = np.nan_to_num(lam)
     terms = lam * judge_mean + w * (y - lam * f)
-    reach = (1 + lam) / pi
+    reach = (1 + lam) / least
     return {"terms": terms, "lows": lam * judge_mean - reach, "highs": lam * judge_mean + reach}

@@ -38,19 +38,19 @@ def adaptive_run(rng: np.random.Generator, s: dict, hold: float | None = None) -
     u, f, y = s["u"][order], s["f"][order], s["y"][order]
     coins = rng.random(n)
     chances, floors = {}, {}
-    kept, pi = np.zeros(n, bool), np.zeros(n)
+    kept, pi, least = np.zeros(n, bool), np.zeros(n), np.zeros(n)
     for t in range(n):
         rated = np.flatnonzero(kept[:t])                # complete in decision order (raters keep up)
         step = len(rated) // FLOOR_EVERY                # live_floor changes only at these counts
         if step not in floors:
-            floors[step] = hold or live_floor(u[rated], y[rated] - f[rated], s["u"], BUDGET)
+            floors[step] = hold or live_floor(u[rated], y[rated] - f[rated], s["u"], BUDGET, TARGET)
         floor = floors[step]
         if floor not in chances:
             chances[floor] = inclusion_probabilities(u, BUDGET, floor=floor)
-        pi[t] = chances[floor][t]
+        pi[t], least[t] = chances[floor][t], chances[floor].min()
         kept[t] = coins[t] < pi[t]
     m = float(s["f"].mean())
-    found = adaptive_terms(y, f, pi, kept, m)
+    found = adaptive_terms(y, f, pi, kept, m, least)
     lower, upper = envelope(m, BUDGET, n)
     low, high = stepwise_interval(found["terms"], found["lows"], found["highs"], lower=lower, upper=upper,
                                   means=(-1.0, 1.0), typical_span=TYPICAL_SPAN, planned=n)

@@ -105,22 +105,25 @@ def next_undecided(db: Database, study_id: str) -> dict | None:
     return rows[0] if rows else None
 
 
-def record_decision(db: Database, study_id: str, item_id: str, chance: float, kept: bool, at: float) -> None:
-    """Inside the caller's write transaction: the pair's chance at the moment it was decided, and whether
-    it went to people (then it is served like any regular item)."""
-    db.execute("UPDATE items SET inclusion_probability = ?, decided_at = ?, judge_only = ? "
+def record_decision(db: Database, study_id: str, item_id: str, chance: float, least: float, kept: bool,
+                    at: float) -> None:
+    """Inside the caller's write transaction: the pair's chance at the moment it was decided, the least
+    chance any pair had then, and whether it went to people (then it is served like any regular item)."""
+    db.execute("UPDATE items SET inclusion_probability = ?, least_chance = ?, decided_at = ?, judge_only = ? "
                "WHERE study_id = ? AND item_id = ? AND decided_at IS NULL",
-               [float(chance), float(at), 0 if kept else 1, study_id, item_id])
+               [float(chance), float(least), float(at), 0 if kept else 1, study_id, item_id])
 
 
 def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
-    """The adaptive design's pairs in decision order: item_id, decision_order, uncertainty, chance (NaN
-    until decided), kept, decided_at."""
+    """The adaptive design's pairs in decision order: item_id, decision_order, uncertainty, chance and
+    least (the least chance of any pair then; NaN until decided, or when decided before it was kept),
+    kept, decided_at."""
     rows = db.query("SELECT item_id, decision_order, uncertainty, inclusion_probability AS chance, "
-                    "judge_only, decided_at FROM items WHERE study_id = ? AND decision_order IS NOT NULL "
-                    "ORDER BY decision_order", [study_id])
-    frame = pd.DataFrame(rows, columns=["item_id", "decision_order", "uncertainty", "chance", "judge_only", "decided_at"])
-    frame["chance"] = frame["chance"].astype(float)
+                    "least_chance AS least, judge_only, decided_at FROM items WHERE study_id = ? "
+                    "AND decision_order IS NOT NULL ORDER BY decision_order", [study_id])
+    frame = pd.DataFrame(rows, columns=["item_id", "decision_order", "uncertainty", "chance", "least", "judge_only",
+                                        "decided_at"])
+    frame[["chance", "least"]] = frame[["chance", "least"]].astype(float)
     frame["kept"] = frame["decided_at"].notna() & (frame["judge_only"] == 0)
     return frame.drop(columns="judge_only")
 

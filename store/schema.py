@@ -274,7 +274,14 @@ def _v15_adaptive_design(db: Database) -> None:
     db.ddl("CREATE INDEX items_undecided ON items (study_id, decided_at, decision_order)")
 
 
+def _v16_least_chance(db: Database) -> None:
+    # The least chance any pair had when an adaptive pair was decided: known before the pair is, it
+    # bounds that pair's term for the anytime interval (analysis.active.adaptive_terms). NULL for pairs
+    # decided before it was kept: the lowest chance the design allows stands in.
+    db.ddl("ALTER TABLE items ADD COLUMN least_chance REAL")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
-              _v15_adaptive_design]
+              _v15_adaptive_design, _v16_least_chance]

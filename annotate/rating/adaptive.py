@@ -1,7 +1,8 @@
 """The live adaptive design (`fairval study set NAME design=adaptive budget=N`): while the study runs,
 pairs are decided one at a time, in an order drawn with the study's seed, each going to people with a
 chance π set from the judge's uncertainty about it and from the human answers so far (analysis.active:
-live_floor, inclusion_probabilities with Σπ = budget), recorded at the moment it is decided. A pair is
+live_floor, inclusion_probabilities with Σπ = budget), recorded at the moment it is decided with the
+least chance any pair had then (the bound of its term, known before the pair is). A pair is
 decided when a rater needs one and no kept pair is open, inside the transaction that serves it, so
 raters never wait, and a stop at any moment leaves a valid sample: the decided pairs are a prefix of a
 random order, each with its chance on record (results: H weighted by 1/π, analysis.active.adaptive_terms)."""
@@ -75,12 +76,13 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
     chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget,
                                       floor=_floor(db, study, frame))
     at = dict(zip(frame["item_id"], range(len(frame))))
+    least = float(chances.min())            # set before the next pair is known: bounds its term
     rules = study.settings.load_rules()
     while pending is not None:
         k = pending["decision_order"]
         chance = float(chances[at[pending["item_id"]]])
         kept = bool(np.random.default_rng([study.settings.seed, 0xADA, k]).random() < chance)
-        item_store.record_decision(db, study.study_id, pending["item_id"], chance, kept, now)
+        item_store.record_decision(db, study.study_id, pending["item_id"], chance, least, kept, now)
         if kept:
             loads.add_items(db, study.study_id, [(pending["item_id"], pending["position"], False)], rules)
             return pending["item_id"]
@@ -108,7 +110,7 @@ def _floor(db: Database, study: Study, frame) -> float:
     by_id = frame.set_index("item_id")["uncertainty"]
     residual = done["human"].to_numpy(float) - judge.reindex(done.index).to_numpy(float)
     return live_floor(by_id.reindex(done.index).to_numpy(float), residual, frame["uncertainty"].to_numpy(float),
-                      study.settings.human_sample["budget"])
+                      study.settings.human_sample["budget"], study.settings.target_ci_width)
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:

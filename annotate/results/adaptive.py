@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from fairval.analysis.active import LIVE_FLOORS, adaptive_terms
+from fairval.analysis.active import LIVE_FLOORS, adaptive_terms, envelope_reach
 from fairval.analysis.ppi import bounded_interval, classical_mean
 from fairval.analysis.sequential import observations_needed, stepwise_interval
 
@@ -45,7 +45,8 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
                   f"{int(kept.sum())} complete pair(s) in the decided order; the estimate needs at least 2")
         return {**out, "reason": reason, "cs": {"value": None, "ci": None, "n_pairs_complete": int(kept.sum()),
                                                  "reason": reason}}
-    found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m)
+    found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m,
+                           least_chances(prefix, sample))
     terms = found["terms"]
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
@@ -95,17 +96,25 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
     kept = prefix["kept"].to_numpy(bool)
     f = judge.reindex(prefix["item_id"]).to_numpy(float)
     hits = (np.sign(prefix["human"].to_numpy(float)) == np.sign(f)).astype(float)
-    found = adaptive_terms(hits, np.zeros(len(hits)), prefix["chance"].to_numpy(float), kept, 0.0)
+    found = adaptive_terms(hits, np.zeros(len(hits)), prefix["chance"].to_numpy(float), kept, 0.0,
+                           least_chances(prefix, sample))
     if kept.sum() < 1:
         return {"value": None, "ci": None, "n_pairs_complete": 0, "reason": "no complete pair yet"}
     cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0))
     return cs
 
 
+def least_chances(prefix: pd.DataFrame, sample: dict) -> np.ndarray:
+    """Each decided pair's least chance of any pair then; for pairs decided before fairval kept it, the
+    lowest chance the design allows (the lowest live floor's share of the uniform chance)."""
+    lowest = min(LIVE_FLOORS) * sample["budget"] / sample["of"]
+    return prefix["least"].fillna(lowest).to_numpy(float)
+
+
 def envelope(centre: float, budget: int, pairs: int) -> tuple[float, float]:
     """Bounds no term can leave, fixed before the study: no chance is below the lowest live floor's share
     of the uniform chance, so no term is further than 2 / that chance from the centre."""
-    reach = 2 / (min(LIVE_FLOORS) * budget / pairs)
+    reach = envelope_reach(budget, pairs)
     return centre - reach, centre + reach
 
 

@@ -7,8 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fairval.analysis.active import inclusion_probabilities, judge_uncertainty
-from fairval.annotate.cli.main import cli
+from fairval.analysis.active import floor_widths, judge_uncertainty
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.rating import session
 from fairval.store import items as item_store
@@ -68,8 +67,9 @@ def test_pairs_are_decided_only_when_a_rater_needs_one_with_each_chance_recorded
     db.close()
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
-def test_chances_follow_the_judge_once_answers_show_its_uncertainty_tracks_its_error(cli_output, study, db_path, seed):
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_chances_stay_uniform_where_a_lower_floor_would_cost_the_interval_more_than_it_saves(cli_output, study,
+                                                                                            db_path, seed):
     cli_output("study", "set", "s", "design=adaptive", "budget=40", f"seed={seed}", "status=open")
     db = open_db(db_path)
     # people disagree with the judge where it is unsure (p30…), agree where it is sure: a slope to find
@@ -78,14 +78,14 @@ def test_chances_follow_the_judge_once_answers_show_its_uncertainty_tracks_its_e
     frame = item_store.decisions_frame(db, "s")
     assert frame["decided_at"].notna().all() and sum(x is not None for x in served) == frame["kept"].sum()
     assert rate(db, "late") is None                                           # every pair decided: nothing left
+    # the slope is there, but in 60 pairs a lower floor's wider term bounds cap the bets more than its lower
+    # variance narrows them: the predicted widths say so, and every pair kept the uniform chance
     u = np.array([judge_uncertainty(SURE if k < 30 else UNSURE, 0.0) for k in range(PAIRS)])
-    by_id = frame.set_index("item_id")
-    later = by_id.loc[~np.isclose(by_id["chance"], 40 / PAIRS)]
-    assert len(later)           # 30 complete pairs showed the slope: the floor moved off uniform
-    rules = {fl: inclusion_probabilities(u, 40, floor=fl) for fl in (0.25, 0.5, 0.75)}
-    for item, row in later.iterrows():      # each such chance is the rule's for a live floor, higher where unsure
-        assert any(math.isclose(row["chance"], rules[fl][int(item[1:])]) for fl in rules)
-        assert (row["chance"] > 40 / PAIRS) == (int(item[1:]) >= 30)
+    error = np.where(np.arange(PAIRS) < 30, 0.0, 1.0)
+    widths = floor_widths(u[::2], error[::2], u, 40)
+    assert min(widths, key=widths.get) == 1.0 and widths[0.25] > widths[1.0]
+    assert frame["chance"].tolist() == pytest.approx([40 / PAIRS] * PAIRS)
+    assert frame["least"].tolist() == pytest.approx([40 / PAIRS] * PAIRS)     # each term's bound, on record
     db.close()
 
 
