@@ -126,6 +126,15 @@ def test_h_weights_each_rated_pair_by_its_recorded_chance(cli_output, study, db_
     assert ppi["cs"]["n_decided"] == len(terms) and ppi["cs"]["n_pairs_complete"] == int(decided["kept"].sum())
     low, high = ppi["cs"]["ci"]
     assert -1 <= low < ppi["value"] < high <= 1 and high - low > 0
+    # pairs decided before the bound was recorded (an older fairval) get the lowest chance the design
+    # allows, 0.25 × 40/60: the same estimate, an interval no narrower
+    db = open_db(db_path)
+    db.execute("UPDATE items SET least_chance = NULL WHERE study_id = 's'")
+    db.close()
+    older = json.loads(cli_output("analyze", "s", "--json"))["harm"]["ppi"]
+    assert older["value"] == pytest.approx(ppi["value"])
+    assert older["cs"]["ci"][0] <= low and high <= older["cs"]["ci"][1]
+    assert older["cs"]["ci"][1] - older["cs"]["ci"][0] > high - low
 
 
 def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_output, tmp_path, db_path):
