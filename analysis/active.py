@@ -237,7 +237,7 @@ def floor_widths(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, unce
     at = pairs
     if target_width is not None:
         sd, span = shape[1.0]
-        at = min(observations_needed(sd, target_width / span, now=1, planned=pairs) or pairs, pairs)
+        at = observations_needed(sd, target_width / span, now=1, planned=pairs, limit=pairs) or pairs
     return {floor: span * projected_width(sd, at, planned=pairs) for floor, (sd, span) in shape.items()}
 
 
