@@ -7,9 +7,10 @@ import streamlit as st
 from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
-from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  escalation_sentence, pair_group_rows, ppi_sentence,
-                                  stratified_sentence, validity_row, with_ci)
+from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
+                                                  escalation_sentence, order_sentence, pair_group_rows, ppi_sentence,
+                                                  rater_allocation_sentence, stratified_sentence, validity_row,
+                                                  with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
 from fairval.ui.studies import data_for, results_for, study_header
@@ -67,6 +68,9 @@ def render() -> None:
                    "method over that attribute's groups.")
         show_table(pd.DataFrame([validity_row(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items()
                                for g, c in by.items()]).rename(columns={"judge": "raters"}))
+        allocation = rater_allocation_sentence(chosen.get("rater_group_allocation"))
+        if allocation:
+            st.caption(inert(allocation))
         bars = charts.group_bars(chosen)
         if bars is not None:
             st.altair_chart(bars)

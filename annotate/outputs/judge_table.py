@@ -112,6 +112,22 @@ def stratified_sentence(block: dict | None, label: str) -> str:
     return text
 
 
+def rater_allocation_sentence(blocks: dict | None) -> str:
+    """How many pairs each rater group should rate to compare the groups' H (lmra.rater_group_allocation)."""
+    parts = []
+    for attr, block in (blocks or {}).items():
+        if not block.get("pairs") or block.get("variance_ratio") is None:
+            continue
+        spread = ", ".join(f"{g} {formats.count(n, 'pair')}" for g, n in block["pairs"].items())
+        short = ", ".join(f"{g} {n:,}" for g, n in block["more"].items() if n)
+        parts.append(f"by {attr}, {spread}" + (f" (short of it: {short})" if short else "")
+                     + f", {formats.ratio(block['variance_ratio'])} of the variance of an equal split")
+    if not parts:
+        return ""
+    return ("To compare rater groups' H, the same rated pairs are best spread in proportion to each group's spread "
+            "(Neyman's allocation): " + "; ".join(parts) + ".")
+
+
 def escalation_sentence(block: dict | None, label: str) -> str:
     """A study under trust or escalate (results.escalation): its labels, their H and its guarantee."""
     if not block:

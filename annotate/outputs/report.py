@@ -12,9 +12,9 @@ import vl_convert
 from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
-from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence, order_sentence,
-                                  escalation_sentence, pair_group_rows, ppi_sentence,
-                                  stratified_sentence, validity_row)
+from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
+                                                  escalation_sentence, order_sentence, pair_group_rows, ppi_sentence,
+                                                  rater_allocation_sentence, stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
@@ -95,6 +95,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             (f"{title} over the group pairs", stratified_sentence(numbers[key].get("by_pair_group"), title) or None),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
+            ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.get("rater_group_allocation")) or None),
         ]
     if numbers.get("names"):
         names = numbers["names"]

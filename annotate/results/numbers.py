@@ -18,7 +18,7 @@ from fairval.annotate.results.escalation import escalated, escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
-from fairval.annotate.results.strata import by_pair_group, strata_of
+from fairval.annotate.results.strata import by_pair_group, rater_group_allocation, strata_of
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, load_study
 from fairval.annotate.material.tasks import Question
@@ -263,6 +263,9 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             for g, c in calibrate_by_group(
             ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
             for attr in ("gender", "race")}
+        numbers["rater_group_allocation"] = {attr: rater_group_allocation(
+            ratings, lmra, f"rater_{attr}", by, data.study.settings.human_sample)
+            for attr, by in numbers["by_rater_group"].items() if by}
         rate = harm_rate(lmra)
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate

@@ -16,6 +16,7 @@ import pandas as pd
 
 from fairval.analysis import judge_validity as jv
 from fairval.analysis.allocation import neyman_allocation, variance_ratio
+from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import ppi_mean
 from fairval.annotate.results.escalation import REASON, escalated
@@ -53,17 +54,17 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
     return {"groups": out, "stratified": stratified(parts, sample), "allocation": allocation(out, spreads, sample)}
 
 
-def allocation(groups: dict, spreads: dict, sample: dict | None) -> dict:
+def allocation(groups: dict, spreads: dict, sample: dict | None, what: str = "group pairs") -> dict:
     """Neyman's allocation of as many rated pairs as there are now across the group pairs (analysis.
     allocation), from each stratum's rectifier spread on its rated pairs (a stratum without one takes the
     median of the others'), with `more`: the pairs each stratum is short of it, and `variance_ratio`:
     its stratified variance over a proportional allocation's."""
     if sample and sample.get("design") in ("active", "adaptive", "escalate"):
-        return {"pairs": None, "reason": "an allocation across group pairs is for uniform draws within them"}
+        return {"pairs": None, "reason": f"an allocation across {what} is for uniform draws"}
     names = sorted(groups)
     total = sum(groups[g]["n_rated"] for g in names)
     if not spreads or len(names) < 2:
-        return {"pairs": None, "reason": "needs 2 group pairs or more, one with PPI's spread (2 rated pairs and "
+        return {"pairs": None, "reason": f"needs 2 {what} or more, one with PPI's spread (2 rated pairs and "
                 "1 left to the judge)"}
     fallback = float(np.median(list(spreads.values())))
     shares = np.array([groups[g]["n_pairs"] for g in names], float)
@@ -76,6 +77,24 @@ def allocation(groups: dict, spreads: dict, sample: dict | None) -> dict:
             "more": {g: max(0, int(p) - groups[g]["n_rated"]) for g, p in zip(names, pairs)},
             "spread": dict(zip(names, map(float, sigma))), "estimated_from_others": sorted(set(names) - set(spreads)),
             "variance_ratio": variance_ratio(shares / shares.sum(), sigma)}
+
+
+def rater_group_allocation(ratings: pd.DataFrame, judge: pd.Series, column: str, groups: dict[str, dict],
+                           sample: dict | None) -> dict:
+    """How many pairs each rater group (the values of `column`, e.g. rater_gender) should rate to compare
+    the groups' H, from as many as they rate now: the variance of the groups' differences, Σ σ_g² / n_g,
+    is least for n_g ∝ σ_g (Neyman's allocation with equal shares), σ_g the spread of the group's PPI
+    rectifier y − λ_g f on the pairs it rated (λ_g from groups[g]["ppi"]). `variance_ratio`: against an
+    equal split. Any group can rate every judged pair."""
+    judge = judge.dropna()
+    counts, spreads = {}, {}
+    for name, numbers in groups.items():
+        paired = jv.paired(human_scores(ratings[ratings[column].astype(object) == name]), judge)
+        counts[name] = {"n_pairs": len(judge), "n_rated": len(paired)}
+        lam = (numbers.get("ppi") or {}).get("lambda")
+        if lam is not None and len(paired) >= 2:
+            spreads[name] = float((paired["human"] - lam * paired["judge"]).std(ddof=1))
+    return allocation(counts, spreads, sample, what="rater groups")
 
 
 def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
