@@ -134,6 +134,13 @@ def design_sentence(db: Database, study: Study) -> str | None:
         kind = "where the judge is least sure" if sample.get("design") == "active" else "uniformly"
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
     decided, kept, undecided = decided_count(db, study.study_id)
-    return (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
+    text = (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
             f"needs one from the uncertainty of judge {sample['judge']!r} and the answers so far (seed {sample['seed']}); "
             f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")
+    chances = item_store.decisions_frame(db, study.study_id)["chance"].dropna()
+    if len(chances) and np.allclose(chances, sample["budget"] / sample["of"]):
+        text += ("; every pair so far had the uniform chance (a chance leaning on the judge was not predicted to "
+                 "narrow H's anytime interval)")
+    elif len(chances):
+        text += f"; chances so far {chances.min():.3f}–{chances.max():.3f}"
+    return text

@@ -10,6 +10,7 @@ from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import adaptive
 from fairval.store import audit
+from fairval.store import items as item_store
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, page, plain, rater_app, submit, titles
@@ -103,6 +104,11 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fak
     lo, hi = stopped["ci"]
     assert "stopped itself on" in shown and f"[{lo:.3f}, {hi:.3f}] over {answered} complete pairs" in shown
     assert f"{decided} decided, {kept} of them went to people, {undecided} not yet" in shown
+    chances = item_store.decisions_frame(db, "ad")["chance"].dropna()
+    if chances.nunique() == 1:              # and whether the chances leaned on the judge
+        assert "every pair so far had the uniform chance" in shown
+    else:
+        assert f"chances so far {chances.min():.3f}–{chances.max():.3f}" in shown
 
 
 def test_manage_sends_people_only_the_pairs_the_judge_is_unsure_of(pairs, db, db_path, tmp_path, monkeypatch):
