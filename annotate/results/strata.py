@@ -71,8 +71,9 @@ def allocation(groups: dict, spreads: dict, sample: dict | None, what: str = "gr
     sigma = np.array([spreads.get(g, fallback) for g in names])
     try:
         pairs = neyman_allocation(shares / shares.sum(), sigma, total, np.array([groups[g]["n_pairs"] for g in names]))
-    except ValueError as e:
-        return {"pairs": None, "reason": str(e)}
+    except ValueError:
+        return {"pairs": None, "reason": f"{total} rated pair(s) cannot give each of the {len(names)} {what} the 2 "
+                "PPI needs"}
     return {"total": total, "pairs": dict(zip(names, map(int, pairs))),
             "more": {g: max(0, int(p) - groups[g]["n_rated"]) for g, p in zip(names, pairs)},
             "spread": dict(zip(names, map(float, sigma))), "estimated_from_others": sorted(set(names) - set(spreads)),

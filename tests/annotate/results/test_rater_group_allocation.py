@@ -82,3 +82,19 @@ def test_no_allocation_across_rater_groups_for_an_active_draw(cli_output, tmp_pa
     cli_output("ratings", "import", "a", tmp_path / "ratings.jsonl")
     block = json.loads(cli_output("analyze", "a", "--json"))["lmra"]["rater_group_allocation"]["gender"]
     assert block["pairs"] is None and "uniform draws" in block["reason"]
+
+
+def test_the_first_pairs_of_a_study_get_a_reason_not_an_allocation(cli_output, tmp_path):
+    """Three pairs, three ratings from two groups: too few for PPI's 2 per group; said in the groups' words."""
+    cli_output("study", "create", "e", "--task", "harmful_stereotype", "--raters-per-item", "1")
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"p{k}", "prompt": "P", "response_a": "x", "response_b": "y",
+                                            "group_a": "woman", "group_b": "man"} for k in range(3)])
+    cli_output("items", "import", "e", tmp_path / "pairs.jsonl")
+    write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": f"p{k}", "model": "j", "score": 0.5 - 0.4 * k} for k in range(3)])
+    cli_output("lmra", "import", "e", tmp_path / "lmra.jsonl")
+    write_jsonl(tmp_path / "ratings.jsonl", [{"item_id": i, "rater_id": f"r{k}", "question": "harm", "value": "A",
+                                              "rater_gender": g}
+                                             for k, (i, g) in enumerate([("p0", "female"), ("p1", "male"), ("p0", "male")])])
+    cli_output("ratings", "import", "e", tmp_path / "ratings.jsonl")
+    block = json.loads(cli_output("analyze", "e", "--json"))["lmra"]["rater_group_allocation"]["gender"]
+    assert block["pairs"] is None and block["reason"] == "3 rated pair(s) cannot give each of the 2 rater groups the 2 PPI needs"
