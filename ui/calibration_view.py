@@ -8,9 +8,9 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  escalation_sentence, order_sentence, pair_group_rows, ppi_sentence,
-                                                  rater_allocation_sentence, stratified_sentence, validity_row,
-                                                  with_ci)
+                                                  chosen_pairs_sentence, escalation_sentence, order_sentence,
+                                                  pair_group_rows, ppi_sentence, rater_allocation_sentence,
+                                                  stratified_sentence, validity_row, with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
 from fairval.ui.studies import data_for, results_for, study_header
@@ -41,10 +41,12 @@ def render() -> None:
     else:
         st.subheader("Agreement, 95% intervals")
         show_table(pd.DataFrame([validity_row(model, chosen)]))
-    for sentence in (ceiling_sentence(chosen), alt_test_sentence(chosen), order_sentence(chosen)):
-        st.caption(inert(sentence))
     key, label = rate_of(numbers)
     rate = chosen["rate"] if lmra.get("by_model") else numbers[key]     # this judge's H numbers
+    for sentence in (chosen_pairs_sentence(rate, chosen.get("sign_agreement_cs")), ceiling_sentence(chosen),
+                     alt_test_sentence(chosen), order_sentence(chosen)):
+        if sentence:
+            st.caption(inert(sentence))
     difference = rate.get("difference") or {}
     st.caption(inert(f"{label}: humans {with_ci(numbers[key]['human'], numbers[key].get('human_ci'))} over "
                f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA "

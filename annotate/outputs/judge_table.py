@@ -128,6 +128,27 @@ def rater_allocation_sentence(blocks: dict | None) -> str:
             "(Neyman's allocation): " + "; ".join(parts) + ".")
 
 
+CHOSEN_BY = {"active": "an active draw", "adaptive": "the adaptive design", "escalate": "trust or escalate"}
+
+
+def chosen_pairs_sentence(rate: dict | None, sign_cs: dict | None) -> str:
+    """Under a design that chose people's pairs by the judge's uncertainty, what the agreement numbers
+    (ρ, sign agreement, per group) describe: the pairs people rated, not all; and sign agreement over all
+    pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
+    ppi = (rate or {}).get("ppi") or {}
+    design = ppi.get("design")
+    if design not in CHOSEN_BY:
+        return ""
+    text = (f"People's pairs were chosen by the judge's uncertainty ({CHOSEN_BY[design]}): the agreement numbers "
+            f"here, overall and by group, describe the pairs people rated, most of them where the judge is least "
+            f"sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
+    if sign_cs and sign_cs.get("ci"):
+        low, high = (formats.ratio(v) for v in sign_cs["ci"])
+        text += (f" Over all pairs, each rated pair weighted by 1/its chance, sign agreement is between {low} and "
+                 f"{high}, valid however often you look.")
+    return text
+
+
 def escalation_sentence(block: dict | None, label: str) -> str:
     """A study under trust or escalate (results.escalation): its labels, their H and its guarantee."""
     if not block:

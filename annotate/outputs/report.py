@@ -13,8 +13,9 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  escalation_sentence, order_sentence, pair_group_rows, ppi_sentence,
-                                                  rater_allocation_sentence, stratified_sentence, validity_row)
+                                                  chosen_pairs_sentence, escalation_sentence, order_sentence,
+                                                  pair_group_rows, ppi_sentence, rater_allocation_sentence,
+                                                  stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
@@ -80,7 +81,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows).fillna(formats.DASH)),
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
-                (ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
+                (chosen_pairs_sentence(numbers[key], lmra.get("sign_agreement_cs")),
+                 ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
                  ppi_sentence(numbers[key].get("ppi"), title),
                  escalation_sentence(numbers[key].get("escalation"), title)))),
             (title, formats.table([

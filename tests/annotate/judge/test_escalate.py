@@ -91,6 +91,9 @@ def test_people_rate_the_unsure_pairs_and_the_numbers_say_what_holds(cli_output,
     cli_output("report", "main", "--out", report)
     text = report.read_text().replace("\\", "")          # Markdown's escapes
     assert "Trust or escalate: j decides 20 of 30 pairs alone" in text and "0.033" in text
+    # its agreement numbers are the escalated pairs', and no chance weights them up to all pairs
+    assert "People's pairs were chosen by the judge's uncertainty (trust or escalate)" in text
+    assert "Over all pairs, each rated pair weighted" not in text
 
 
 def test_refusals_name_what_is_wrong_and_record_nothing(cli_output, tmp_path, db_path):

@@ -62,6 +62,7 @@ def test_each_rater_group_rates_in_proportion_to_its_spread(cli_output, study, t
     cli_output("report", "g", "--out", tmp_path / "r.md")
     text = (tmp_path / "r.md").read_text()
     assert "Neyman's allocation" in text
+    assert "chosen by the judge" not in text                   # a uniform draw: the rated pairs stand for all
     assert f"female {block['pairs']['female']} pairs" in text and f"male {block['pairs']['male']} pairs" in text
 
 
@@ -82,6 +83,15 @@ def test_no_allocation_across_rater_groups_for_an_active_draw(cli_output, tmp_pa
     cli_output("ratings", "import", "a", tmp_path / "ratings.jsonl")
     block = json.loads(cli_output("analyze", "a", "--json"))["lmra"]["rater_group_allocation"]["gender"]
     assert block["pairs"] is None and "uniform draws" in block["reason"]
+    # the agreement numbers are the drawn pairs', where the judge is least sure: the report says so, and
+    # gives sign agreement over all pairs, weighted by the chances
+    numbers = json.loads(cli_output("analyze", "a", "--json"))
+    cs = numbers["lmra"]["sign_agreement_cs"]
+    cli_output("report", "a", "--out", tmp_path / "r.md")
+    text = " ".join((tmp_path / "r.md").read_text().replace("\\", "").split())
+    assert "People's pairs were chosen by the judge's uncertainty (an active draw)" in text
+    assert "not all 40 pairs" in text
+    assert f"sign agreement is between {cs['ci'][0]:.3f} and {cs['ci'][1]:.3f}" in text
 
 
 def test_the_first_pairs_of_a_study_get_a_reason_not_an_allocation(cli_output, tmp_path):
