@@ -200,10 +200,16 @@ LIVE_FLOORS = (0.25, 0.5, 0.75, 1.0)
 FLOOR_EVERY = 10               # the floor is chosen again after every 10 more complete kept pairs
 
 
+def lowest_chance(budget: float, pairs: int) -> float:
+    """The least chance the live design can give any pair: the lowest live floor's share of the uniform
+    chance (inclusion_probabilities keeps every π at or above floor × budget / N)."""
+    return min(LIVE_FLOORS) * budget / pairs
+
+
 def envelope_reach(budget: float, pairs: int) -> float:
     """How far from its centre no term of the live design can go, fixed before the study: no chance is
-    below the lowest live floor's share of the uniform chance, and |y − λ f| ≤ 2."""
-    return 2 / (min(LIVE_FLOORS) * budget / pairs)
+    below lowest_chance, and |y − λ f| ≤ 2."""
+    return 2 / lowest_chance(budget, pairs)
 
 
 def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
@@ -242,7 +248,7 @@ def floor_widths(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, unce
 
 
 def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,
-                   judge_mean: float, least: np.ndarray | None = None) -> dict:
+                   judge_mean: float, least: np.ndarray) -> dict:
     """Per decided pair, in decision order: Z_t = λ_{t−1} m + (ξ_t / π_t)(y_t − λ_{t−1} f_t), ξ_t = 1 if it
     went to people, π_t its recorded chance, m the judge's mean over every pair; human is ignored where
     ξ = 0. Given the past, Z_t has mean H whatever π_t was (π_t predictable), so their running mean
@@ -251,12 +257,10 @@ def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kep
 
     Each Z_t's bounds, λ m ± (1 + λ) / least_t, must be known before the pair at t is: a bet sized from
     the pair's own π_t would lean on the pairs the judge is unsure of, and where the judge errs one way
-    on those the capital drifts off H (a simulated judge that under-calls harm where unsure pushed the
-    interval off the truth in 9 of 40 studies). least_t is the least chance any pair had under the
-    chances in force when t was decided (default: π_t itself, right only when every chance is equal).
-    Returns terms, lows, highs."""
-    f, pi = np.asarray(judge, float), np.asarray(chance, float)
-    least = pi if least is None else np.asarray(least, float)
+    on those the capital drifts off H (tests/analysis/test_adaptive_bounds.py: a judge that under-calls
+    harm where unsure). least_t is the least chance any pair had under the chances in force when t was
+    decided. Returns terms, lows, highs."""
+    f, pi, least = (np.asarray(a, float) for a in (judge, chance, least))
     xi = np.asarray(kept, bool)
     y = np.where(xi, np.nan_to_num(np.asarray(human, float)), 0.0)
     w = xi / pi

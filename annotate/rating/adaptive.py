@@ -115,7 +115,10 @@ def _floor(db: Database, study: Study, frame) -> float:
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
     """(decided, went to people, undecided) pairs of an adaptive study."""
-    frame = item_store.decisions_frame(db, study_id)
+    return _counts(item_store.decisions_frame(db, study_id))
+
+
+def _counts(frame) -> tuple[int, int, int]:
     decided = int(frame["decided_at"].notna().sum())
     return decided, int(frame["kept"].sum()), len(frame) - decided
 
@@ -133,11 +136,12 @@ def design_sentence(db: Database, study: Study) -> str | None:
     if not is_adaptive(study):
         kind = "where the judge is least sure" if sample.get("design") == "active" else "uniformly"
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
-    decided, kept, undecided = decided_count(db, study.study_id)
+    frame = item_store.decisions_frame(db, study.study_id)
+    decided, kept, undecided = _counts(frame)
     text = (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
             f"needs one from the uncertainty of judge {sample['judge']!r} and the answers so far (seed {sample['seed']}); "
             f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")
-    chances = item_store.decisions_frame(db, study.study_id)["chance"].dropna()
+    chances = frame["chance"].dropna()
     if len(chances) and np.allclose(chances, sample["budget"] / sample["of"]):
         text += ("; every pair so far had the uniform chance (a chance leaning on the judge was not predicted to "
                  "narrow H's anytime interval)")

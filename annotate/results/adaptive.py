@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from fairval.analysis.active import LIVE_FLOORS, adaptive_terms, envelope_reach
+from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean
 from fairval.analysis.sequential import observations_needed, stepwise_interval
 
@@ -71,8 +71,9 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
     prefix = decided_prefix(decisions, completed)
     group = groups.reindex(prefix["item_id"]).to_numpy()
     kept = prefix["kept"].to_numpy(bool)
+    chance = prefix["chance"].to_numpy(float)       # as least too: a normal interval uses no term's bounds
     found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
-                           prefix["chance"].to_numpy(float), kept, means.reindex(group).to_numpy(float))
+                           chance, kept, means.reindex(group).to_numpy(float), chance)
     out = {}
     for name in names:
         mine = group == name
@@ -107,8 +108,7 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
 def least_chances(prefix: pd.DataFrame, sample: dict) -> np.ndarray:
     """Each decided pair's least chance of any pair then; for pairs decided before fairval kept it, the
     lowest chance the design allows (the lowest live floor's share of the uniform chance)."""
-    lowest = min(LIVE_FLOORS) * sample["budget"] / sample["of"]
-    return prefix["least"].fillna(lowest).to_numpy(float)
+    return prefix["least"].fillna(lowest_chance(sample["budget"], sample["of"])).to_numpy(float)
 
 
 def envelope(centre: float, budget: int, pairs: int) -> tuple[float, float]:
