@@ -15,26 +15,36 @@ ANSWER = {"A": 1.0, "B": -1.0, "C": 0.0}
 @pytest.fixture
 def study(cli_output, tmp_path, db_path):
     """80 pairs, a uniform sample of 50 people rate; each drawn pair rated by one woman, who agrees with the
-    judge's reading, and by one man, who answers at random: the men's spread is the larger."""
+    judge's reading, and by one man, who answers at random: the men's spread is the larger. As users'
+    files come: a practice item and an attention check beside the pairs (both rated, neither a pair of
+    the numbers), and every other man's answer given as shown on a flipped screen (B for a meant A).
+    `ratings` returns the pairs' answers as meant."""
     rng = np.random.default_rng(11)
     truth = {f"p{k:02d}": rng.choice(["A", "B", "C"], p=[0.25, 0.15, 0.6]) for k in range(80)}
     scores = {i: float(np.clip(ANSWER[t] * 0.7 + rng.normal(0, 0.15), -1, 1)) for i, t in truth.items()}
-    cli_output("study", "create", "g", "--task", "harmful_stereotype", "--raters-per-item", "2")
-    write_jsonl(tmp_path / "pairs.jsonl", [{"id": i, "prompt": "P", "response_a": "x", "response_b": "y",
-                                            "group_a": "woman", "group_b": "man"} for i in truth])
+    cli_output("study", "create", "g", "--task", "harmful_stereotype", "--raters-per-item", "2", "--gold-rate", "0.5")
+    pair = {"prompt": "P", "response_a": "x", "response_b": "y", "group_a": "woman", "group_b": "man"}
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": i, **pair} for i in truth] + [
+        {"id": "practice", "_practice": True, "_gold": {"harm": "C"}, **pair},
+        {"id": "check", "_gold": {"harm": "C"}, **pair}])
     cli_output("items", "import", "g", tmp_path / "pairs.jsonl")
     write_jsonl(tmp_path / "lmra.jsonl", [{"item_id": i, "model": "j", "score": s} for i, s in scores.items()])
     cli_output("lmra", "import", "g", tmp_path / "lmra.jsonl")
     cli_output("study", "sample", "g", "--n", "50", "--seed", "4")
     with fairval.open(db_path) as db:
         items = db.study("g").items()
-    drawn = list(items.loc[~items["judge_only"].astype(bool), "item_id"])
+    drawn = [i for i in items.loc[~items["judge_only"].astype(bool), "item_id"] if i in truth]   # the pairs
     ratings = []
     for k, i in enumerate(drawn):
         ratings.append({"item_id": i, "rater_id": f"w{k}", "question": "harm", "value": truth[i], "rater_gender": "female"})
         ratings.append({"item_id": i, "rater_id": f"m{k}", "question": "harm", "value": str(rng.choice(["A", "B", "C"])),
                         "rater_gender": "male"})
-    write_jsonl(tmp_path / "ratings.jsonl", ratings)
+    shown = {"A": "B", "B": "A", "C": "C"}
+    as_seen = [{**r, "value": shown[r["value"]], "flipped": True} if r["rater_id"].startswith("m") and k % 4 == 1
+               else r for k, r in enumerate(ratings)]
+    as_seen += [{"item_id": extra, "rater_id": f"{g[0]}{extra}", "question": "harm", "value": "A", "rater_gender": g}
+                for extra in ("practice", "check") for g in ("female", "male")]
+    write_jsonl(tmp_path / "ratings.jsonl", as_seen)
     cli_output("ratings", "import", "g", tmp_path / "ratings.jsonl")
     return {"ratings": ratings, "scores": scores, "drawn": drawn}
 
