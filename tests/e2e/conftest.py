@@ -74,8 +74,11 @@ def browser():
 
 
 def wait_text(page, text: str, timeout: float = 60_000) -> None:
-    """Wait for text to show; generous, as a page on a loaded 2-core machine can take a while to run."""
-    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+    """Wait for text to show; generous, as a page on a loaded 2-core machine can take a while to run.
+
+    Only a visible match counts: on a phone the collapsed sidebar holds the pages' names hidden, and whether
+    it or the page's own heading comes first depends on which rendered first."""
+    page.get_by_text(text, exact=False).filter(visible=True).first.wait_for(timeout=timeout)
 
 
 def serve_studies(tmp_path_factory, name: str, make):
