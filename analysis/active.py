@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from fairval.analysis.ppi import bounded_interval
+from fairval.analysis.ppi import bounded_interval, with_validity
 from fairval.analysis.sequential import observations_needed, projected_width
 
 
@@ -125,7 +125,8 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
     rectifier = w * (y - lam * f)
     value = lam * f_all.mean() + rectifier.mean()
     se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
-    return {**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))), "lambda": lam}
+    return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))),
+                          "lambda": lam})
 
 
 def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: float) -> np.ndarray:

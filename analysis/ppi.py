@@ -14,14 +14,15 @@ import math
 
 import numpy as np
 
-from fairval.analysis.judge_validity import Z95, estimate, inside, no_spread_interval
+from fairval.analysis.judge_validity import SMALL_N, Z95, betting_interval, estimate, inside, no_spread_interval
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray,
              bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
     """human and judge_labelled: the same pairs, in the same order; judge_unlabelled: the pairs only the
-    judge scored; every score in `bounds`. Returns value, ci, lambda, n_labelled, n_unlabelled (or a
-    reason). The interval is cut to `bounds`; with no spread at all, see bounded_interval."""
+    judge scored; every score in `bounds`. Returns value, ci, lambda, se (before the interval is cut to
+    `bounds`), n_labelled, n_unlabelled (or a reason). The interval is cut to `bounds`; with no spread at
+    all, see bounded_interval."""
     y, f, f_u = (np.asarray(a, float) for a in (human, judge_labelled, judge_unlabelled))
     n, big_n = len(y), len(f_u)
     out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
@@ -35,7 +36,19 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     lam = 0.0 if spread == 0 else float(np.clip(covariance / ((1 + n / big_n) * spread), 0, 1))
     value = lam * f_u.mean() + (y - lam * f).mean()
     se = math.sqrt((lam * f_u).std() ** 2 / big_n + (y - lam * f).std() ** 2 / n)
-    return {**out, "value": float(value), "ci": list(bounded_interval(value, se, n, bounds)), "lambda": lam}
+    return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, bounds)), "lambda": lam,
+                          "se": se})
+
+
+FEW_PAIRS = ("approximate (a normal interval): with fewer than 30 rated pairs it may cover well under 95% "
+             "(PPI++ on a uniform sample, in simulated studies: 76–94% of the time with 5–20 pairs, 92–97% from 30)")
+
+
+def with_validity(result: dict) -> dict:
+    """A normal interval from fewer than SMALL_N rated pairs says what it is worth (`valid`)."""
+    if result.get("ci") is not None and result["n_labelled"] < SMALL_N and "valid" not in result:
+        return {**result, "valid": FEW_PAIRS}
+    return result
 
 
 def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float]) -> tuple[float, float]:
@@ -47,8 +60,11 @@ def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float
 
 
 def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
-    """A mean of values in `bounds` with its normal 95% interval (standard error with n − 1), cut to them."""
+    """A mean of values in `bounds` with its normal 95% interval (standard error with n − 1), cut to them;
+    below SMALL_N values, the betting interval, valid at every n."""
     v = np.asarray(values, float)
     if len(v) < 2:
         return estimate(v.mean() if len(v) else None, None, len(v))
+    if len(v) < SMALL_N:
+        return estimate(v.mean(), betting_interval(v, bounds), len(v))
     return estimate(v.mean(), bounded_interval(v.mean(), v.std(ddof=1) / math.sqrt(len(v)), len(v), bounds), len(v))

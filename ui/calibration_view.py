@@ -8,8 +8,8 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, escalation_sentence, order_sentence,
-                                                  pair_group_rows, ppi_sentence, rater_allocation_sentence,
+                                                  chosen_pairs_sentence, escalation_sentence, few_pairs_sentence,
+                                                  order_sentence, pair_group_rows, ppi_sentence, rater_allocation_sentence,
                                                   stratified_sentence, validity_row, with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
@@ -54,6 +54,8 @@ def render() -> None:
                f"{formats.count(rate['n_items_lmra'], 'pair')}; humans − LMRA "
                f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored."))
     st.caption(inert(ppi_sentence(rate.get("ppi"), label)))
+    if few_pairs_sentence(numbers[key]["n_items_human"]):
+        st.caption(inert(few_pairs_sentence(numbers[key]["n_items_human"])))
     if numbers[key].get("escalation"):
         st.caption(inert(escalation_sentence(numbers[key]["escalation"], label)))
     groups_of_pairs = pair_group_rows(numbers[key].get("by_pair_group"))

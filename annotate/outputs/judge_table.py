@@ -2,6 +2,8 @@
 and `fairval compare` (so all three print the same thing)."""
 from __future__ import annotations
 
+from fairval.analysis.judge_validity import SMALL_N
+from fairval.analysis.ppi import FEW_PAIRS
 from fairval.annotate.outputs import formats
 
 
@@ -80,7 +82,17 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
             f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
             f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
             f"{with_ci(human['value'], human['ci'])}, the judge alone {with_ci(judge['value'], judge['ci'])}. "
-            f"The pairs people rated are {ppi['sampling']}.")
+            f"The pairs people rated are {ppi['sampling']}."
+            + (f" Its interval is {ppi['valid']}; the anytime interval is valid at every n." if ppi.get("valid") else ""))
+
+
+def few_pairs_sentence(n_rated: int | None) -> str:
+    """Which intervals of means people's few pairs get (analysis.judge_validity.SMALL_N)."""
+    if not n_rated or n_rated < 2 or n_rated >= SMALL_N:
+        return ""
+    return (f"With {formats.count(n_rated, 'rated pair')} (fewer than {SMALL_N}), the intervals of means of people's "
+            "scores (humans, humans − LMRA, people alone) are betting intervals, valid at every n and so wide; "
+            f"from {SMALL_N} pairs on they are the bootstrap's and the normal approximation's.")
 
 
 def pair_group_rows(block: dict | None) -> list[dict]:
@@ -93,7 +105,12 @@ def pair_group_rows(block: dict | None) -> list[dict]:
              "H (PPI)": with_ci(g["ppi"].get("value"), g["ppi"].get("ci")),
              "sign agreement": formats.interval(g.get("sign_agreement_ci")),
              "rated, best spread": pairs.get(name, formats.DASH), "short of it": more.get(name, formats.DASH),
-             "note": g["ppi"].get("reason") or ""} for name, g in block["groups"].items()]
+             "note": g["ppi"].get("reason") or _few(g["ppi"])} for name, g in block["groups"].items()]
+
+
+def _few(estimate: dict) -> str:
+    """A row's note where its normal interval comes from fewer than SMALL_N rated pairs."""
+    return (f"approximate: fewer than {SMALL_N} rated pairs" if estimate.get("valid") == FEW_PAIRS else "")
 
 
 def stratified_sentence(block: dict | None, label: str) -> str:
@@ -103,7 +120,8 @@ def stratified_sentence(block: dict | None, label: str) -> str:
     whole = block.get("stratified") or {}
     text = (f"{label} by stratified PPI over the group pairs (Fisch et al. 2024): "
             + (f"{with_ci(whole['value'], whole['ci'])}." if whole.get("value") is not None
-               else f"undefined ({whole.get('reason')})."))
+               else f"undefined ({whole.get('reason')}).")
+            + (f" Its interval is {whole['valid']}." if whole.get("valid") else ""))
     allocation = block.get("allocation") or {}
     if allocation.get("pairs") and allocation.get("variance_ratio") is not None:
         text += (f" Spread as in “rated, best spread” (∝ each group pair's share × its spread), the same "

@@ -14,7 +14,8 @@ from fairval.annotate.outputs import charts
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
                                                   chosen_pairs_sentence, escalation_sentence, order_sentence,
-                                                  pair_group_rows, ppi_sentence, rater_allocation_sentence,
+                                                  few_pairs_sentence, pair_group_rows, ppi_sentence,
+                                                  rater_allocation_sentence,
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
@@ -83,7 +84,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("Can the judge stand in for people?", " ".join(
                 (chosen_pairs_sentence(numbers[key], lmra.get("sign_agreement_cs")),
                  ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
-                 ppi_sentence(numbers[key].get("ppi"), title),
+                 ppi_sentence(numbers[key].get("ppi"), title), few_pairs_sentence(numbers[key]["n_items_human"]),
                  escalation_sentence(numbers[key].get("escalation"), title)))),
             (title, formats.table([
                 {"source": "humans", "mean per pair": numbers[key]["human"],

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
-from fairval.analysis.ppi import bounded_interval, classical_mean
+from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
 from fairval.analysis.sequential import observations_needed, stepwise_interval
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
@@ -51,6 +51,7 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
                                                      len(terms), (-1.0, 1.0))))
+    out = with_validity(out)
     out["cs"] = _anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item)
     return out
 

@@ -18,7 +18,7 @@ from fairval.analysis import judge_validity as jv
 from fairval.analysis.allocation import neyman_allocation, variance_ratio
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_validity import Z95, inside
-from fairval.analysis.ppi import ppi_mean
+from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
 from fairval.annotate.results.escalation import REASON, escalated
 
 
@@ -112,12 +112,15 @@ def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
     value, variance = 0.0, 0.0
     for n, e in parts:
         w = n / total
-        se = (e["ci"][1] - e["ci"][0]) / (2 * Z95)
+        # the stratum's own se: one read back from its interval is too small once the interval is cut to [−1, 1]
+        se = e["se"] if e.get("se") else (e["ci"][1] - e["ci"][0]) / (2 * Z95)
         value += w * e["value"]
         variance += (w * se) ** 2
     half = Z95 * math.sqrt(variance)
-    return {"value": float(value), "ci": list(inside((value - half, value + half), -1.0, 1.0)),
-            "strata": len(parts), "n_pairs": total}
+    out = {"value": float(value), "ci": list(inside((value - half, value + half), -1.0, 1.0)),
+           "strata": len(parts), "n_pairs": total}
+    few = [e["valid"] for _, e in parts if e.get("valid") == FEW_PAIRS]
+    return {**out, "valid": few[0]} if few else out          # a stratum's normal interval from few pairs
 
 
 

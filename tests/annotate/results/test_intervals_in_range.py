@@ -81,10 +81,10 @@ def test_two_pairs_everyone_says_no_difference(cli_output, tmp_path, db_path):
     assert numbers["harm"]["human"] == 0 and numbers["harm"]["ppi"]["value"] is not None
     assert check(numbers) >= 4
     low, high = numbers["harm"]["human_ci"]
-    # independent: Wilson's interval for a share of 1/2 out of 2, on the scale [−1, 1]
-    z = 1.959963984540054
-    centre, half = 0.5, z * math.sqrt(0.25 / 2 + z * z / 16) / (1 + z * z / 2)
-    assert [low, high] == pytest.approx([-1 + 2 * (centre - half), -1 + 2 * (centre + half)])
+    # independent: where a share p of pairs is +1 and the rest 0 (H = p), two pairs both 0 come with chance
+    # (1 − p)², at least 5% for p ≤ 1 − √0.05; a valid 95% interval keeps those H, and their negatives
+    must = 1 - math.sqrt(0.05)
+    assert low <= -must and high >= must
 
 
 def test_a_judge_that_agrees_perfectly_and_extreme_answers(cli_output, tmp_path):
