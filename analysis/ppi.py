@@ -37,9 +37,10 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     value = lam * f_u.mean() + (y - lam * f).mean()
     se = math.sqrt((lam * f_u).std() ** 2 / big_n + (y - lam * f).std() ** 2 / n)
     return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, bounds)), "lambda": lam,
-                          "se": se})
+                          "se": se if se > NO_SPREAD else None})        # None: the interval is no_spread_interval's
 
 
+NO_SPREAD = 1e-12           # a standard error at most this is rounding, not spread: scores lie in [−1, 1]
 FEW_PAIRS = ("approximate (a normal interval): with fewer than 30 rated pairs it may cover well under 95% "
              "(PPI++ on a uniform sample, in simulated studies: 76–94% of the time with 5–20 pairs, 92–97% from 30)")
 
@@ -53,8 +54,9 @@ def with_validity(result: dict) -> dict:
 
 def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float]) -> tuple[float, float]:
     """value ± z·se cut to bounds; when the data show no spread at all (se = 0, every pair the same),
-    no_spread_interval over the n observations instead of an interval of zero width."""
-    if se <= 0:
+    no_spread_interval over the n observations instead of an interval of zero width. "No spread" allows
+    for rounding: n copies of a score such as 1/3 or −0.03 can have a standard deviation of 1e-17."""
+    if se <= NO_SPREAD:
         return no_spread_interval(value, n, *bounds)
     return inside((float(value - Z95 * se), float(value + Z95 * se)), *bounds)
 

@@ -113,6 +113,15 @@ class Study:
         from fairval.annotate.rating.sampling import draw_human_sample
         return draw_human_sample(self.database._db, self.name, n, seed)
 
+    def sample_by_group_pair(self, n: int, seed: int, *, pilot: str | None = None) -> dict:
+        """`study sample --n N --by-group-pair --seed S [--pilot STUDY]`: n pairs drawn by group pair, each
+        group pair's share by its size (× its spread on the pilot). Returns `kept` and `sample`."""
+        from fairval.annotate.rating.sampling import draw_stratified_sample
+        from fairval.annotate.results.pilot import pilot_spreads
+        db = self.database._db
+        return draw_stratified_sample(db, self.name, n, seed,
+                                      spreads=(lambda judge: pilot_spreads(db, pilot, judge)) if pilot else None)
+
     def sample_active(self, budget: int, seed: int, *, model: str | None = None, pilot: str | None = None) -> dict:
         """`study sample --active --budget N --seed S [--model M] [--pilot STUDY]`: each pair drawn with a
         recorded chance from the judge's uncertainty. Returns `kept` (the ids) and `sample` (the design)."""

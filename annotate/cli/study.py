@@ -113,6 +113,9 @@ def study_show(ctx, name, as_json):
 @study.command("sample")
 @click.argument("name")
 @click.option("--n", "n", type=click.IntRange(min=1), help="Pairs for people to rate, drawn uniformly.")
+@click.option("--by-group-pair", "by_group_pair", is_flag=True,
+              help="With --n: draw by group pair (stratified PPI), each group pair's share set by its size, or "
+                   "with --pilot by its size × its spread on the pilot (Neyman's allocation).")
 @click.option("--active", is_flag=True,
               help="Draw where the judge is least sure, each pair with a recorded chance (needs --budget).")
 @click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
@@ -128,18 +131,19 @@ def study_show(ctx, name, as_json):
 @click.option("--pilot", metavar="STUDY",
               help="A pair study people rated and the same judge scored, its pairs from the same pool. With "
                    "--active: how much of a uniform draw to mix in is chosen from its evidence that the judge's "
-                   "uncertainty predicts its error. With --escalate (required): the threshold is found on it.")
+                   "uncertainty predicts its error. With --by-group-pair: each group pair's spread. With "
+                   "--escalate (required): the threshold is found on it.")
 @click.option("--seed", type=int, help="Seed of the draw (report it); --n and --active need it.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write the drawn item ids here (CSV), for rating them elsewhere.")
 @click.pass_context
 @friendly
-def study_sample(ctx, name, n, active, escalate, agreement, risk, budget, model, pilot, seed, out):
-    """Draw the pairs people rate from all imported pairs, uniformly (--n), where the judge is least
-    sure (--active --budget), or every pair below the judge's trusted confidence (--escalate --pilot);
-    the rest are scored by the judge alone."""
+def study_sample(ctx, name, n, by_group_pair, active, escalate, agreement, risk, budget, model, pilot, seed, out):
+    """Draw the pairs people rate from all imported pairs, uniformly (--n), by group pair (--n
+    --by-group-pair), where the judge is least sure (--active --budget), or every pair below the judge's
+    trusted confidence (--escalate --pilot); the rest are scored by the judge alone."""
     from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
-    from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample
+    from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample, draw_stratified_sample
 
     def written(ids: list[str]) -> None:        # inside the draw's transaction: a failed write records no draw
         with atomic_output(out) as path, open(path, "w", newline="", encoding="utf-8") as f:
@@ -150,6 +154,9 @@ def study_sample(ctx, name, n, active, escalate, agreement, risk, budget, model,
 
     if not escalate and (agreement is not None or risk is not None):
         raise click.UsageError("--agreement and --risk go with --escalate")
+    if by_group_pair and (active or escalate or n is None or budget is not None or model is not None):
+        raise click.UsageError("--by-group-pair draws --n N pairs (with --seed, and --pilot STUDY for the spreads); "
+                               "not with --active, --escalate, --budget or --model")
     if escalate:
         if active or n is not None or budget is not None or seed is not None or pilot is None:
             raise click.UsageError("--escalate takes --pilot STUDY (and --agreement, --risk, --model); it draws "
@@ -174,6 +181,18 @@ def study_sample(ctx, name, n, active, escalate, agreement, risk, budget, model,
         click.echo(f"drew {len(keep)} pairs for raters where the judge is least sure (expected {budget}, seed "
                    f"{seed}); each pair's chance is recorded and the others are left to the judge")
         click.echo(_mix_line(sample))
+    elif by_group_pair:
+        from fairval.annotate.results.pilot import pilot_spreads
+
+        db = _db(ctx)
+        drawn = draw_stratified_sample(db, name, n, seed, written=written if out else None,
+                                       spreads=(lambda judge: pilot_spreads(db, pilot, judge)) if pilot else None)
+        strata = drawn["sample"]["strata"]
+        click.echo(f"drew {len(drawn['kept'])} pairs for raters by group pair (seed {seed}): "
+                   + ", ".join(f"{g} {s['drawn']} of {s['pairs']}" for g, s in strata.items())
+                   + (f", in proportion to each group pair's size × its spread on {pilot!r}" if pilot else
+                      ", in proportion to each group pair's size")
+                   + "; each pair's chance is recorded and the others are left to the judge")
     else:
         if n is None or budget is not None or model is not None or pilot is not None:
             raise click.UsageError("a uniform draw takes --n N; --budget, --model and --pilot go with --active")

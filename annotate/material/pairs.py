@@ -1,12 +1,20 @@
-"""Pair display: seeded side swapping, canonical answers, and [NAME] masking."""
+"""Pair display: seeded side swapping, canonical answers, and [NAME] masking; the group pair of each pair."""
 from __future__ import annotations
 
 import hashlib
 import re
 
+import pandas as pd
+
 from fairval.annotate.material.tasks import Question
 
 NAME_TOKEN = "[NAME]"
+
+
+def strata_of(items: pd.DataFrame) -> pd.Series:
+    """item → its group pair, "group_a vs group_b" (as imported): the strata of stratified PPI and draws."""
+    return pd.Series({r.item_id: f"{r.data.get('group_a', '?')} vs {r.data.get('group_b', '?')}"
+                      for r in items.itertuples()}, dtype=object)
 
 
 def draw_flip(seed: int | str, study_id: str, rater_id: str, item_id: str, p: float) -> bool:

@@ -77,7 +77,8 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
     if ppi.get("value") is None:
         return f"{label} by prediction-powered inference: undefined ({ppi.get('reason')})."
     human, judge = ppi["human_only"], ppi["judge_only"]
-    method = "active sampling, PPI++ weighted by 1/π" if ppi.get("design") == "active" else "PPI++"
+    method = {"active": "active sampling, PPI++ weighted by 1/π",
+              "stratified": "a draw by group pair, PPI++ weighted by 1/π"}.get(ppi.get("design"), "PPI++")
     return (f"{label} by prediction-powered inference ({method}, λ = {formats.ratio(ppi['lambda'])}): "
             f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
             f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
@@ -150,16 +151,21 @@ CHOSEN_BY = {"active": "an active draw", "adaptive": "the adaptive design", "esc
 
 
 def chosen_pairs_sentence(rate: dict | None, sign_cs: dict | None) -> str:
-    """Under a design that chose people's pairs by the judge's uncertainty, what the agreement numbers
-    (ρ, sign agreement, per group) describe: the pairs people rated, not all; and sign agreement over all
-    pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
+    """Under a design that chose people's pairs by the judge's uncertainty, or drew them by group pair, what
+    the agreement numbers (ρ, sign agreement, per group) describe: the pairs people rated, not all; and sign
+    agreement over all pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
     ppi = (rate or {}).get("ppi") or {}
     design = ppi.get("design")
-    if design not in CHOSEN_BY:
+    if design == "stratified":
+        text = ("People's pairs were drawn by group pair: the agreement numbers here, overall and by group, weigh "
+                "each group pair by its share of the pairs people rated, not of all "
+                f"{formats.count(rate.get('n_items_lmra'), 'pair')}.")
+    elif design in CHOSEN_BY:
+        text = (f"People's pairs were chosen by the judge's uncertainty ({CHOSEN_BY[design]}): the agreement numbers "
+                f"here, overall and by group, describe the pairs people rated, most of them where the judge is least "
+                f"sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
+    else:
         return ""
-    text = (f"People's pairs were chosen by the judge's uncertainty ({CHOSEN_BY[design]}): the agreement numbers "
-            f"here, overall and by group, describe the pairs people rated, most of them where the judge is least "
-            f"sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
     if sign_cs and sign_cs.get("ci"):
         low, high = (formats.ratio(v) for v in sign_cs["ci"])
         text += (f" Over all pairs, each rated pair weighted by 1/its chance, sign agreement is between {low} and "

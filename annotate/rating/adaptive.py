@@ -134,7 +134,10 @@ def design_sentence(db: Database, study: Study) -> str | None:
                 f"{sample['pilot']['study']!r} for {sample['agreement']:.0%} agreement at risk {sample['risk']}); it "
                 f"decides the other {sample['trusted']:,} alone")
     if not is_adaptive(study):
-        kind = "where the judge is least sure" if sample.get("design") == "active" else "uniformly"
+        kind = {"active": "where the judge is least sure",
+                "stratified": "by group pair (" + ", ".join(f"{g} {s['drawn']} of {s['pairs']}" for g, s in
+                                                          (sample.get("strata") or {}).items()) + ")"
+                }.get(sample.get("design"), "uniformly")
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
     frame = item_store.decisions_frame(db, study.study_id)
     decided, kept, undecided = _counts(frame)

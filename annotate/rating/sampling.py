@@ -1,7 +1,8 @@
 """A random human sample of a pair study: the pairs people rate, drawn with a seed from all the pairs
 the judge scores, so prediction-powered inference may treat them as a random labelled set. Drawn
-uniformly, or actively (Zrnic and Candès): each pair with a known chance that grows with the judge's
-uncertainty about it, recorded so the estimate can weight each rated pair by 1/π."""
+uniformly, actively (Zrnic and Candès): each pair with a known chance that grows with the judge's
+uncertainty about it, or by group pair (Fisch et al.), each group pair's share fixed; the chances are
+recorded so the estimate can weight each rated pair by 1/π."""
 from __future__ import annotations
 
 import time
@@ -10,7 +11,8 @@ from collections.abc import Callable
 import numpy as np
 
 from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, uncertainties_of
-from fairval.annotate.material.pairs import scored_question
+from fairval.analysis.allocation import neyman_allocation
+from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
@@ -81,6 +83,54 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
                  written=written)
     return {"kept": kept, "sample": sample}
 
+
+
+def draw_stratified_sample(db: Database, study_id: str, n: int, seed: int, *,
+                           spreads: Callable[[str], dict] | None = None, now: float | None = None,
+                           written: Callable[[list[str]], None] | None = None) -> dict:
+    """Draw n regular pairs by group pair (Fisch et al. 2024, stratified PPI): stratum k of N_k pairs gets
+    n_k of them (analysis.allocation.neyman_allocation: ∝ N_k σ_k, at least 2 each), drawn uniformly
+    without replacement within it (numpy's default_rng(seed), strata in name order). σ_k comes from
+    `spreads(judge)` (results.pilot.pilot_spreads: each group pair's PPI rectifier spread on a pilot; a group
+    pair the pilot lacks takes the median of the others'); without it every σ_k is 1, a draw in proportion
+    to the group pairs' sizes. Each pair's chance n_k / N_k is recorded, so `harm.ppi` weights the rated
+    pairs by it. Returns the kept ids (`kept`) and the design (`sample`)."""
+    study = samplable(db, study_id)
+    regular = regular_pairs(db, study_id)
+    strata = strata_of(regular)
+    names = sorted(set(strata))
+    if not 2 * len(names) <= n <= len(regular) - len(names):
+        raise StudyError(f"a draw by group pair takes between {2 * len(names)} (2 for each of the study's "
+                         f"{len(names)} group pairs) and {len(regular) - len(names)} (1 left to the judge in each) "
+                         f"of its {len(regular)} pairs, not {n}")
+    sizes = np.array([(strata == g).sum() for g in names])
+    if (sizes < 3).any():
+        small = names[int(np.argmin(sizes))]
+        raise StudyError(f"group pair {small!r} has {sizes.min()} pair(s); a draw by group pair needs 3 in each "
+                         "(2 rated and 1 left to the judge, for PPI within it)")
+    evidence = None
+    sigma = np.ones(len(names))
+    if spreads is not None:
+        scores = lmra_store.scores_frame(db, study_id)
+        evidence = spreads(study.judge(sorted(scores["model"].unique()), None))
+        known = evidence["spreads"]
+        fallback = float(np.median(list(known.values())))
+        sigma = np.array([known.get(g, fallback) for g in names])
+    drawn = neyman_allocation(sizes / sizes.sum(), sigma, n, sizes - 1)
+    rng = np.random.default_rng(seed)
+    ids = regular["item_id"].to_numpy()
+    keep, chances, plan = [], {}, {}
+    for name, size, k in zip(names, sizes, drawn):
+        members = ids[(strata == name).to_numpy()]
+        keep += list(rng.choice(members, size=int(k), replace=False))
+        chances.update({str(i): k / size for i in members})
+        plan[name] = {"pairs": int(size), "drawn": int(k)}
+    sample = {"n": len(keep), "of": len(regular), "seed": seed, "design": "stratified", "strata": plan}
+    if evidence is not None:
+        sample["pilot"] = {"study": evidence["study"], "judge": evidence["judge"],
+                           "spreads": {g: round(float(v), 6) for g, v in evidence["spreads"].items()}}
+    kept = record_sample(db, study, regular, keep, sample, probabilities=chances, now=now, written=written)
+    return {"kept": kept, "sample": sample}
 
 
 def samplable(db: Database, study_id: str):

@@ -16,6 +16,7 @@ from fairval.annotate.results.escalation import escalated
 
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
+WEIGHTED = ("active", "stratified")     # draws whose recorded chances weight each rated pair by 1/π
 ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
                  "random sample with known chances; the study's H (harm.ppi) weights every pair by its own")
 
@@ -88,7 +89,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         judge_mean = float(judge.mean()) if len(judge) else 0.0
-    out = {**estimate, "design": "active" if active else "uniform" if sample else "none",
+    out = {**estimate, "design": sample["design"] if active else "uniform" if sample else "none",
            "human_only": classical_mean(human.dropna().to_numpy()),
            "judge_only": classical_mean(judge.to_numpy()),
            "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
@@ -127,7 +128,7 @@ def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion
     """The rated pairs with a judge score, the pool they were drawn from (None unless the sample is
     active) and each rated pair's weight: Σπ / (N π) in an active sample, else 1."""
     labelled = jv.paired(human, judge)
-    if not (sample and sample.get("design") == "active" and inclusion is not None and len(inclusion)):
+    if not (sample and sample.get("design") in WEIGHTED and inclusion is not None and len(inclusion)):
         return labelled, None, np.ones(len(labelled))
     pool = judge[judge.index.isin(inclusion.index)]
     labelled = labelled[labelled.index.isin(pool.index)]
@@ -174,7 +175,12 @@ def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
     if not sample:
         return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
                 "the judge scored (draw them with `fairval study sample`)")
-    if sample.get("design") == "active":
+    if sample.get("design") == "stratified":
+        text = (f"a sample of {sample['n']:,} of {sample['of']:,} pairs drawn by group pair (seed {sample['seed']}, "
+                "`fairval study sample --by-group-pair`): "
+                + ", ".join(f"{g} {s['drawn']:,} of {s['pairs']:,}" for g, s in sample["strata"].items())
+                + "; each rated pair is weighted by 1/its group pair's chance")
+    elif sample.get("design") == "active":
         text = (f"an active sample of {sample['n']:,} of {sample['of']:,} pairs, drawn where {sample['judge']!r} was "
                 f"least sure (expected {sample['budget']:,}, seed {sample['seed']}, `fairval study sample --active`); "
                 "each rated pair is weighted by 1/its chance of being drawn")

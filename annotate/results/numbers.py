@@ -18,8 +18,8 @@ from fairval.annotate.results.escalation import escalated, escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
-from fairval.annotate.results.strata import by_pair_group, rater_group_allocation, strata_of
-from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question
+from fairval.annotate.results.strata import by_pair_group, rater_group_allocation
+from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
 from fairval.annotate.material.studies import Study, StudyError, load_study
 from fairval.annotate.material.tasks import Question
 from fairval.store import Database

@@ -1,12 +1,14 @@
-"""A pilot's evidence for an active draw: whether the judge's errors grow with its stated uncertainty, from
-a pair study people rated and the same judge scored (analysis.active.choose_floor)."""
+"""A pilot's evidence for a draw, from a pair study people rated and the same judge scored: for an active
+draw, whether the judge's errors grow with its stated uncertainty (analysis.active.choose_floor); for a
+draw by group pair, each group pair's spread."""
 from __future__ import annotations
 
 import numpy as np
 
 from fairval.analysis.active import choose_floor, tuned_lambda, uncertainties_of
 from fairval.analysis.calibration import human_scores
-from fairval.annotate.material.pairs import scored_question
+from fairval.analysis.ppi import ppi_mean
+from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.material.studies import StudyError
 from fairval.annotate.results.numbers import load_study_data, scored_ratings
 from fairval.store import Database
@@ -32,3 +34,26 @@ def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, b
     lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
     u = uncertainties_of(rated["probabilities"], rated["score"])
     return {**choose_floor(u, y - lam * f, uncertainty, budget), "study": pilot}
+
+
+def pilot_spreads(db: Database, pilot: str, judge: str) -> dict:
+    """What draw_stratified_sample's `spreads` returns: per group pair of the pilot (a pair study people rated
+    and `judge` scored), the spread of its PPI rectifier y − λ_k f over its rated pairs, λ_k tuned within it
+    as the numbers' per-group PPI does (results.strata)."""
+    data = load_study_data(db, pilot)
+    if scored_question(data.study.task) is None:
+        raise StudyError(f"the pilot {pilot!r} is {data.study.task.name}: a pilot is a pair study people rated")
+    human = human_scores(scored_ratings(data))
+    judged = data.lmra[data.lmra["model"] == judge].set_index("item_id")["score"]
+    strata = strata_of(data.items)
+    spreads = {}
+    for name, ids in strata.groupby(strata, sort=True).groups.items():
+        rated = judged[judged.index.isin(ids) & judged.index.isin(human.index)]
+        unrated = judged[judged.index.isin(ids) & ~judged.index.isin(human.index)]
+        lam = ppi_mean(human[rated.index].to_numpy(float), rated.to_numpy(float), unrated.to_numpy(float))["lambda"]
+        if lam is not None:
+            spreads[name] = float((human[rated.index] - lam * rated).std(ddof=1))
+    if not spreads:
+        raise StudyError(f"the pilot {pilot!r} has no group pair with 2 pairs people rated and {judge!r} scored, and 1 "
+                         "it scored alone: no spread to allocate by")
+    return {"study": pilot, "judge": judge, "spreads": spreads}

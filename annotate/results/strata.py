@@ -19,13 +19,8 @@ from fairval.analysis.allocation import neyman_allocation, variance_ratio
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
+from fairval.annotate.material.pairs import strata_of
 from fairval.annotate.results.escalation import REASON, escalated
-
-
-def strata_of(items: pd.DataFrame) -> pd.Series:
-    """item → "group_a vs group_b" (as imported)."""
-    return pd.Series({r.item_id: f"{r.data.get('group_a', '?')} vs {r.data.get('group_b', '?')}"
-                      for r in items.itertuples()}, dtype=object)
 
 
 def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sample: dict | None,

@@ -3,6 +3,8 @@ humans − LMRA, people alone) are betting intervals, valid at every n; the perc
 covered far less than 95% there. The PPI's normal interval says what it is worth below SMALL_N, and the
 coverage it quotes is the one measured here. Simulated worlds written here: one rater per pair with 85%
 "no stereotype" (004's clear pairs), the mean of 5 raters on contested pairs, and scores spread evenly."""
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -94,3 +96,17 @@ def test_the_ppi_interval_says_what_it_covers_with_few_pairs_and_the_coverage_it
             (few if n < jv.SMALL_N else many).append(hits / 800)
     assert 0.74 <= min(few) <= 0.82 and max(few) <= 0.96       # "76–94%": well under 95% somewhere
     assert min(many) >= 0.905 and max(many) <= 0.985           # "92–97% from 30"
+
+
+def test_scores_alike_but_for_rounding_still_get_an_interval_with_width():
+    """40 pairs each scored 1/3 (one of three raters saw a stereotype): their standard deviation comes out
+    ~1e-17, not 0, and a normal interval on it had no width. Independent: Wilson's interval for a share of
+    (1/3 + 1)/2 out of 40, on the scale [−1, 1]."""
+    y = np.full(40, 1 / 3)
+    z = 1.959963984540054
+    p, n = 2 / 3, 40
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    wilson = [-1 + 2 * (centre - half), -1 + 2 * (centre + half)]
+    assert classical_mean(y)["ci"] == pytest.approx(wilson)
+    got = ppi_mean(y, np.linspace(-1, 1, 40), np.zeros(10))
+    assert got["ci"] == pytest.approx(wilson) and got["se"] is None
