@@ -44,6 +44,10 @@ def studies(cli_output, tmp_path):
     said = {"woman vs man": ["C"] * 14 + ["A"], "Black vs White": ["A", "B"] * 7 + ["C"],
             "Asian vs White": ["C", "A", "C", "A", "C", "A"]}
     pilot = pairs_of({"woman vs man": 20, "Black vs White": 20, "Asian vs White": 10}, "q")
+    # as users' files come: a practice pair and an attention check in their own group pair, rated and scored
+    pilot += [{"id": "q-practice", **PAIR, "group_a": "x", "group_b": "y", "_practice": True,
+               "_gold": {"harm": "A"}},
+              {"id": "q-check", **PAIR, "group_a": "woman", "group_b": "man", "_gold": {"harm": "C"}}]
     cli_output("study", "create", "pilot", "--task", "harmful_stereotype", "--raters-per-item", "1")
     write_jsonl(tmp_path / "pilot.jsonl", pilot)
     cli_output("items", "import", "pilot", tmp_path / "pilot.jsonl")
@@ -54,6 +58,7 @@ def studies(cli_output, tmp_path):
         ids = [r["id"] for r in pilot if f"{r['group_a']} vs {r['group_b']}" == name]
         rated += [{"item_id": i, "rater_id": f"r{k}", "question": "harm", "value": v}
                   for k, (i, v) in enumerate(zip(ids, values))]
+    rated += [{"item_id": i, "rater_id": "r0", "question": "harm", "value": "B"} for i in ("q-practice", "q-check")]
     write_jsonl(tmp_path / "pilot-ratings.jsonl", rated)
     cli_output("ratings", "import", "pilot", tmp_path / "pilot-ratings.jsonl")
     cli_output("study", "create", "s", "--task", "harmful_stereotype", "--raters-per-item", "1")
