@@ -143,7 +143,8 @@ def study_sample(ctx, name, n, by_group_pair, active, escalate, agreement, risk,
     --by-group-pair), where the judge is least sure (--active --budget), or every pair below the judge's
     trusted confidence (--escalate --pilot); the rest are scored by the judge alone."""
     from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
-    from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample, draw_stratified_sample
+    from fairval.annotate.rating.sampling import (draw_active_sample, draw_human_sample, draw_stratified_sample,
+                                                   drawn_by_group_pair)
 
     def written(ids: list[str]) -> None:        # inside the draw's transaction: a failed write records no draw
         with atomic_output(out) as path, open(path, "w", newline="", encoding="utf-8") as f:
@@ -187,9 +188,8 @@ def study_sample(ctx, name, n, by_group_pair, active, escalate, agreement, risk,
         db = _db(ctx)
         drawn = draw_stratified_sample(db, name, n, seed, written=written if out else None,
                                        spreads=(lambda judge: pilot_spreads(db, pilot, judge)) if pilot else None)
-        strata = drawn["sample"]["strata"]
         click.echo(f"drew {len(drawn['kept'])} pairs for raters by group pair (seed {seed}): "
-                   + ", ".join(f"{g} {s['drawn']} of {s['pairs']}" for g, s in strata.items())
+                   + drawn_by_group_pair(drawn["sample"])
                    + (f", in proportion to each group pair's size × its spread on {pilot!r}" if pilot else
                       ", in proportion to each group pair's size")
                    + "; each pair's chance is recorded and the others are left to the judge")

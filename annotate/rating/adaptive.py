@@ -15,7 +15,7 @@ import numpy as np
 from fairval.analysis.active import LIVE_FLOORS, inclusion_probabilities, live_floor, uncertainties_of
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
-from fairval.annotate.rating.sampling import samplable
+from fairval.annotate.rating.sampling import drawn_by_group_pair, samplable
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -135,9 +135,7 @@ def design_sentence(db: Database, study: Study) -> str | None:
                 f"decides the other {sample['trusted']:,} alone")
     if not is_adaptive(study):
         kind = {"active": "where the judge is least sure",
-                "stratified": "by group pair (" + ", ".join(f"{g} {s['drawn']} of {s['pairs']}" for g, s in
-                                                          (sample.get("strata") or {}).items()) + ")"
-                }.get(sample.get("design"), "uniformly")
+                "stratified": f"by group pair ({drawn_by_group_pair(sample)})"}.get(sample.get("design"), "uniformly")
         return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
     frame = item_store.decisions_frame(db, study.study_id)
     decided, kept, undecided = _counts(frame)

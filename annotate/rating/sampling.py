@@ -133,6 +133,11 @@ def draw_stratified_sample(db: Database, study_id: str, n: int, seed: int, *,
     return {"kept": kept, "sample": sample}
 
 
+def drawn_by_group_pair(sample: dict) -> str:
+    """A draw by group pair in words: "Asian vs White 3 of 10, Black vs White 9 of 30, …"."""
+    return ", ".join(f"{g} {s['drawn']:,} of {s['pairs']:,}" for g, s in (sample.get("strata") or {}).items())
+
+
 def samplable(db: Database, study_id: str):
     """The study, if its pairs may still be given a design: a pair study with no sample drawn or design set."""
     study = load_study(db, study_id)

@@ -11,6 +11,7 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.sequential import confidence_sequence, observations_needed
+from fairval.annotate.rating.sampling import drawn_by_group_pair
 from fairval.annotate.results import escalation
 from fairval.annotate.results.escalation import escalated
 
@@ -177,9 +178,8 @@ def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
                 "the judge scored (draw them with `fairval study sample`)")
     if sample.get("design") == "stratified":
         text = (f"a sample of {sample['n']:,} of {sample['of']:,} pairs drawn by group pair (seed {sample['seed']}, "
-                "`fairval study sample --by-group-pair`): "
-                + ", ".join(f"{g} {s['drawn']:,} of {s['pairs']:,}" for g, s in sample["strata"].items())
-                + "; each rated pair is weighted by 1/its group pair's chance")
+                f"`fairval study sample --by-group-pair`): {drawn_by_group_pair(sample)}; each rated pair is weighted "
+                "by 1/its group pair's chance")
     elif sample.get("design") == "active":
         text = (f"an active sample of {sample['n']:,} of {sample['of']:,} pairs, drawn where {sample['judge']!r} was "
                 f"least sure (expected {sample['budget']:,}, seed {sample['seed']}, `fairval study sample --active`); "

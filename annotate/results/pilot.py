@@ -7,10 +7,11 @@ import numpy as np
 
 from fairval.analysis.active import choose_floor, tuned_lambda, uncertainties_of
 from fairval.analysis.calibration import human_scores
-from fairval.analysis.ppi import ppi_mean
+from fairval.analysis.judge_validity import paired
 from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.material.studies import StudyError
 from fairval.annotate.results.numbers import load_study_data, scored_ratings
+from fairval.annotate.results.strata import rectifier_spread, stratum_ppi
 from fairval.store import Database
 
 
@@ -48,11 +49,11 @@ def pilot_spreads(db: Database, pilot: str, judge: str) -> dict:
     strata = strata_of(data.items)
     spreads = {}
     for name, ids in strata.groupby(strata, sort=True).groups.items():
-        rated = judged[judged.index.isin(ids) & judged.index.isin(human.index)]
-        unrated = judged[judged.index.isin(ids) & ~judged.index.isin(human.index)]
-        lam = ppi_mean(human[rated.index].to_numpy(float), rated.to_numpy(float), unrated.to_numpy(float))["lambda"]
-        if lam is not None:
-            spreads[name] = float((human[rated.index] - lam * rated).std(ddof=1))
+        in_stratum = judged[judged.index.isin(ids)]
+        rated = paired(human, in_stratum)
+        spread = rectifier_spread(rated, stratum_ppi(rated, in_stratum))
+        if spread is not None:
+            spreads[name] = spread
     if not spreads:
         raise StudyError(f"the pilot {pilot!r} has no group pair with 2 pairs people rated and {judge!r} scored, and 1 "
                          "it scored alone: no spread to allocate by")

@@ -34,19 +34,34 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         in_stratum = judge[judge.index.isin(ids)]
         rated = jv.paired(human, in_stratum)
-        unrated = in_stratum[~in_stratum.index.isin(rated.index)]
         if escalated(sample):
             estimate = {"value": None, "ci": None, "reason": REASON}
         elif sample and sample.get("design") == "adaptive":
             estimate = (adaptive or {}).get(name) or {"value": None, "ci": None, "reason": "no pair decided yet"}
         else:
-            estimate = ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
-        if estimate.get("lambda") is not None:
-            spreads[name] = float((rated["human"] - estimate["lambda"] * rated["judge"]).std(ddof=1))
+            estimate = stratum_ppi(rated, in_stratum)
+        spread = rectifier_spread(rated, estimate)
+        if spread is not None:
+            spreads[name] = spread
         out[name] = {"n_pairs": len(in_stratum), "n_rated": len(rated), "ppi": estimate,
                      "sign_agreement_ci": jv.sign_agreement(human, in_stratum)["ci"]}
         parts.append((len(in_stratum), estimate))
     return {"groups": out, "stratified": stratified(parts, sample), "allocation": allocation(out, spreads, sample)}
+
+
+def stratum_ppi(rated: pd.DataFrame, in_stratum: pd.Series) -> dict:
+    """PPI++ within one stratum: its rated pairs (columns human, judge) and every pair the judge scored in it."""
+    unrated = in_stratum[~in_stratum.index.isin(rated.index)]
+    return ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy())
+
+
+def rectifier_spread(rated: pd.DataFrame, estimate: dict) -> float | None:
+    """The spread of the PPI rectifier y − λ f over the rated pairs, with the estimate's λ: what Neyman's
+    allocation weighs a stratum by. None where the estimate has no λ or fewer than 2 pairs are rated."""
+    lam = estimate.get("lambda")
+    if lam is None or len(rated) < 2:
+        return None
+    return float((rated["human"] - lam * rated["judge"]).std(ddof=1))
 
 
 def allocation(groups: dict, spreads: dict, sample: dict | None, what: str = "group pairs") -> dict:
@@ -87,9 +102,9 @@ def rater_group_allocation(ratings: pd.DataFrame, judge: pd.Series, column: str,
     for name, numbers in groups.items():
         paired = jv.paired(human_scores(ratings[ratings[column].astype(object) == name]), judge)
         counts[name] = {"n_pairs": len(judge), "n_rated": len(paired)}
-        lam = (numbers.get("ppi") or {}).get("lambda")
-        if lam is not None and len(paired) >= 2:
-            spreads[name] = float((paired["human"] - lam * paired["judge"]).std(ddof=1))
+        spread = rectifier_spread(paired, numbers.get("ppi") or {})
+        if spread is not None:
+            spreads[name] = spread
     return allocation(counts, spreads, sample, what="rater groups")
 
 
