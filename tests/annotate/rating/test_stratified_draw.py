@@ -51,7 +51,11 @@ def studies(cli_output, tmp_path):
     cli_output("study", "create", "pilot", "--task", "harmful_stereotype", "--raters-per-item", "1")
     write_jsonl(tmp_path / "pilot.jsonl", pilot)
     cli_output("items", "import", "pilot", tmp_path / "pilot.jsonl")
-    write_jsonl(tmp_path / "pilot-lmra.jsonl", [{"item_id": r["id"], "model": "j", "score": 0.1} for r in pilot])
+    # a second judge, "z", scores everything differently: the study's judge is "j" (the first by name), and
+    # only its scores may set the spreads
+    write_jsonl(tmp_path / "pilot-lmra.jsonl", [*({"item_id": r["id"], "model": "j", "score": 0.1} for r in pilot),
+                                                *({"item_id": r["id"], "model": "z", "score": (-0.9, 0.9)[k % 2]}
+                                                  for k, r in enumerate(pilot))])
     cli_output("lmra", "import", "pilot", tmp_path / "pilot-lmra.jsonl")
     rated = []
     for name, values in said.items():
@@ -66,8 +70,8 @@ def studies(cli_output, tmp_path):
                                        {"id": "practice", **PAIR, "group_a": "x", "group_b": "y", "_practice": True}])
     cli_output("items", "import", "s", tmp_path / "s.jsonl")
     rng = np.random.default_rng(5)
-    write_jsonl(tmp_path / "s-lmra.jsonl", [{"item_id": r["id"], "model": "j", "score": round(float(rng.uniform(-1, 1)), 3)}
-                                            for r in pairs_of(GROUPS, "p")])
+    write_jsonl(tmp_path / "s-lmra.jsonl", [{"item_id": r["id"], "model": m, "score": round(float(rng.uniform(-1, 1)), 3)}
+                                            for m in ("j", "z") for r in pairs_of(GROUPS, "p")])
     cli_output("lmra", "import", "s", tmp_path / "s-lmra.jsonl")
     score = {"C": 0.0, "A": 1.0, "B": -1.0}
     return {name: float(np.std([score[v] for v in values], ddof=1)) for name, values in said.items()}
@@ -106,7 +110,8 @@ def test_each_group_pair_gets_its_share_by_size_and_spread(cli_output, studies, 
     assert ppi["design"] == "stratified" and "drawn by group pair" in ppi["sampling"]
     assert harm["by_pair_group"]["stratified"]["value"] is not None
     # independent: H = λ mean(f) + Σ_k (N_k / N) mean over k's rated pairs of (y − λ f)
-    judge = {r["item_id"]: r["score"] for r in map(json.loads, (tmp_path / "s-lmra.jsonl").read_text().splitlines())}
+    judge = {r["item_id"]: r["score"] for r in map(json.loads, (tmp_path / "s-lmra.jsonl").read_text().splitlines())
+             if r["model"] == "j"}
     y = {i: (1.0, 0.0, -1.0)[k % 3] for k, i in enumerate(ids)}
     lam = ppi["lambda"]
     by = pd.Series(y).groupby(group.set_axis(drawn["item_id"]).reindex(ids).to_numpy())
