@@ -68,7 +68,14 @@ def about_you(page, asks: tuple[str, ...]) -> None:
 
 
 def answer_by_keys(page) -> None:
-    """Choose each question's first answer, then its last, by the keys shown; Enter submits."""
+    """Choose each question's first answer, then its last, by the keys shown; Enter submits. First wait for
+    this item's card to be drawn and listening (a card whose answers were sent has its buttons disabled, and
+    on a loaded machine the next one can come after the page's text has changed), with the focus on its
+    first question, where a new item puts it a frame later: until then the focus can still be on the
+    control pressed last (Start, Next), and Enter there is that control's, not a Submit. Before Enter, each
+    question shows its last key's answer chosen, so a key pressed too early shows here, not as a timeout."""
+    expect(page.locator(".fv-option").first).to_be_enabled(timeout=20_000)
+    page.wait_for_function(f"() => ({FOCUSED})().startsWith('P|')", timeout=20_000)
     questions = page.locator(".fv-question")
     keys = [questions.nth(i).locator(".fv-key").all_inner_texts() for i in range(questions.count())]
     for shown in keys:
@@ -77,6 +84,9 @@ def answer_by_keys(page) -> None:
     for shown in keys:
         if shown:
             page.keyboard.press(shown[-1].lower())
+    for i, shown in enumerate(keys):
+        if shown:
+            expect(questions.nth(i).locator('.fv-option[aria-pressed="true"] .fv-key')).to_have_text(shown[-1])
     press_and_wait(page, "Enter")
 
 
