@@ -1,12 +1,46 @@
 """Items of a study: written all at once or not at all."""
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 
 import pandas as pd
 
 from fairval.store.engine import Database, StoreError, immediate
+
+TEMPLATE_FIELD = "decision_question_id"      # fills of one template share it (discrim-eval's layout)
+
+
+def serve_rank(seed: int, study_id: str, item_id: str) -> int:
+    """The item's place in the study's seeded random serving order: a hash of the seed and the ids, so
+    it is the same whenever it is computed, and unrelated to the file's order or the item's content.
+    31 bits, to fit every backend's INTEGER."""
+    digest = hashlib.sha256(f"{seed}\x1f{study_id}\x1f{item_id}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def template_of(data: dict) -> str | None:
+    """The template an item is a fill of (None: it is its own)."""
+    value = data.get(TEMPLATE_FIELD) if isinstance(data, dict) else None
+    return None if value is None or str(value).strip() == "" else str(value)
+
+
+def study_seed(db: Database, study_id: str) -> int:
+    raw = db.scalar("SELECT settings FROM studies WHERE study_id = ?", [study_id])
+    return int((json.loads(raw) if raw else {}).get("seed") or 0)
+
+
+def fill_order(db: Database, study_id: str) -> int:
+    """Inside the caller's write transaction: a serving rank and template for the study's items that have
+    none (items stored before they were kept, or written in bulk); returns how many."""
+    seed = study_seed(db, study_id)
+    rows = db.execute("SELECT item_id, data FROM items WHERE study_id = ? AND serve_rank IS NULL", [study_id]).fetchall()
+    db.executemany("UPDATE items SET serve_rank = ?, template = ? WHERE study_id = ? AND item_id = ?",
+                   [(serve_rank(seed, study_id, i), template_of(json.loads(d)), study_id, i) for i, d in rows])
+    return len(rows)
+
+
 def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
 
@@ -20,8 +54,10 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tupl
         if taken:
             raise StoreError(f"item id {sorted(taken)[0]!r} is in study {study_id!r} already "
                              f"({len(taken)} of the file's ids are); nothing was imported")
+        seed = study_seed(db, study_id)
         db.insert("items", [
             {"study_id": study_id, "position": start + i, "item_id": r["item_id"],
+             "serve_rank": serve_rank(seed, study_id, r["item_id"]), "template": template_of(r["data"]),
              # a JSONL line is already the JSON of its row: stored as read, not serialised again
              "data": r["source_line"] if r.get("source_line") else json.dumps(r["data"], ensure_ascii=False),
              "source_line": r.get("source_line"), "source_format": r["source_format"],
@@ -126,6 +162,12 @@ def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
     frame[["chance", "least"]] = frame[["chance", "least"]].astype(float)
     frame["kept"] = frame["decided_at"].notna() & (frame["judge_only"] == 0)
     return frame.drop(columns="judge_only")
+
+
+def has_other_template(db: Database, study_id: str, template: str) -> bool:
+    """Does any item of the study belong to a template other than this one (an index seek)?"""
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "
+                     "AND template <> ?)", [study_id, template]) == 1
 
 
 def has_practice(db: Database, study_id: str) -> bool:

@@ -82,6 +82,7 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.crowd import stopping
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
+    from fairval.annotate.rating.order import order_sentence
     from fairval.annotate.results.progress import study_progress
 
     db = _db(ctx)
@@ -100,6 +101,7 @@ def study_show(ctx, name, as_json):
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
+    click.echo(f"  {order_sentence(db, study)}")
     design = adaptive.design_sentence(db, study)
     if design:
         click.echo(f"  design: {design}")

@@ -40,6 +40,7 @@ class StudySettings:
     min_seconds: float = 0.0                    # answers faster than this count as too fast
     timeout_seconds: float = 1800.0             # a served, unanswered item goes back to the pool
     max_items_per_rater: int | None = None
+    max_fills_per_template: int | None = None   # fills of one template a rater may get (1: compare between raters)
     demographics: tuple[str, ...] = ()          # asked of each rater, from ATTRIBUTES
     consent_text: str = DEFAULT_CONSENT
     instructions: str = ""                      # empty: the task's own instructions
@@ -98,6 +99,11 @@ class StudySettings:
                                                      or self.max_items_per_rater < 1):
             raise StudyError(f"max_items_per_rater must be a whole number of at least 1 (or none for no cap), "
                              f"not {self.max_items_per_rater!r}")
+        if self.max_fills_per_template is not None and (isinstance(self.max_fills_per_template, bool) or not
+                                                        isinstance(self.max_fills_per_template, int)
+                                                        or self.max_fills_per_template < 1):
+            raise StudyError(f"max_fills_per_template must be a whole number of at least 1 (or none for no cap), "
+                             f"not {self.max_fills_per_template!r}")
         unknown = set(self.demographics) - set(ATTRIBUTES)
         if unknown:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fairval.annotate.rating import adaptive
-from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, load_study, ready_loads, study_status
@@ -165,14 +165,17 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
         return None
     group = _rater_group(db, study, rater_id)
     row_group = rules.row_group(group)
-    # The least-taken open candidates from the index; the pure policy decides among them.
-    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
-            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
+    # The first open candidates in the serving order from the index; the pure policy decides among them.
+    served = ledger.templates_served(db, study.study_id, rater_id)
+    avoid = avoided_templates(served, s.max_fills_per_template, others_exist=bool(served) and served[-1] is not None
+                              and item_store.has_other_template(db, study.study_id, served[-1]))
+    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid)
+            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
     item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
                            {group: r["taken_group"]} if group is not None and not r["gold"] else {},
-                           bool(r["gold"])) for r in rows]
+                           bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows]
     item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
-                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
+                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate), avoid=avoid)
     if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)

@@ -76,13 +76,14 @@ def test_each_item_gets_raters_per_item_distinct_raters_and_no_rater_sees_one_tw
     assert seen["r3"] == [] and seen["r4"] == []    # 4 items x 3 raters = 12 slots, taken by r0..r2
 
 
-def test_least_rated_items_go_first(db, template_study, tmp_path):
+def test_an_item_others_started_goes_first(db, template_study, tmp_path):
+    """Depth-first (issue 45): b gets the item a rated, still short of its 3 raters, not a new one."""
     setup_items(db, tmp_path, n=3)
     onboard(db, template_study, "a")
     first = session.serve_next_item(db, template_study, "a")
     session.record_answer(db, template_study, "a", first.item_id, ANSWER)
     onboard(db, template_study, "b")
-    assert session.serve_next_item(db, template_study, "b").item_id != first.item_id
+    assert session.serve_next_item(db, template_study, "b").item_id == first.item_id
 
 
 def test_reload_and_second_tab_get_the_same_open_item(db, template_study, tmp_path):
@@ -114,8 +115,9 @@ def test_answers_are_validated(db, template_study, tmp_path):
     served = session.serve_next_item(db, template_study, "r")
     with pytest.raises(session.AnswerError, match="not an answer"):
         session.record_answer(db, template_study, "r", served.item_id, {"quality": "7", "yes_positive": "1"})
+    never = next(f"t{k}" for k in range(4) if f"t{k}" != served.item_id)
     with pytest.raises(session.AnswerError, match="never served"):
-        session.record_answer(db, template_study, "r", "t3", ANSWER)
+        session.record_answer(db, template_study, "r", never, ANSWER)
     assert rating_store.rating_count(db, "tq") == 0
 
 
