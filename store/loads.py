@@ -254,8 +254,8 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
                                 AND t.rater_id = :r)"""
     columns = "l.item_id, l.position, l.taken, l.taken_group, l.gold, l.serve_rank, l.template"
     if gold:
-        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} ORDER BY l.taken, l.position LIMIT 1",
-                        params)
+        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} AND l.gold = 1 "
+                        "ORDER BY l.taken, l.position LIMIT 1", params)     # `gold = 1` literal: its partial index
     # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v17)
     return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
         f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",

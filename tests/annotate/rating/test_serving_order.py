@@ -2,6 +2,10 @@
 a seeded random order served depth-first (issue 45), and no tells from templates (issue 47)."""
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,8 +15,10 @@ from fairval.annotate.rating import session
 from fairval.annotate.rating.sampling import draw_human_sample
 from fairval.annotate.results.numbers import study_results
 from fairval.store import open_db
+from fairval.store.items import serve_rank
 from tests.conftest import write_jsonl
 
+STUDIES = 24
 GROUP_PAIRS = [("woman", "man"), ("Black", "white"), ("old", "young"), ("gay", "straight")]
 
 
@@ -58,7 +64,8 @@ def serve_round_robin(db, study_id, raters, answer, *, start=1000.0, step=1.0):
                 continue
             holders = {i for i, n in answers.items() if n < target} | {served.item_id}
             widest = max(widest, len(holders))
-            session.record_answer(db, study, rater, served.item_id, answer(rater, served), now=now)
+            # as the page does: the answer and the rater's next item in one write transaction
+            session.record_answer(db, study, rater, served.item_id, answer(rater, served), now=now, serve_next=True)
             answers[served.item_id] = answers.get(served.item_id, 0) + 1
             made.append((rater, served.item_id))
             now += step
@@ -142,32 +149,34 @@ def test_the_order_is_recorded_with_the_study_and_said_by_study_show(db, db_path
 def test_coverage_of_the_running_interval_on_a_sorted_file_through_serving(tmp_path):
     """320 pairs sorted by group pair, the judge's error depending on the group pair; a uniform sample of
     160 rated by 2 raters each through the serving code; H the mean of every pair's true score, computed
-    here. The running interval ever excluded H in 6 of 8 studies in file order (issue 45)."""
-    n, drawn, studies = 320, 160, 40
+    here. In file order the running interval ever excluded H in 6 of 8 studies (issue 45). The interval
+    is a running intersection, so the last one excludes H exactly when some earlier one did."""
+    n, drawn, studies = 320, 160, STUDIES
+    folder = Path(tempfile.mkdtemp(dir="/dev/shm")) if Path("/dev/shm").is_dir() else tmp_path   # no fsync wait
     rng = np.random.default_rng(45)
     missed = 0
     for k in range(studies):
-        db = open_db(tmp_path / f"c{k}.db")
+        db = open_db(folder / f"c{k}.db")
         truth = rng.choice([1, 0, -1], size=n, p=[0.5, 0.3, 0.2])
         group = np.arange(n) * 4 // n
-        # the judge is right in group pair 0 and 1, too high by 0.6 in 2, too low by 0.6 in 3
+        # the judge is right in group pairs 0 and 1, too high by 0.6 in 2, too low by 0.6 in 3
         judge = np.clip(truth + np.array([0.0, 0.0, 0.6, -0.6])[group] + rng.normal(0, 0.1, n), -1, 1)
         create_study(db, "s", "harmful_stereotype", raters_per_item=2, seed=1000 + k)
-        import_items(db, "s", pair_file(tmp_path / f"p{k}.jsonl", n))
-        import_lmra(db, "s", write_jsonl(tmp_path / f"l{k}.jsonl", [
+        import_items(db, "s", pair_file(folder / f"p{k}.jsonl", n))
+        import_lmra(db, "s", write_jsonl(folder / f"l{k}.jsonl", [
             {"item_id": f"p{i:04d}", "model": "j", "score": float(judge[i])} for i in range(n)]))
         draw_human_sample(db, "s", drawn, seed=k)
-        # a first judgment by each of 2 raters, round robin, until the sample is done
         answers = {f"p{i:04d}": int(truth[i]) for i in range(n)}
         for r in ("a", "b"):
             onboard(db, "s", r)
         made, _ = serve_round_robin(db, "s", ["a", "b"], lambda r, s: {"harm": click(answers[s.item_id], s.flipped)})
         assert len(made) == 2 * drawn
-        cs = study_results(db, "s", n_boot=0)["harm"]["ppi"]["cs"]
-        low, high = cs["ci"]
+        low, high = study_results(db, "s", n_boot=0)["harm"]["ppi"]["cs"]["ci"]
         missed += not low <= truth.mean() <= high
         db.close()
-    assert missed / studies <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / studies)
+    shutil.rmtree(folder, ignore_errors=True)
+    # at most 5%, plus two Monte-Carlo standard errors (24 studies: 3 misses)
+    assert missed <= studies * (0.05 + 2 * np.sqrt(0.05 * 0.95 / studies)), missed
 
 
 def template_study(db, tmp_path, name, templates=4, fills=3, **settings):
@@ -232,5 +241,6 @@ def test_balance_quotas_and_timeouts_still_hold_in_the_random_order(db, tmp_path
         by_item.setdefault(item, []).append(groups[rater])
     assert all(sorted(g) == ["female", "male"] for g in by_item.values())           # one of each, always
     assert left in by_item and len(by_item) == 40                                    # f1's slot was reclaimed
+    # and pairs still complete in the seed's order (as good as: two raters of each group present)
     order = completion_order([("m1", left), *made], 2)
-    assert abs(spearman(np.arange(len(order)), [int(i[1:]) for i in order])) < 0.35
+    assert spearman(np.arange(len(order)), [serve_rank(4, "b", i) for i in order]) > 0.9
