@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fairval.store import assignments as ledger
-from fairval.store import items as item_store
+from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
 from fairval.store.engine import Database
 from fairval.store.raters import ATTRIBUTES, get_rater
@@ -89,7 +89,7 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
                                       AND t.item_id = assignments.item_id AND t.rater_id = assignments.rater_id)
                     THEN 1 ELSE 0 END
                   WHERE study_id = :s""", {"s": study_id, "since": since})
-    item_store.fill_order(db, study_id)
+    item_order.fill_order(db, study_id)
     db.execute("DELETE FROM item_loads WHERE study_id = ?", [study_id])
     db.execute("DELETE FROM open_counts WHERE study_id = ?", [study_id])
     groups = rules.row_groups

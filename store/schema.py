@@ -286,7 +286,7 @@ def _v17_serving_order(db: Database) -> None:
     # rank in that order and the template it fills (no two fills of one in a row), kept beside its load so
     # the next item is an index seek. Items stored before get theirs here; their loads rebuild at the
     # next serve (the loads key names the order).
-    from fairval.store.items import fill_order
+    from fairval.store.order import fill_order
     db.ddl("ALTER TABLE items ADD COLUMN serve_rank INTEGER")
     db.ddl("ALTER TABLE items ADD COLUMN template TEXT")
     db.ddl("CREATE INDEX items_by_template ON items (study_id, template)")

@@ -244,3 +244,31 @@ def test_balance_quotas_and_timeouts_still_hold_in_the_random_order(db, tmp_path
     # and pairs still complete in the seed's order (as good as: two raters of each group present)
     order = completion_order([("m1", left), *made], 2)
     assert spearman(np.arange(len(order)), [serve_rank(4, "b", i) for i in order]) > 0.9
+
+
+def test_a_database_from_before_the_order_gets_it_from_each_studys_seed(db_path):
+    """Schema 16 kept no ranks: the upgrade gives each item its rank from its study's seed and its
+    template, and the next serve follows them (depth-first), not the import order."""
+    from fairval.store.db import connect
+    from fairval.store.schema import MIGRATIONS
+
+    old = connect(db_path)
+    for step in MIGRATIONS[:16]:
+        step(old)
+    old.set_schema_version(16)
+    old.execute("""INSERT INTO studies (study_id, task, settings, status, created_at)
+                   VALUES ('s', 'template_quality', '{"raters_per_item": 2, "seed": 9}', 'open', 0)""")
+    for k in range(12):
+        old.execute("INSERT INTO items (study_id, item_id, position, data, source_format) VALUES (?, ?, ?, ?, 'jsonl')",
+                    ["s", f"t{k}", k, '{"filled_template": "Q?", "decision_question_id": %d}' % (k // 3)])
+    old.close()
+    db = open_db(db_path)
+    stored = {r["item_id"]: (r["serve_rank"], r["template"]) for r in db.query("SELECT * FROM items")}
+    assert stored == {f"t{k}": (serve_rank(9, "s", f"t{k}"), str(k // 3)) for k in range(12)}
+    for r in ("a", "b"):
+        onboard(db, "s", r)
+    made, _ = serve_round_robin(db, "s", ["a", "b"], lambda r, s: {"quality": "4", "yes_positive": "4"})
+    assert len(made) >= 20                    # the last few may be of the template a rater just had
+    first = min(stored, key=lambda i: stored[i][0])
+    assert made[0][1] == made[1][1] == first                    # the lowest rank, by both raters: depth first
+    db.close()
