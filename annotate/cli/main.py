@@ -104,7 +104,7 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     numbers = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
                                     model=model).to_dict()
     if as_json:
-        click.echo(json.dumps(numbers))
+        click.echo(formats.json_text(numbers))
         return
     click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
                f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")

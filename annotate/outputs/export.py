@@ -10,6 +10,7 @@ import pandas as pd
 
 from fairval.analysis.scores import as_numbers
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
+from fairval.annotate.material.importers import CONTROL_FIELDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
 from fairval.store import Database, audit
@@ -123,21 +124,28 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     return len(frame)
 
 
+def _published(data: dict) -> dict:
+    """An item's fields without the empty marks a CSV import carries in every row (`_gold`, `_practice`
+    columns left blank): the set exported holds real items only, so the marks say nothing there."""
+    return {k: v for k, v in data.items() if not (k in CONTROL_FIELDS and v in ("", None, False, 0, "0"))}
+
+
 def _write_rows(out: Path, fmt: str, items: list, columns_from: list) -> None:
     """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order (those
     of every item, so that a set no template passed still has its header)."""
     if fmt == "jsonl":
         with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
             for r in items:
-                f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
+                f.write((r.source_line if r.source_line is not None
+                         else json.dumps(_published(r.data), ensure_ascii=False)) + "\n")
         return
-    columns = list(dict.fromkeys(k for r in columns_from for k in r.data))
+    columns = list(dict.fromkeys(k for r in columns_from for k in _published(r.data)))
     with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
         writer.writeheader()
         for r in items:
             writer.writerow({spreadsheet_text(k): spreadsheet_text(v if isinstance(v, str) else json.dumps(v))
-                             for k, v in r.data.items()})
+                             for k, v in _published(r.data).items()})
 
 
 def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:
