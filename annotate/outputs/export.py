@@ -28,6 +28,16 @@ class Thresholds:
             raise StudyError(f"min_ratings must be at least 1, not {self.min_ratings}")
 
 
+def template_texts(data: StudyData) -> dict[str, str]:
+    """Each template's text as a reader knows it: its first real fill (what the Results and Export pages show
+    beside a template's id, which alone is a number)."""
+    texts: dict[str, str] = {}
+    for r in data.regular_items.itertuples():
+        shown = r.data.get("filled_template") or next((str(v) for v in r.data.values() if isinstance(v, str)), "")
+        texts.setdefault(str(r.data.get(TEMPLATE_KEY, r.item_id)), str(shown))
+    return texts
+
+
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
     """Per template (in import order): n, mean and share of 4–5 for both questions, and whether it passes."""
     regular = data.regular_items

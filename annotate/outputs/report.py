@@ -126,12 +126,19 @@ def _version() -> str:
         return "(development)"
 
 
+def _interval_note(sections: list[tuple]) -> str:
+    """How the report's intervals were made: Pearson's ρ is named only where the report has it (pair studies)."""
+    has_rho = any(isinstance(body, pd.DataFrame) and any("Pearson" in str(c) or "ρ" in str(c) for c in body.columns)
+                  for _, body in sections)
+    return "bootstrap over items for alpha" + (", Fisher's z for Pearson's ρ" if has_rho else "")
+
+
 def render_html(study_id: str, sections: list[tuple]) -> str:
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fairval report: "
              f"{html.escape(study_id)}</title><style>{CSS}</style></head><body>",
              f"<h1>Study report: {html.escape(study_id)}</h1>",
              f"<p class='note'>Made by fairval {_version()} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-             "Intervals are 95%: bootstrap over items for alpha, Fisher's z for Pearson's ρ.</p>"]
+             f"Intervals are 95%: {_interval_note(sections)}.</p>"]
     for title, body in sections:
         if body is None:
             continue

@@ -130,3 +130,14 @@ def test_make_app_installs_no_system_package():
     assert all(target not in app for target in ("haproxy", "chromium", "postgresql")), app
     recipe = re.search(r"^app:.*\n((?:\t.*\n)+)", make, re.M).group(1)
     assert "apt-get" not in recipe
+
+
+def test_the_report_names_pearsons_rho_only_where_it_has_one(db_path, tmp_path):
+    run(db_path, "demo", "--no-serve")
+    notes = {}
+    for name in ("demo-pairs", "demo-templates"):
+        out = tmp_path / f"{name}.html"
+        assert run(db_path, "report", name, "--out", str(out)).exit_code == 0
+        notes[name] = re.search(r"Intervals are 95%[^<]*", out.read_text(encoding="utf-8")).group(0)
+    assert "Pearson" in notes["demo-pairs"]
+    assert "Pearson" not in notes["demo-templates"] and "alpha" in notes["demo-templates"]
