@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairval.analysis.rater_model import dawid_skene
 from fairval.analysis.scores import as_numbers
+from fairval.analysis.soft_labels import soft_labels
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
 from fairval.annotate.material.importers import CONTROL_FIELDS
 from fairval.annotate.material.pairs import scored_question
@@ -101,13 +103,22 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
     and its share, and the raters' comments."""
     fields = list(data.study.task.required_fields)
     texts = {r.item_id: r.data for r in data.items.itertuples()}
+    model_labels = {}            # nominal questions: the crowd model's label (Dawid–Skene) beside the majority
+    for q in data.study.task.questions:
+        if q.level == "nominal":
+            answers = data.ratings.loc[data.ratings["question"] == q.id, ["item_id", "rater_id", "canonical"]]
+            model = dawid_skene(answers.rename(columns={"canonical": "value"}).dropna())
+            if model is not None:
+                model_labels[q.id] = model.labels().to_dict()
     rows = []
     for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
         counts = part["canonical"].value_counts()
         rows.append({"item_id": item, **{f: texts[item].get(f, "") for f in fields}, "question": q,
                      "n": len(part), "top_answer": counts.index[0], "top_share": float(counts.iloc[0] / len(part)),
+                     "model_label": model_labels.get(q, {}).get(str(item)),
                      "comments": " | ".join(c for c in part["comment"].dropna())})
-    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "comments"])
+    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "model_label",
+                                       "comments"])
 
 
 def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> "pd.DataFrame":
@@ -118,6 +129,31 @@ def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False)
         ~data.all_ratings["rater_id"].isin(list(data.excluded))]
     frame = frame.assign(study_id=data.study.study_id)
     return frame[["study_id"] + [c for c in frame.columns if c != "study_id"]].reset_index(drop=True)
+
+
+def soft_label_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
+    """Each answer's share per real item, question and rater group: every rater ("all"), then each group of
+    the study's balance attribute."""
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    s = data.study.settings
+    column = f"rater_{s.balance_by}" if s.balance_by else None
+    groups = tuple(s.balance_groups) if s.balance_by else ()
+    ratings = data.ratings if column is None or column in data.ratings else data.ratings.assign(**{column: None})
+    return soft_labels(ratings, group_column=column, groups=groups)
+
+
+def export_soft_labels(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """soft_label_table written as CSV or Parquet; returns its rows."""
+    out = Path(out)
+    fmt = output_format(out, ("csv", "parquet"))
+    frame = soft_label_table(db, study_id, exclude_flagged=exclude_flagged)
+    if fmt == "csv":
+        write_csv(frame, out)
+    else:
+        with atomic_output(out) as path:
+            frame.to_parquet(path, index=False)
+    audit.record(db, "export.soft_labels", study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
+    return len(frame)
 
 
 def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:

@@ -89,7 +89,8 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     gold = gold_expectations(study, items)
     rules = QualityRules(min_median_seconds=study.settings.min_seconds)
     sided = {q.id: "C" for q in study.task.questions if q.canonical in ("harm", "feature")}
-    quality = rater_quality(checked, gold, rules, pair_questions=sided)
+    nominal = tuple(q.id for q in study.task.questions if q.level == "nominal")
+    quality = rater_quality(checked, gold, rules, pair_questions=sided, nominal_questions=nominal)
     excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
     kept = ratings[ratings["item_id"].isin(real) & ~ratings["rater_id"].isin(list(excluded))]
     kept = without_declined(kept)
