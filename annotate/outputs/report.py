@@ -13,8 +13,8 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, escalation_sentence, order_sentence,
-                                                  few_pairs_sentence, pair_group_rows, ppi_sentence,
+                                                  chosen_pairs_sentence, confidence_sentence, escalation_sentence,
+                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows, ppi_sentence,
                                                   rater_allocation_sentence,
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
@@ -96,6 +96,9 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                  "n items": numbers[key]["difference"]["n"]}])),
             (f"{title} by group pair", pd.DataFrame(group_rows) if group_rows else None),
             (f"{title} over the group pairs", stratified_sentence(numbers[key].get("by_pair_group"), title) or None),
+            ("The judge's confidence against people", " ".join(
+                (confidence_sentence(lmra.get("confidence")), length_sentence(lmra.get("length")))).strip() or None),
+            ("Reliability diagram", charts.reliability_diagram(lmra.get("confidence"))),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
             ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.get("rater_group_allocation")) or None),
