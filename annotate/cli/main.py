@@ -176,14 +176,25 @@ def export_ratings_command(ctx, study_name, out, exclude_flagged, soft_labels):
 
 @cli.command()
 @click.argument("study_name")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md (with --methods: any name)")
 @click.option("--exclude-flagged", is_flag=True)
 @click.option("--model", help=MODEL_HELP)
+@click.option("--methods", is_flag=True, help="Write the methods paragraph and its BibTeX instead of the report.")
+@click.option("--format", "kind", type=click.Choice(["md", "tex"]), default="md", show_default=True,
+              help="With --methods: Markdown or LaTeX (\\citep{} citations).")
 @click.pass_context
 @friendly
-def report(ctx, study_name, out, exclude_flagged, model):
-    """Write the study report: self-contained HTML with charts, or Markdown."""
+def report(ctx, study_name, out, exclude_flagged, model, methods, kind):
+    """Write the study report: self-contained HTML with charts, or Markdown; or, with --methods, the methods
+    paragraph for the paper (--format md or tex) and its BibTeX beside it (OUT with .bib)."""
     from fairval.annotate.outputs.report import write_report
+
+    if methods:
+        from fairval.annotate.outputs.methods import write_methods
+
+        text, bib = write_methods(_db(ctx), study_name, out, kind=kind, exclude_flagged=exclude_flagged, model=model)
+        click.echo(f"wrote {text} and {bib}")
+        return
 
     click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged, model=model)}")
 

@@ -12,6 +12,7 @@ import vl_convert
 from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
                                                   chosen_pairs_sentence, confidence_sentence, escalation_sentence,
                                                   order_sentence, few_pairs_sentence, length_sentence, pair_group_rows, ppi_sentence,
@@ -53,7 +54,10 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     progress = study_progress(db, study_id, data=data)
     settings = data.study.settings.to_dict()
     settings.pop("consent_text")
+    paragraph, cites = methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
     sections: list[tuple] = [
+        ("Methods (for the paper: `fairval report --methods` writes it with its BibTeX)",
+         paragraph + " References: " + "; ".join(cites) + "."),
         ("Study", pd.DataFrame([{"study": numbers["study"], "task": numbers["task"],
                                  "items": numbers["n_items"], "raters": numbers["n_raters"],
                                  "ratings": numbers["n_ratings"],
