@@ -16,6 +16,7 @@ interval can only be wider than the exact one.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -151,3 +152,109 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
         mid = (low + high) // 2
         low, high = (mid, high) if projected_width(sd, mid, planned=planned, alpha=alpha) > target_width else (low, mid)
     return high
+
+
+# ---- The asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas, "Time-uniform central
+# limit theory and asymptotic confidence sequences", Ann. Statist. 2024, Theorem 2.2): the Gaussian-mixture
+# boundary with the running variance, tuned to the planned sample, intersected over time. It needs only a
+# finite variance, not a known range, so PPI terms that span 4 but vary by 0.24 get a width set by the 0.24.
+# Its guarantee is asymptotic: the chance that it ever misses tends to ≤ α as the first look moves out, so
+# it starts at ASYMPTOTIC_FROM observations (the betting sequence, exact, covers the looks before).
+
+ASYMPTOTIC_FROM = 30        # below this many observations σ̂ is too rough to lean on: the exact sequence is used
+
+
+def mixture_rho2(planned: int, alpha: float = ALPHA) -> float:
+    """ρ² of the unit-variance boundary that is narrowest at t = planned: u = planned·ρ² + 1 solves
+    u − log u = 1 − 2 log α (u > 1; = −W₋₁(−α²/e), the exact optimum; the paper's closed form
+    (−2 log α + log(1 − 2 log α)) / t* approximates it)."""
+    c = 1 - 2 * math.log(alpha)
+    u = c + math.log(c)                         # the root lies just above; Newton converges in a few steps
+    for _ in range(60):
+        u_next = u - (u - math.log(u) - c) / (1 - 1 / u)
+        if abs(u_next - u) < 1e-14 * u:
+            break
+        u = u_next
+    return (u - 1) / max(int(planned), 1)
+
+
+def mixture_margin(t, var, *, planned: int, alpha: float = ALPHA):
+    """The half-width after t observations whose running variance (1/t form) is var:
+    sqrt(2(t σ̂² ρ_σ² + 1)/(t² ρ_σ²) · log(sqrt(t σ̂² ρ_σ² + 1)/α)) with ρ_σ² = ρ²/σ̂², i.e. σ̂ times the
+    unit-variance boundary at ρ² = mixture_rho2(planned) (the normalisation of drconfseq's asymptotic_confseq)."""
+    rho2 = mixture_rho2(planned, alpha)
+    t = np.asarray(t, float)
+    v = t * rho2 + 1
+    return np.sqrt(np.asarray(var, float)) * np.sqrt(2 * v / (t * t * rho2) * np.log(np.sqrt(v) / alpha))
+
+
+@dataclass(frozen=True)
+class RunningCS:
+    """The asymptotic sequence's whole state, O(1) in size: n, the running mean and Welford's M2 (the sum
+    of squared deviations), and the running intersection's ends (None until n reaches `start`). A plain
+    value: to_dict/from_dict round-trip through JSON."""
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def var(self) -> float:
+        """σ̂²_t in the paper's 1/t form."""
+        return self.m2 / self.n if self.n else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """(low, high), or None before the first look or if the intersection became empty (chance ≤ α)."""
+        if self.low is None or self.high is None or self.low > self.high:
+            return None
+        return (self.low, self.high)
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "mean": self.mean, "m2": self.m2, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunningCS":
+        return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
+                   low=None if d.get("low") is None else float(d["low"]),
+                   high=None if d.get("high") is None else float(d["high"]))
+
+
+def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA,
+         start: int = ASYMPTOTIC_FROM) -> RunningCS:
+    """The state after one more observation x: O(1). The interval is the running intersection of
+    mean ± mixture_margin over n = start, start + 1, …; `planned` (the study's t*) and `start` must stay
+    the same for the whole sequence."""
+    n = state.n + 1
+    delta = float(x) - state.mean
+    mean = state.mean + delta / n
+    m2 = state.m2 + delta * (float(x) - mean)
+    if n < start:
+        return RunningCS(n, mean, m2, None, None)
+    margin = float(mixture_margin(n, m2 / n, planned=planned, alpha=alpha))
+    low, high = mean - margin, mean + margin
+    if state.low is not None and state.high is not None:
+        low, high = max(low, state.low), min(high, state.high)
+    return RunningCS(n, mean, m2, low, high)
+
+
+def running_asymptotic(x, *, planned: int, alpha: float = ALPHA,
+                       start: int = ASYMPTOTIC_FROM) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation, vectorised: the same numbers as folding `step` over x (NaN
+    before `start`); low > high where the intersection became empty."""
+    x = np.asarray(x, float)
+    t = np.arange(1, len(x) + 1)
+    if not len(x):
+        return np.empty(0), np.empty(0)
+    shift = x[0]                                  # centred sums keep the variance exact to rounding
+    s1 = np.cumsum(x - shift)
+    s2 = np.cumsum((x - shift) ** 2)
+    mean = shift + s1 / t
+    var = np.maximum(s2 / t - (s1 / t) ** 2, 0.0)
+    margin = mixture_margin(t, var, planned=planned, alpha=alpha)
+    low, high = mean - margin, mean + margin
+    low[: start - 1], high[: start - 1] = -np.inf, np.inf
+    low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
+    low[: start - 1], high[: start - 1] = np.nan, np.nan
+    return low, high
