@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import time
 
+from fairval.annotate.crowd import running
+from fairval.annotate.crowd.running import has_rule  # noqa: F401  (the pages ask it here)
 from fairval.annotate.material.studies import configure_study, load_study, stored_settings
 from fairval.annotate.results.numbers import study_numbers
 from fairval.errors import ProlificError
 from fairval.store import Database, audit, immediate
 from fairval.store import studies as study_store
-
-
-def has_rule(study) -> bool:
-    return study.settings.target_ci_width is not None or study.settings.stop_when_excludes is not None
 
 
 def stop_sentence(stopped: dict) -> str:
@@ -47,8 +45,10 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
     study = load_study(db, study_id)
     if study.status != "open" or study.settings.stopped or not has_rule(study):
         return None
-    numbers = study_numbers(db, study_id, n_boot=0).to_dict()
-    cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
+    cs = running.current(db, study)             # kept as pairs complete: a row read, whatever the study's size
+    if cs is None:                              # the adaptive design: the whole analysis
+        numbers = study_numbers(db, study_id, n_boot=0).to_dict()
+        cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
     why = verdict(study, cs)
     if why is None:
         return None
