@@ -9,8 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from fairval.annotate.crowd import running
-from fairval.annotate.rating import adaptive
+from fairval.annotate.rating import adaptive, running
 from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key

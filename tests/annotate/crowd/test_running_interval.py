@@ -1,4 +1,4 @@
-"""The stopping rule's interval kept as pairs complete (annotate.crowd.running): simulated raters call the
+"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping): simulated raters call the
 session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
 the full analysis reports (harm.ppi.cs of `fairval analyze --json`, recomputed from the whole study), the
 study stops itself at the first answer whose pair brings that interval to the target width, and a write
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairval.annotate.crowd import running, stopping
+from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import session

@@ -6,14 +6,12 @@ mean from its first raters, the main judge's score, its weight 1/π in a weighte
 pairs before it, in the order pairs became complete; every rater counts, as there.
 
 A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
-scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive design
+scores, items, settings) is rebuilt from the whole study at the next check, once
+(annotate.crowd.stopping.kept_interval). The adaptive design
 and `--escalate` keep the full analysis (their terms are not a pair's alone)."""
 from __future__ import annotations
 
 import logging
-
-import numpy as np
-import pandas as pd
 
 from fairval.analysis import running_betting
 from fairval.annotate.material.pairs import pair_score, scored_question
@@ -56,58 +54,21 @@ def advance(db: Database, study: Study, item_id: str) -> None:
                 return                           # no judge score, or outside the weighted draw: no term
             y = sum(pair_score(question, a) for a in pair["answers"]) / len(pair["answers"])
             w = 1.0 if basis["pool_sum"] is None else basis["pool_sum"] / (basis["pool_size"] * pair["chance"])
-            _save(db, study.study_id, _step(state, y, float(f), w))
+            save(db, study.study_id, step_pair(state, y, float(f), w))
     except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next check rebuilds
         logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
             running_store.forget(db, study.study_id)
 
 
-def current(db: Database, study: Study) -> dict | None:
-    """The stored interval (value, ci, n_pairs_complete), rebuilt from the whole study when missing; None
-    when this study's interval is not kept (see kept)."""
-    if not kept(study):
-        return None
-    found = running_store.interval(db, study.study_id)
-    if found is not None:
-        return found
-    with immediate(db, study.study_id):          # no pair completes between the read and the write
-        _save(db, study.study_id, rebuilt(db, study.study_id))
-    return running_store.interval(db, study.study_id)
+def start(basis: dict) -> dict:
+    """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
+    raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and N)."""
+    return {"basis": basis, "n": 0, "total": 0.0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+            "betting": running_betting.start()}
 
 
-def rebuilt(db: Database, study_id: str) -> dict:
-    """The state from the whole study, with the full analysis's own pieces: its complete pairs in order,
-    its main judge, its weights; then one step per pair, as the answers would have made them."""
-    from fairval.annotate.results import judge as judge_numbers
-    from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings
-
-    data = load_study_data(db, study_id)
-    settings = data.study.settings
-    sample = settings.human_sample
-    model = main_judge(data)
-    judge = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna()
-    inclusion = pd.Series(data.inclusion, dtype=float)
-    completed = completed_pairs(scored_ratings(data), settings.raters_per_item)
-    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, sample, inclusion)
-    weighted = pool is not None
-    judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
-    reach = 2 * judge_numbers._largest_weight(pool, inclusion)
-    state = {"basis": {"question": scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
-                       "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
-                       "planned": judge_numbers._planned(sample, len(judge)),
-                       "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
-                       "pool_size": len(pool) if weighted else None},
-             "n": 0, "total": 0.0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS}, "betting": running_betting.start()}
-    if model is None:
-        return state
-    order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
-    for y, f, weight in zip(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order]):
-        state = _step(state, float(y), float(f), float(weight))
-    return state
-
-
-def _step(state: dict, y: float, f: float, w: float) -> dict:
+def step_pair(state: dict, y: float, f: float, w: float) -> dict:
     """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, with λ
     tuned on the pairs before it) into the interval; then λ_t from the running sums."""
     basis = state["basis"]
@@ -126,7 +87,7 @@ def _step(state: dict, y: float, f: float, w: float) -> dict:
     return {**state, **sums, "n": n, "total": state["total"] + term, "lambda": lam, "betting": betting}
 
 
-def _save(db: Database, study_id: str, state: dict) -> None:
+def save(db: Database, study_id: str, state: dict) -> None:
     n, betting = state["n"], state["betting"]
     lower, span = state["basis"]["lower"], state["basis"]["upper"] - state["basis"]["lower"]
     ci = (None if not n or betting["low"] is None else
