@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import digamma
 
 ALPHA = 0.05
 GRID = 2001                 # points on [0, 1]: ends are exact to 1/2000 of the range, widened outward
@@ -127,33 +128,6 @@ def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: i
     return {"value": mean, "ci": [float(low[-1]), float(high[-1])], "n": n, "sd": unit_sd}
 
 
-def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA) -> float:
-    """The full width, on the unit scale, that the empirical-Bernstein sequence with the same bets (WSR
-    Theorem 2) would have after n observations whose spread stays sd. The betting sequence above is at
-    least about as narrow, so this is what the stopping advice uses."""
-    var = max(sd, 1e-3) ** 2
-    t = np.arange(1, n + 1)
-    scale = np.full(n, float(planned)) if planned else t * np.log1p(t)
-    lam = np.minimum(np.sqrt(2 * math.log(2 / alpha) / (var * scale)), BET_CAP)
-    spend = var * (-np.log1p(-lam) - lam)               # v_i ψ_E(λ_i) with v_i = 4σ²
-    return float(2 * (math.log(2 / alpha) + spend.sum()) / lam.sum())
-
-
-def observations_needed(sd: float, target_width: float, *, now: int, planned: int | None = None,
-                        alpha: float = ALPHA, limit: int = 1_000_000) -> int | None:
-    """The number of observations at which projected_width falls to target_width (both on the unit
-    scale); None when it would take more than `limit`."""
-    if projected_width(sd, limit, planned=planned, alpha=alpha) > target_width:
-        return None
-    low, high = max(now, 1), limit
-    if projected_width(sd, low, planned=planned, alpha=alpha) <= target_width:
-        return low
-    while high - low > 1:                   # the projected width falls as n grows
-        mid = (low + high) // 2
-        low, high = (mid, high) if projected_width(sd, mid, planned=planned, alpha=alpha) > target_width else (low, mid)
-    return high
-
-
 # ---- The asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas, "Time-uniform central
 # limit theory and asymptotic confidence sequences", Ann. Statist. 2024, Theorem 2.2): the Gaussian-mixture
 # boundary with the running variance, tuned to the planned sample, intersected over time. It needs only a
@@ -191,13 +165,16 @@ def mixture_margin(t, var, *, planned: int, alpha: float = ALPHA):
 @dataclass(frozen=True)
 class RunningCS:
     """The asymptotic sequence's whole state, O(1) in size: n, the running mean and Welford's M2 (the sum
-    of squared deviations), and the running intersection's ends (None until n reaches `start`). A plain
-    value: to_dict/from_dict round-trip through JSON."""
+    of squared deviations), the centre's sums (centre = total / weight: the mean, or for a finite set of
+    pairs the without-replacement centre) and the running intersection's ends (None until n reaches
+    `start`). A plain value: to_dict/from_dict round-trip through JSON."""
     n: int = 0
     mean: float = 0.0
     m2: float = 0.0
     low: float | None = None
     high: float | None = None
+    total: float = 0.0
+    weight: float = 0.0
 
     @property
     def var(self) -> float:
@@ -212,49 +189,165 @@ class RunningCS:
         return (self.low, self.high)
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "mean": self.mean, "m2": self.m2, "low": self.low, "high": self.high}
+        return {"n": self.n, "mean": self.mean, "m2": self.m2, "low": self.low, "high": self.high,
+                "total": self.total, "weight": self.weight}
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunningCS":
         return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
                    low=None if d.get("low") is None else float(d["low"]),
-                   high=None if d.get("high") is None else float(d["high"]))
+                   high=None if d.get("high") is None else float(d["high"]),
+                   total=float(d.get("total", d["n"] * d["mean"])), weight=float(d.get("weight", d["n"])))
 
 
-def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA,
-         start: int = ASYMPTOTIC_FROM) -> RunningCS:
-    """The state after one more observation x: O(1). The interval is the running intersection of
-    mean ± mixture_margin over n = start, start + 1, …; `planned` (the study's t*) and `start` must stay
-    the same for the whole sequence."""
+def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
+         population: int | None = None, past: float | None = None, prior_var: float = 0.0) -> RunningCS:
+    """The state after one more observation x: O(1). The interval is the running intersection, over
+    n = start, start + 1, …, of centre ± margin; `planned` (the study's t*), `start` and `population`
+    must stay the same for the whole sequence.
+
+    population: N, for observations drawn uniformly without replacement from a finite set of N (the
+    study's pairs): the without-replacement martingale of Waudby-Smith & Ramdas (2020) — x_i minus the
+    mean of the values not yet drawn, (N μ − P_{i−1}) / (N − i + 1) — under the asymptotic boundary, so
+    the interval is for μ over the N and narrows to a sliver as the sample nears all of them. past:
+    P_{i−1}, the sum of the earlier observations as this one's terms would count them (a PPI term's
+    λ_{i−1} applied to the earlier pairs); by default the sum of the earlier x. prior_var: the boundary
+    uses max(σ̂², prior_var / n), so identical observations never give an interval of zero width (the
+    widest variance the range allows, spread over n: gone asymptotically, so the guarantee is unchanged)."""
     n = state.n + 1
     delta = float(x) - state.mean
     mean = state.mean + delta / n
     m2 = state.m2 + delta * (float(x) - mean)
+    if population is None:
+        total, weight = state.total + float(x), state.weight + 1.0
+    else:
+        if n > population:
+            raise ValueError(f"observation {n} of a set of {population}: more than the set holds")
+        left = population - n + 1
+        earlier = state.n * state.mean if past is None else float(past)
+        total, weight = state.total + float(x) + earlier / left, state.weight + population / left
     if n < start:
-        return RunningCS(n, mean, m2, None, None)
-    margin = float(mixture_margin(n, m2 / n, planned=planned, alpha=alpha))
-    low, high = mean - margin, mean + margin
+        return RunningCS(n, mean, m2, None, None, total, weight)
+    half = n * float(mixture_margin(n, max(m2 / n, prior_var / n), planned=planned, alpha=alpha)) / weight
+    low, high = total / weight - half, total / weight + half
     if state.low is not None and state.high is not None:
         low, high = max(low, state.low), min(high, state.high)
-    return RunningCS(n, mean, m2, low, high)
+    return RunningCS(n, mean, m2, low, high, total, weight)
 
 
-def running_asymptotic(x, *, planned: int, alpha: float = ALPHA,
-                       start: int = ASYMPTOTIC_FROM) -> tuple[np.ndarray, np.ndarray]:
+def running_asymptotic(x, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
+                       population: int | None = None, past=None, prior_var: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation, vectorised: the same numbers as folding `step` over x (NaN
-    before `start`); low > high where the intersection became empty."""
+    before `start`); low > high where the intersection became empty. past, prior_var: as step's (past
+    one per x)."""
     x = np.asarray(x, float)
     t = np.arange(1, len(x) + 1)
     if not len(x):
         return np.empty(0), np.empty(0)
+    if population is not None and len(x) > population:
+        raise ValueError(f"{len(x)} observations of a set of {population}: more than the set holds")
     shift = x[0]                                  # centred sums keep the variance exact to rounding
     s1 = np.cumsum(x - shift)
     s2 = np.cumsum((x - shift) ** 2)
-    mean = shift + s1 / t
-    var = np.maximum(s2 / t - (s1 / t) ** 2, 0.0)
-    margin = mixture_margin(t, var, planned=planned, alpha=alpha)
-    low, high = mean - margin, mean + margin
+    var = np.maximum(s2 / t - (s1 / t) ** 2, prior_var / t)
+    if population is None:
+        total, weight = np.cumsum(x), t.astype(float)
+    else:
+        earlier = np.concatenate([[0.0], np.cumsum(x)[:-1]]) if past is None else np.asarray(past, float)
+        left = population - t + 1
+        total, weight = np.cumsum(x + earlier / left), np.cumsum(population / left)
+    half = t * mixture_margin(t, var, planned=planned, alpha=alpha) / weight
+    low, high = total / weight - half, total / weight + half
     low[: start - 1], high[: start - 1] = -np.inf, np.inf
     low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
     low[: start - 1], high[: start - 1] = np.nan, np.nan
     return low, high
+
+
+def _eb_width(sd: float, n: int, *, planned: int | None, alpha: float) -> float:
+    """The full width, on the unit scale, that the empirical-Bernstein sequence with the betting sequence's
+    bets (WSR Theorem 2) would have after n observations whose spread stays sd: the betting sequence is
+    at least about as narrow."""
+    var = max(sd, 1e-3) ** 2
+    t = np.arange(1, n + 1)
+    scale = np.full(n, float(planned)) if planned else t * np.log1p(t)
+    lam = np.minimum(np.sqrt(2 * math.log(2 / alpha) / (var * scale)), BET_CAP)
+    spend = var * (-np.log1p(-lam) - lam)               # v_i ψ_E(λ_i) with v_i = 4σ²
+    return float(2 * (math.log(2 / alpha) + spend.sum()) / lam.sum())
+
+
+def _finite_weight(n: int, population: int) -> float:
+    """W_n = Σ_{i≤n} N / (N − i + 1) = N (H_N − H_{N−n}): the without-replacement centre's weight."""
+    return float(population * (digamma(population + 1) - digamma(population - n + 1)))
+
+
+def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA,
+                    population: int | None = None) -> float:
+    """The full width, on the unit scale, that anytime_interval would have after n observations whose
+    spread (on the unit scale) stays sd: the empirical-Bernstein projection of the betting sequence below
+    ASYMPTOTIC_FROM, the asymptotic sequence's 2 σ n m_n / W_n from there (W_n = n, or the
+    without-replacement weight for a sample of a set of `population`)."""
+    if n < ASYMPTOTIC_FROM:
+        return _eb_width(sd, max(n, 1), planned=planned, alpha=alpha)
+    weight = n if population is None else _finite_weight(min(n, population), population)
+    margin = float(mixture_margin(n, max(sd, 1e-3) ** 2, planned=planned or n, alpha=alpha))
+    return 2 * n * margin / weight
+
+
+def observations_needed(sd: float, target_width: float, *, now: int, planned: int | None = None,
+                        alpha: float = ALPHA, limit: int = 1_000_000, population: int | None = None) -> int | None:
+    """The number of observations at which projected_width falls to target_width (both on the unit
+    scale); None when it would take more than `limit` (or than the set holds)."""
+    if population is not None:
+        limit = min(limit, population)
+    width = lambda n: projected_width(sd, n, planned=planned, alpha=alpha, population=population)  # noqa: E731
+    if width(limit) > target_width:
+        return None
+    low, high = max(now, 1), limit
+    if width(low) <= target_width:
+        return low
+    while high - low > 1:                   # the projected width falls as n grows
+        mid = (low + high) // 2
+        low, high = (mid, high) if width(mid) > target_width else (low, mid)
+    return high
+
+
+def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
+                    start: int = ASYMPTOTIC_FROM, population: int | None = None, past=None,
+                    steps: tuple | None = None, means: tuple[float, float] | None = None,
+                    typical_span: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
+    betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
+    (lows, highs)), its bets sized for `start`; from `start` on, the asymptotic sequence (for a finite set of `population` drawn
+    uniformly without replacement, its without-replacement form), intersected from `start`."""
+    x = np.asarray(x, float)
+    head = x[: start - 1]
+    if steps is None:
+        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=start, alpha=alpha)
+    else:
+        low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: start - 1], np.asarray(steps[1])[: start - 1],
+                                          lower=lower, upper=upper, means=means or (lower, upper),
+                                          typical_span=typical_span or (upper - lower), planned=start, alpha=alpha)
+    spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
+    low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,
+                                   prior_var=spread)
+    low[: len(head)], high[: len(head)] = low_b, high_b
+    return low, high
+
+
+def guarantee(n: int, *, start: int = ASYMPTOTIC_FROM, population: int | None = None,
+              superpopulation: str | None = None) -> str:
+    """What the interval after n observations guarantees, in words (the `valid` of every anytime interval)."""
+    target = (superpopulation if superpopulation else
+              f"H over the study's {population:,} pairs" if population else
+              "the mean of the pairs' population (a superpopulation mean)")
+    if n < start:
+        how = (f"exact: a betting confidence sequence (Waudby-Smith and Ramdas 2024), valid from the first "
+               f"observation on; from the {start}th an asymptotic one takes over")
+    else:
+        how = (f"asymptotic: an asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas "
+               f"2024{', without-replacement form after Waudby-Smith and Ramdas 2020' if population else ''}), "
+               f"valid from the {start}th observation on, its error tending to at most 5% as the pairs grow in "
+               "number (the exact betting sequence covers the looks before)")
+    return (f"anytime, for {target}: however often it is looked at and whenever the study stops, if the "
+            f"observations come in a random order; {how}")
