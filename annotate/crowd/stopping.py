@@ -108,7 +108,8 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
         "planned": judge_numbers._planned(sample, len(judge)),
         "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
-        "pool_size": len(pool) if weighted else None})
+        "pool_size": len(pool) if weighted else None,
+        "population": None if weighted else len(judge)})      # a uniform sample: H over the judged pairs
     if model is None:
         return state
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")

@@ -1,25 +1,26 @@
 """H's anytime interval for a study's stopping rule, kept as pairs complete: the answer that completes a
 pair steps the study's stored state in its own write transaction (advance), and the stopping check reads
-the stored interval (current), so neither costs more as the study grows. The terms, their order and the
+the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms, their order and the
 interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
 mean from its first raters, the main judge's score, its weight 1/π in a weighted draw, λ tuned on the
 pairs before it, in the order pairs became complete; every rater counts, as there.
 
 A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
-scores, items, settings) is rebuilt from the whole study at the next check, once
-(annotate.crowd.stopping.kept_interval). The adaptive design
-and `--escalate` keep the full analysis (their terms are not a pair's alone)."""
+scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive
+design and `--escalate` keep the full analysis (their terms are not a pair's alone)."""
 from __future__ import annotations
 
 import logging
 
 from fairval.analysis import running_betting
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, step
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study
 from fairval.store import Database, immediate
 from fairval.store import running as running_store
 
 LAMBDA_SUMS = ("wy", "wf", "wywf", "wfwf")
+TYPICAL_SPAN = 4.0          # a PPI term's typical span, as annotate.results.judge._ppi_sequence gives it
 
 
 def has_rule(study: Study) -> bool:
@@ -63,33 +64,48 @@ def advance(db: Database, study: Study, item_id: str) -> None:
 
 def start(basis: dict) -> dict:
     """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
-    raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and N)."""
-    return {"basis": basis, "n": 0, "total": 0.0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
-            "betting": running_betting.start()}
+    raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
+    N, or the judged pairs a uniform sample is drawn from)."""
+    return {"basis": basis, "n": 0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+            "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
 
 
 def step_pair(state: dict, y: float, f: float, w: float) -> dict:
-    """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, with λ
-    tuned on the pairs before it) into the interval; then λ_t from the running sums."""
-    basis = state["basis"]
+    """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, λ tuned
+    on the pairs before it) into the interval harm.ppi.cs reports (annotate.results.judge._ppi_sequence:
+    exact betting, bets sized for ASYMPTOTIC_FROM, below ASYMPTOTIC_FROM pairs; the asymptotic sequence,
+    without replacement for a uniform sample, from there); then λ_t from the running sums."""
+    basis, lam = state["basis"], state["lambda"]
     wy, wf = w * y, w * f
-    term = state["lambda"] * basis["judge_mean"] + wy - state["lambda"] * wf
+    term = lam * basis["judge_mean"] + wy - lam * wf
     n = state["n"] + 1
+    past = None
+    if basis["population"] is not None:     # P_{t−1}: the earlier pairs as this term's λ counts them (w = 1)
+        past = (n - 1) * lam * basis["judge_mean"] + state["wy"] - lam * state["wf"]
+    asymptotic = step(RunningCS.from_dict(state["asymptotic"]), term, planned=basis["planned"],
+                      population=basis["population"], past=past, prior_var=(TYPICAL_SPAN / 2) ** 2)
+    betting = state["betting"]
+    if n < ASYMPTOTIC_FROM:
+        unit = (term - basis["lower"]) / (basis["upper"] - basis["lower"])
+        betting = running_betting.step(betting, unit, planned=ASYMPTOTIC_FROM)
+    else:
+        betting = None                      # the asymptotic sequence has taken over: O(1) from here
     sums = {"wy": state["wy"] + wy, "wf": state["wf"] + wf, "wywf": state["wywf"] + wy * wf,
             "wfwf": state["wfwf"] + wf * wf}
     mean_y, mean_f = sums["wy"] / n, sums["wf"] / n
     covariance = sums["wywf"] / n - mean_y * mean_f
     spread = sums["wfwf"] / n - mean_f * mean_f
     lam = min(max(covariance / spread, 0.0), 1.0) if spread > 1e-12 else 0.0
-    lower, upper = basis["lower"], basis["upper"]
-    unit = (term - lower) / (upper - lower)
-    betting = running_betting.step(state["betting"], unit, planned=basis["planned"])
-    return {**state, **sums, "n": n, "total": state["total"] + term, "lambda": lam, "betting": betting}
+    return {**state, **sums, "n": n, "lambda": lam, "betting": betting, "asymptotic": asymptotic.to_dict()}
 
 
 def save(db: Database, study_id: str, state: dict) -> None:
-    n, betting = state["n"], state["betting"]
-    lower, span = state["basis"]["lower"], state["basis"]["upper"] - state["basis"]["lower"]
-    ci = (None if not n or betting["low"] is None else
-          [max(lower + span * betting["low"], -1.0), min(lower + span * betting["high"], 1.0)])
-    running_store.save(db, study_id, state, n=n, value=state["total"] / n if n else None, ci=ci)
+    n, basis = state["n"], state["basis"]
+    asymptotic = RunningCS.from_dict(state["asymptotic"])
+    if n < ASYMPTOTIC_FROM:
+        betting, lower, span = state["betting"], basis["lower"], basis["upper"] - basis["lower"]
+        ends = None if not n or betting["low"] is None else (lower + span * betting["low"], lower + span * betting["high"])
+    else:
+        ends = asymptotic.interval          # None if the intersection became empty
+    ci = None if ends is None else [max(ends[0], -1.0), min(ends[1], 1.0)]
+    running_store.save(db, study_id, state, n=n, value=asymptotic.mean if n else None, ci=ci)

@@ -15,6 +15,7 @@ from fairval.annotate.material.importers import import_items, import_lmra, impor
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import session
 from fairval.analysis.calibration import human_scores
+from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.annotate.results.judge import ppi_numbers
 from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
                                               study_numbers)
@@ -111,7 +112,7 @@ def test_the_kept_interval_is_the_full_analysis_after_every_pair_and_stops_the_s
                     break
     # it stopped at the first pair whose full interval is within the target, and not before
     assert widths[-1] <= 0.9 < min(widths[:-1])
-    assert 10 < len(widths) < PAIRS
+    assert ASYMPTOTIC_FROM < len(widths) < PAIRS         # through the exact head and the asymptotic sequence
     assert stopped["ci"] == pytest.approx(full_cs(db)["ci"], abs=1e-12)       # `analyze --json`'s own
     assert stopped["n_pairs_complete"] == len(widths)
     assert load_study(db, "s").status == "paused"
