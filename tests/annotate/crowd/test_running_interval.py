@@ -126,6 +126,7 @@ def serve_some(db, judge, raters, answers, seed=2, now=1000.0):
         answer(db, s, raters[k % len(raters)], judge, rng, now + 10 * k)
 
 
+@pytest.mark.both_backends
 def test_imported_ratings_and_a_judge_scored_later_are_rebuilt_into_the_same_interval(db, study, tmp_path):
     configure_study(db, "s", target_ci_width=0.01)            # a rule never met: the check goes on
     onboard(db, load_study(db, "s"), ["r0", "r1", "r2"])
@@ -167,6 +168,7 @@ def test_a_second_judge_leaves_the_rule_on_the_main_one(db, study, tmp_path):
     assert kept_cs(db)["ci"] == pytest.approx(numbers["harm"]["ppi"]["cs"]["ci"], abs=1e-12)
 
 
+@pytest.mark.both_backends
 def test_two_workers_completing_pairs_at_once_keep_the_order_the_ratings_were_stored_in(db, db_path, study):
     configure_study(db, "s", target_ci_width=0.01)
     onboard(db, load_study(db, "s"), ["r0", "r1", "r2", "r3"])
