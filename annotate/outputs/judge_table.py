@@ -181,9 +181,10 @@ def escalation_sentence(block: dict | None, label: str) -> str:
     text = (f"Trust or escalate: {block['guarantee']}. Labels: {formats.count(labels['1'], 'pair')} +1, "
             f"{formats.count(labels['-1'], 'pair')} −1, {formats.count(labels['0'], 'pair')} 0"
             + (f", {formats.count(labels['tie'], 'pair')} where people tie" if labels["tie"] else "") + ". ")
-    if block["h_signs"] is None:
-        return text + f"{label} from the labels: not yet ({block['reason']})."
-    return text + (f"{label} from the labels (share +1 minus share −1): {formats.ratio(block['h_signs'])}; when the "
+    balance = "Sign balance of the labels (the share of +1 minus the share of −1; not H, which averages people's scores)"
+    if block["sign_balance"] is None:
+        return text + f"{balance}: not yet ({block['reason']})."
+    return text + (f"{balance}: {formats.ratio(block['sign_balance'])}; when the "
                    f"guarantee holds, people's own share differs from it by at most "
                    f"{formats.ratio(block['bias_bound'])} in expectation. It has no interval: the escalated pairs "
                    "are all rated, and the trusted ones carry the judge's answers.")
