@@ -23,16 +23,27 @@ def start(prior_var: float = 0.25) -> dict:
             "low": None, "high": None}
 
 
-def step(state: dict, x: float, *, planned: int, alpha: float = ALPHA) -> dict:
-    """The state after one more observation x in [0, 1] (clipped to it, as running_interval does)."""
+def step(state: dict, x: float, *, planned: int, alpha: float = ALPHA, population: int | None = None,
+         earlier: float | None = None) -> dict:
+    """The state after one more observation x in [0, 1] (clipped to it, as running_interval does).
+    population, earlier: running_sets' without-replacement form (a uniform sample of a set of N), with
+    earlier the sum of the observations before x as x counts them (by default their sum), unit scale."""
     x = min(max(float(x), 0.0), 1.0)
-    t = state["t"] + 1
+    i = state["t"]
+    t = i + 1
     bet = math.sqrt(2 * math.log(2 / alpha) / (state["var"] * float(planned)))     # from the past only
     deviation = x - state["mean"]
     total, squares = state["sum"] + x, state["sq"] + deviation * deviation
-    up = _unpacked(state["up"], float) + np.log1p(np.minimum(bet, _CAP_UP) * (x - _M))
-    down = _unpacked(state["down"], float) + np.log1p(-np.minimum(bet, _CAP_DOWN) * (x - _M))
-    alive = _unpacked(state["alive"], bool) & (np.logaddexp(up, down) + math.log(0.5) < math.log(1 / alpha))
+    alive = _unpacked(state["alive"], bool)
+    target, cap_up, cap_down = _M, _CAP_UP, _CAP_DOWN
+    if population is not None:              # the mean of the values left, for each m
+        target = (population * _M - (state["sum"] if earlier is None else earlier)) / (population - i)
+        alive &= (target > -1e-9) & (target < 1 + 1e-9)
+        target = np.clip(target, 0.0, 1.0)
+        cap_up, cap_down = _caps(target, 0.0, 1.0)
+    up = _unpacked(state["up"], float) + np.log1p(np.minimum(bet, cap_up) * (x - target))
+    down = _unpacked(state["down"], float) + np.log1p(-np.minimum(bet, cap_down) * (x - target))
+    alive &= np.logaddexp(up, down) + math.log(0.5) < math.log(1 / alpha)
     low, high = _ends(alive, _M)
     return {**state, "t": t, "sum": total, "sq": squares, "mean": (0.5 + total) / (t + 1),
             "var": (state["prior_var"] + squares) / (t + 1), "up": _packed(up), "down": _packed(down),

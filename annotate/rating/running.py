@@ -73,8 +73,8 @@ def start(basis: dict) -> dict:
 def step_pair(state: dict, y: float, f: float, w: float) -> dict:
     """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, λ tuned
     on the pairs before it) into the interval harm.ppi.cs reports (annotate.results.judge._ppi_sequence:
-    exact betting, bets sized for ASYMPTOTIC_FROM, below ASYMPTOTIC_FROM pairs; the asymptotic sequence,
-    without replacement for a uniform sample, from there); then λ_t from the running sums."""
+    exact betting, bets sized for ASYMPTOTIC_FROM, below ASYMPTOTIC_FROM pairs; the asymptotic sequence
+    from there; each without replacement for a uniform sample); then λ_t from the running sums."""
     basis, lam = state["basis"], state["lambda"]
     wy, wf = w * y, w * f
     term = lam * basis["judge_mean"] + wy - lam * wf
@@ -86,8 +86,10 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
                       population=basis["population"], past=past, prior_var=(TYPICAL_SPAN / 2) ** 2)
     betting = state["betting"]
     if n < ASYMPTOTIC_FROM:
-        unit = (term - basis["lower"]) / (basis["upper"] - basis["lower"])
-        betting = running_betting.step(betting, unit, planned=ASYMPTOTIC_FROM)
+        lower, span = basis["lower"], basis["upper"] - basis["lower"]
+        betting = running_betting.step(betting, (term - lower) / span, planned=ASYMPTOTIC_FROM,
+                                       population=basis["population"],
+                                       earlier=None if past is None else (past - (n - 1) * lower) / span)
     else:
         betting = None                      # the asymptotic sequence has taken over: O(1) from here
     sums = {"wy": state["wy"] + wy, "wf": state["wf"] + wf, "wywf": state["wywf"] + wy * wf,
