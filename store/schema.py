@@ -286,7 +286,7 @@ def _v17_running_intervals(db: Database) -> None:
     # pair, read by the stopping check; a missing row is rebuilt from the whole study.
     db.ddl("""CREATE TABLE running_intervals (
         study_id TEXT PRIMARY KEY REFERENCES studies(study_id),
-        state TEXT NOT NULL,                 -- JSON, see annotate.crowd.running
+        state TEXT NOT NULL,                 -- JSON, see annotate.rating.running
         n INTEGER NOT NULL,                  -- complete pairs counted
         value REAL,
         ci_low REAL,
