@@ -1,4 +1,4 @@
-"""A study's running interval for its stopping rule (annotate.crowd.running): one row per study, stepped
+"""A study's running interval for its stopping rule (annotate.rating.running): one row per study, stepped
 in the write transaction of the answer that completes a pair, so the stopping check reads a row instead of
 recomputing every number. Any write that can change a pair's term (imported ratings, judge scores, items,
 settings) forgets the row; the next check rebuilds it from the whole study."""
