@@ -12,6 +12,13 @@ next to the data's is not rejected until enough capital is won against it.
 
 The set is found on a grid of m; each end is moved out to the nearest rejected grid point, so the
 interval can only be wider than the exact one.
+
+The betting sequence is exact but sized by the observations' range: PPI terms span about 4 while they
+vary by about 0.24, so its bets hit their cap and it is far wider than a fixed-n interval. From
+ASYMPTOTIC_FROM observations the asymptotic sequence (below) takes over; anytime_running makes that
+choice, fixed in advance, and guarantee() says in words what the result guarantees. Both come in a
+without-replacement form (Waudby-Smith and Ramdas, NeurIPS 2020) for a uniform sample of a finite set
+of pairs: the interval is then for the set's own mean, and closes in on it as the sample nears the set.
 """
 from __future__ import annotations
 

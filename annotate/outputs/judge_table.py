@@ -190,6 +190,13 @@ def escalation_sentence(block: dict | None, label: str) -> str:
                    "are all rated, and the trusted ones carry the judge's answers.")
 
 
+def _kind(cs: dict) -> str:
+    """The guarantee in a few words: exact, or asymptotic from which pair (the full text is cs['valid'])."""
+    if cs.get("method") == "asymptotic":
+        return f"; asymptotic, from the {cs.get('asymptotic_from')}th pair"
+    return "; exact" if cs.get("method") == "betting" else ""
+
+
 def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str:
     """The anytime-valid interval in words, with how far the study is from its target width (or how to
     set one); target=False: the interval alone."""
@@ -199,7 +206,7 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
         return f"{label}: no anytime-valid interval yet ({cs.get('reason')})."
     low, high = (formats.ratio(v) for v in cs["ci"])
     text = (f"{label} is between {low} and {high}, valid however often you look "
-            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete).")
+            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete{_kind(cs)}).")
     if not target:
         return text
     if "target_width" not in cs:
