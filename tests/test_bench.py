@@ -99,6 +99,10 @@ def test_adaptive():
     assert re.search(r"^coverage at the stop over all worlds: adaptive \d\.\d{3} \(27 studies\)", text, re.M)
 
 
+def test_stopping():
+    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
+
+
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
