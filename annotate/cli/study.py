@@ -225,8 +225,8 @@ def _mix_line(sample: dict) -> str:
 
 
 def _settings_list() -> str:
-    from fairval.annotate.material.studies import StudySettings
-    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in StudySettings.settable().items())
+    from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
+    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items() if key not in RECORDED)
 
 
 @study.command("set", epilog="\b\nSettings:\n" + _settings_list() + "\n  status               open, paused or closed"
