@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from fairval.store import running
 from fairval.store.engine import Database, StoreError, immediate
 from fairval.store.order import serve_rank, study_seed, template_of   # noqa: F401  (serve_rank: tests, bench)
 
@@ -31,6 +32,7 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tupl
              "source_line": r.get("source_line"), "source_format": r["source_format"],
              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)])
+        running.forget(db, study_id)
     return [(r["item_id"], start + i, bool(r.get("gold"))) for i, r in enumerate(rows) if not r.get("practice")]
 
 
@@ -80,12 +82,14 @@ def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
     """Inside the caller's write transaction: these items become judge-only (never served)."""
     db.executemany("UPDATE items SET judge_only = 1 WHERE study_id = ? AND item_id = ?",
                    [(study_id, i) for i in items])
+    running.forget(db, study_id)
 
 
 def record_inclusion(db: Database, study_id: str, probabilities: dict[str, float]) -> None:
     """Inside the caller's write transaction: each pair's chance of being drawn for people."""
     db.executemany("UPDATE items SET inclusion_probability = ? WHERE study_id = ? AND item_id = ?",
                    [(float(p), study_id, i) for i, p in probabilities.items()])
+    running.forget(db, study_id)
 
 
 def inclusion_probabilities(db: Database, study_id: str) -> dict[str, float]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fairval.store import assignments as ledger
 from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
+from fairval.store import running
 from fairval.store.engine import Database
 from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
@@ -191,6 +192,7 @@ def record_imported(db: Database, study_id: str, rows: list[dict], rated: set[tu
     unless it replaces the rater's open slot there. `regrouped`: a rater's balance group changed under
     items they hold, so every load is recounted at the next serve. Returns the ratings written."""
     written = rating_store.insert_ratings(db, study_id, rows)
+    running.forget(db, study_id)                # pairs completed out of the answers' order: rebuilt
     first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows if (r["item_id"], r["rater_id"]) not in rated))
     new_holders = ledger.release_for_ratings(db, study_id, first)
     if regrouped:

@@ -281,7 +281,20 @@ def _v16_least_chance(db: Database) -> None:
     db.ddl("ALTER TABLE items ADD COLUMN least_chance REAL")
 
 
-def _v17_serving_order(db: Database) -> None:
+def _v17_running_intervals(db: Database) -> None:
+    # A study's running interval for its stopping rule (store/running.py): stepped when an answer completes a
+    # pair, read by the stopping check; a missing row is rebuilt from the whole study.
+    db.ddl("""CREATE TABLE running_intervals (
+        study_id TEXT PRIMARY KEY REFERENCES studies(study_id),
+        state TEXT NOT NULL,                 -- JSON, see annotate.rating.running
+        n INTEGER NOT NULL,                  -- complete pairs counted
+        value REAL,
+        ci_low REAL,
+        ci_high REAL
+    )""")
+
+
+def _v18_serving_order(db: Database) -> None:
     # Pairs are served in a seeded random order, depth-first (annotate/rating/assignment.py): each item's
     # rank in that order and the template it fills (no two fills of one in a row), kept beside its load so
     # the next item is an index seek. Items stored before get theirs here; their loads rebuild at the
@@ -304,4 +317,4 @@ def _v17_serving_order(db: Database) -> None:
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
-              _v15_adaptive_design, _v16_least_chance, _v17_serving_order]
+              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order]

@@ -99,6 +99,15 @@ def test_adaptive():
     assert re.search(r"^coverage at the stop over all worlds: adaptive \d\.\d{3} \(27 studies\)", text, re.M)
 
 
+def test_stopping():
+    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
+
+
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
+
+
+def test_rater_model():
+    text = quick("rater_model")
+    assert len(re.findall(r"honest accuracy \d+%: all 3 random answerers flagged in \d+ of 5 crowds", text)) == 3

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import secrets
 import time
 from dataclasses import dataclass
 
+from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
@@ -25,6 +27,7 @@ DEFAULT_CONSENT = (
     "and closing the page keeps the answers you have already submitted. Your answers are stored "
     "with your participant ID and the background details you choose to give, used only for this "
     "research, and reported only in aggregate.")
+
 
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -109,6 +112,12 @@ class StudySettings:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
                              f"not {', '.join(sorted(unknown))}")
 
+    @classmethod
+    def settable(cls) -> dict[str, str]:
+        """The settings a researcher sets (`study set`), each with its one-line meaning: every field but
+        the state the system records itself (the drawn sample, the stop)."""
+        return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls) if f.name not in RECORDED}
+
     def quota(self) -> dict[str, int] | None:
         """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
         if not self.balance_by:
@@ -136,7 +145,10 @@ class StudySettings:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known - {"task_definition"}
         if unknown:
-            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}")
+            near = [m for key in sorted(unknown) for m in difflib.get_close_matches(key, cls.settable(), n=1)]
+            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}"
+                             + (f" (did you mean {', '.join(near)}?)" if near else "") + "; the settings are "
+                             f"{', '.join(cls.settable())} (`fairval study set --help` says what each means)")
         values = {k: v for k, v in d.items() if k in known}
         for key in ("balance_groups", "demographics"):
             if key in values:

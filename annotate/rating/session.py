@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from fairval.annotate.rating import adaptive
+from fairval.annotate.rating import adaptive, running
 from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
@@ -238,6 +238,8 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                  "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
+        if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
+            running.advance(db, study, item_id)
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0
