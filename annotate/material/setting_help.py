@@ -12,6 +12,8 @@ SETTING_HELP = {
     "min_seconds": "answers faster than this many seconds count as too fast",
     "timeout_seconds": "a served item left unanswered this long goes back to the pool",
     "max_items_per_rater": "the most items one rater is given (null: no cap)",
+    "max_fills_per_template": "the most fills of one template (decision_question_id) a rater gets (null: no cap; "
+                              "1: every comparison between raters)",
     "demographics": 'what each rater is asked about themselves, e.g. ["gender","race","country"]',
     "consent_text": "the consent page's text",
     "instructions": "the instructions' text (empty: the task's own)",
