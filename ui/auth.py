@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -103,8 +102,9 @@ def signed_in() -> Identity | None:
     held = st.session_state.get(_SIGNED_IN)
     for identity in everyone:
         if held == _fingerprint(identity.key):
+            # an open tab's sign-in ends when its token does: expired or revoked, checked on every run
             token = st.session_state.get(_TOKEN)
-            if token is None or not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+            if token is not None and _holds(db, token, identity):
                 return identity
             break
     if held is not None:
@@ -115,13 +115,18 @@ def signed_in() -> Identity | None:
     token = st.context.cookies.get(COOKIE)
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
         return None
-    secret = sign_in.server_secret(db)
     for identity in everyone:
-        if sign_in.valid_token(token, secret, identity.key) and not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+        if _holds(db, token, identity):
             st.session_state[_SIGNED_IN] = _fingerprint(identity.key)
             st.session_state[_TOKEN] = token
             return identity
     return None
+
+
+def _holds(db, token: str, identity: Identity) -> bool:
+    """The token is this identity's, unexpired by the server's clock, and not signed out."""
+    return (sign_in.valid_token(token, sign_in.server_secret(db), identity.key)
+            and not sign_ins.is_revoked(db, sign_in.signature_of(token)))
 
 
 def require_researcher(role: str = "viewer") -> Identity:
@@ -206,9 +211,7 @@ def _navigation() -> None:
             st.page_link(path, label=label)
         if st.button("Sign out"):
             for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
-                expires = sign_in.token_expires(token)
-                if expires is not None:
-                    sign_ins.revoke(get_db(), sign_in.signature_of(token), expires, time.time())
+                sign_in.revoke(get_db(), token)
             audit.record(get_db(), "sign-out")
             st.session_state.pop(_SIGNED_IN, None)
             st.session_state[_SIGNED_OUT] = True

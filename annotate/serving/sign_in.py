@@ -56,6 +56,16 @@ def valid_token(token: str, secret: str, password: str, now: float | None = None
     return hmac.compare_digest(signature, expected) and int(issued) <= now + CLOCK_SKEW and now < int(issued) + LIFETIME
 
 
+def revoke(db: Database, token: str, now: float | None = None) -> None:
+    """Sign a token out on every worker and host. Its row is kept until no host could take the token as
+    valid any more: past its expiry by the clock skew a host may have either way (the revoking one too)."""
+    expires = token_expires(token)
+    if expires is None:
+        return
+    now = time.time() if now is None else now
+    sign_ins.revoke(db, signature_of(token), expires, now, forget_before=now - 2 * CLOCK_SKEW)
+
+
 def signature_of(token: str) -> str:
     return str(token).rpartition(".")[2]
 

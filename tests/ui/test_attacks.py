@@ -51,3 +51,40 @@ def test_signing_out_in_one_tab_ends_the_other(db, monkeypatch):
     assert titles(first) == ["Researcher sign-in"]
     second.run()                                                                  # its next interaction
     assert titles(second) == ["Researcher sign-in"]
+
+
+def test_an_open_tab_is_signed_out_when_its_sign_in_expires(db, monkeypatch):
+    """The tab's session holds a sign-in issued LIFETIME ago (a tab left open overnight): its next run
+    shows the sign-in form, though nothing revoked it."""
+    from fairval.annotate.serving import sign_in
+    from fairval.ui import auth
+
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    tab = page("1_Results.py")
+    tab.text_input[0].input("s3cret")
+    tab.button[0].click().run()
+    assert titles(tab) != ["Researcher sign-in"]
+    issued = int(sign_in.token_expires(tab.session_state[auth._TOKEN])) - sign_in.LIFETIME
+    # the same sign-in as the server issued it, back-dated by a lifetime and a second
+    tab.session_state[auth._TOKEN] = sign_in.issue_token(sign_in.server_secret(db), "s3cret",
+                                                         now=issued - sign_in.LIFETIME - 1)
+    tab.run()
+    assert titles(tab) == ["Researcher sign-in"]
+
+
+def test_a_sign_out_holds_on_a_host_whose_clock_is_behind(db):
+    """Revocation rows are forgotten only once no host could take the token as valid: a host 30 s behind
+    the one that purges still refuses the signed-out token."""
+    from fairval.annotate.serving import sign_in
+    from fairval.store import sign_ins
+
+    now = 1_800_000_000.0
+    token = sign_in.issue_token("secret", "s3cret", now=now)
+    sign_in.revoke(db, token, now=now + 60)
+    expires = sign_in.token_expires(token)
+    sign_in.revoke(db, sign_in.issue_token("secret", "other", now=expires), now=expires + 1)   # purges old rows
+    behind = expires - 30
+    assert sign_in.valid_token(token, "secret", "s3cret", now=behind)          # that host would take it …
+    assert sign_ins.is_revoked(db, sign_in.signature_of(token))                 # … but it stays signed out
+    sign_in.revoke(db, sign_in.issue_token("secret", "other", now=expires), now=expires + 10 * sign_in.CLOCK_SKEW)
+    assert not sign_ins.is_revoked(db, sign_in.signature_of(token))             # and is forgotten after
