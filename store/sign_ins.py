@@ -51,7 +51,3 @@ def failures(db: Database, client: str, since: float) -> list[float]:
     return [r[0] for r in db.execute("SELECT at FROM sign_in_failures WHERE client = ? AND at >= ? ORDER BY at",
                                       [client, since]).fetchall()]
 
-
-def clear_failures(db: Database, client: str) -> None:
-    with immediate(db):
-        db.execute("DELETE FROM sign_in_failures WHERE client = ?", [client])

@@ -10,6 +10,7 @@ expire by the server's clock; sign-out revokes the token in the database, on eve
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 
@@ -55,13 +56,30 @@ def _fingerprint(password: str) -> str:
     return hashlib.sha256(b"fairval researcher session\x00" + password.encode()).hexdigest()
 
 
+FRONT_HEADER = "X-Fairval-Front"
+
+
 def client_of() -> str:
-    """Who is trying a password, for the back-off: the address HAProxy saw (its X-Forwarded-For, when
-    the request came through it on this host), else the peer's address."""
+    """Who is trying a password, for the back-off: the peer's address, or the address a trusted front
+    saw (the last X-Forwarded-For entry, the one that front added). Trusted are only the HAProxy that
+    `fairval serve --workers` starts (it sends FAIRVAL_FRONT_SECRET, which only it and its workers know)
+    and the addresses named in FAIRVAL_TRUSTED_PROXIES (a lab's own front on other hosts). Anyone else's
+    X-Forwarded-For, a client's reaching a worker's port or a single `fairval serve` directly, is ignored."""
     peer = st.context.ip_address
-    peer = peer if isinstance(peer, str) and peer else "unknown"      # (no address in-process)
-    forwarded = st.context.headers.get("X-Forwarded-For") if peer in ("127.0.0.1", "::1") else None
-    return forwarded.split(",")[-1].strip() if isinstance(forwarded, str) and forwarded else peer
+    # Streamlit says None for a connection from this machine (a front on it, or a page run in-process)
+    peer = peer if isinstance(peer, str) and peer else "127.0.0.1"
+    headers = st.context.headers
+    forwarded = headers.get("X-Forwarded-For")
+    if not isinstance(forwarded, str) or not forwarded.strip() or not trusted_front(peer, headers.get(FRONT_HEADER)):
+        return peer
+    return forwarded.split(",")[-1].strip() or peer
+
+
+def trusted_front(peer: str, front_secret) -> bool:
+    secret = os.environ.get("FAIRVAL_FRONT_SECRET", "")
+    if secret and isinstance(front_secret, str) and hmac.compare_digest(front_secret.encode(), secret.encode()):
+        return True
+    return peer in os.environ.get("FAIRVAL_TRUSTED_PROXIES", "").replace(",", " ").split()
 
 
 @dataclass(frozen=True)
@@ -166,18 +184,17 @@ def require_researcher(role: str = "viewer") -> Identity:
 
 def _try(db, everyone: list[Identity], name: str, given: str) -> None:
     client = client_of()
-    wait = sign_in.wait_before_next_try(db, client)
+    wait = sign_in.wait_before_next_try(db, client, name)
     if wait > 0:
-        st.error(f"Too many wrong passwords from this address: try again in {int(wait)} seconds.")
+        st.error(f"Too many wrong passwords from this address or for this name: try again in {int(wait)} seconds.")
         return
     identity = _check(db, everyone, name, given)
     audit.acting_as(identity.label(client) if identity else (name or f"researcher at {client}"), "page")
     if identity is None:
-        sign_in.wrong_password(db, client)
+        sign_in.wrong_password(db, client, name)
         audit.record(db, "sign-in.failed", client=client, name=name or None)
         st.error("That name and password do not match." if everyone[0].name else "That password is not right.")
         return
-    sign_in.right_password(db, client)
     audit.record(db, "sign-in", client=client)
     token = sign_in.issue_token(sign_in.server_secret(db), identity.key)
     st.session_state[_SIGNED_IN] = _fingerprint(identity.key)

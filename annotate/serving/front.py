@@ -57,12 +57,15 @@ def deploy_config() -> str:
 
 
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000,
-           request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None) -> str:
+           request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None,
+           front_secret: str | None = None) -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors), a request's headers within
     `request_timeout` of its connection. With `tls_pem` (certificate and key in one file) the front speaks
     HTTPS on `bind`, says so to the app (X-Forwarded-Proto, so the sign-in cookie is Secure) and to the
-    browser (HSTS); `redirect_bind` then answers plain HTTP with a redirect to HTTPS."""
+    browser (HSTS), and the worker cookie is Secure; `redirect_bind` then answers plain HTTP with a redirect
+    to HTTPS. `front_secret` goes to the workers with every request (X-Fairval-Front): it tells them the
+    X-Forwarded-For beside it is this front's, and only then do they count wrong passwords by it."""
     binds = f"bind {bind}" + (f" ssl crt {tls_pem}" if tls_pem else "")
     if tls_pem:
         if redirect_bind:
@@ -73,7 +76,10 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
             binds += (f"\n    bind {redirect_bind}\n    http-request redirect location {target} code 301 "
                       "unless { ssl_fc }")
         binds += ("\n    http-response set-header Strict-Transport-Security \"max-age=31536000\" if { ssl_fc }")
-    lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout).rstrip()]
+    front = (f"\n    http-request set-header X-Fairval-Front {front_secret}" if front_secret
+             else "\n    http-request del-header X-Fairval-Front")
+    lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
+                          secure=" secure" if tls_pem else "").rstrip()]
     lines += [f"    server {name} {address} cookie {name}" for name, address in servers]
     return "\n".join(lines) + "\n"
 
@@ -124,14 +130,14 @@ frontend fairval
     # X-Forwarded-For (or -Proto) would otherwise reach the app beside it, and the app would believe it.
     http-request del-header X-Forwarded-For
     http-request del-header X-Forwarded-Proto
-    http-request del-header Forwarded
+    http-request del-header Forwarded{front}
     http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
     option forwardfor
     default_backend workers
 
 backend workers
     balance roundrobin
-    cookie fairval_worker insert indirect nocache httponly attr "SameSite=Lax"
+    cookie fairval_worker insert indirect nocache httponly{secure} attr "SameSite=Lax"
     # which worker answered: for operators' logs and the tests, nothing a client must read
     http-response set-header X-Fairval-Worker %[srv_name]
     default-server check inter 2s fall 2 rise 1 maxconn 2000

@@ -109,6 +109,9 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     """Serve until stopped; returns the exit code. `tls` (certificate file, key file): HTTPS at the HAProxy
     front, for one worker too; `http_port` then redirects plain HTTP there."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    # uvicorn (under Streamlit) would take the client's address from X-Forwarded-For whenever the peer is
+    # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
+    env["FORWARDED_ALLOW_IPS"] = ""
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     pem = _pem(tls) if tls else None
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
@@ -187,7 +190,9 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
     # SIGTERM/SIGINT unwind through `finally`, which stops HAProxy and the workers
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _exit)
-    workers = [_Worker(env, free_port(), cookie_secret) for _ in range(count)]
+    # the workers believe X-Forwarded-For only beside this secret, which only this HAProxy sends
+    front_secret = secrets.token_hex(32)
+    workers = [_Worker({**env, "FAIRVAL_FRONT_SECRET": front_secret}, free_port(), cookie_secret) for _ in range(count)]
     folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
     front: subprocess.Popen | None = None
     stopping = threading.Event()
@@ -202,7 +207,7 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
             time.sleep(0.3)
         cfg = folder / "haproxy.cfg"
         cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
-                              maxconn=connection_limit(), tls_pem=pem,
+                              maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
                               redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
         front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()

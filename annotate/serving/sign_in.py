@@ -108,21 +108,30 @@ def redeem(db: Database, code: str, now: float | None = None) -> str | None:
     return sign_ins.redeem_grant(db, str(code), time.time() if now is None else now)
 
 
-def wait_before_next_try(db: Database, client: str, now: float | None = None) -> float:
-    """Seconds this client must wait before its password is checked again: none for the first few wrong
-    passwords, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
+def _counted(client: str, account: str) -> tuple[str, str]:
+    """What wrong passwords are counted against: the address they came from and the name they were for
+    (the shared password's is ""), so neither rotating addresses nor rotating names escapes the back-off."""
+    return f"address {client}", f"account {account[:200]}"
+
+
+def wait_before_next_try(db: Database, client: str, account: str = "", now: float | None = None) -> float:
+    """Seconds before a password for this name from this client is checked again: none for the first few
+    wrong ones at either, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
     now = time.time() if now is None else now
-    failed = sign_ins.failures(db, client, now - WINDOW)
+    return max(_wait(sign_ins.failures(db, key, now - WINDOW), now) for key in _counted(client, account))
+
+
+def _wait(failed: list[float], now: float) -> float:
     if len(failed) < FREE_ATTEMPTS:
         return 0.0
     wait = min(MAX_WAIT, 2.0 ** (len(failed) - FREE_ATTEMPTS + 1))
     return max(0.0, math.ceil(failed[-1] + wait - now))
 
 
-def wrong_password(db: Database, client: str, now: float | None = None) -> None:
+def wrong_password(db: Database, client: str, account: str = "", now: float | None = None) -> None:
+    """Counted at the address and at the name. A right password clears neither: an insider's own
+    sign-ins between guesses at another name, or the owner's, must not give the guesser more tries;
+    wrong passwords are forgotten after WINDOW instead."""
     now = time.time() if now is None else now
-    sign_ins.record_failure(db, client, now, now - WINDOW)
-
-
-def right_password(db: Database, client: str) -> None:
-    sign_ins.clear_failures(db, client)
+    for key in _counted(client, account):
+        sign_ins.record_failure(db, key, now, now - WINDOW)

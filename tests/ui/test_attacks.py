@@ -88,3 +88,28 @@ def test_a_sign_out_holds_on_a_host_whose_clock_is_behind(db):
     assert sign_ins.is_revoked(db, sign_in.signature_of(token))                 # … but it stays signed out
     sign_in.revoke(db, sign_in.issue_token("secret", "other", now=expires), now=expires + 10 * sign_in.CLOCK_SKEW)
     assert not sign_ins.is_revoked(db, sign_in.signature_of(token))             # and is forgotten after
+
+
+def test_an_insiders_guesses_between_its_own_sign_ins_are_held_back(db, monkeypatch):
+    """A viewer guesses the owner's password four times, then signs in as itself, and again: its own right
+    password clears nothing, so the owner's name is held back after five wrong ones."""
+    from fairval.annotate.serving.sign_in import hash_password
+    from fairval.store import audit, researchers
+
+    researchers.add(db, "olga", "owner", hash_password("owner-pass"))
+    researchers.add(db, "vera", "viewer", hash_password("viewer-pass"))
+    told = []
+    for round_ in range(3):
+        for k in range(4):
+            tab = page("1_Results.py")
+            tab.text_input[0].input("olga")
+            tab.text_input[1].input(f"guess-{round_}-{k}")
+            tab.button[0].click().run()
+            told.append(" ".join(e.value for e in tab.error))
+        own = page("1_Results.py")
+        own.text_input[0].input("vera")
+        own.text_input[1].input("viewer-pass")
+        own.button[0].click().run()
+    held = [t for t in told if "Too many wrong passwords" in t]
+    checked = [r for r in audit.entries(db) if r["action"] == "sign-in.failed"]
+    assert len(told) == 12 and len(held) >= 3 and len(checked) <= 9, told

@@ -65,13 +65,21 @@ def test_wrong_passwords_from_one_client_make_it_wait_longer_and_longer(db):
     waits = []
     for k in range(8):
         now = NOW + k
-        waits.append(sign_in.wait_before_next_try(db, "203.0.113.9", now=now))
-        sign_in.wrong_password(db, "203.0.113.9", now=now)
+        waits.append(sign_in.wait_before_next_try(db, "203.0.113.9", f"name-{k}", now=now))   # a new name each
+        sign_in.wrong_password(db, "203.0.113.9", f"name-{k}", now=now)
     assert waits[:5] == [0] * 5 and waits[5] > 0 and waits[7] > waits[6] > 0
-    assert sign_in.wait_before_next_try(db, "198.51.100.1", now=NOW + 8) == 0       # another client is free
-    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 8 + 15 * 60) == 0   # forgotten in time
-    sign_in.right_password(db, "203.0.113.9")
-    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 9) == 0
+    assert sign_in.wait_before_next_try(db, "198.51.100.1", "name-0", now=NOW + 8) == 0   # another client is free
+    assert sign_in.wait_before_next_try(db, "203.0.113.9", "x", now=NOW + 8 + 15 * 60) == 0   # forgotten in time
+
+
+def test_wrong_passwords_are_counted_at_the_name_too(db):
+    """Guesses at one name from a new address each: the name's count holds them back."""
+    waits = []
+    for k in range(8):
+        waits.append(sign_in.wait_before_next_try(db, f"198.51.100.{k}", "olga", now=NOW + k))
+        sign_in.wrong_password(db, f"198.51.100.{k}", "olga", now=NOW + k)
+    assert waits[:5] == [0] * 5 and waits[5] > 0 and waits[7] > waits[6] > 0
+    assert sign_in.wait_before_next_try(db, "198.51.100.99", "vera", now=NOW + 8) == 0   # another name is free
 
 
 def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monkeypatch):
