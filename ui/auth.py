@@ -141,6 +141,20 @@ def signed_in() -> Identity | None:
     return None
 
 
+def session_token() -> str | None:
+    """This session's sign-in token, for work done later on another thread (a download made on click),
+    which must check it again then (allowed)."""
+    return st.session_state.get(_TOKEN)
+
+
+def allowed(db, token: str | None, role: str) -> Identity | None:
+    """Who the token signs in, if it still does (unexpired, not signed out, the password and researcher
+    unchanged) and their role now allows `role`; else None. Without Streamlit: any thread may ask."""
+    if not isinstance(token, str):
+        return None
+    return next((i for i in identities(db) if _holds(db, token, i) and i.may(role)), None)
+
+
 def _holds(db, token: str, identity: Identity) -> bool:
     """The token is this identity's, unexpired by the server's clock, and not signed out."""
     return (sign_in.valid_token(token, sign_in.server_secret(db), identity.key)

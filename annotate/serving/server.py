@@ -49,7 +49,10 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
            # of CPU per run, most of a Submit's (bench/run.py session); Python's own collector still runs
            "--runner.postScriptGC", "false",
            # as .streamlit/config.toml says, for any working folder: raters see no page list
-           "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
+           "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal",
+           # no "Download as CSV" on st.dataframe: it skips the role check and the formula guard of
+           # Export's files (the same in .streamlit/config.toml)
+           "--client.disableDataExport", "true"]
     if port:
         cmd += ["--server.port", str(port)]
     if address:

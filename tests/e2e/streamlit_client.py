@@ -15,6 +15,8 @@ class Tab:
     def __init__(self, ws, page: str = "", query: str = ""):
         self.ws, self.page, self.query = ws, page, query
         self.page_hash = ""
+        self.session_id = ""
+        self.config = None                  # what the server told the frontend (new_session.config)
         self.elements: list = []
 
     async def run(self, widgets: list[WidgetState] = ()) -> list:
@@ -29,8 +31,11 @@ class Tab:
             forward = ForwardMsg()
             forward.ParseFromString(await asyncio.wait_for(self.ws.recv(), 60))
             kind = forward.WhichOneof("type")
-            if kind == "new_session" and not self.page:       # (a page asked by name is asked by name again)
-                self.page_hash = forward.new_session.page_script_hash
+            if kind == "new_session":
+                self.session_id = forward.new_session.initialize.session_id or self.session_id
+                self.config = forward.new_session.config
+                if not self.page:                           # (a page asked by name is asked by name again)
+                    self.page_hash = forward.new_session.page_script_hash
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 elements.append(getattr(element, element.WhichOneof("type")))
@@ -48,6 +53,20 @@ class Tab:
         found = [e for e in self.elements if getattr(e, "label", None) == label and getattr(e, "id", "")]
         assert found, f"no widget {label!r} on the page; it says {self.texts()}"
         return found[0]
+
+    async def download(self, file_id: str):
+        """What the frontend asks when a download button whose file is made on click is pressed: the
+        server's answer (a url to fetch, or an error message)."""
+        msg = BackMsg()
+        msg.backend_operation_request.request_id = f"download-{file_id}"
+        msg.backend_operation_request.session_id = self.session_id
+        msg.backend_operation_request.deferred_file.file_id = file_id
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            forward = ForwardMsg()
+            forward.ParseFromString(await asyncio.wait_for(self.ws.recv(), 60))
+            if forward.WhichOneof("type") == "backend_operation_response":
+                return forward.backend_operation_response
 
     async def submit_form(self, values: dict[str, str], button: str) -> list:
         states = []

@@ -43,3 +43,58 @@ def test_guesses_from_rotating_forwarded_addresses_are_held_back(server):
     finally:
         db.close()
     assert counted == {"address 127.0.0.1", "account "}, counted         # no forwarded address believed
+
+
+def test_no_table_is_offered_for_download_by_streamlit_itself(server):
+    """st.dataframe's own "Download as CSV" skips fairval's role check and its formula guard: the server
+    tells every page to leave it out (rater-level files come from Export, for editors, guarded)."""
+    async def config():
+        async with connect(server.url) as ws:
+            tab = Tab(ws, page="Results")
+            await tab.run()
+            return tab.config
+    assert asyncio.run(config()).disable_data_export is True
+
+
+@pytest.fixture(scope="module")
+def named_server(tmp_path_factory):
+    from fairval.annotate.material.studies import create_study
+    from fairval.annotate.serving.sign_in import hash_password
+    from fairval.store import researchers
+
+    folder = tmp_path_factory.mktemp("named")
+    db = open_db(folder / "fairval.db")
+    create_study(db, "tq", "template_quality", raters_per_item=3, seed=5)
+    researchers.add(db, "olga", "owner", hash_password("owner-pass"))
+    researchers.add(db, "eddie", "editor", hash_password("editor-pass"))
+    db.close()
+    running = Server(folder / "fairval.db")
+    yield running
+    running.stop()
+
+
+def test_a_download_is_made_only_for_a_sign_in_that_still_allows_it(named_server):
+    """Export's files are made when the button is pressed, on another thread: the editor's tab is demoted to
+    viewer after the page was drawn, and the same button then gets no file."""
+    from fairval.store import researchers
+
+    async def attempt():
+        async with connect(named_server.url) as ws:
+            tab = Tab(ws, page="Results")
+            await tab.run()
+            await tab.submit_form({"Name": "eddie", "Password": "editor-pass"}, "Sign in")
+            tab.page = "Export"
+            await tab.run()
+            button = tab.widget("Ratings (.csv)")
+            assert button.deferred_file_id, "the ratings file is made on click"
+            before = await tab.download(button.deferred_file_id)
+            db = open_db(named_server.db_path)
+            try:
+                researchers.change(db, "eddie", role="viewer")
+            finally:
+                db.close()
+            after = await tab.download(button.deferred_file_id)
+            return before, after
+    before, after = asyncio.run(attempt())
+    assert before.deferred_file.url and not before.error_msg                      # the editor's file
+    assert after.error_msg and not after.deferred_file.url                       # the viewer's: none
