@@ -98,3 +98,79 @@ def test_a_download_is_made_only_for_a_sign_in_that_still_allows_it(named_server
     before, after = asyncio.run(attempt())
     assert before.deferred_file.url and not before.error_msg                      # the editor's file
     assert after.error_msg and not after.deferred_file.url                       # the viewer's: none
+
+
+def _memory(server) -> dict[str, int]:
+    """Peak (VmHWM) and resident (VmRSS) KiB of the Streamlit process `fairval serve` runs."""
+    from pathlib import Path
+
+    from bench.streamlit_server import tree
+
+    found = {}
+    for pid in tree(server.process.pid)[1:]:                   # below `fairval serve` itself
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        if "streamlit" in Path(f"/proc/{pid}/cmdline").read_text():
+            found = {k: int(status[k].split()[0]) for k in ("VmHWM", "VmRSS")}
+    assert found, "no streamlit process under fairval serve"
+    return found
+
+
+def _post_huge(port: int, chunked: bool) -> int | None:
+    """100 MiB to the webhook, as fast as the server takes it: its status, or None if it hung up first."""
+    import http.client
+
+    block, blocks = b"x" * (1 << 20), 100
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.putrequest("POST", "/fairval/prolific-hook")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Transfer-Encoding" if chunked else "Content-Length", "chunked" if chunked else str(len(block) * blocks))
+        conn.endheaders()
+        for _ in range(blocks):
+            conn.send(b"%x\r\n%s\r\n" % (len(block), block) if chunked else block)
+        if chunked:
+            conn.send(b"0\r\n\r\n")
+        return conn.getresponse().status
+    except (BrokenPipeError, ConnectionResetError):
+        return None
+    finally:
+        conn.close()
+
+
+def _made_up_paths(port: int, count: int, connections: int = 16) -> None:
+    """GET count made-up /static/ paths over several keep-alive connections (one alone waits on delayed
+    ACKs, about 40 ms a request)."""
+    import http.client
+    from concurrent.futures import ThreadPoolExecutor
+
+    def some(first: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for k in range(first, count, connections):
+            conn.request("GET", f"/static/js/made-up-{k}.js", headers={"Accept-Encoding": "gzip"})
+            answer = conn.getresponse()
+            answer.read()
+            assert answer.status == 200
+        conn.close()
+    with ThreadPoolExecutor(connections) as pool:
+        list(pool.map(some, range(connections)))
+
+
+def test_nobody_fills_the_servers_memory_without_signing_in(server):
+    """A 100 MiB webhook body (declared, and chunked) and 8,000 made-up /static/ paths: the server's peak
+    grows by at most 40 MiB and what it keeps by at most 6 MiB (the figures: bench/ and docs/security.md)."""
+    import http.client
+
+    port = server.port
+    warm = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    for path in ("/", "/static/made-up-warm.js"):                          # the page's first answers
+        warm.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        warm.getresponse().read()
+    before = _memory(server)
+    said = [_post_huge(port, chunked=False), _post_huge(port, chunked=True)]
+    assert all(s in (413, None) for s in said), said
+    warm.close()
+    _made_up_paths(port, 8000)
+    after = _memory(server)
+    grown = {k: (after[k] - before[k]) / 1024 for k in after}
+    print(f"\nmemory grown (MiB): peak {grown['VmHWM']:.1f}, resident {grown['VmRSS']:.1f}")
+    assert grown["VmHWM"] <= 40 and grown["VmRSS"] <= 6, grown
