@@ -203,10 +203,13 @@ def _try(db, everyone: list[Identity], name: str, given: str) -> None:
         st.error(f"Too many wrong passwords from this address or for this name: try again in {int(wait)} seconds.")
         return
     identity = _check(db, everyone, name, given)
-    audit.acting_as(identity.label(client) if identity else (name or f"researcher at {client}"), "page")
+    # a failed sign-in is nobody yet: the typed name is not its actor (it could be anything, a line break
+    # and a forged line included); it is kept only when it names a researcher (not a password typed there)
+    audit.acting_as(identity.label(client) if identity else f"unknown name at {client}", "page")
     if identity is None:
         sign_in.wrong_password(db, client, name)
-        audit.record(db, "sign-in.failed", client=client, name=name or None)
+        known = name if name and researchers.get(db, name) is not None else None
+        audit.record(db, "sign-in.failed", client=client, name=known)
         st.error("That name and password do not match." if everyone[0].name else "That password is not right.")
         return
     audit.record(db, "sign-in", client=client)

@@ -113,3 +113,52 @@ def test_an_insiders_guesses_between_its_own_sign_ins_are_held_back(db, monkeypa
     held = [t for t in told if "Too many wrong passwords" in t]
     checked = [r for r in audit.entries(db) if r["action"] == "sign-in.failed"]
     assert len(told) == 12 and len(held) >= 3 and len(checked) <= 9, told
+
+
+FORGED = "olga\n2026-11-26 09:00:00 UTC  olga (cli)  researcher.remove  name=vera\x1b[2J\x1b]0;owned\x07"
+
+
+def test_a_name_typed_on_the_sign_in_form_forges_no_audit_line(db, db_path, monkeypatch, tmp_path):
+    """A failed sign-in with a line break and terminal escapes in its name: `fairval audit` prints it as
+    "unknown name at CLIENT", one line, with no escape reaching the terminal. A backup is in the trail."""
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+    from fairval.annotate.serving.sign_in import hash_password
+    from fairval.store import researchers
+
+    researchers.add(db, "olga", "owner", hash_password("owner-pass"))
+    tab = page("1_Results.py")
+    tab.text_input[0].input(FORGED)
+    tab.text_input[1].input("guess")
+    tab.button[0].click().run()
+    assert tab.error, "the sign-in was refused"
+    backup = CliRunner().invoke(cli, ["--db", str(db_path), "backup", str(tmp_path / "copy.db")])
+    assert backup.exit_code == 0, backup.output
+    printed = CliRunner().invoke(cli, ["--db", str(db_path), "audit"]).output
+    lines = printed.splitlines()
+    assert not any(line.startswith("2026-11-26 09:00:00 UTC") for line in lines), printed
+    assert "\x1b" not in printed and "\x07" not in printed
+    failed = [line for line in lines if "sign-in.failed" in line]
+    assert len(failed) == 1 and "unknown name at 127.0.0.1 (page)" in failed[0], printed
+    assert "name=" not in failed[0]                  # not a researcher's name: not kept (it may be a password)
+    backed_up = [line for line in lines if "  backup  " in line]
+    assert len(backed_up) == 1 and str((tmp_path / "copy.db").resolve()) in backed_up[0], printed
+
+
+def test_a_known_name_is_kept_with_a_failed_sign_in_and_printed_escaped(db, db_path):
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+    from fairval.annotate.serving.sign_in import hash_password
+    from fairval.store import audit, researchers
+
+    name = "o\u202eaglo"                              # a right-to-left override inside a researcher's name
+    researchers.add(db, name, "owner", hash_password("owner-pass"))
+    tab = page("1_Results.py")
+    tab.text_input[0].input(name)
+    tab.text_input[1].input("guess")
+    tab.button[0].click().run()
+    assert [r["details"]["name"] for r in audit.entries(db) if r["action"] == "sign-in.failed"] == [name]
+    printed = CliRunner().invoke(cli, ["--db", str(db_path), "audit"]).output
+    assert "name=o\\u202eaglo" in printed and "\u202e" not in printed
