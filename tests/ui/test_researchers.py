@@ -118,3 +118,23 @@ def test_the_last_owner_stays(lab, db_path):
     run(db_path, "researcher", "add", "nina", "--role", "owner", "--password-file", db_path.parent / "nina.txt")
     run(db_path, "researcher", "remove", "olga")                                    # another owner now
     assert [r["name"] for r in researcher_store.every(lab)] == ["nina"]
+
+
+def test_an_old_cheaper_hash_still_signs_in_and_is_made_again_at_owasps_cost(lab):
+    """A hash stored at N=2^14 (fairval's old cost): the right password signs in, and the stored hash is then
+    scrypt at N=2^17, r=8, p=1, which the same password matches."""
+    import hashlib
+
+    salt = bytes(range(16))
+    old = hashlib.scrypt(PASSWORDS["ed"].encode(), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
+    researcher_store.change(lab, "ed", password_hash=f"scrypt${2 ** 14}$8$1${salt.hex()}${old.hex()}")
+    at = sign_in("ed", PASSWORDS["ed"])
+    assert titles(at) != ["Researcher sign-in"]
+    stored = researcher_store.get(lab, "ed")["password_hash"]
+    kind, n, r, p, new_salt, digest = stored.split("$")
+    assert (kind, int(n), int(r), int(p)) == ("scrypt", 2 ** 17, 8, 1)
+    expected = hashlib.scrypt(PASSWORDS["ed"].encode(), salt=bytes.fromhex(new_salt), n=2 ** 17, r=8, p=1,
+                              dklen=32, maxmem=256 * 1024 * 1024)
+    assert digest == expected.hex()
+    at.run()                                                     # the tab's next run: still signed in
+    assert titles(at) != ["Researcher sign-in"]
