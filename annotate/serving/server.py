@@ -121,8 +121,12 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1 and pem is None:
         return _single(env, port, address)
-    return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
-                    http_port=http_port)
+    try:
+        return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
+                        http_port=http_port)
+    finally:
+        if pem is not None:                # the copy of the private key goes with the run
+            shutil.rmtree(Path(pem).parent, ignore_errors=True)
 
 
 def _pem(tls: tuple[str, str]) -> str:

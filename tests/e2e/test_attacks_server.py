@@ -174,3 +174,40 @@ def test_nobody_fills_the_servers_memory_without_signing_in(server):
     grown = {k: (after[k] - before[k]) / 1024 for k in after}
     print(f"\nmemory grown (MiB): peak {grown['VmHWM']:.1f}, resident {grown['VmRSS']:.1f}")
     assert grown["VmHWM"] <= 40 and grown["VmRSS"] <= 6, grown
+
+
+def test_no_copy_of_the_tls_key_outlives_the_server(tmp_path):
+    """HAProxy takes certificate and key in one file, which `fairval serve` writes for the run: after SIGTERM,
+    nothing of it is left in the temporary folder, and the worker cookie was Secure meanwhile."""
+    import os
+    import signal
+    import ssl
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.e2e.conftest import PASSWORD, ROOT, free_port
+    from tests.e2e.test_https_browser import answers, self_signed
+
+    open_db(tmp_path / "d.db").close()
+    cert, key = self_signed(tmp_path)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(tmp_path / "d.db"),
+         "serve", "--port", str(port), "--address", "127.0.0.1", "--tls-cert", str(cert), "--tls-key", str(key)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "TMPDIR": str(temporary), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
+             "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"})
+    try:
+        assert answers(f"https://127.0.0.1:{port}")
+        held = [p for p in temporary.rglob("*.pem")]
+        assert held and key.read_text().strip() in held[0].read_text()            # the run's copy, while it runs
+        page = urllib.request.urlopen(f"https://127.0.0.1:{port}/", context=ssl._create_unverified_context(), timeout=10)
+        worker_cookie = [c for c in page.headers.get_all("Set-Cookie") if c.startswith("fairval_worker=")]
+        assert worker_cookie and "Secure" in worker_cookie[0], worker_cookie
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(60)
+    assert not list(temporary.rglob("*.pem")), list(temporary.rglob("*"))
