@@ -43,22 +43,29 @@ def haproxy_binary() -> str:
 
 # deploy/haproxy.cfg: the same configuration in front of two hosts, each running two plain workers
 # (`fairval serve --port 8601` and `--port 8602`, one Streamlit each, one FAIRVAL_COOKIE_SECRET for
-# all); edit the addresses, keep the rest.
+# all); edit the addresses, keep the rest. Between HAProxy and the hosts the traffic is HTTPS, the
+# hosts' certificates checked (each worker speaks TLS itself: STREAMLIT_SERVER_SSL_CERT_FILE and
+# _KEY_FILE), and each worker believes X-Forwarded-For from HAProxy's address alone
+# (FAIRVAL_TRUSTED_PROXIES=10.0.0.10): otherwise every browser would be HAProxy's address, and one
+# guesser would hold back every researcher's sign-in.
 DEPLOY_BIND = "0.0.0.0:80"
 DEPLOY_SERVERS = [("h1w0", "10.0.0.11:8601"), ("h1w1", "10.0.0.11:8602"),
                   ("h2w0", "10.0.0.12:8601"), ("h2w1", "10.0.0.12:8602")]
+HOSTS_TLS = "ssl verify required ca-file @system-ca"     # the hosts' certificates, checked against the system's CAs
 
 
 def deploy_config() -> str:
     """The text of deploy/haproxy.cfg."""
-    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers.\n"
+    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers, over HTTPS.\n"
+            "# Each worker: STREAMLIT_SERVER_SSL_CERT_FILE/_KEY_FILE (its host's certificate, which a CA in\n"
+            "# this machine's store signed) and FAIRVAL_TRUSTED_PROXIES=<this HAProxy's address>.\n"
             "# Generated from annotate/serving/front.py (a test keeps them equal); see the README, Deployment.\n"
-            + config(DEPLOY_BIND, DEPLOY_SERVERS))
+            + config(DEPLOY_BIND, DEPLOY_SERVERS, server_options=HOSTS_TLS))
 
 
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000,
            request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None,
-           front_secret: str | None = None) -> str:
+           front_secret: str | None = None, server_options: str = "") -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors), a request's headers within
     `request_timeout` of its connection. With `tls_pem` (certificate and key in one file) the front speaks
@@ -80,7 +87,8 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
              else "\n    http-request del-header X-Fairval-Front")
     lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
                           secure=" secure" if tls_pem else "").rstrip()]
-    lines += [f"    server {name} {address} cookie {name}" for name, address in servers]
+    lines += [f"    server {name} {address} cookie {name}" + (f" {server_options}" if server_options else "")
+              for name, address in servers]
     return "\n".join(lines) + "\n"
 
 

@@ -117,6 +117,9 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     env["FORWARDED_ALLOW_IPS"] = ""
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     pem = _pem(tls) if tls else None
+    if env.get("FAIRVAL_COOKIE_SECRET_FILE") and not env.get("FAIRVAL_COOKIE_SECRET"):
+        from fairval.annotate.serving.sign_in import configured_secret
+        configured_secret()                    # an unreadable or short file is refused before anything starts
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1 and pem is None:

@@ -16,6 +16,7 @@ import os
 import secrets
 import time
 
+from fairval.errors import ServeRefused
 from fairval.store import Database, sign_ins
 
 LIFETIME = 12 * 3600                 # seconds a sign-in lasts, from the server's issue time
@@ -27,7 +28,26 @@ MAX_WAIT = 15 * 60
 
 
 def server_secret(db: Database) -> str:
-    return os.environ.get("FAIRVAL_COOKIE_SECRET") or sign_ins.secret(db, secrets.token_hex(32))
+    """FAIRVAL_COOKIE_SECRET, or the contents of the file FAIRVAL_COOKIE_SECRET_FILE names; else one made on
+    first use and kept in the database. Kept outside it, a copy of the database (a backup) mints no cookie."""
+    return configured_secret() or sign_ins.secret(db, secrets.token_hex(32))
+
+
+def configured_secret() -> str | None:
+    given = os.environ.get("FAIRVAL_COOKIE_SECRET")
+    if given:
+        return given
+    path = os.environ.get("FAIRVAL_COOKIE_SECRET_FILE")
+    if not path:
+        return None
+    try:
+        text = open(path, encoding="utf-8").read().strip()
+    except OSError as e:
+        raise ServeRefused(f"cannot read the cookie secret file {path} (FAIRVAL_COOKIE_SECRET_FILE): {e.strerror}") from None
+    if len(text) < 32:
+        raise ServeRefused(f"the cookie secret in {path} is {len(text)} characters; use at least 32 "
+                           "(e.g. `openssl rand -hex 32`)")
+    return text
 
 
 def _key(secret: str, password: str) -> bytes:

@@ -1,5 +1,6 @@
 """The researcher side tried as an attacker would: a sign-out link on another site, a page framed by another
 origin, and a tab left signed in after its researcher signed out in another."""
+import pytest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
@@ -162,3 +163,25 @@ def test_a_known_name_is_kept_with_a_failed_sign_in_and_printed_escaped(db, db_p
     assert [r["details"]["name"] for r in audit.entries(db) if r["action"] == "sign-in.failed"] == [name]
     printed = CliRunner().invoke(cli, ["--db", str(db_path), "audit"]).output
     assert "name=o\\u202eaglo" in printed and "\u202e" not in printed
+
+
+def test_with_the_cookie_secret_in_a_file_a_copy_of_the_database_mints_no_sign_in(db, monkeypatch, tmp_path):
+    """FAIRVAL_COOKIE_SECRET_FILE: the secret that signs sign-in cookies is read from a file outside the
+    database, so a backup of it holds no key to a cookie; the page's tokens are signed with the file's."""
+    from fairval.annotate.serving import sign_in
+    from fairval.ui import auth
+
+    secret = "a" * 64
+    (tmp_path / "cookie-secret").write_text(secret + "\n")
+    monkeypatch.delenv("FAIRVAL_COOKIE_SECRET", raising=False)
+    monkeypatch.setenv("FAIRVAL_COOKIE_SECRET_FILE", str(tmp_path / "cookie-secret"))
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
+    tab = page("1_Results.py")
+    tab.text_input[0].input("s3cret")
+    tab.button[0].click().run()
+    assert titles(tab) != ["Researcher sign-in"]
+    assert db.scalar("SELECT COUNT(*) FROM server_secrets") == 0                 # nothing in the database
+    assert sign_in.valid_token(tab.session_state[auth._TOKEN], secret, "s3cret")
+    (tmp_path / "cookie-secret").write_text("short\n")
+    with pytest.raises(Exception, match="at least 32"):
+        sign_in.server_secret(db)

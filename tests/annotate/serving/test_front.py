@@ -148,3 +148,12 @@ def test_only_the_front_fairval_starts_vouches_for_a_forwarded_address(tmp_path)
     pem.write_text("")
     tls = config("127.0.0.1:8443", [("w0", "127.0.0.1:9001")], tls_pem=str(pem))
     assert "cookie fairval_worker insert indirect nocache httponly secure" in tls
+
+
+def test_the_several_host_template_speaks_https_to_the_hosts_and_checks_them():
+    """Across a network the workers are reached over TLS with their certificates verified (plain HTTP there
+    lets anyone on the network read sign-in cookies), and the workers are told whom to believe."""
+    shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    servers = [line for line in shipped.splitlines() if line.strip().startswith("server ")]
+    assert servers and all(line.endswith("ssl verify required ca-file @system-ca") for line in servers)
+    assert "FAIRVAL_TRUSTED_PROXIES" in shipped
