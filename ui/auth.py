@@ -36,6 +36,10 @@ _TOKEN = "researcher_token"              # this session's sign-in, to revoke on 
 _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
+  if (data.binding) {          // the grant's other half, which a link from elsewhere cannot bring
+    const secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = `fairval_grant=${data.binding}; path=/fairval/sign-in; max-age=60; SameSite=Strict${secure}`;
+  }
   const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
   fetch(`${data.route}${query}`, { method: data.method || "GET", credentials: "same-origin", cache: "no-store" });
 }""")
@@ -246,9 +250,10 @@ def _decoy() -> str:
 
 
 def _navigation() -> None:
-    code = st.session_state.pop(_GRANT, None)
-    if code is not None:
-        _go(data={"route": SIGN_IN_ROUTE, "grant": code}, key="set-researcher-cookie")
+    granted = st.session_state.pop(_GRANT, None)
+    if granted is not None:
+        code, binding = granted
+        _go(data={"route": SIGN_IN_ROUTE, "grant": code, "binding": binding}, key="set-researcher-cookie")
     with st.sidebar:
         for path, label in PAGES:
             st.page_link(path, label=label)

@@ -129,16 +129,28 @@ def password_matches(given: str, password: str) -> bool:
     return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), hashlib.sha256(password.encode()).digest())
 
 
-def grant(db: Database, token: str, now: float | None = None) -> str:
-    """A one-time code the browser takes to the cookie route, which sets the token as an HttpOnly cookie."""
+BINDING_COOKIE = "fairval_grant"
+
+
+def grant(db: Database, token: str, now: float | None = None) -> tuple[str, str]:
+    """A one-time (code, binding) the page takes to the cookie route, which sets the token as an HttpOnly
+    cookie. The code goes in the route's address, the binding in a short-lived cookie the page sets first:
+    only the browser whose page asked holds both, so a link with someone else's code (a login CSRF: signing
+    a victim into the attacker's account) redeems nothing. Only their hash is stored."""
     now = time.time() if now is None else now
-    code = secrets.token_urlsafe(32)
-    sign_ins.add_grant(db, code, token, now + GRANT_SECONDS, now)
-    return code
+    code, binding = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    sign_ins.add_grant(db, _grant_key(code, binding), token, now + GRANT_SECONDS, now)
+    return code, binding
 
 
-def redeem(db: Database, code: str, now: float | None = None) -> str | None:
-    return sign_ins.redeem_grant(db, str(code), time.time() if now is None else now)
+def redeem(db: Database, code: str, binding: str | None, now: float | None = None) -> str | None:
+    if not code or not binding:
+        return None
+    return sign_ins.redeem_grant(db, _grant_key(str(code), str(binding)), time.time() if now is None else now)
+
+
+def _grant_key(code: str, binding: str) -> str:
+    return hashlib.sha256(f"{code}\x00{binding}".encode()).hexdigest()
 
 
 def _counted(client: str, account: str) -> tuple[str, str]:

@@ -185,3 +185,21 @@ def test_with_the_cookie_secret_in_a_file_a_copy_of_the_database_mints_no_sign_i
     (tmp_path / "cookie-secret").write_text("short\n")
     with pytest.raises(Exception, match="at least 32"):
         sign_in.server_secret(db)
+
+
+def test_a_link_with_someone_elses_grant_signs_no_browser_in(db, db_path, monkeypatch):
+    """Login CSRF: an attacker signs in, keeps the grant's code and sends a victim the route's link. The
+    victim's browser has not the grant's binding cookie (only the page that asked set it): no cookie. The
+    attacker's own browser, with it, still redeems the grant."""
+    from fairval.annotate.serving import sign_in
+
+    monkeypatch.setenv("FAIRVAL_DB", str(db_path))
+    code, binding = sign_in.grant(db, sign_in.issue_token("secret", "attacker's"))
+    victim = TestClient(Starlette(routes=ROUTES), base_url="http://lab.example")
+    lured = victim.get(f"/fairval/sign-in?grant={code}", headers={"Sec-Fetch-Site": "cross-site"})
+    assert lured.status_code == 403 and COOKIE not in lured.headers.get("set-cookie", "")
+    victim.cookies.set(sign_in.BINDING_COOKIE, "a guess", path="/fairval/sign-in")
+    assert victim.get(f"/fairval/sign-in?grant={code}").status_code == 403
+    attacker = TestClient(Starlette(routes=ROUTES), base_url="http://lab.example")
+    attacker.cookies.set(sign_in.BINDING_COOKIE, binding, path="/fairval/sign-in")
+    assert attacker.get(f"/fairval/sign-in?grant={code}").status_code == 204
