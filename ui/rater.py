@@ -118,7 +118,7 @@ def _record(study_id: str, rater_id: str):
             # answer that stops the study does not hand its rater a pair first
             if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
                                       serve_next=not _has_rule(study))
-                    or session.answer_is_stored(db, study, rater_id, item, answers)):
+                    or session.answer_is_stored(db, study, rater_id, item, answers, payload.get("comment"))):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
                 _stop_if_answered(db, study, item)
             else:                           # the same link open twice: the first answer is the one kept
