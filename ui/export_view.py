@@ -21,7 +21,8 @@ from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import load_study
 from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
-from fairval.ui.auth import signed_in
+from fairval.errors import FairvalError
+from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import study_header
 
@@ -32,11 +33,16 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
     started by the click could drop the deferred file before it is fetched."""
     path = default_db_path()
     who = audit.actor()             # the signed-in researcher: the file is made on another thread
+    token = session_token()
 
     def produce() -> bytes:
         audit.acting_as(*who)
         db = open_db(path)
         try:
+            # checked when the file is made, not when the button was drawn: a sign-out in another tab, an
+            # expired sign-in, a demotion or a removal since then gets no file
+            if allowed(db, token, "editor") is None:
+                raise ExportRefused("this sign-in has ended or no longer has the editor role: sign in again")
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / f"export{suffix}"
                 write(db, out)
@@ -44,6 +50,10 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
         finally:
             db.close()
     return produce
+
+
+class ExportRefused(FairvalError):
+    "A download asked for by a sign-in that no longer allows it."
 
 
 def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.rating import session
+from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
@@ -26,7 +27,7 @@ from fairval.ui.page_language import page_language
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 GENDERS = ["female", "male", "non-binary", "prefer to self-describe", PREFER_NOT_TO_SAY]
 RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", PREFER_NOT_TO_SAY]
-RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
 
@@ -83,10 +84,14 @@ def _run() -> None:
     t = _t(study)
     page_language(study.settings.language, direction(study.settings.language), t)
     rater_id = params.get("PROLIFIC_PID") or params.get("rater")
+    source = "prolific" if params.get("PROLIFIC_PID") else "link"
+    if source == "link" and study.settings.signed_links and not (
+            rater_id and rater_links.signed(db, study.study_id, rater_id, params.get(rater_links.PARAM))):
+        st.error(t("This link is not one this study gave out. Please use the link you were given, as it is."))
+        return
     if not rater_id:
         _ask_rater_id(study)
         return
-    source = "prolific" if params.get("PROLIFIC_PID") else "link"
     try:
         rater = session.arrive(db, study.study_id, rater_id, source=source,
                                platform_study_id=params.get("STUDY_ID"),
@@ -113,7 +118,7 @@ def _record(study_id: str, rater_id: str):
             # answer that stops the study does not hand its rater a pair first
             if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
                                       serve_next=not _has_rule(study))
-                    or session.answer_is_stored(db, study, rater_id, item, answers)):
+                    or session.answer_is_stored(db, study, rater_id, item, answers, payload.get("comment"))):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
                 _stop_if_answered(db, study, item)
             else:                           # the same link open twice: the first answer is the one kept

@@ -251,9 +251,11 @@ def audit_command(ctx, study_name, since, as_json):
         return
     for r in rows:
         when = datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        details = ", ".join(f"{k}={v}" for k, v in r["details"].items() if v is not None)
-        click.echo(f"{when}  {r['actor']} ({r['via']})  {r['action']}" + (f"  {r['study_id']}" if r["study_id"] else "")
-                   + (f"  {details}" if details else ""))
+        # every value escaped: an actor or detail typed on a sign-in form prints as one line, no terminal escape
+        shown = audit.printable
+        details = ", ".join(f"{shown(k)}={shown(v)}" for k, v in r["details"].items() if v is not None)
+        click.echo(f"{when}  {shown(r['actor'])} ({shown(r['via'])})  {shown(r['action'])}"
+                   + (f"  {shown(r['study_id'])}" if r["study_id"] else "") + (f"  {details}" if details else ""))
     if not rows:
         click.echo("nothing recorded" + (f" for {study_name!r}" if study_name else "") + (f" since {since}" if since else ""))
 

@@ -298,3 +298,29 @@ def study_watch(ctx, name, every, once):
             click.echo(f"{name} goes on: its stopping rule is not met (or it has none, or it is not open)")
             return
         time.sleep(every)
+
+
+@study.command("links")
+@click.argument("name")
+@click.option("--raters", "raters_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="The raters' ids, one a line.")
+@click.option("--base-url", default="http://localhost:8501", show_default=True, help="Where raters reach the app.")
+@click.pass_context
+@friendly
+def study_links(ctx, name, raters_file, base_url):
+    """One signed link per in-house rater (the study's `signed_links=true` then refuses unsigned ones)."""
+    from pathlib import Path
+
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.serving.rater_links import link
+    from fairval.store import audit
+
+    db = _db(ctx)
+    study_id = load_study(db, name).study_id
+    ids = [line.strip() for line in Path(raters_file).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not ids:
+        raise click.BadParameter(f"{raters_file} has no rater ids (one a line)", param_hint="--raters")
+    for rater_id in ids:
+        click.echo(link(db, base_url, study_id, rater_id))
+    audit.record(db, "study.links", study_id, raters=len(ids))
+

@@ -62,6 +62,7 @@ class StudySettings:
     stop_when_excludes: float | None = None     # pause the study once H's anytime interval excludes this value
     prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
     stopped: dict | None = None                 # set when the study stopped itself: when, why, the interval
+    signed_links: bool = False                  # link-raters need `fairval study links`' signed links
 
     def __post_init__(self) -> None:
         shipped = supported(str(self.language))

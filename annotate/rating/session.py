@@ -245,11 +245,14 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     return new > 0
 
 
-def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str]) -> bool:
-    """Whether what is stored for this rater's item is these answers (a repeated Submit), not others
-    (given first in another tab or window: the first answer is the one kept)."""
+def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+                     comment: str | None = None) -> bool:
+    """Whether what is stored for this rater's item is these answers and this comment (a repeated Submit),
+    not others (given first in another tab or window: the first answer is the one kept, and a second tab
+    whose comment differs is told its answer was not saved)."""
     stored = rating_store.answers_of(db, study.study_id, item_id, rater_id)
-    return bool(stored) and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
+    return (bool(stored) and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
+            and rating_store.comment_of(db, study.study_id, item_id, rater_id) == ((comment or "").strip() or None))
 
 
 def finish(db: Database, study_id: str, rater_id: str) -> None:

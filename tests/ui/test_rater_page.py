@@ -201,6 +201,8 @@ def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path,
     researcher = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     researcher.query_params["rater"] = "r1"
     researcher.session_state["researcher_key"] = auth._fingerprint("s3cret")
+    from fairval.annotate.serving import sign_in                 # a sign-in holds its (unexpired) token
+    researcher.session_state["researcher_token"] = sign_in.issue_token(sign_in.server_secret(db), "s3cret")
     links = page_links(researcher.run())
     studies = [p for p in links if p["label"] in ("tq", "second")]
     assert sorted(p["label"] for p in studies) == ["second", "tq"]
