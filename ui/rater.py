@@ -20,20 +20,20 @@ from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
-from fairval.ui.i18n import direction, translator
+from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races  # noqa: F401  (RACES: every stored value)
+from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
-GENDERS = ["female", "male", "non-binary", "prefer to self-describe", PREFER_NOT_TO_SAY]
-RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", PREFER_NOT_TO_SAY]
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
+LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
 
 
 RETRY_SECONDS = 5
-UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
-               "again by itself in a few seconds, and you can go on where you were.")
+UNAVAILABLE = N_("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
+                 "again by itself in a few seconds, and you can go on where you were.")
 
 
 def _title(text: str) -> None:
@@ -42,7 +42,13 @@ def _title(text: str) -> None:
 
 
 def _t(study: Study):
+    st.session_state[LANGUAGE] = study.settings.language
     return translator(study.settings.language)
+
+
+def _browser_t():
+    """Words shown before (or without) a study: in the language of the study last shown, else the browser's."""
+    return translator(st.session_state.get(LANGUAGE) or st.context.locale)
 
 
 # Streamlit draws a button's shortcut badge (Enter) faded: at full strength it meets WCAG AA on the button.
@@ -55,7 +61,7 @@ def run() -> None:
     try:
         _run()
     except unavailable_errors():
-        st.warning(UNAVAILABLE)
+        st.warning(_browser_t()(UNAVAILABLE))
         _try_again_soon()
 
 
@@ -78,7 +84,8 @@ def _run() -> None:
     try:
         study = load_study(db, study_id)
     except StudyError:
-        st.error("This link does not lead to a study. Please check the link you were given.")
+        t = _browser_t()
+        st.error(t("This link does not lead to a study. Please check the link you were given."))
         return
     t = _t(study)
     page_language(study.settings.language, direction(study.settings.language), t)
@@ -173,7 +180,8 @@ def _only_open_study(db) -> str | None:
 def _landing(db) -> None:
     """Without a study in the link: raters see only how to proceed; researchers also see the open studies."""
     _title("fairval")
-    st.write("This page is opened from a study link. If you were given a link, please use it as it is.")
+    t = _browser_t()
+    st.write(t("This page is opened from a study link. If you were given a link, please use it as it is."))
     if is_researcher():
         names = [n for n in list_study_names(db) if load_study(db, n).status == "open"]
         if names:
@@ -227,9 +235,11 @@ def _demographics(db, study: Study, rater_id: str) -> None:
         # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
         # reader, chosen by arrow keys; shown translated, stored in English
         if "gender" in asks:
-            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None, format_func=t)
+            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
+                                         format_func=lambda value: t.pgettext(CONTEXT, value))
         if "race" in asks:
-            answers["race"] = st.radio(t("Race / ethnicity"), RACES, index=None, format_func=t)
+            answers["race"] = st.radio(t("Race / ethnicity"), races(study.settings.language), index=None,
+                                       format_func=lambda value: t.pgettext(CONTEXT, value))
         if "country" in asks:
             answers["country"] = st.text_input(t("Country of residence"))
             if st.checkbox(t("Prefer not to say"), key="country-declined"):

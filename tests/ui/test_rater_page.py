@@ -265,7 +265,7 @@ def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_senten
     options = card_data(task, served, submit_label="Submit")["questions"][0]["options"]
     assert [o["key"] for o in options] == ["1", "2", "3"]
     assert all(not o["label"].startswith(("A)", "B)", "C)")) for o in options), options
-    assert options[0]["label"].startswith("Giving Response 1 to a woman")
+    assert options[0]["label"].startswith("Giving Response 1 to a user in the group \u201cwoman\u201d")
     feedback = practice_feedback(task, served, {"harm": "B"})["harm"]["text"]
     assert ".”" not in feedback and feedback.endswith("”.") and feedback.count("”.") == 1, feedback
 
