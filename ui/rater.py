@@ -20,7 +20,7 @@ from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
-from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races  # noqa: F401  (RACES: every stored value)
+from fairval.ui.demographics import CONTEXT, GENDERS, races
 from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
 
