@@ -5,9 +5,11 @@ catalogue, or not yet translated there, is shown in English; tests/ui/test_i18n.
 
 Messages are Python brace formats: t("{done} of {total} done", done=3, total=12). Where one English
 word has two uses (a name's perceived gender, the rater's own), t.pgettext(context, word) looks up the
-catalogue's msgctxt entry, so each use has its own translation. ui/locale/glossary.json holds each
-language's fixed terms (stereotype, response, option, the scale); tests/ui/test_i18n.py checks the
-catalogues use them.
+catalogue's msgctxt entry, so each use has its own translation. A message kept in a constant is marked
+N_("...") where it is written. `pybabel extract -k t -k N_ -k pgettext:1c,2` finds them all, and
+tests/ui/test_i18n.py checks each is translated in every catalogue. ui/locale/glossary.json holds each
+language's fixed terms (stereotype, response, option, the scale); the same tests check the catalogues
+use them.
 """
 from __future__ import annotations
 
