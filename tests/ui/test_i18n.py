@@ -98,7 +98,7 @@ def test_a_rater_walks_a_study_in_its_language(db, tmp_path, language):
     assert titles(at) == [t("About you")]
     seen += _visible(at)
     at.radio[0].set_value("female")
-    at.text_input[0].set_value("Kenya")
+    at.text_input(key="country").set_value("Kenya")
     at.button[0].click().run()
     assert titles(at) == [t("Instructions")]
     seen += _visible(at)
