@@ -159,7 +159,7 @@ def test_a_rater_walks_a_study_in_its_language(db, tmp_path, language):
     assert titles(at) == [t("About you")]
     seen += _visible(at)
     at.radio[0].set_value("female")
-    at.text_input[0].set_value("Kenya")
+    at.text_input(key="country").set_value("Kenya")
     at.button[0].click().run()
     assert titles(at) == [t("Instructions")]
     seen += _visible(at)
@@ -278,3 +278,17 @@ def test_the_server_error_line_is_in_the_studys_language(db, db_path):
     at.run()
     assert [w.value for w in at.warning] == [translator("ar")(UNAVAILABLE)]
     assert translator("ar")(UNAVAILABLE) != UNAVAILABLE
+
+
+def test_a_self_described_race_is_kept_in_the_raters_words(db, tmp_path):
+    """Race offers "prefer to self-describe" with its box, as gender does; without words the choice is kept."""
+    create_study(db, "sw", "template_quality", raters_per_item=1, language="sw", demographics=["race"])
+    import_items(db, "sw", write_jsonl(tmp_path / "items.jsonl", [{"id": "q0", "filled_template": "Q0?"}]))
+    at = rater_app(study="sw", rater="r1")
+    at.button(key="consent-yes").click().run()
+    assert at.radio[0].label == "Rangi / asili"
+    assert translator("sw").pgettext(CONTEXT, "prefer to self-describe") in at.radio[0].options
+    at.radio[0].set_value("prefer to self-describe")
+    at.text_input(key="race-described").set_value(" Mswahili wa pwani ")
+    at.button[0].click().run()
+    assert db.execute("SELECT race FROM raters WHERE rater_id = 'r1'").fetchone()[0] == "Mswahili wa pwani"
