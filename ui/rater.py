@@ -65,7 +65,9 @@ button kbd {{ opacity: 1 !important; color: inherit !important; }}
 @media (hover: none) and (pointer: coarse) {{ button kbd, .st-key-{KEYS_HINT} {{ display: none !important; }} }}
 html[dir="rtl"] :is(h1, h2, h3, h4, p, li, label, [data-testid="stMarkdownContainer"],
                     [data-testid="stCaptionContainer"]) {{ text-align: right; }}
-[data-testid="stText"] {{ unicode-bidi: plaintext; text-align: start; }}
+[data-testid="stText"], [data-testid="stText"] * {{ unicode-bidi: plaintext; text-align: start; }}
+html[dir="rtl"] [data-testid="stProgress"] [role="progressbar"] {{ transform: scaleX(-1); }}
+html[dir] .fv-response :is(p, li, blockquote, pre, h1, h2, h3, h4) {{ unicode-bidi: plaintext; text-align: start; }}
 </style>"""
 
 
