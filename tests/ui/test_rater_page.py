@@ -393,3 +393,18 @@ def test_group_names_are_shown_in_the_studys_language_and_stored_as_imported(db,
 def test_group_labels_that_are_not_text_are_refused_in_one_line(db):
     with pytest.raises(StudyError, match="group_labels must map a language to"):
         create_study(db, "bad", "harmful_stereotype", group_labels={"ar": ["امرأة"]})
+
+
+def test_the_comment_hint_names_the_mac_key_only_for_a_mac():
+    """The card shows hint_mac on a Mac (its script reads the platform) and hint elsewhere: ⌘ on Linux or
+    Windows named a key those keyboards do not have."""
+    from fairval.annotate.rating.session import Served
+    from fairval.annotate.material.tasks import PRESETS
+    from fairval.ui.answer_card import card_data
+
+    task = PRESETS["scenario_select"]
+    assert task.comment
+    served = Served(item_id="s1", data={"scenario": "S"}, flipped=False, served_at=0.0, gold=False)
+    data = card_data(task, served, submit_label="Submit")
+    assert "⌘" not in data["hint"] and "Ctrl+Enter" in data["hint"]
+    assert "⌘+Enter" in data["hint_mac"] and "Ctrl" not in data["hint_mac"]
