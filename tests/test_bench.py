@@ -102,3 +102,8 @@ def test_adaptive():
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
+
+
+def test_rater_model():
+    text = quick("rater_model")
+    assert len(re.findall(r"honest accuracy \d+%: all 3 random answerers flagged in \d+ of 5 crowds", text)) == 3

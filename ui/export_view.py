@@ -12,6 +12,7 @@ from fairval.annotate.outputs.export import (
     Thresholds,
     export_ratings,
     export_validated,
+    template_texts,
     template_verdicts,
 )
 from fairval.annotate.outputs.report import write_report
@@ -66,8 +67,13 @@ def render() -> None:
                                 int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
         numbers = verdicts_for(study_id, exclude, thresholds)
         passing = int(numbers["passed"].sum())
-        st.caption(f"{passing} of {len(numbers)} templates pass these thresholds.")
-        show_table(formats.table(numbers))
+        texts = template_texts(load_study_data(get_db(), study_id, exclude_flagged=exclude))
+        named = ", ".join(numbers.loc[numbers["passed"], "template"].astype(str))
+        st.caption(f"{passing} of {len(numbers)} templates pass these thresholds"
+                   + (f": {named}." if passing else "."))
+        shown = numbers.assign(text=numbers["template"].map(texts))
+        show_table(formats.table(shown[["template", "text", "passed"]
+                                       + [c for c in numbers.columns if c not in ("template", "passed")]]))
         if not passing:
             st.info("No template passes these thresholds, so the validated set would be empty: lower them, or "
                     "collect more ratings. The numbers (JSON sidecar) say why each template failed.")

@@ -206,7 +206,7 @@ def _landing(db) -> None:
             for name in names:
                 st.page_link("app.py", label=name, query_params={"study": name, **keep})
     st.divider()
-    st.page_link("pages/1_Results.py", label="Researchers: sign in")
+    st.page_link("pages/1_Results.py", label="Researcher pages" if is_researcher() else "Researchers: sign in")
 
 
 def _ask_rater_id(study: Study) -> None:

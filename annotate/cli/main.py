@@ -104,7 +104,7 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     numbers = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
                                     model=model).to_dict()
     if as_json:
-        click.echo(json.dumps(numbers))
+        click.echo(formats.json_text(numbers))
         return
     click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
                f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")
@@ -157,12 +157,19 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
 @click.argument("study_name")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help=".csv or .parquet")
 @click.option("--exclude-flagged", is_flag=True)
+@click.option("--soft-labels", is_flag=True,
+              help="Instead: each answer's share per item and rater group (all, and each balance group).")
 @click.pass_context
 @friendly
-def export_ratings_command(ctx, study_name, out, exclude_flagged):
-    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds."""
-    from fairval.annotate.outputs.export import export_ratings
+def export_ratings_command(ctx, study_name, out, exclude_flagged, soft_labels):
+    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds; or, with
+    --soft-labels, one row per item, question and rater group with n_raters and share_<answer> columns."""
+    from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 
+    if soft_labels:
+        n = export_soft_labels(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
+        click.echo(f"wrote {n} soft-label rows to {out}")
+        return
     n = export_ratings(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
     click.echo(f"wrote {n} ratings to {out}")
 

@@ -224,13 +224,21 @@ def _mix_line(sample: dict) -> str:
             "errors grow with its uncertainty")
 
 
-@study.command("set")
+def _settings_list() -> str:
+    from fairval.annotate.material.studies import StudySettings
+    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in StudySettings.settable().items())
+
+
+@study.command("set", epilog="\b\nSettings:\n" + _settings_list() + "\n  status               open, paused or closed"
+               "\n  design, budget       design=adaptive budget=N: pairs go to people one decision at a time")
 @click.argument("name")
 @click.argument("assignments", nargs=-1, required=True)
 @click.pass_context
 @friendly
 def study_set(ctx, name, assignments):
-    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
+    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed.
+
+    For example: fairval study set my-study raters_per_item=5 language=ar"""
     from fairval.annotate.material.studies import configure_study
     changes = {}
     for pair in assignments:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import secrets
@@ -25,6 +26,40 @@ DEFAULT_CONSENT = (
     "and closing the page keeps the answers you have already submitted. Your answers are stored "
     "with your participant ID and the background details you choose to give, used only for this "
     "research, and reported only in aggregate.")
+
+# What each setting means, for `study set --help` and the refusal of an unknown one (a test checks that
+# every field of StudySettings has its line).
+SETTING_HELP = {
+    "raters_per_item": "people who rate each item (a whole number, at least 1)",
+    "balance_by": "the rater attribute each item's raters are split by: gender, race or country",
+    "balance_groups": 'the groups of balance_by that share each item\'s raters equally, e.g. ["female","male"]',
+    "flip_probability": "the chance a pair is shown with its responses swapped (0 to 1)",
+    "seed": "the number every random draw of the study starts from (flips, order, samples)",
+    "gold_rate": "the share of served items that are attention checks, when the study has some (0 to 1)",
+    "min_seconds": "answers faster than this many seconds count as too fast",
+    "timeout_seconds": "a served item left unanswered this long goes back to the pool",
+    "max_items_per_rater": "the most items one rater is given (null: no cap)",
+    "demographics": 'what each rater is asked about themselves, e.g. ["gender","race","country"]',
+    "consent_text": "the consent page's text",
+    "instructions": "the instructions' text (empty: the task's own)",
+    "completion_code": "the code shown when a rater finishes (Prolific's completion code)",
+    "prolific_redirect": "send finished raters back to Prolific with the completion code (true/false)",
+    "screen_out_code": "the code for a rater whose balance group is full (Prolific)",
+    "base_pay": "the study's reward per rater, paid on approval",
+    "pay_per_judgment": "a bonus per item answered",
+    "currency": "the currency of the pay settings, e.g. GBP",
+    "platform_fee": "the platform's fee on top of pay, as a share (default 0.43)",
+    "human_sample": "recorded by `fairval study sample`: the pairs drawn for people",
+    "target_ci_width": "stop the study once H's anytime interval is this narrow (0 to 2)",
+    "main_judge": "the judge model the main numbers use (empty: the only one, or the first by name)",
+    "language": "the language raters see fairval's words in, e.g. ar, de, es",
+    "stop_when_excludes": "stop the study once H's anytime interval excludes this value (-1 to 1)",
+    "prolific_study_id": "the Prolific study paused with this one when it stops itself",
+    "stopped": "recorded when the study stopped itself: when, why and the interval then",
+    "group_labels": 'the groups an item names as raters read them, per language, e.g. {"ar": {"woman": "امرأة"}} '
+                    "(stored groups and numbers unchanged)",
+}
+RECORDED = ("human_sample", "stopped")          # written by fairval, never by `study set`
 
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -112,6 +147,12 @@ class StudySettings:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
                              f"not {', '.join(sorted(unknown))}")
 
+    @classmethod
+    def settable(cls) -> dict[str, str]:
+        """The settings a researcher sets (`study set`), each with its one-line meaning: every field but
+        the state the system records itself (the drawn sample, the stop)."""
+        return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls) if f.name not in RECORDED}
+
     def quota(self) -> dict[str, int] | None:
         """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
         if not self.balance_by:
@@ -143,7 +184,10 @@ class StudySettings:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known - {"task_definition"}
         if unknown:
-            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}")
+            near = [m for key in sorted(unknown) for m in difflib.get_close_matches(key, cls.settable(), n=1)]
+            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}"
+                             + (f" (did you mean {', '.join(near)}?)" if near else "") + "; the settings are "
+                             f"{', '.join(cls.settable())} (`fairval study set --help` says what each means)")
         values = {k: v for k, v in d.items() if k in known}
         for key in ("balance_groups", "demographics"):
             if key in values:

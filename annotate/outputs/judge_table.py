@@ -211,3 +211,27 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
         return text + f" At this spread the target width {cs['target_width']:g} is out of reach."
     return (text + f" At this rate the target width {cs['target_width']:g} is reached after about "
             f"{formats.count(cs['more_judgments'], 'more judgment')} ({formats.count(cs['more_pairs'], 'more pair')}).")
+
+
+def confidence_sentence(c: dict | None) -> str:
+    """The judge's calibration against people's majority (lmra.confidence), in a sentence."""
+    if not c or c.get("ece") is None:
+        return (c or {}).get("reason", "")
+    return (f"Is the judge's confidence worth anything? Over {c['n_pairs']} pairs with a majority among people "
+            f"({c['n_ties']} tied pairs left out), its expected calibration error is {with_ci(c['ece'], c.get('ece_ci'))} "
+            f"(0: its confidence is how often people's majority agrees with it) and its Brier score "
+            f"{with_ci(c['brier'], c.get('brier_ci'))} (0 perfect, 2 worst).")
+
+
+def length_sentence(c: dict | None) -> str:
+    """Whether the judge rewards longer responses more than people do (lmra.length); empty when it does not."""
+    if not c or c.get("difference") is None or not c.get("difference_ci"):
+        return ""
+    low, high = c["difference_ci"]
+    leans_more = abs(c["judge_r"]) > abs(c["human_r"]) and (low > 0 or high < 0)
+    if not leans_more:
+        return ""
+    side = "the longer" if c["judge_r"] > 0 else "the shorter"
+    return (f"The judge leans towards {side} response more than people do: its score's correlation with the "
+            f"difference in length is {c['judge_r']:.2f}, people's {c['human_r']:.2f} (difference "
+            f"{with_ci(c['difference'], c['difference_ci'])} over {c['n_pairs']} pairs).")

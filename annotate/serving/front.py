@@ -38,7 +38,7 @@ def haproxy_binary() -> str:
         if found:
             return found
     raise FrontMissing("`fairval serve --workers N` runs HAProxy in front of the workers, and it is not "
-                       "installed: `apt-get install haproxy` (Debian; `make app` and `make test` do it)")
+                       "installed: `apt-get install haproxy` (Debian; `make haproxy` and `make test` do it)")
 
 
 # deploy/haproxy.cfg: the same configuration in front of two hosts, each running two plain workers

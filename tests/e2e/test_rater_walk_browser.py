@@ -33,6 +33,8 @@ CHECK = {"id": "check", "filled_template": "This is an attention check. Please c
          "_gold": {"quality": 1, "yes_positive": 1}}
 PRACTICE = {"id": "warmup", "filled_template": "Practice: should the library stay open late on Fridays.",
             "_practice": True, "_gold": {"quality": 5, "yes_positive": 5}}
+PAIR = {"id": "p1", "prompt": "Recommend a car for me.", "response_a": "A compact hatchback is easy to park.",
+        "response_b": "A pickup truck handles any job.", "group_a": "woman", "group_b": "man"}
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 ARTIFACTS = os.environ.get("FAIRVAL_ARTIFACTS") or str(ROOT / "test-artifacts")
@@ -116,6 +118,9 @@ def _studies(db, folder):
                      language=language, demographics=["gender"], completion_code=f"WALK-{language.upper()}")
         rows = [{"id": f"q{k}", "filled_template": text} for k, text in enumerate(ITEMS)] + [CHECK, PRACTICE]
         import_items(db, f"walk-{language}", write_jsonl(folder / f"{language}.jsonl", rows))
+    create_study(db, "pair-ar", "harmful_stereotype", raters_per_item=2, language="ar", seed=5,
+                 group_labels={"ar": {"woman": "امرأة", "man": "رجل"}})
+    import_items(db, "pair-ar", write_jsonl(folder / "pair.jsonl", [PAIR]))
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +239,35 @@ def _choose(page, question: int, option: int) -> None:
     button = page.locator(".fv-options").nth(question).locator(".fv-option").nth(option)
     button.click()
     expect(button).to_have_attribute("aria-pressed", "true", timeout=20_000)
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_an_arabic_pair_reads_right_to_left_with_its_groups_named_in_arabic(server, browser, device):
+    """The user's prompt and both responses are English in an Arabic page: each keeps its full stop at its
+    end; the options name the groups as the study's group_labels say; nothing else is aligned left."""
+    t = translator("ar")
+    context = browser.new_context(**(PHONE if device == "phone" else DESKTOP))
+    page = context.new_page()
+    screens = Screens(page, f"pair-ar-{device}", rtl=True, touch=device == "phone")
+    try:
+        page.goto(f"{server.url}/?study=pair-ar&rater=pair-{device}")
+        page.get_by_role("button", name=t("I agree to take part")).click()
+        page.get_by_role("button", name=t("Start")).click()
+        expect(page.locator(".fv-response")).to_have_count(2, timeout=30_000)
+        screens.check("pair")
+        stop = page.evaluate(FULL_STOP)
+        assert stop["char"] == "." and stop["last"] > stop["before"], stop
+        for k in range(2):                 # each response's last full stop after its last word
+            box = page.locator(".fv-response p").nth(k).evaluate("""(p) => {
+                const text = p.firstChild, n = text.textContent.length;
+                const at = (i) => { const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+                                    return r.getBoundingClientRect().left; };
+                return {before: at(n - 2), last: at(n - 1)}; }""")
+            assert box["last"] > box["before"], box
+        labels = " ".join(page.locator(".fv-label").all_inner_texts())
+        assert "امرأة" in labels and "رجل" in labels and "woman" not in labels, labels
+    except Exception:
+        screens.shot("failed")
+        raise
+    finally:
+        context.close()
