@@ -31,5 +31,8 @@ SETTING_HELP = {
     "stop_when_excludes": "stop the study once H's anytime interval excludes this value (-1 to 1)",
     "prolific_study_id": "the Prolific study paused with this one when it stops itself",
     "stopped": "recorded when the study stopped itself: when, why and the interval then",
+    "signed_links": "in-house raters need the signed links `fairval study links` prints (true/false)",
+    "group_labels": 'the groups an item names as raters read them, per language, e.g. {"ar": {"woman": "امرأة"}} '
+                    "(stored groups and numbers unchanged)",
 }
 RECORDED = ("human_sample", "stopped")          # written by fairval, never by `study set`

@@ -63,6 +63,8 @@ class StudySettings:
     prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
     stopped: dict | None = None                 # set when the study stopped itself: when, why, the interval
     signed_links: bool = False                  # link-raters need `fairval study links`' signed links
+    group_labels: dict | None = None            # {language: {group: label}}: what raters read for an item's
+                                                # group_a/group_b; the stored group (and the numbers) unchanged
 
     def __post_init__(self) -> None:
         shipped = supported(str(self.language))
@@ -108,6 +110,13 @@ class StudySettings:
                                                         or self.max_fills_per_template < 1):
             raise StudyError(f"max_fills_per_template must be a whole number of at least 1 (or none for no cap), "
                              f"not {self.max_fills_per_template!r}")
+        if self.group_labels is not None and not (
+                isinstance(self.group_labels, dict) and all(
+                    isinstance(lang, str) and isinstance(labels, dict)
+                    and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in labels.items())
+                    for lang, labels in self.group_labels.items())):
+            raise StudyError('group_labels must map a language to {group: label} with text labels, e.g. '
+                             f'{{"ar": {{"woman": "امرأة"}}}}, not {self.group_labels!r}')
         unknown = set(self.demographics) - set(ATTRIBUTES)
         if unknown:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
@@ -125,6 +134,10 @@ class StudySettings:
             return None
         per = math.ceil(self.raters_per_item / len(self.balance_groups))
         return {g: per for g in self.balance_groups}
+
+    def group_label(self, group: str) -> str:
+        """A group's name as raters of this study's language read it (the group itself when not given)."""
+        return ((self.group_labels or {}).get(self.language) or {}).get(group, group)
 
     def asks(self) -> tuple[str, ...]:
         """Demographics to ask: the balance attribute always, since assignment needs it."""

@@ -44,6 +44,10 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
     # and two threads of one browser session then use its one database connection together (measured
     # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file()), "--browser.gatherUsageStats", "false",
+           # the theme of .streamlit/config.toml, for any working folder: black text, a calm blue for what is
+           # chosen (never the default red, the colour of an error)
+           "--theme.textColor", "#000000", "--theme.primaryColor", "#1d4ed8",
+           "--theme.codeTextColor", "#000000",
            "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false",
            # no full garbage collection after every run: with the analysis libraries loaded it cost 0.04-0.08 s
            # of CPU per run, most of a Submit's (bench/run.py session); Python's own collector still runs
