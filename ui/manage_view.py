@@ -135,7 +135,7 @@ def _configure(study_id: str) -> None:
     st.caption(f"Task: {study.task.name} · status: **{study.status}**")
     st.code(app_address() + prolific_link_query(study_id), language=None, wrap_lines=True)  # no scroll a keyboard cannot reach
     st.caption("The Prolific study link, as Prolific wants it (it fills the {{%…%}} fields); in-house raters use "
-               f"{app_address()}?study={study_id}&rater=ID. Behind a proxy, use the address raters reach.")
+               f"`{app_address()}?study={study_id}&rater=ID`. Behind a proxy, use the address raters reach.")
     cols = st.columns(3)
     verbs = {"open": "Open", "paused": "Pause", "closed": "Close"}          # what each button does, as a verb
     for col, status in zip(cols, ("open", "paused", "closed")):
