@@ -268,19 +268,20 @@ def envelope_reach(budget: float, pairs: int) -> float:
 
 
 def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
-               budget: float, target_width: float | None = None, *, rated_chance: np.ndarray | None = None) -> float:
+               budget: float, target_width: float | None = None, *, rated_chance: np.ndarray | None = None,
+               floors: tuple[float, ...] = LIVE_FLOORS) -> float:
     """The live design's τ from the kept pairs people have completed so far (in completion order, each
     with the chance it was kept with): uniform (1) until PILOT_MIN_PAIRS of them, then, from the first
-    FLOOR_EVERY·k of them (so it changes only at those counts), least_variance over LIVE_FLOORS, the pairs
+    FLOOR_EVERY·k of them (so it changes only at those counts), least_variance over `floors` (and 1), the pairs
     weighted by 1/their chance so they stand for every decided pair. A τ below 1 needs the answers to
     show it narrows the interval (whose width follows the terms' variance); target_width is not needed
     for that and is ignored."""
     n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
-    if n < PILOT_MIN_PAIRS:
+    if n < PILOT_MIN_PAIRS or set(floors) == {1.0}:
         return 1.0
     weight = None if rated_chance is None else 1 / np.asarray(rated_chance, float)[:n]
     chances = {tau: chance_rule(uncertainty, budget, tau)(np.asarray(rated_uncertainty, float)[:n])
-               for tau in LIVE_FLOORS}
+               for tau in set(floors) | {1.0}}
     return least_variance(mix_evidence(np.asarray(rated_residual, float)[:n], chances, weight))
 
 

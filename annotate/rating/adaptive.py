@@ -30,13 +30,17 @@ def is_adaptive(study: Study) -> bool:
     return bool(study.settings.human_sample) and study.settings.human_sample.get("design") == "adaptive"
 
 
-def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None) -> dict:
+def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None,
+          floors: tuple[float, ...] = LIVE_FLOORS) -> dict:
     """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
     (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
-    number of pairs people are expected to rate over the whole study). Returns the design recorded."""
+    number of pairs people are expected to rate over the whole study). floors: the mixes τ the design
+    may choose among, recorded with it ((1.0,): held at the uniform chance). Returns the design recorded."""
     study = samplable(db, study_id)
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
+    if 1.0 not in floors or not all(0 < tau <= 1 for tau in floors):
+        raise StudyError(f"the design's mixes must lie in (0, 1] and include 1 (uniform), not {list(floors)}")
     if not 2 <= budget + 1 <= len(regular):
         raise StudyError(f"budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {budget}")
@@ -54,7 +58,7 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
     order = dict(zip(ids, np.random.default_rng([study.settings.seed, 0xADA]).permutation(len(ids)).tolist()))
     now = time.time() if now is None else now
     design = {"design": "adaptive", "budget": int(budget), "of": len(ids), "n": 0, "seed": study.settings.seed,
-              "judge": chosen, "floors": list(LIVE_FLOORS), "drawn_at": now}
+              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now}
     with immediate(db, study_id):
         if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):
             raise StudyError(f"study {study_id!r} has served or rated pairs already; choose the adaptive design "
@@ -116,7 +120,8 @@ def _floor(db: Database, study: Study, frame) -> float:
     chance = by_id["chance"].reindex(done.index).to_numpy(float)
     residual = y - weighted_lambda(y, f, 1 / chance) * f
     return live_floor(by_id["uncertainty"].reindex(done.index).to_numpy(float), residual,
-                      frame["uncertainty"].to_numpy(float), study.settings.human_sample["budget"], rated_chance=chance)
+                      frame["uncertainty"].to_numpy(float), study.settings.human_sample["budget"], rated_chance=chance,
+                      floors=tuple(study.settings.human_sample.get("floors", LIVE_FLOORS)))
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
