@@ -1,8 +1,9 @@
 """H and sign agreement under the live adaptive design (annotate.rating.adaptive): the decided pairs in
 decision order, each weighted by 1/its chance when it went to people (analysis.active.adaptive_terms),
 over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
-never bias it. The anytime interval bets on each term within its own bounds (analysis.sequential.
-stepwise_interval); the fixed-n interval is the martingale CLT's normal one over the same terms."""
+never bias it. The anytime interval bets on each term within its own bounds for the first decided pairs
+and is the asymptotic sequence from there (analysis.sequential.anytime_running); the fixed-n interval is
+the martingale CLT's normal one over the same terms."""
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.sequential import observations_needed, stepwise_interval
+from fairval.analysis.sequential import anytime_running, guarantee, observations_needed
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
@@ -124,14 +125,15 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     terms = found["terms"]
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
-    low, high = stepwise_interval(terms, found["lows"], found["highs"], lower=lower, upper=upper,
-                                  means=means, typical_span=TYPICAL_SPAN, planned=pairs)
+    # exact betting on each term's own bounds for the first decided pairs, the asymptotic sequence from
+    # there: its width follows the terms' spread, not their range, so chances leaning on the judge pay
+    low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
+                                means=means, typical_span=TYPICAL_SPAN)
     out = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
-           "valid": ("anytime, from the first decided pair: however often it is looked at and whenever the study "
-                     "stops; pairs are decided in a seeded random order, each weighted by 1/its chance, set before "
-                     "its answer from the answers before it (a betting confidence sequence, Waudby-Smith and "
-                     "Ramdas 2024, over Zrnic and Candès's sequential active inference terms)")}
-    if math.isnan(low[-1]):
+           "valid": guarantee(len(terms), superpopulation="H, the mean of the pairs' population") + (
+               "; pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
+               "from the answers before it (Zrnic and Candès's sequential active inference terms)")}
+    if math.isnan(low[-1]) or low[-1] > high[-1]:
         return {**out, "ci": None, "reason": "the running interval became empty (a chance of at most 5% when its "
                 "conditions hold)"}
     out["ci"] = [max(float(low[-1]), means[0]), min(float(high[-1]), means[1])]
