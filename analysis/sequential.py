@@ -12,6 +12,13 @@ next to the data's is not rejected until enough capital is won against it.
 
 The set is found on a grid of m; each end is moved out to the nearest rejected grid point, so the
 interval can only be wider than the exact one.
+
+The betting sequence is exact but sized by the observations' range: PPI terms span about 4 while they
+vary by about 0.24, so its bets hit their cap and it is far wider than a fixed-n interval. From
+ASYMPTOTIC_FROM observations the asymptotic sequence (below) takes over; anytime_running makes that
+choice, fixed in advance, and guarantee() says in words what the result guarantees. Both come in a
+without-replacement form (Waudby-Smith and Ramdas, NeurIPS 2020) for a uniform sample of a finite set
+of pairs: the interval is then for the set's own mean, and closes in on it as the sample nears the set.
 """
 from __future__ import annotations
 
@@ -41,15 +48,23 @@ def _bets(x: np.ndarray, alpha: float, planned: int | None = None, prior_var: fl
 
 def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID, planned: int | None = None,
                  steps: tuple[np.ndarray, np.ndarray] | None = None, prior_var: float = 0.25,
-                 means: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+                 means: tuple[float, float] = (0.0, 1.0), population: int | None = None,
+                 past: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation in [0, 1]: the running intersection of the betting sets.
 
     steps: each observation's own bounds (lows, highs) inside [0, 1], known before it arrives
     (predictable), as a weighted term's are from its recorded chance. A bet is capped by its own
     step's bounds, so a few wide steps do not shrink every bet (the capital stays positive whatever
     each x_i is). prior_var: the variance the bets start from (¼: the widest an observation in [0, 1]
-    can have); means: the range the mean can lie in, where the grid of m lies."""
+    can have); means: the range the mean can lie in, where the grid of m lies. population: N, for
+    observations drawn uniformly without replacement from a finite set of N (Waudby-Smith and Ramdas
+    2020): each bet is on x_i against the mean of the values not yet drawn, (N m − Σ_{j<i} x_j)/(N − i + 1),
+    and an m that puts that mean outside [0, 1] is rejected, so the set closes in on the set's mean as the
+    sample nears all of it. past: Σ_{j<i} x_j as observation i counts the earlier ones (a PPI term's
+    λ_{i−1} applied to them), on the unit scale; by default the sum of the earlier x."""
     x = np.asarray(x, float)
+    if population is not None and (steps is not None or len(x) > population):
+        raise ValueError("a without-replacement sequence takes at most `population` observations of one range")
     if len(x) and (x.min() < 0 or x.max() > 1):
         raise ValueError("betting confidence sequences take observations in [0, 1]")
     m = np.linspace(means[0], means[1], grid)
@@ -61,11 +76,18 @@ def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID, plann
     alive = np.ones(grid, bool)                 # the running intersection: a rejected m stays rejected
     lows, highs = steps if steps is not None else (np.zeros(len(x)), np.ones(len(x)))
     cap_up, cap_down = _caps(m, 0.0, 1.0)
+    target = m
+    earlier = np.concatenate([[0.0], np.cumsum(x)[:-1]]) if past is None else np.asarray(past, float)
     for i, (xi, li, a, b) in enumerate(zip(x, lam, lows, highs)):
         if steps is not None:
             cap_up, cap_down = _caps(m, a, b)
-        log_up += np.log1p(np.minimum(li, cap_up) * (xi - m))
-        log_down += np.log1p(-np.minimum(li, cap_down) * (xi - m))
+        if population is not None:          # the mean of the values left, for each m
+            target = (population * m - earlier[i]) / (population - i)
+            alive &= (target > -1e-9) & (target < 1 + 1e-9)
+            target = np.clip(target, 0.0, 1.0)
+            cap_up, cap_down = _caps(target, 0.0, 1.0)
+        log_up += np.log1p(np.minimum(li, cap_up) * (xi - target))
+        log_down += np.log1p(-np.minimum(li, cap_down) * (xi - target))
         capital = np.logaddexp(log_up, log_down) + math.log(0.5)
         alive &= capital < threshold
         low[i], high[i] = _ends(alive, m)
@@ -89,10 +111,13 @@ def _ends(alive: np.ndarray, m: np.ndarray) -> tuple[float, float]:
 
 
 def running_interval(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
-                     alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """running_sets for observations known to lie in [lower, upper], on their own scale."""
+                     alpha: float = ALPHA, population: int | None = None,
+                     past: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """running_sets for observations known to lie in [lower, upper], on their own scale (past too)."""
     span = upper - lower
-    low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned)
+    unit_past = None if past is None else (np.asarray(past, float) - np.arange(len(past)) * lower) / span
+    low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned,
+                             population=population, past=unit_past)
     return lower + span * low, lower + span * high
 
 
@@ -313,21 +338,27 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
 
 
 def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
-                    start: int = ASYMPTOTIC_FROM, population: int | None = None, past=None,
+                    start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past=None,
                     steps: tuple | None = None, means: tuple[float, float] | None = None,
                     typical_span: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
     betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
-    (lows, highs)), its bets sized for `start`; from `start` on, the asymptotic sequence (for a finite set of `population` drawn
-    uniformly without replacement, its without-replacement form), intersected from `start`."""
+    (lows, highs); for a set of `population` drawn uniformly, its without-replacement form), its bets
+    sized for `start`; from `start` on, the asymptotic sequence (likewise without replacement),
+    intersected from `start`. start=None: the betting sequence at every n (for 0/1 terms, whose
+    spread is their range's, it is as narrow and exact)."""
     x = np.asarray(x, float)
-    head = x[: start - 1]
+    head = x if start is None else x[: start - 1]
+    bets_for = planned if start is None else start
     if steps is None:
-        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=start, alpha=alpha)
+        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=bets_for, alpha=alpha,
+                                         population=population, past=None if past is None else past[: len(head)])
     else:
-        low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: start - 1], np.asarray(steps[1])[: start - 1],
+        low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
                                           lower=lower, upper=upper, means=means or (lower, upper),
-                                          typical_span=typical_span or (upper - lower), planned=start, alpha=alpha)
+                                          typical_span=typical_span or (upper - lower), planned=bets_for, alpha=alpha)
+    if len(head) == len(x):
+        return low_b, high_b
     spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
     low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,
                                    prior_var=spread)
@@ -335,19 +366,21 @@ def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float
     return low, high
 
 
-def guarantee(n: int, *, start: int = ASYMPTOTIC_FROM, population: int | None = None,
-              superpopulation: str | None = None) -> str:
-    """What the interval after n observations guarantees, in words (the `valid` of every anytime interval)."""
-    target = (superpopulation if superpopulation else
-              f"H over the study's {population:,} pairs" if population else
-              "the mean of the pairs' population (a superpopulation mean)")
-    if n < start:
-        how = (f"exact: a betting confidence sequence (Waudby-Smith and Ramdas 2024), valid from the first "
-               f"observation on; from the {start}th an asymptotic one takes over")
+def guarantee(n: int, *, quantity: str = "H", start: int | None = ASYMPTOTIC_FROM, population: int | None = None,
+              note: str = "", order: str = "pairs are completed in a random order") -> str:
+    """What the interval after n observations guarantees, in words (the `valid` of every anytime interval):
+    exact or asymptotic, from which n, and for what: `quantity` over the study's `population` pairs (a
+    uniform sample, without replacement), or else over the population the pairs stand for."""
+    target = (f"{quantity} over the study's {population:,} pairs" if population else
+              f"{quantity} of the population the rated pairs stand for (a superpopulation mean){note}")
+    finite = ", in the without-replacement form of Waudby-Smith and Ramdas 2020" if population else ""
+    betting = f"exact: a betting confidence sequence (Waudby-Smith and Ramdas 2024{finite}), from the first observation"
+    if start is None:
+        how = betting
+    elif n < start:
+        how = f"{betting}; from the {start}th an asymptotic one takes over"
     else:
-        how = (f"asymptotic: an asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas "
-               f"2024{', without-replacement form after Waudby-Smith and Ramdas 2020' if population else ''}), "
-               f"valid from the {start}th observation on, its error tending to at most 5% as the pairs grow in "
-               "number (the exact betting sequence covers the looks before)")
-    return (f"anytime, for {target}: however often it is looked at and whenever the study stops, if the "
-            f"observations come in a random order; {how}")
+        how = (f"asymptotic from the {start}th observation on: an asymptotic confidence sequence (Waudby-Smith, "
+               f"Arbour, Sinha, Kennedy and Ramdas 2024{finite}) whose chance of ever missing tends to at most 5% as "
+               f"the pairs grow in number (before the {start}th, an exact betting sequence)")
+    return f"anytime, for {target}: however often it is looked at and whenever the study stops, if {order}; {how}"

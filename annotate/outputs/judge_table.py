@@ -181,12 +181,20 @@ def escalation_sentence(block: dict | None, label: str) -> str:
     text = (f"Trust or escalate: {block['guarantee']}. Labels: {formats.count(labels['1'], 'pair')} +1, "
             f"{formats.count(labels['-1'], 'pair')} −1, {formats.count(labels['0'], 'pair')} 0"
             + (f", {formats.count(labels['tie'], 'pair')} where people tie" if labels["tie"] else "") + ". ")
-    if block["h_signs"] is None:
-        return text + f"{label} from the labels: not yet ({block['reason']})."
-    return text + (f"{label} from the labels (share +1 minus share −1): {formats.ratio(block['h_signs'])}; when the "
+    balance = "Sign balance of the labels (the share of +1 minus the share of −1; not H, which averages people's scores)"
+    if block["sign_balance"] is None:
+        return text + f"{balance}: not yet ({block['reason']})."
+    return text + (f"{balance}: {formats.ratio(block['sign_balance'])}; when the "
                    f"guarantee holds, people's own share differs from it by at most "
                    f"{formats.ratio(block['bias_bound'])} in expectation. It has no interval: the escalated pairs "
                    "are all rated, and the trusted ones carry the judge's answers.")
+
+
+def _kind(cs: dict) -> str:
+    """The guarantee in a few words: exact, or asymptotic from which pair (the full text is cs['valid'])."""
+    if cs.get("method") == "asymptotic":
+        return f"; asymptotic, from the {cs.get('asymptotic_from')}th pair"
+    return "; exact" if cs.get("method") == "betting" else ""
 
 
 def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str:
@@ -198,7 +206,7 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
         return f"{label}: no anytime-valid interval yet ({cs.get('reason')})."
     low, high = (formats.ratio(v) for v in cs["ci"])
     text = (f"{label} is between {low} and {high}, valid however often you look "
-            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete).")
+            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete{_kind(cs)}).")
     if not target:
         return text
     if "target_width" not in cs:

@@ -18,6 +18,8 @@ from fairval.annotate.results.escalation import escalated
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
 WEIGHTED = ("active", "stratified")     # draws whose recorded chances weight each rated pair by 1/π
+WEIGHTED_NOTE = ("; for the study's own pairs, drawn without replacement, only approximately (terms weighted by "
+                 "their chances do not get the without-replacement form)")
 ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
                  "random sample with known chances; the study's H (harm.ppi) weights every pair by its own")
 
@@ -141,8 +143,10 @@ def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | 
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
     top = _largest_weight(pool, inclusion)
+    uniform = pool is None          # 0/1 terms: the exact betting sequence is as narrow at every n
     return _anytime((w * hits)[order], (0.0, top), (0.0, 1.0), None, 1, _planned(sample, len(judge.dropna())),
-                    population=len(judge.dropna()) if pool is None else None, typical_span=min(top, 1.0))
+                    population=len(judge.dropna()) if uniform else None, typical_span=min(top, 1.0),
+                    start=None if uniform else ASYMPTOTIC_FROM, quantity="the share of agreeing signs")
 
 
 def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None):
@@ -173,19 +177,21 @@ def _planned(sample: dict | None, pairs: int) -> int:
 
 def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
              target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
-             past: np.ndarray | None = None, typical_span: float | None = None) -> dict:
+             past: np.ndarray | None = None, typical_span: float | None = None,
+             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H") -> dict:
     """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
     anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
     quantity can take, and how many more pairs and judgments the target width needs if the spread stays."""
     n = len(terms)
     out = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
-           "valid": guarantee(max(n, 1), population=population), "asymptotic_from": ASYMPTOTIC_FROM}
+           "valid": guarantee(n, quantity=quantity, start=start, population=population, note=WEIGHTED_NOTE
+                              if population is None else ""), "asymptotic_from": start}
     if n < 1:
         return {**out, "reason": "no observation yet"}
     low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
-                                past=past, typical_span=typical_span)
-    out.update(value=float(np.mean(terms)), method="betting" if n < ASYMPTOTIC_FROM else "asymptotic")
+                                past=past, typical_span=typical_span, start=start)
+    out.update(value=float(np.mean(terms)), method="betting" if start is None or n < start else "asymptotic")
     if np.isnan(low[-1]) or low[-1] > high[-1]:
         return {**out, "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
     out["ci"] = [max(float(low[-1]), valid_range[0]), min(float(high[-1]), valid_range[1])]
