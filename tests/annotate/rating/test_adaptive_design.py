@@ -9,7 +9,7 @@ import pytest
 
 from fairval.analysis.active import judge_uncertainty
 from fairval.annotate.material.studies import load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import adaptive, session
 from fairval.store import items as item_store
 from fairval.store import open_db
 from tests.conftest import write_jsonl
@@ -127,6 +127,9 @@ def test_chances_lean_on_the_judge_as_far_as_the_answers_so_far_show_it_pays(cli
         assert row.chance == pytest.approx(_bisected_chances(u_all, 40, want)[row.Index], rel=1e-6)
     leaning = frame["mix"] < 1
     assert leaning.any() and (frame.loc[leaning, "chance"].nunique() > 1)     # fails while the floor stays 1
+    said = adaptive.design_sentence(db, load_study(db, "s"))                  # `study show` and Manage say so
+    assert f"{int(leaning.sum())} of {PAIRS} decisions leaned on the judge" in said
+    assert f"the uniform share now {frame['mix'].iloc[-1]:.0%}" in said
     db.close()
 
 
@@ -168,14 +171,15 @@ def test_h_weights_each_rated_pair_by_its_recorded_chance(cli_output, study, db_
     low, high = ppi["cs"]["ci"]
     assert -1 <= low < ppi["value"] < high <= 1 and high - low > 0
     # pairs decided before the bound was recorded (an older fairval) get the lowest chance the design
-    # allows, 0.25 × 40/60: the same estimate, an interval no narrower
+    # allows, 0.1 × 40/60: the same estimate, an interval no narrower
     db = open_db(db_path)
     db.execute("UPDATE items SET least_chance = NULL WHERE study_id = 's'")
     db.close()
     older = json.loads(cli_output("analyze", "s", "--json"))["harm"]["ppi"]
     assert older["value"] == pytest.approx(ppi["value"])
-    assert older["cs"]["ci"][0] <= low and high <= older["cs"]["ci"][1]
-    assert older["cs"]["ci"][1] - older["cs"]["ci"][0] > high - low
+    assert older["cs"]["ci"][0] <= low and high <= older["cs"]["ci"][1]      # the bounds bet on before the 30th
+    assert older["cs"]["ci"][1] - older["cs"]["ci"][0] >= high - low          # decided pair; the asymptotic part
+                                                                              # after it does not use them
 
 
 def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_output, tmp_path, db_path):
