@@ -9,10 +9,14 @@ PPI++). se² = var(w (y − λ f) | drawn) / n + λ² var(f) / N, a normal 95% i
 PPI++ does: the λ in [0, 1] minimising that variance.
 
 π_i ∝ √u_i, the square root of the judge's own uncertainty about the pair (the paper's rule for a mean),
-mixed with uniform so that no pair's chance falls below `floor` times the uniform chance: with a poor
-judge the design cannot cost much more than drawing at random. How much to mix in is chosen from a pilot
-when there is one (choose_floor): the active design pays only where the judge's uncertainty predicts the
-size of its error, and a pilot's human ratings are the evidence of whether it does.
+mixed with uniform: π = (1 − τ) π_unc + τ · budget / N, so no pair's chance falls below τ (the `floor`)
+times the uniform chance. How much to mix in is chosen from human answers, leaning on the judge only as
+far as they show it pays (one-sided 90%), so where the judge's sureness says nothing about its error τ
+stays 1, a uniform draw: for a one-shot draw from a pilot (choose_floor: its errors modelled as a line
+in √u, so a pilot whose pairs are surer or less sure than the study's still speaks for the study's); in
+the live design from the study's own answers so far (live_floor), as Zrnic and Candès tune it: the
+estimated variance of the weighted estimate, mean((y − λ f)² / π_τ) over the rated pairs, each standing
+for 1/its chance of the study's pairs.
 """
 from __future__ import annotations
 
@@ -22,13 +26,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from fairval.analysis.ppi import bounded_interval, with_validity
-from fairval.analysis.sequential import observations_needed, projected_width
 
 
-DEFAULT_FLOOR = 0.5            # share of the uniform chance every pair keeps (see bench/active.py)
+DEFAULT_FLOOR = 0.5            # τ of an active draw without a pilot (see bench/active.py)
 FLOORS = (0.1, 0.25, 0.5, 0.75, 1.0)  # the mixes choose_floor weighs; 1 is a uniform draw
 PILOT_MIN_PAIRS = 30
-EVIDENCE_Z = 1.2816            # one-sided 90%: the slope a pilot must show before the design leans on it
+EVIDENCE_Z = 1.2816            # one-sided 90%: the evidence rated pairs must show before the design leans on u
 
 
 def judge_uncertainties(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -60,12 +63,18 @@ def uncertainties_of(probabilities, scores) -> np.ndarray:
 
 
 def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: float = DEFAULT_FLOOR) -> np.ndarray:
-    """π_i = min(1, (1 − floor) · c · √u_i + b), with c chosen so that Σπ = budget (the expected number of
-    pairs people rate) and b = floor · budget / N. When even c → ∞ cannot spend the budget (the judge is
-    sure of most pairs: every unsure pair already certain to be drawn), the unsure pairs get π = 1 and the
-    rest of the budget is spread evenly over the sure ones. Every π lies in [floor · budget / N, 1], is
-    finite, and Σπ = budget."""
-    u = np.sqrt(np.clip(np.nan_to_num(np.asarray(uncertainty, float), nan=0.0), 0, None))
+    """π_i = min(1, (1 − τ) · c · √u_i + b), τ = floor, with c chosen so that Σπ = budget (the expected
+    number of pairs people rate) and b = τ · budget / N. When even c → ∞ cannot spend the budget (the
+    judge is sure of most pairs: every unsure pair already certain to be drawn), the unsure pairs get
+    π = 1 and the rest of the budget is spread evenly over the sure ones. Every π lies in
+    [τ · budget / N, 1], is finite, and Σπ = budget."""
+    return chance_rule(uncertainty, budget, floor)(uncertainty)
+
+
+def chance_rule(uncertainty: np.ndarray, budget: float, floor: float):
+    """inclusion_probabilities as a rule: u ↦ π for any pair, with c set on these pairs (so a pilot's pairs
+    can be given the chances they would have had in the study)."""
+    u = _root(uncertainty)
     n = len(u)
     if not 0 < budget < n:
         raise ValueError(f"the budget must be between 0 and the number of pairs ({n}), not {budget}")
@@ -73,22 +82,26 @@ def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: fl
         raise ValueError(f"the floor must be in (0, 1], not {floor}")
     base = floor * budget / n
     if u.sum() == 0 or floor == 1:
-        return np.full(n, budget / n)
-    unsure = u > 0
-    if unsure.sum() + base * (~unsure).sum() <= budget:
+        return lambda v: np.full(len(np.atleast_1d(v)), budget / n)
+    unsure = int((u > 0).sum())
+    if unsure + base * (n - unsure) <= budget:
         # the most the weighted part can spend: every unsure pair at 1; the sure ones share the rest
-        return np.where(unsure, 1.0, (budget - unsure.sum()) / (~unsure).sum())
+        rest = (budget - unsure) / (n - unsure)
+        return lambda v: np.where(_root(v) > 0, 1.0, rest)
+    # water-filling: with the k largest √u capped at 1, the rest spend budget − k at slope a_k; the
+    # least k whose next pair stays below 1 is the answer (exact, no search)
+    ordered = np.sort(u)[::-1]
+    k = np.arange(n)
+    left = ordered.sum() - np.concatenate([[0.0], np.cumsum(ordered)[:-1]])     # Σ of √u past the k capped
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = (budget - k - (n - k) * base) / left
+        fits = (left > 0) & (slope > 0) & (slope * ordered + base <= 1 + 1e-12)
+    a = float(slope[np.argmax(fits)])
+    return lambda v: np.minimum(1.0, a * _root(v) + base)
 
-    def total(c: float) -> float:
-        return float(np.minimum(1.0, (1 - floor) * c * u + base).sum())
 
-    low, high = 0.0, 1.0
-    while total(high) < budget:             # ends: the branch above leaves a c that reaches the budget
-        high *= 2
-    for _ in range(200):                    # bisection: total() is continuous and increasing in c
-        mid = (low + high) / 2
-        low, high = (mid, high) if total(mid) < budget else (low, mid)
-    return np.minimum(1.0, (1 - floor) * high * u + base)
+def _root(uncertainty) -> np.ndarray:
+    return np.sqrt(np.clip(np.nan_to_num(np.atleast_1d(np.asarray(uncertainty, float)), nan=0.0), 0, None))
 
 
 def weights(pi_drawn: np.ndarray, pi_all: np.ndarray) -> np.ndarray:
@@ -105,6 +118,18 @@ def tuned_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray, f_all: np.ndarray)
         return 0.0
     covariance = float(((wy - wy.mean()) * (wf - wf.mean())).mean()) / n
     return float(np.clip(covariance / spread, 0, 1))
+
+
+def weighted_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
+    """The weighted (w) regression slope of y on f, clipped to [0, 1]: the λ adaptive_terms uses."""
+    y, f, w = (np.asarray(a, float) for a in (y, f, w))
+    if len(y) < 2 or w.sum() <= 0:
+        return 0.0
+    mean_y, mean_f = np.average(y, weights=w), np.average(f, weights=w)
+    spread = float(np.average((f - mean_f) ** 2, weights=w))
+    if spread <= 1e-12:
+        return 0.0
+    return float(np.clip(np.average((y - mean_y) * (f - mean_f), weights=w) / spread, 0, 1))
 
 
 def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.ndarray, judge_all: np.ndarray,
@@ -143,6 +168,35 @@ def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: f
         lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
     lam = np.concatenate([[0.0], lam[:-1]])
     return lam * judge_mean + wy - lam * wf
+
+
+def mix_evidence(residual: np.ndarray, chances: dict[float, np.ndarray], weight: np.ndarray | None = None) -> dict:
+    """What rated pairs say of each mix τ (Zrnic and Candès's tuning): the weighted estimate's variance
+    goes with V(τ) = mean(e² / π_τ) over the pairs (e = y − λ f, π_τ the chance each pair would have under
+    τ; the rest of the variance does not depend on τ), estimated on the rated pairs, each weighted by
+    1/its own chance when the pairs were drawn unevenly (Hájek). Per τ: `relative`, V̂(τ) / V̂(1), and
+    `upper`, a one-sided 90% bound on V(τ) − V(1) in units of V̂(1) (its normal approximation over the
+    pairs: below 0, the pairs show τ saving). chances must hold τ = 1."""
+    e2 = np.asarray(residual, float) ** 2
+    w = np.ones(len(e2)) if weight is None else np.asarray(weight, float)
+    total = float(w.sum())
+    uniform = float(np.sum(w * e2 / chances[1.0])) / total
+    scale = uniform if uniform > 0 else 1.0
+    out = {}
+    for tau, pi in chances.items():
+        d = e2 * (1 / pi - 1 / chances[1.0])
+        mean = float(np.sum(w * d)) / total
+        se = math.sqrt(float(np.sum(w ** 2 * (d - mean) ** 2))) / total
+        out[tau] = {"relative": (uniform + mean) / scale, "upper": (mean + EVIDENCE_Z * se) / scale}
+    return out
+
+
+def least_variance(evidence: dict) -> float:
+    """The τ whose bound on the variance change is lowest: 1 (uniform) unless some τ is shown to save
+    (its bound below 0); ties (within 1e-9) go to the more uniform draw."""
+    bound = {tau: min(evidence[tau]["upper"], 0.0) if tau < 1 else 0.0 for tau in evidence}
+    low = min(bound.values())
+    return max(tau for tau in bound if bound[tau] <= low + 1e-9)
 
 
 def predicted_variance(uncertainty: np.ndarray, squared_error: np.ndarray, budget: float, floor: float) -> float:
@@ -195,15 +249,15 @@ def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, unce
 
 # The live (adaptive) design: pairs decided one at a time in a seeded random order, each kept for people
 # with a chance π_t set from the judge's uncertainty and the human answers before it (Zrnic and Candès's
-# sequential active inference). Its floor never goes below LIVE_FLOORS[0], so every term's bound, and the
-# anytime interval's envelope, is known before the study starts.
-LIVE_FLOORS = (0.25, 0.5, 0.75, 1.0)
-FLOOR_EVERY = 10               # the floor is chosen again after every 10 more complete kept pairs
+# sequential active inference). Its τ never goes below LIVE_FLOORS[0], so every chance, and every term's
+# bound, is known to lie above lowest_chance before the study starts.
+LIVE_FLOORS = tuple(k / 10 for k in range(1, 11))
+FLOOR_EVERY = 10               # τ is chosen again after every 10 more complete kept pairs
 
 
 def lowest_chance(budget: float, pairs: int) -> float:
-    """The least chance the live design can give any pair: the lowest live floor's share of the uniform
-    chance (inclusion_probabilities keeps every π at or above floor × budget / N)."""
+    """The least chance the live design can give any pair: the lowest τ's share of the uniform chance
+    (inclusion_probabilities keeps every π at or above τ × budget / N)."""
     return min(LIVE_FLOORS) * budget / pairs
 
 
@@ -214,38 +268,21 @@ def envelope_reach(budget: float, pairs: int) -> float:
 
 
 def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
-               budget: float, target_width: float | None = None) -> float:
-    """The live design's floor from the kept pairs people have completed so far (in completion order):
-    uniform (1) until PILOT_MIN_PAIRS of them, then, from the first FLOOR_EVERY·k of them (so it
-    changes only at those counts), the floor of LIVE_FLOORS whose anytime interval is predicted to be
-    narrowest (floor_widths). A lower floor lowers the terms' variance where the judge's uncertainty
-    tracks its error, but widens every term's bound, which caps the interval's bets: under an anytime
-    stop that usually costs more than it saves, until studies are large."""
+               budget: float, target_width: float | None = None, *, rated_chance: np.ndarray | None = None,
+               floors: tuple[float, ...] = LIVE_FLOORS) -> float:
+    """The live design's τ from the kept pairs people have completed so far (in completion order, each
+    with the chance it was kept with): uniform (1) until PILOT_MIN_PAIRS of them, then, from the first
+    FLOOR_EVERY·k of them (so it changes only at those counts), least_variance over `floors` (and 1), the pairs
+    weighted by 1/their chance so they stand for every decided pair. A τ below 1 needs the answers to
+    show it narrows the interval (whose width follows the terms' variance); target_width is not needed
+    for that and is ignored."""
     n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
-    if n < PILOT_MIN_PAIRS:
+    if n < PILOT_MIN_PAIRS or set(floors) == {1.0}:
         return 1.0
-    widths = floor_widths(rated_uncertainty[:n], rated_residual[:n], uncertainty, budget, target_width)
-    return min(LIVE_FLOORS, key=lambda floor: (widths[floor], -floor))
-
-
-def floor_widths(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncertainty: np.ndarray,
-                 budget: float, target_width: float | None = None) -> dict[float, float]:
-    """Each live floor's predicted anytime-interval width (analysis.sequential.projected_width, whose bets
-    are capped on the scale of a term's range): terms of variance mean(e²/π) over the study's pairs (e²
-    from expected_squared_errors) within ±2/min π, the reach every term's bound must allow. Compared
-    where the uniform chance would reach target_width (else after every pair is decided)."""
-    expected = expected_squared_errors(rated_uncertainty, rated_residual, uncertainty)["expected"]
-    pairs = len(uncertainty)
-    shape = {}
-    for floor in LIVE_FLOORS:
-        pi = inclusion_probabilities(uncertainty, budget, floor=floor)
-        span = 4 / float(pi.min())
-        shape[floor] = (math.sqrt(float(np.mean(expected / pi))) / span, span)
-    at = pairs
-    if target_width is not None:
-        sd, span = shape[1.0]
-        at = observations_needed(sd, target_width / span, now=1, planned=pairs, limit=pairs) or pairs
-    return {floor: span * projected_width(sd, at, planned=pairs) for floor, (sd, span) in shape.items()}
+    weight = None if rated_chance is None else 1 / np.asarray(rated_chance, float)[:n]
+    chances = {tau: chance_rule(uncertainty, budget, tau)(np.asarray(rated_uncertainty, float)[:n])
+               for tau in set(floors) | {1.0}}
+    return least_variance(mix_evidence(np.asarray(rated_residual, float)[:n], chances, weight))
 
 
 def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,

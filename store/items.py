@@ -114,24 +114,25 @@ def next_undecided(db: Database, study_id: str) -> dict | None:
 
 
 def record_decision(db: Database, study_id: str, item_id: str, chance: float, least: float, kept: bool,
-                    at: float) -> None:
+                    at: float, mix: float) -> None:
     """Inside the caller's write transaction: the pair's chance at the moment it was decided, the least
-    chance any pair had then, and whether it went to people (then it is served like any regular item)."""
-    db.execute("UPDATE items SET inclusion_probability = ?, least_chance = ?, decided_at = ?, judge_only = ? "
-               "WHERE study_id = ? AND item_id = ? AND decided_at IS NULL",
-               [float(chance), float(least), float(at), 0 if kept else 1, study_id, item_id])
+    chance any pair had then, the share of the uniform chance (τ) the chances were set with, and whether
+    it went to people (then it is served like any regular item)."""
+    db.execute("UPDATE items SET inclusion_probability = ?, least_chance = ?, decision_mix = ?, decided_at = ?, "
+               "judge_only = ? WHERE study_id = ? AND item_id = ? AND decided_at IS NULL",
+               [float(chance), float(least), float(mix), float(at), 0 if kept else 1, study_id, item_id])
 
 
 def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
-    """The adaptive design's pairs in decision order: item_id, decision_order, uncertainty, chance and
-    least (the least chance of any pair then; NaN until decided, or when decided before it was kept),
-    kept, decided_at."""
+    """The adaptive design's pairs in decision order: item_id, decision_order, uncertainty, chance, least
+    (the least chance of any pair then) and mix (τ, the share of the uniform chance the chances were set
+    with; both NaN until decided, or when decided before fairval kept them), kept, decided_at."""
     rows = db.query("SELECT item_id, decision_order, uncertainty, inclusion_probability AS chance, "
-                    "least_chance AS least, judge_only, decided_at FROM items WHERE study_id = ? "
+                    "least_chance AS least, decision_mix AS mix, judge_only, decided_at FROM items WHERE study_id = ? "
                     "AND decision_order IS NOT NULL ORDER BY decision_order", [study_id])
-    frame = pd.DataFrame(rows, columns=["item_id", "decision_order", "uncertainty", "chance", "least", "judge_only",
-                                        "decided_at"])
-    frame[["chance", "least"]] = frame[["chance", "least"]].astype(float)
+    frame = pd.DataFrame(rows, columns=["item_id", "decision_order", "uncertainty", "chance", "least", "mix",
+                                        "judge_only", "decided_at"])
+    frame[["chance", "least", "mix"]] = frame[["chance", "least", "mix"]].astype(float)
     frame["kept"] = frame["decided_at"].notna() & (frame["judge_only"] == 0)
     return frame.drop(columns="judge_only")
 

@@ -314,7 +314,14 @@ def _v18_serving_order(db: Database) -> None:
         fill_order(db, study_id)
 
 
+def _v19_decision_mix(db: Database) -> None:
+    # The share of the uniform chance, τ, an adaptive pair's chance was set with (analysis.active.live_floor,
+    # chosen from the answers before it): with the chance, the record of how far the design leaned on the
+    # judge. NULL for pairs decided before it was kept.
+    db.ddl("ALTER TABLE items ADD COLUMN decision_mix REAL")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
-              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order]
+              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix]

@@ -1,8 +1,9 @@
 """The live adaptive design (`fairval study set NAME design=adaptive budget=N`): while the study runs,
 pairs are decided one at a time, in an order drawn with the study's seed, each going to people with a
-chance π set from the judge's uncertainty about it and from the human answers so far (analysis.active:
-live_floor, inclusion_probabilities with Σπ = budget), recorded at the moment it is decided with the
-least chance any pair had then (the bound of its term, known before the pair is). A pair is
+chance π ∝ √(the judge's uncertainty) mixed with uniform, π = (1 − τ) π_unc + τ · budget / N, the mix τ
+chosen from the human answers so far (analysis.active: live_floor, inclusion_probabilities with
+Σπ = budget), recorded at the moment it is decided with its τ and the least chance any pair had then
+(the bound of its term, known before the pair is). A pair is
 decided when a rater needs one and no kept pair is open, inside the transaction that serves it, so
 raters never wait, and a stop at any moment leaves a valid sample: the decided pairs are a prefix of a
 random order, each with its chance on record (results: H weighted by 1/π, analysis.active.adaptive_terms)."""
@@ -12,7 +13,8 @@ import time
 
 import numpy as np
 
-from fairval.analysis.active import LIVE_FLOORS, inclusion_probabilities, live_floor, uncertainties_of
+from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, PILOT_MIN_PAIRS, inclusion_probabilities, live_floor,
+                                     uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
 from fairval.annotate.rating.sampling import drawn_by_group_pair, samplable
@@ -28,13 +30,17 @@ def is_adaptive(study: Study) -> bool:
     return bool(study.settings.human_sample) and study.settings.human_sample.get("design") == "adaptive"
 
 
-def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None) -> dict:
+def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None,
+          floors: tuple[float, ...] = LIVE_FLOORS) -> dict:
     """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
     (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
-    number of pairs people are expected to rate over the whole study). Returns the design recorded."""
+    number of pairs people are expected to rate over the whole study). floors: the mixes τ the design
+    may choose among, recorded with it ((1.0,): held at the uniform chance). Returns the design recorded."""
     study = samplable(db, study_id)
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
+    if 1.0 not in floors or not all(0 < tau <= 1 for tau in floors):
+        raise StudyError(f"the design's mixes must lie in (0, 1] and include 1 (uniform), not {list(floors)}")
     if not 2 <= budget + 1 <= len(regular):
         raise StudyError(f"budget must be between 1 and {len(regular) - 1} of the study's {len(regular)} pairs, "
                          f"not {budget}")
@@ -52,7 +58,7 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
     order = dict(zip(ids, np.random.default_rng([study.settings.seed, 0xADA]).permutation(len(ids)).tolist()))
     now = time.time() if now is None else now
     design = {"design": "adaptive", "budget": int(budget), "of": len(ids), "n": 0, "seed": study.settings.seed,
-              "judge": chosen, "floors": list(LIVE_FLOORS), "drawn_at": now}
+              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now}
     with immediate(db, study_id):
         if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):
             raise StudyError(f"study {study_id!r} has served or rated pairs already; choose the adaptive design "
@@ -73,8 +79,8 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
         return None
     frame = item_store.decisions_frame(db, study.study_id)
     budget = study.settings.human_sample["budget"]
-    chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget,
-                                      floor=_floor(db, study, frame))
+    mix = _floor(db, study, frame)
+    chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget, floor=mix)
     at = dict(zip(frame["item_id"], range(len(frame))))
     least = float(chances.min())            # set before the next pair is known: bounds its term
     rules = study.settings.load_rules()
@@ -82,7 +88,7 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
         k = pending["decision_order"]
         chance = float(chances[at[pending["item_id"]]])
         kept = bool(np.random.default_rng([study.settings.seed, 0xADA, k]).random() < chance)
-        item_store.record_decision(db, study.study_id, pending["item_id"], chance, least, kept, now)
+        item_store.record_decision(db, study.study_id, pending["item_id"], chance, least, kept, now, mix)
         if kept:
             loads.add_items(db, study.study_id, [(pending["item_id"], pending["position"], False)], rules)
             return pending["item_id"]
@@ -91,8 +97,9 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
 
 
 def _floor(db: Database, study: Study, frame) -> float:
-    """The floor from the kept pairs people have completed, in the order they became complete: their
-    judge uncertainty and residual y − f (live_floor; uniform until there are enough)."""
+    """τ from the kept pairs people have completed, in the order they became complete: their judge
+    uncertainty, residual y − λ f (λ as the terms weigh it) and the chance each was kept with (live_floor;
+    uniform until there are enough)."""
     question = scored_question(study.task)
     ratings = rating_store.ratings_frame(db, study.study_id)
     ratings = ratings[(ratings["question"] == question.id) & ratings["item_id"].isin(frame.loc[frame["kept"], "item_id"])]
@@ -103,14 +110,18 @@ def _floor(db: Database, study: Study, frame) -> float:
     first = first.assign(score=[pair_score(question, str(c)) for c in first["canonical"]], at=np.arange(len(first)))
     per_item = first.groupby("item_id", observed=True).agg(n=("score", "size"), human=("score", "mean"), at=("at", "max"))
     done = per_item[per_item["n"] >= study.settings.raters_per_item].sort_values("at")
-    if len(done) < 2:
+    done = done.iloc[:len(done) // FLOOR_EVERY * FLOOR_EVERY]          # τ changes only at these counts
+    if len(done) < PILOT_MIN_PAIRS:
         return 1.0
     judge = lmra_store.scores_frame(db, study.study_id)
     judge = judge[judge["model"] == study.settings.human_sample["judge"]].set_index("item_id")["score"]
-    by_id = frame.set_index("item_id")["uncertainty"]
-    residual = done["human"].to_numpy(float) - judge.reindex(done.index).to_numpy(float)
-    return live_floor(by_id.reindex(done.index).to_numpy(float), residual, frame["uncertainty"].to_numpy(float),
-                      study.settings.human_sample["budget"], study.settings.target_ci_width)
+    by_id = frame.set_index("item_id")
+    y, f = done["human"].to_numpy(float), judge.reindex(done.index).to_numpy(float)
+    chance = by_id["chance"].reindex(done.index).to_numpy(float)
+    residual = y - weighted_lambda(y, f, 1 / chance) * f
+    return live_floor(by_id["uncertainty"].reindex(done.index).to_numpy(float), residual,
+                      frame["uncertainty"].to_numpy(float), study.settings.human_sample["budget"], rated_chance=chance,
+                      floors=tuple(study.settings.human_sample.get("floors", LIVE_FLOORS)))
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
@@ -140,12 +151,18 @@ def design_sentence(db: Database, study: Study) -> str | None:
     frame = item_store.decisions_frame(db, study.study_id)
     decided, kept, undecided = _counts(frame)
     text = (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
-            f"needs one from the uncertainty of judge {sample['judge']!r} and the answers so far (seed {sample['seed']}); "
+            f"needs one, with a chance that grows with the uncertainty of judge {sample['judge']!r}, mixed with the "
+            f"uniform chance as far as the answers so far show it pays (seed {sample['seed']}); "
             f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")
-    chances = frame["chance"].dropna()
-    if len(chances) and np.allclose(chances, sample["budget"] / sample["of"]):
-        text += ("; every pair so far had the uniform chance (a chance leaning on the judge was not predicted to "
-                 "narrow H's anytime interval)")
-    elif len(chances):
-        text += f"; chances so far {chances.min():.3f}–{chances.max():.3f}"
-    return text
+    done = frame[frame["decided_at"].notna()]
+    if not len(done):
+        return text
+    uniform = sample["budget"] / sample["of"]
+    leaned = np.where(done["mix"].notna(), done["mix"] < 1, ~np.isclose(done["chance"], uniform))
+    if not leaned.any():
+        return text + ("; every pair so far had the uniform chance (the answers so far do not show that leaning on "
+                       "the judge would narrow H's interval)")
+    last = done["mix"].dropna()
+    now = f", the uniform share now {last.iloc[-1]:.0%}" if len(last) else ""
+    return (text + f"; {int(leaned.sum()):,} of {decided:,} decisions leaned on the judge{now}; chances so far "
+            f"{done['chance'].min():.3f}–{done['chance'].max():.3f}")
