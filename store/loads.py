@@ -25,7 +25,7 @@ from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
-ORDER = "random-depth-first"   # rows carry each item's serve_rank and template (store/schema.py v17)
+ORDER = "random-depth-first"   # rows carry each item's serve_rank and template (store/schema.py v18)
 
 
 def is_open(*, gold: bool, taken: int, target: int, taken_group: int = 0, cap: int | None = None) -> bool:
@@ -258,7 +258,7 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
     if gold:
         return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} AND l.gold = 1 "
                         "ORDER BY l.taken, l.position LIMIT 1", params)     # `gold = 1` literal: its partial index
-    # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v17)
+    # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v18)
     return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
         f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",
         params)]
