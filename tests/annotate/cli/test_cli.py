@@ -99,7 +99,7 @@ def test_study_show_reports_progress(run):
     run("demo", "--no-serve")
     shown = json.loads(run("study", "show", "demo-templates", "--json").output)
     assert shown["progress"]["judgments"] == 16 and shown["progress"]["n_items"] == 12
-    assert shown["settings"]["raters_per_item"] == 3 and shown["status"] == "open"
+    assert shown["settings"]["raters_per_item"] == 5 and shown["status"] == "open"
     text = run("study", "show", "demo-pairs").output
     assert "judgments from rater gender female: 16" in text and "PROLIFIC_PID={{%PROLIFIC_PID%}}" in text
 
