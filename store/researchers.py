@@ -12,6 +12,10 @@ def add(db: Database, name: str, role: str, password_hash: str, now: float | Non
     with immediate(db):
         if get(db, name) is not None:
             raise StoreError(f"a researcher named {name!r} exists already; change them with `fairval researcher set`")
+        if role != "owner" and not db.scalar("SELECT COUNT(*) FROM researchers"):
+            # the first named researcher ends the shared password: as a viewer or editor, nobody would be owner
+            raise StoreError(f"the first researcher must be an owner (it ends the shared password, and someone "
+                             f"must manage researchers): add {name!r} with --role owner, or an owner first")
         db.insert("researchers", [{"name": name, "role": role, "password_hash": password_hash,
                                    "added_at": time.time() if now is None else now}])
 

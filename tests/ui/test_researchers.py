@@ -27,7 +27,7 @@ def run(db_path, *args, ok=True):
 def lab(db, db_path, tmp_path, monkeypatch):
     ensure_demo(db)
     monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "the-old-shared-one")
-    for name, role in (("vera", "viewer"), ("ed", "editor"), ("olga", "owner")):
+    for name, role in (("olga", "owner"), ("vera", "viewer"), ("ed", "editor")):
         (tmp_path / f"{name}.txt").write_text(PASSWORDS[name] + "\n")
         run(db_path, "researcher", "add", name, "--role", role, "--password-file", tmp_path / f"{name}.txt")
     return db
@@ -97,7 +97,20 @@ def test_the_command_line_lists_changes_and_refuses_in_words(lab, db_path, tmp_p
                 ok=False)
     assert short.exit_code == 1 and "at least 10 characters" in short.output
     trail = json.loads(run(db_path, "audit", "--json").output)
-    assert [r["details"].get("name") for r in trail if r["action"] == "researcher.add"] == ["vera", "ed", "olga"]
+    assert [r["details"].get("name") for r in trail if r["action"] == "researcher.add"] == ["olga", "vera", "ed"]
+
+
+def test_the_first_named_researcher_is_an_owner(db, db_path, tmp_path):
+    """A first researcher added as viewer or editor would end the shared password and leave no owner."""
+    (tmp_path / "vera.txt").write_text(PASSWORDS["vera"] + "\n")
+    for role in ("viewer", "editor"):
+        refused = run(db_path, "researcher", "add", "vera", "--role", role, "--password-file", tmp_path / "vera.txt",
+                      ok=False)
+        assert refused.exit_code == 1 and "first researcher must be an owner" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+    assert researcher_store.every(db) == []
+    run(db_path, "researcher", "add", "vera", "--role", "owner", "--password-file", tmp_path / "vera.txt")
+    assert researcher_store.get(db, "vera")["role"] == "owner"
 
 
 def test_the_last_owner_stays(lab, db_path):
