@@ -313,7 +313,10 @@ def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: flo
     ASYMPTOTIC_FROM, the asymptotic sequence's 2 σ n m_n / W_n from there (W_n = n, or the
     without-replacement weight for a sample of a set of `population`)."""
     if n < ASYMPTOTIC_FROM:
-        return _eb_width(sd, max(n, 1), planned=planned, alpha=alpha)
+        width = _eb_width(sd, max(n, 1), planned=planned, alpha=alpha)
+        if population is not None and n >= population:      # every pair drawn: only means within 1/N survive
+            width = min(width, 1 / population + 2 / (GRID - 1))
+        return width
     weight = n if population is None else _finite_weight(min(n, population), population)
     margin = float(mixture_margin(n, max(sd, 1e-3) ** 2, planned=planned or n, alpha=alpha))
     return 2 * n * margin / weight

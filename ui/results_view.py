@@ -64,6 +64,8 @@ def _anytime(numbers: dict) -> None:
     if rate is None or "cs" not in rate["ppi"]:
         return
     st.markdown(anytime_sentence(rate["ppi"]["cs"], "H"))     # our own words and numbers only
+    if rate["ppi"]["cs"].get("valid"):
+        st.caption(f"What it guarantees: {rate['ppi']['cs']['valid']}.")
     if lmra.get("sign_agreement_cs"):
         st.caption(anytime_sentence(lmra["sign_agreement_cs"], "Sign agreement", target=False))
 

@@ -294,14 +294,18 @@ def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_
     said = " ".join(m.value for m in at.markdown)
     low, high = (formats.ratio(v) for v in cs["ci"])
     assert f"H is between {low} and {high}, valid however often you look" in said
+    assert any(f"What it guarantees: {cs['valid']}" in c.value for c in at.caption)   # exact or asymptotic, for what
     assert "target_ci_width=0.05" in said                      # no target yet: how to set one
     configure_study(demo, "demo-pairs", target_ci_width=0.05)
     import streamlit as st
     st.cache_data.clear()                                      # the page caches numbers for a minute
     at.run()
-    cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
+    numbers = study_results(demo, "demo-pairs")["harm"]
+    cs = numbers["ppi"]["cs"]
     said = " ".join(m.value for m in at.markdown)
-    assert f"target width 0.05 is reached after about {cs['more_judgments']:,} more judgments" in said
+    # every judged pair of the demo is complete: no more pairs can narrow H over them, and the page says so
+    assert cs["n_pairs_complete"] == numbers["n_items_lmra"] and cs["more_pairs"] is None
+    assert "the target width 0.05 is out of reach" in said
 
 
 def test_manage_sets_and_clears_the_target_width_and_refuses_one_out_of_range(demo, monkeypatch):
