@@ -144,29 +144,26 @@ def soft_label_table(db: Database, study_id: str, *, exclude_flagged: bool = Fal
 
 def export_soft_labels(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
     """soft_label_table written as CSV or Parquet; returns its rows."""
+    return _export_table(db, study_id, out, "export.soft_labels", soft_label_table, exclude_flagged)
+
+
+def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """One row per rating with rater attributes, order shown, canonical value and seconds."""
+    return _export_table(db, study_id, out, "export.ratings", ratings_table, exclude_flagged)
+
+
+def _export_table(db: Database, study_id: str, out: str | Path, action: str, table, exclude_flagged: bool) -> int:
+    """A table of the study's ratings as CSV (formula-guarded) or Parquet (typed columns, kept as stored),
+    audited; returns its rows."""
     out = Path(out)
     fmt = output_format(out, ("csv", "parquet"))
-    frame = soft_label_table(db, study_id, exclude_flagged=exclude_flagged)
+    frame = table(db, study_id, exclude_flagged=exclude_flagged)
     if fmt == "csv":
         write_csv(frame, out)
     else:
         with atomic_output(out) as path:
             frame.to_parquet(path, index=False)
-    audit.record(db, "export.soft_labels", study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
-    return len(frame)
-
-
-def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
-    """One row per rating with rater attributes, order shown, canonical value and seconds."""
-    out = Path(out)
-    fmt = output_format(out, ("csv", "parquet"))
-    frame = ratings_table(db, study_id, exclude_flagged=exclude_flagged)
-    if fmt == "csv":
-        write_csv(frame, out)
-    else:
-        with atomic_output(out) as path:
-            frame.to_parquet(path, index=False)      # typed columns, no formulas: kept as stored
-    audit.record(db, "export.ratings", study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
+    audit.record(db, action, study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
     return len(frame)
 
 

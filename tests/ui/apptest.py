@@ -73,3 +73,13 @@ def table_with(at, column: str) -> "pd.DataFrame":
     found = [shown(t) for t in at.dataframe if column in t.value.columns]
     assert found, f"no table with a {column!r} column; tables: {[list(t.value.columns) for t in at.dataframe]}"
     return found[0]
+
+
+def signed_in(name: str, monkeypatch, password: str = "s3cret") -> AppTest:
+    """A researcher page after signing in with the shared password (set here in the environment)."""
+    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", password)
+    at = page(name)
+    at.text_input[0].input(password)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    return at

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from fairval.annotate.material.demo import ensure_demo
-from tests.ui.apptest import page, plain, rater_app, shown, table_with, titles
+from tests.ui.apptest import signed_in, page, plain, rater_app, shown, table_with, titles
 
 PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
 
@@ -36,13 +36,7 @@ def test_every_page_asks_for_the_password_and_refuses_a_wrong_one(demo, monkeypa
     assert not at.dataframe and not at.metric
 
 
-def sign_in(name, monkeypatch):
-    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
-    at = page(name)
-    at.text_input[0].input("s3cret")
-    at.button[0].click().run()
-    assert not at.exception, at.exception
-    return at
+sign_in = signed_in
 
 
 def test_results_page_shows_progress_and_numbers(demo, monkeypatch):

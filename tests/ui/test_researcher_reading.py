@@ -9,22 +9,13 @@ from fairval.annotate.material.demo import ensure_demo
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.export import Thresholds, template_verdicts
 from fairval.annotate.results.numbers import load_study_data
-from tests.ui.apptest import page, table_with, titles
+from tests.ui.apptest import signed_in, table_with, titles
 
 
 @pytest.fixture
 def demo(db):
     ensure_demo(db)
     return db
-
-
-def signed_in(name, monkeypatch):
-    monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "s3cret")
-    at = page(name)
-    at.text_input[0].input("s3cret")
-    at.button[0].click().run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_the_study_chosen_on_one_page_is_the_one_the_next_page_opens(demo, monkeypatch):
