@@ -160,14 +160,20 @@ def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: f
     anytime-valid interval over these terms requires."""
     y, f, w = (np.asarray(a, float) for a in (human, judge, w))
     wy, wf = w * y, w * f
+    lam = predictable_lambdas(wy, wf)
+    return lam * judge_mean + wy - lam * wf
+
+
+def predictable_lambdas(y: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """λ_{t−1} for each t: PPI++'s cov(y, f) / var(f) over the observations before t only (0 for the first,
+    and where f has not varied yet), cut to [0, 1]."""
     t = np.arange(1, len(y) + 1)
-    mean_y, mean_f = np.cumsum(wy) / t, np.cumsum(wf) / t
-    covariance = np.cumsum(wy * wf) / t - mean_y * mean_f
-    spread = np.cumsum(wf * wf) / t - mean_f ** 2
+    mean_y, mean_f = np.cumsum(y) / t, np.cumsum(f) / t
+    covariance = np.cumsum(y * f) / t - mean_y * mean_f
+    spread = np.cumsum(f * f) / t - mean_f ** 2
     with np.errstate(invalid="ignore", divide="ignore"):
         lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
-    lam = np.concatenate([[0.0], lam[:-1]])
-    return lam * judge_mean + wy - lam * wf
+    return np.concatenate([[0.0], lam[:-1]])
 
 
 def mix_evidence(residual: np.ndarray, chances: dict[float, np.ndarray], weight: np.ndarray | None = None) -> dict:

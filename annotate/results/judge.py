@@ -8,7 +8,7 @@ import pandas as pd
 from fairval.analysis import judge_validity as jv
 from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
-from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
+from fairval.analysis.active import active_ppi_mean, ppi_terms, predictable_lambdas, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
 from fairval.annotate.rating.sampling import drawn_by_group_pair
@@ -123,12 +123,7 @@ def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float
     """P_{t−1} = Σ_{j<t} (λ_{t−1} m + y_j − λ_{t−1} f_j): the earlier pairs as term t's λ counts them (the
     without-replacement centre needs it), with λ_{t−1} as analysis.active.ppi_terms tunes it (weights 1)."""
     t = np.arange(1, len(y) + 1)
-    mean_y, mean_f = np.cumsum(y) / t, np.cumsum(f) / t
-    covariance = np.cumsum(y * f) / t - mean_y * mean_f
-    spread = np.cumsum(f * f) / t - mean_f ** 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
-    lam = np.concatenate([[0.0], lam[:-1]])
+    lam = predictable_lambdas(np.asarray(y, float), np.asarray(f, float))
     return (t - 1) * lam * judge_mean + np.concatenate([[0.0], np.cumsum(y)[:-1]]) \
         - lam * np.concatenate([[0.0], np.cumsum(f)[:-1]])
 
