@@ -15,7 +15,7 @@ import tempfile
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.files import markdown_text as md
 from fairval.annotate.outputs.files import output_failure
-from fairval.annotate.outputs.export import export_ratings
+from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 from fairval.annotate.results.numbers import load_study_data, study_results
 from fairval.store import Database, audit
 from fairval.errors import OutputError
@@ -51,6 +51,7 @@ def _write_folder(db: Database, study_id: str, folder: Path, exclude_flagged: bo
     data_dir = folder / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     n_ratings = export_ratings(db, study_id, data_dir / "ratings.parquet", exclude_flagged=exclude_flagged)
+    export_soft_labels(db, study_id, data_dir / "soft_labels.parquet", exclude_flagged=exclude_flagged)
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     # Parquet like the ratings: the Hub's loader reads every config of a folder with one builder
     pd.DataFrame({"item_id": [r.item_id for r in data.items.itertuples()],
@@ -76,7 +77,8 @@ def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
         "tags:", "- fairness", "- llm-evaluation", "- human-validation", "- fairval",
         "size_categories:", f"- {_size(n_ratings)}",
         "configs:", "- config_name: ratings", "  data_files: data/ratings.parquet", "  default: true",
-        "- config_name: items", "  data_files: data/items.parquet", "---", ""])
+        "- config_name: items", "  data_files: data/items.parquet",
+        "- config_name: soft_labels", "  data_files: data/soft_labels.parquet", "---", ""])
     # every text that came from a file, a task definition, a rater or a judge's name is written as plain
     # text (Markdown punctuation escaped): a card must not fetch an image or draw a link it was handed
     questions = "\n".join(f"- {md(q.id)} ({q.level}): {md(q.prompt)} — "
@@ -106,6 +108,9 @@ material ({md(study.task.title or study.task.name)}). {formats.count(numbers['n_
   seconds, comment.
 - `data/items.parquet` (config `items`): the items as imported (`fields`, JSON), and whether each is an
   attention check (`gold`) or practice.
+- `data/soft_labels.parquet` (config `soft_labels`): each answer's share per real item, question and rater
+  group (`all`, and each group of the study's balance attribute), with `n_raters` and a `share_<answer>`
+  column per answer in true order: the form perspectivist datasets publish.
 - `numbers.json`: every number `fairval analyze --json` gives for this study.
 
 ## Protocol

@@ -102,7 +102,7 @@ def test_random_answerers_are_flagged_and_honest_raters_who_see_the_harm_are_not
     quality = rater_quality(frame, {}, pair_questions={"harm": "C"}, nominal_questions=("harm",))
     flagged = {q.rater_id for q in quality if q.flags}
     assert careless <= flagged
-    assert len(flagged - careless) <= 1
+    assert flagged == careless            # no honest rater of this crowd carries any flag (README: 0.10 a crowd)
     honest = [q for q in quality if q.rater_id not in careless]
     assert not any("straight-lining" in f for q in honest for f in q.flags)
     competence = {q.rater_id: q.competence["harm"] for q in quality}

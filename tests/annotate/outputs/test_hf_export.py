@@ -26,6 +26,11 @@ def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
     card = (out / "README.md").read_text()
     front = card.split("---\n")[1]
     assert "data_files: data/ratings.parquet" in front and "config_name: items" in front
+    assert "config_name: soft_labels" in front
+    soft = pd.read_parquet(out / "data" / "soft_labels.parquet")
+    from fairval.annotate.outputs.export import soft_label_table
+    pd.testing.assert_frame_equal(soft, soft_label_table(db, "demo-pairs", exclude_flagged=True))
+    assert set(soft["rater_group"]) == {"all", "female", "male"}
     numbers = study_results(db, "demo-pairs", exclude_flagged=True)
     harm = numbers["questions"]["harm"]
     assert f"| harm | {harm['n']} | {harm['alpha']:.3f} |" in card
