@@ -264,6 +264,18 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
         params)]
 
 
+def unseen_gold(db: Database, study_id: str, rater_id: str) -> int:
+    """Attention checks open to this rater that they have not been served (the progress line's count of
+    checks still to come)."""
+    return int(db.scalar(
+        """SELECT COUNT(*) FROM item_loads l WHERE l.study_id = :s AND l.grp = :g AND l.gold = 1 AND l.open = 1
+              AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
+                                AND a.item_id = l.item_id)
+              AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
+                                AND t.rater_id = :r)""",
+        {"s": study_id, "r": rater_id, "g": NO_GROUP}))
+
+
 def pairs_in_progress(db: Database, study_id: str, target: int) -> int:
     """Regular items started (held or rated by someone) and not yet at their target: the open window."""
     return int(db.scalar("SELECT COUNT(DISTINCT item_id) FROM item_loads WHERE study_id = ? AND gold = 0 "

@@ -283,7 +283,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
         regular_total = min(regular_total, s.max_items_per_rater)
     regular_total = max(regular_total, regular)
     gold_total = gold + int(held_gold)
-    unseen = len(loads.candidates(db, study.study_id, rater_id, row_group, gold=True, limit=1_000_000))
+    unseen = loads.unseen_gold(db, study.study_id, rater_id)
     return Progress(regular + gold, regular_total + gold_total + _checks_to_come(regular + held_regular, gold_total,
                                                                                regular_total, unseen, s))
 
