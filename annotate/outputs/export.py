@@ -87,6 +87,9 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         table = calibration_items(data, judge).drop(columns=["gap"])
         table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)
         table = table.rename(columns={"human": "human_score", "lmra": "lmra_score"})
+        labels = crowd_model_labels(data).get(scored_question(data.study.task).id, {})
+        table.insert(list(table.columns).index("n_raters") + 1, "model_label",
+                     table["item_id"].astype(str).map(labels))
         _write_table(out, fmt, table)
         sidecar.update(n_rows=len(table), model=judge, models=sorted(data.lmra["model"].unique().tolist()))
     else:
@@ -98,18 +101,25 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
     return sidecar
 
 
-def item_answer_summary(data: StudyData) -> pd.DataFrame:
-    """Per item and question: the item's text (the task's fields), n, the most common (canonical) answer
-    and its share, and the raters' comments."""
-    fields = list(data.study.task.required_fields)
-    texts = {r.item_id: r.data for r in data.items.itertuples()}
-    model_labels = {}            # nominal questions: the crowd model's label (Dawid–Skene) beside the majority
+def crowd_model_labels(data: StudyData) -> dict[str, dict[str, str]]:
+    """Per nominal question, each item's label under the crowd's own model (Dawid–Skene, on answers in the
+    pair's true order), for the export beside the majority."""
+    labels = {}
     for q in data.study.task.questions:
         if q.level == "nominal":
             answers = data.ratings.loc[data.ratings["question"] == q.id, ["item_id", "rater_id", "canonical"]]
             model = dawid_skene(answers.rename(columns={"canonical": "value"}).dropna())
             if model is not None:
-                model_labels[q.id] = model.labels().to_dict()
+                labels[q.id] = {str(k): v for k, v in model.labels().items()}
+    return labels
+
+
+def item_answer_summary(data: StudyData) -> pd.DataFrame:
+    """Per item and question: the item's text (the task's fields), n, the most common (canonical) answer
+    and its share, and the raters' comments."""
+    fields = list(data.study.task.required_fields)
+    texts = {r.item_id: r.data for r in data.items.itertuples()}
+    model_labels = crowd_model_labels(data)
     rows = []
     for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
         counts = part["canonical"].value_counts()

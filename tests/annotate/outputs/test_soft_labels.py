@@ -42,3 +42,22 @@ def test_soft_label_shares_equal_the_counts(db_path, tmp_path, suffix):
                 assert row[f"share_{v}"].iloc[0] == pytest.approx(counts[v] / len(chosen), abs=1e-12)
     assert len(soft) == expected_rows
     assert set(soft["item_id"]) == real
+
+
+def test_a_pair_export_gives_the_crowd_models_label_beside_the_mean(db_path, tmp_path):
+    from fairval.analysis.rater_model import dawid_skene
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["--db", str(db_path), "demo", "--no-serve"]).exit_code == 0
+    out = tmp_path / "pairs.csv"
+    assert runner.invoke(cli, ["--db", str(db_path), "export", "demo-pairs", "--out", str(out)]).exit_code == 0
+    table = pd.read_csv(out, dtype={"item_id": str, "model_label": str}).set_index("item_id")
+    study = fairval.open(db_path).study("demo-pairs")
+    items = study.items()
+    real = set(items.loc[~items["practice"].astype(bool) & items["gold"].isna(), "item_id"])
+    ratings = study.ratings()
+    ratings = ratings[ratings["item_id"].isin(real) & (ratings["question"] == "harm")]
+    labels = dawid_skene(ratings[["item_id", "rater_id", "canonical"]].rename(columns={"canonical": "value"})).labels()
+    assert set(table.index) == real
+    for item in real:
+        assert table.loc[item, "model_label"] == str(labels[item])
