@@ -15,6 +15,7 @@ from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.results.escalation import escalated, escalation_numbers
+from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.judge_card import confidence_block, length_block
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
@@ -149,6 +150,17 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
                                              seed=study.settings.seed)
                       for q in study.task.questions},
     }
+    practice = set(data.items.loc[data.items["practice"].astype(bool), "item_id"])
+    checked = data.all_ratings[~data.all_ratings["item_id"].isin(practice)]
+    if data.excluded:
+        checked = checked[~checked["rater_id"].isin(list(data.excluded))]
+    gold = gold_expectations(study, data.items)
+    for q in study.task.questions:
+        if q.level == "nominal":
+            found = crowd_model_check(checked.loc[checked["question"] == q.id, ["item_id", "rater_id", "canonical"]],
+                                      gold, q.id)
+            if found is not None:
+                out["questions"][q.id]["crowd_model"] = found
     if study.task.name == "template_quality":
         out["templates"] = template_table(data)
     if scored_question(study.task) is not None:

@@ -107,3 +107,32 @@ def test_random_answerers_are_flagged_and_honest_raters_who_see_the_harm_are_not
     assert not any("straight-lining" in f for q in honest for f in q.flags)
     competence = {q.rater_id: q.competence["harm"] for q in quality}
     assert max(competence[r] for r in careless) < min(competence[q.rater_id] for q in honest)
+
+
+def test_the_crowd_model_is_checked_against_the_attention_checks(db_path, tmp_path):
+    """A scenario study with attention checks: questions.keep.crowd_model.gold_agreement is the share of checks
+    whose model label (fitted on every answer, checks included) is the expected answer."""
+    import fairval
+    from tests.conftest import write_jsonl
+
+    rng = np.random.default_rng(4)
+    study = fairval.open(db_path).create_study("sc", task="scenario_select", raters_per_item=5)
+    truth = {f"s{i}": str(rng.choice(["yes", "no"], p=[0.7, 0.3])) for i in range(30)}
+    items = [{"id": i, "scenario": f"A decision about case {i}"} for i in truth]
+    checks = {"g0": "yes", "g1": "no", "g2": "no", "g3": "yes"}
+    items += [{"id": g, "scenario": f"Check {g}", "_gold": {"keep": v}} for g, v in checks.items()]
+    study.import_items(write_jsonl(tmp_path / "items.jsonl", items))
+    rows = []
+    for item, value in {**truth, **checks}.items():
+        for r in range(5):
+            careless = r == 4
+            answer = str(rng.choice(["yes", "no"])) if careless else (
+                value if rng.random() < 0.85 else ("no" if value == "yes" else "yes"))
+            rows.append({"item_id": item, "rater_id": f"r{r}", "question": "keep", "value": answer})
+    study.import_ratings(write_jsonl(tmp_path / "ratings.jsonl", rows))
+    block = study.analyze(bootstrap=0).to_dict()["questions"]["keep"]["crowd_model"]
+    answers = pd.DataFrame(rows).rename(columns={"value": "value"})[["item_id", "rater_id", "value"]]
+    labels = dawid_skene(answers).labels()
+    expected = sum(labels[g] == v for g, v in checks.items()) / len(checks)
+    assert block["gold_n"] == len(checks) and block["gold_agreement"] == pytest.approx(expected)
+    assert block["n_items"] == len(truth) + len(checks)
