@@ -64,9 +64,12 @@ def build(db, folder, name, *, extras: bool):
 
 
 def main_numbers(numbers: dict) -> dict:
-    """Everything a paper reports of the main study (the list of judges aside)."""
+    """Everything a paper reports of the main study (the list of judges aside, and the crowd model's check
+    against the attention checks, which is fitted on the checks' answers too by design)."""
     lmra = {k: v for k, v in numbers["lmra"].items() if k != "by_model"}
-    return {k: numbers[k] for k in ("n_items", "n_raters", "n_ratings", "questions", "harm")} | {"lmra": lmra}
+    questions = {q: {k: v for k, v in block.items() if k != "crowd_model"} for q, block in numbers["questions"].items()}
+    return ({k: numbers[k] for k in ("n_items", "n_raters", "n_ratings", "harm")}
+            | {"lmra": lmra, "questions": questions})
 
 
 @pytest.fixture
