@@ -41,11 +41,19 @@ def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> boo
     return (answered_gold + 1) <= gold_rate * (answered_regular + answered_gold + 1) + 1e-9
 
 
+def last_template(served: Sequence[str | None]) -> str | None:
+    """The template of the last item served that has one."""
+    return next((t for t in reversed(served) if t is not None), None)
+
+
 def avoided_templates(served: Sequence[str | None], max_fills: int | None, *, others_exist: bool = True) -> set[str]:
     """Templates this rater may not get next, from the templates of what they were served, in order: the
     last one (a second fill in a row shows what varies; unless the study has no other template,
-    `others_exist`), and any they have had `max_fills` fills of."""
-    avoid = {served[-1]} if served and served[-1] is not None and others_exist else set()
+    `others_exist`), and any they have had `max_fills` fills of. An item of no template (an attention
+    check, say) is passed over in finding the last: with two templates, one fill of each, a check, then a
+    second fill of the one before the check would leave the rater's last items all of one template."""
+    last = last_template(served)
+    avoid = {last} if last is not None and others_exist else set()
     if max_fills is not None:
         avoid |= {t for t, n in Counter(t for t in served if t is not None).items() if n >= max_fills}
     return avoid

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fairval.annotate.rating import adaptive, running
-from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due
+from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due, last_template
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
@@ -167,8 +167,9 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     row_group = rules.row_group(group)
     # The first open candidates in the serving order from the index; the pure policy decides among them.
     served = ledger.templates_served(db, study.study_id, rater_id)
-    avoid = avoided_templates(served, s.max_fills_per_template, others_exist=bool(served) and served[-1] is not None
-                              and item_store.has_other_template(db, study.study_id, served[-1]))
+    last = last_template(served)
+    avoid = avoided_templates(served, s.max_fills_per_template, others_exist=last is not None
+                              and item_store.has_other_template(db, study.study_id, last))
     rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid)
             + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
     item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
