@@ -78,9 +78,11 @@ def render() -> None:
         numbers = verdicts_for(study_id, exclude, thresholds)
         passing = int(numbers["passed"].sum())
         texts = template_texts(load_study_data(get_db(), study_id, exclude_flagged=exclude))
-        named = ", ".join(numbers.loc[numbers["passed"], "template"].astype(str))
+        # which ones: the table's `passed` column beside each template's text (its id comes from the imported
+        # file, so it is shown in the table as plain text, never in Markdown where a URL becomes a link)
         st.caption(f"{passing} of {len(numbers)} templates pass these thresholds"
-                   + (f": {named}." if passing else "."))
+                   + (": the table marks them in its “passed” column, beside each template's text." if passing
+                      else "."))
         shown = numbers.assign(text=numbers["template"].map(texts))
         show_table(formats.table(shown[["template", "text", "passed"]
                                        + [c for c in numbers.columns if c not in ("template", "passed")]]))

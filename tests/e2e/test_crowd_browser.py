@@ -69,7 +69,7 @@ def test_crowd_study(server, browser):
         bot.demographics(page, gender)
     bot.start(quitter)
     practice(quitter)
-    wait_text(quitter, "0 of 3 done")
+    wait_text(quitter, "0 of 4 done")              # 3 items and the check the rate puts among them
     abandoned = bot.item_text(quitter)
     quitter.context.close()                              # gone without answering
 
