@@ -76,6 +76,9 @@ def test_closing_the_tab_and_coming_back_resumes(db, study):
 
 def test_item_text_is_shown_as_plain_text(db, study):
     at = through_onboarding(rater_app(study="tq", rater="r1"))
+    if current_item(at) != "a":                     # items come in the study's seeded random order
+        at = submit(at, {"quality": "4", "yes_positive": "4"})
+    assert current_item(at) == "a"
     texts = [t.value for t in at.text]
     assert "Should **the bank** approve <b>it</b>? [click](http://x) $x$" in texts
     assert not any("<b>" in m.value and not m.value.startswith("**") for m in at.markdown

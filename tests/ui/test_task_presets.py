@@ -31,7 +31,8 @@ def test_each_preset_end_to_end(db, tmp_path, task):
     assert current_item(at) == "x"
     if task in ("harmful_stereotype", "feature_label"):
         import re
-        responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html") if "fv-response" in h.proto.body]
+        responses = [re.sub(r"<[^>]+>", "", h.proto.body) for h in at.get("html")
+                     if "fv-response" in h.proto.body and "<style" not in h.proto.body]      # not the page's CSS
         assert responses == ["Work hard.", "Rest, [NAME]."]           # flipped, name masked
     submit(at, answers, comment="realistic" if task == "scenario_select" else None)
     assert titles(at) == ["Thank you, you have finished"], at.exception
