@@ -90,9 +90,11 @@ def test_the_installed_commands_work_from_an_empty_folder(installed, tmp_path):
 def test_the_python_api_gives_what_analyze_json_prints_on_every_demo_study(installed, tmp_path):
     venv, _ = installed
     fairval(venv, tmp_path, "demo", "--no-serve")
+    # the command line prints the API's numbers to 12 significant digits (annotate.outputs.formats.plain_number)
     code = ("import json, sys, fairval\n"
+            "from fairval.annotate.outputs.formats import plain_number\n"
             "db = fairval.open('d.db')\n"
-            "print(json.dumps({s: db.study(s).analyze().to_dict() for s in db.studies()}))\n")
+            "print(json.dumps({s: plain_number(db.study(s).analyze().to_dict()) for s in db.studies()}))\n")
     api = json.loads(subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=clean_env(),
                                     capture_output=True, text=True, check=True).stdout)
     assert sorted(api) == sorted(DEMO_STUDIES)
