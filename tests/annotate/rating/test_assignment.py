@@ -70,7 +70,9 @@ def test_started_items_first_then_the_random_order():
 
 def test_templates_avoided_the_last_and_those_at_their_cap():
     assert avoided_templates(["t1", "t2", "t1"], None) == {"t1"}
-    assert avoided_templates(["t1", None], None) == set()
+    # an attention check between two fills does not break the run: the last template is still t1
+    assert avoided_templates(["t1", None], None) == {"t1"}
+    assert avoided_templates([None, None], None) == set()
     assert avoided_templates(["t1", "t2"], 1) == {"t1", "t2"}
     assert avoided_templates(["t1", "t2", "t1"], 2) == {"t1"}
     assert avoided_templates(["t1"], None, others_exist=False) == set()
