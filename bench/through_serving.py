@@ -134,14 +134,16 @@ def excludes(cs: dict, truth: float) -> bool:
 
 
 def ppi_fixed_n(y: np.ndarray, f: np.ndarray, f_unlabelled: np.ndarray) -> tuple[float, float]:
-    """PPI++ for a mean at fixed n (Angelopoulos, Duchi & Zrnic 2023; ppi_py.ppi_mean_ci), written here:
-    the power-tuned λ = Cov(y, f) / ((1 + n/N) Var(f over all pairs)), clipped to [0, 1]; the normal
-    interval of λ mean(f_unlabelled) + mean(y − λ f) with variance λ² Var(f_unlabelled)/N + Var(y − λ f)/n."""
+    """PPI++ for a mean at fixed n (Angelopoulos, Duchi & Zrnic 2023), written here as ppi_py's ppi_mean_ci
+    computes it: λ = Cov(y, f) (divisor n) / ((1 + n/N) Var(f over all pairs, divisor n + N − 1)), clipped to
+    [0, 1]; the normal interval of λ mean(f_unlabelled) + mean(y − λ f) with variance
+    Var(λ f_unlabelled)/N + Var(y − λ f)/n (divisors N and n)."""
     n, big_n = len(y), len(f_unlabelled)
-    lam = np.cov(y, f)[0, 1] / ((1 + n / big_n) * np.concatenate([f, f_unlabelled]).var(ddof=1))
+    covariance = ((y - y.mean()) * (f - f.mean())).mean()
+    lam = covariance / ((1 + n / big_n) * np.concatenate([f, f_unlabelled]).var(ddof=1))
     lam = min(max(float(lam), 0.0), 1.0)
     theta = lam * f_unlabelled.mean() + (y - lam * f).mean()
-    se = math.sqrt(lam ** 2 * f_unlabelled.var(ddof=1) / big_n + (y - lam * f).var(ddof=1) / n)
+    se = math.sqrt((lam * f_unlabelled).var() / big_n + (y - lam * f).var() / n)
     return theta - Z95 * se, theta + Z95 * se
 
 
@@ -173,7 +175,7 @@ def width_study(folder: Path, world: str, raters: int, seed: int, *, pairs: int,
     w = make_world(np.random.default_rng(seed), world, pairs)
     f = judge_score(w)
     db = start(folder / f"width-{seed}-{raters}.sqlite", w, "uniform --n", raters, n=n, seed=seed)
-    found = {}
+    found = {"rho": float(np.corrcoef(f, w["mu"])[0, 1])}
 
     def look(db, log):
         count = len(log["complete"])
@@ -225,19 +227,18 @@ QUICK = {"coverage": {"pairs": 40, "n": 20, "mid": 5, "lines": [("sorted by grou
                   "lines": [("clear pairs", d, 1) for d in ("uniform --n", "adaptive")]}}
 
 
-def run(folder, quick: bool = False) -> list[str]:
+def run(folder, quick: bool = False):
+    """The lines, each as soon as it is measured (a full run takes a while)."""
     plan = QUICK if quick else FULL
-    lines = []
     c = plan["coverage"]
     for world, design, raters, studies in c["lines"]:
         found = [coverage_study(folder, world, design, raters, seed, pairs=c["pairs"], n=c["n"], mid=c["mid"])
                  for seed in range(studies)]
         missed = sum(r["excluded"] for r in found)
         people = "" if design == "all pairs" else f" ({c['n']} to people)"
-        lines.append(f"through serving, {world}, {design}, {raters} rater(s) per pair, {c['pairs']} pairs{people}: "
-                     f"H's running interval ever "
-                     f"excluded the true H in {missed} of {studies} studies ({missed / studies:.0%}); the end's interval "
-                     f"inside the one after {c['mid']} complete pairs in {sum(r['nested'] for r in found)} of {studies}")
+        yield (f"through serving, {world}, {design}, {raters} rater(s) per pair, {c['pairs']} pairs{people}: H's running "
+               f"interval ever excluded the true H in {missed} of {studies} studies ({missed / studies:.0%}); the end's "
+               f"interval inside the one after {c['mid']} complete pairs in {sum(r['nested'] for r in found)} of {studies}")
     c = plan["width"]
     for world, raters, studies in c["lines"]:
         found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"]) for seed in range(studies)]
@@ -249,8 +250,9 @@ def run(folder, quick: bool = False) -> list[str]:
             anytime_w, fixed_w = np.mean([g["anytime"] for g in got]), np.mean([g["fixed"] for g in got])
             parts.append(f"at {at} complete pairs anytime {anytime_w:.3f} / fixed-n PPI++ {fixed_w:.3f} = "
                          f"{anytime_w / fixed_w:.2f}x after {np.mean([g['judgments'] for g in got]):,.0f} judgments")
-        lines.append(f"through serving, {world}, uniform --n {c['n']} of {c['pairs']}, {raters} rater(s) per pair "
-                     f"(mean of {studies}): " + "; ".join(parts))
+        rho = np.mean([f["rho"] for f in found])
+        yield (f"through serving, {world}, judge ρ {rho:.2f}, uniform --n {c['n']} of {c['pairs']}, {raters} rater(s) "
+               f"per pair (mean of {studies}): " + "; ".join(parts))
     c = plan["stop"]
     stops = {}
     for world, design, studies in c["lines"]:
@@ -260,8 +262,7 @@ def run(folder, quick: bool = False) -> list[str]:
         judged = float(np.median([r["judgments"] for r in found]))
         base = stops.get((world, "uniform --n"))
         ratio = f" ({judged / np.median([r['judgments'] for r in base]):.2f}x uniform --n)" if base and design != "uniform --n" else ""
-        lines.append(f"through serving, {world}, {design} ({c['n']} of {c['pairs']} pairs), 3 raters per pair, stopping "
-                     f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
-                     f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
-                     f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}")
-    return lines
+        yield (f"through serving, {world}, {design} ({c['n']} of {c['pairs']} pairs), 3 raters per pair, stopping "
+               f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
+               f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
+               f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}")

@@ -99,6 +99,21 @@ def test_adaptive():
     assert re.search(r"^coverage at the stop over all worlds: adaptive \d\.\d{3} \(27 studies\)", text, re.M)
 
 
+def test_through_serving():
+    text = quick("through_serving")
+    assert re.search(r"^through serving, sorted by group pair, uniform --n, 2 rater\(s\) per pair, 40 pairs \(20 to people\): "
+                     r"H's running interval ever excluded the true H in [01] of 1 studies \(\d+%\); the end's interval "
+                     r"inside the one after 5 complete pairs in [01] of 1$", text, re.M)
+    widths = re.findall(r"at (\d+) complete pairs anytime (\d\.\d{3}) / fixed-n PPI\+\+ (\d\.\d{3}) = \d+\.\d\dx after "
+                        r"(\d+) judgments", text)
+    # one rater per pair: the judgments by a look are at least its complete pairs; both widths in (0, 2]
+    assert [int(at) for at, *_ in widths] == [10, 20]
+    assert all(int(j) >= int(at) and 0 < float(a) <= 2 and 0 < float(f) <= 2 for at, a, f, j in widths)
+    stops = re.findall(r"^through serving, clear pairs, (uniform --n|adaptive) \(30 of 60 pairs\), 3 raters per pair, "
+                       r"stopping itself at width 1\.2 .*: median judgments (\d+)", text, re.M)
+    assert [d for d, _ in stops] == ["uniform --n", "adaptive"] and all(0 < int(j) <= 90 for _, j in stops)
+
+
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
