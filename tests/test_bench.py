@@ -117,3 +117,30 @@ def test_through_serving():
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
+
+
+def test_through_serving_computes_its_references_independently():
+    """The fixed-n PPI++ written in the bench agrees with the app's (two implementations of ppi_py's
+    formula); the judge's score the bench computes from the rows it writes is the one the app imports; the
+    world whose judge's sureness is unrelated to its error has the clear world's scores and no such relation."""
+    import numpy as np
+
+    from bench.through_serving import ppi_fixed_n
+    from bench.worlds import judge_rows, judge_score, make_world
+    from fairval.analysis.active import judge_uncertainty
+    from fairval.analysis.lmra import combine_orders
+    from fairval.analysis.ppi import ppi_mean
+
+    rng = np.random.default_rng(3)
+    f = rng.uniform(-1, 1, 900)
+    y = np.clip(0.8 * f + rng.normal(0, 0.3, 900), -1, 1)
+    assert ppi_fixed_n(y[:150], f[:150], f[150:]) == pytest.approx(ppi_mean(y[:150], f[:150], f[150:])["ci"], abs=1e-12)
+    relation = {}
+    for world in ("clear pairs", "sureness unrelated to error"):
+        w = make_world(np.random.default_rng(5), world, 3000)
+        rows = judge_rows(w)
+        imported = [combine_orders([r["p_a"], r["p_b"], r["p_c"]], [r["q_a"], r["q_b"], r["q_c"]]).score for r in rows]
+        assert judge_score(w) == pytest.approx(imported, abs=1e-12)
+        u = np.array([judge_uncertainty({k: r[k] for k in ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")}, 0.0) for r in rows])
+        relation[world] = np.corrcoef(u, np.abs(w["mu"] - judge_score(w)))[0, 1]
+    assert relation["clear pairs"] > 0.3 and abs(relation["sureness unrelated to error"]) < 0.08
