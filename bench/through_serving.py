@@ -211,15 +211,15 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
 
 # (world, design, raters, studies) for coverage; the sorted file with a uniform sample is the case
 FULL = {"coverage": {"pairs": 200, "n": 100, "mid": 30, "lines": [
-            ("sorted by group pair", "uniform --n", 3, 20), ("sorted by group pair", "uniform --n", 1, 8),
-            ("sorted by group pair", "uniform --n", 5, 8)]
-            + [("sorted by group pair", d, 3, 8) for d in ("all pairs", "by group pair", "--active", "adaptive")]
-            + [(w, d, 3, 5) for w in ("clear pairs", "contested pairs", "sureness unrelated to error")
+            ("sorted by group pair", "uniform --n", 3, 16), ("sorted by group pair", "uniform --n", 1, 4),
+            ("sorted by group pair", "uniform --n", 5, 4), ("sorted by group pair", "adaptive", 3, 8)]
+            + [("sorted by group pair", d, 3, 4) for d in ("all pairs", "by group pair", "--active")]
+            + [(w, d, 3, 3) for w in ("clear pairs", "contested pairs", "sureness unrelated to error")
                for d in ("uniform --n", "adaptive")]},
         "width": {"pairs": 1600, "n": 800, "at": (50, 200, 800),
-                  "lines": [("clear pairs", 5, 2), ("clear pairs", 3, 1), ("clear pairs", 1, 1), ("contested pairs", 5, 1)]},
-        "stop": {"pairs": 600, "n": 300, "target": 0.2, "look_every": 10,
-                 "lines": [(w, d, 3) for w in ("clear pairs", "sureness unrelated to error") for d in ("uniform --n", "adaptive")]
+                  "lines": [("clear pairs", 5, 1), ("clear pairs", 3, 1), ("clear pairs", 1, 1)]},
+        "stop": {"pairs": 400, "n": 200, "target": 0.25, "look_every": 10,
+                 "lines": [(w, d, 2) for w in ("clear pairs", "sureness unrelated to error") for d in ("uniform --n", "adaptive")]
                  + [("clear pairs", d, 1) for d in ("all pairs", "by group pair", "--active")]}}
 QUICK = {"coverage": {"pairs": 40, "n": 20, "mid": 5, "lines": [("sorted by group pair", "uniform --n", 2, 1)]},
          "width": {"pairs": 60, "n": 30, "at": (10, 20), "lines": [("clear pairs", 1, 1)]},
