@@ -12,6 +12,8 @@ all pairs (no sample), `study sample --n`, `--by-group-pair`, `--active`, and th
 (`study set design=adaptive budget=N`).
 
 Reported:
+- the order pairs complete in (Spearman against file order; the share of judgments made before the first
+  complete pair);
 - coverage from the first look: over seeded studies, the share whose running interval ever excluded the
   true H (read at looks after complete pairs 1, 2, 3, 5, 8, … and at the end; the interval is a running
   intersection, so the last look alone decides it: the earlier looks guard a sequence that is not);
@@ -155,15 +157,24 @@ def coverage_study(folder: Path, world: str, design: str, raters: int, seed: int
     rng = np.random.default_rng([seed, raters, DESIGNS.index(design)])
     w = make_world(np.random.default_rng(seed), world, pairs)
     db = start(folder / f"cov-{seed}-{raters}-{DESIGNS.index(design)}.sqlite", w, design, raters, n=n, seed=seed)
-    looks = []
+    looks, first = [], []
+
+    def look(db, log):
+        if len(log["complete"]) == 1:
+            first.append(log["judgments"])
+        if len(log["complete"]) == mid:
+            looks.append(anytime(db))
     try:
-        crowd(db, w, rng, look=lambda db, log: looks.append(anytime(db)) if len(log["complete"]) == mid else None)
+        log = crowd(db, w, rng, look=look)
         looks.append(anytime(db))
     finally:
         db.close()
+    position = np.argsort(np.argsort(log["complete"]))          # ranks of file positions, in completion order
+    spearman = float(np.corrcoef(position, np.arange(len(position)))[0, 1])
     nested = len(looks) < 2 or (looks[0].get("ci") is None or looks[1].get("ci") is None
                                 or looks[0]["ci"][0] <= looks[1]["ci"][0] <= looks[1]["ci"][1] <= looks[0]["ci"][1])
-    return {"excluded": any(excludes(cs, w["H"]) for cs in looks), "nested": nested}
+    return {"excluded": any(excludes(cs, w["H"]) for cs in looks), "nested": nested, "spearman": spearman,
+            "before_first": first[0] / log["judgments"]}
 
 
 def width_study(folder: Path, world: str, raters: int, seed: int, *, pairs: int, n: int,
@@ -241,7 +252,9 @@ def run(folder, quick: bool = False):
         people = "" if design == "all pairs" else f" ({n} to people)"
         yield (f"through serving, {world}, {design}, {raters} rater(s) per pair, {pairs} pairs{people}: H's running "
                f"interval ever excluded the true H in {missed} of {studies} studies ({missed / studies:.0%}); the end's "
-               f"interval inside the one after {c['mid']} complete pairs in {sum(r['nested'] for r in found)} of {studies}")
+               f"interval inside the one after {c['mid']} complete pairs in {sum(r['nested'] for r in found)} of {studies}; "
+               f"completion order against file order: Spearman {np.mean([r['spearman'] for r in found]):.2f}, "
+               f"{np.mean([r['before_first'] for r in found]):.0%} of the judgments made before the first pair was complete")
     c = plan["width"]
     for world, raters, studies in c["lines"]:
         found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"]) for seed in range(studies)]
