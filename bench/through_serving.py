@@ -226,12 +226,12 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
 SORTED = "sorted by group pair"
 FULL = {"coverage": {"mid": 30, "lines": [
             (SORTED, "uniform --n", 3, 12, 320, 160), (SORTED, "uniform --n", 1, 4, 320, 160),
-            (SORTED, "uniform --n", 5, 4, 320, 160), (SORTED, "adaptive", 3, 8, 320, 160)]
-            + [(SORTED, d, 3, 4, 320, 160) for d in ("all pairs", "by group pair", "--active")]
-            + [(w, d, 3, 3, 200, 100) for w in ("clear pairs", "contested pairs", "sureness unrelated to error")
+            (SORTED, "uniform --n", 5, 4, 320, 160), (SORTED, "adaptive", 3, 4, 320, 160)]
+            + [(SORTED, d, 3, 2, 320, 160) for d in ("all pairs", "by group pair", "--active")]
+            + [(w, d, 3, 2, 200, 100) for w in ("clear pairs", "contested pairs", "sureness unrelated to error")
                for d in ("uniform --n", "adaptive")]},
         "width": {"pairs": 1600, "n": 800, "at": (50, 200, 800),
-                  "lines": [("clear pairs", 5, 1), ("clear pairs", 3, 1), ("clear pairs", 1, 1)]},
+                  "lines": [("clear pairs", 5, 1), ("clear pairs", 1, 1)]},
         "stop": {"pairs": 400, "n": 200, "target": 0.25, "look_every": 10,
                  "lines": [(w, d, 2) for w in ("clear pairs", "sureness unrelated to error") for d in ("uniform --n", "adaptive")]
                  + [("clear pairs", d, 1) for d in ("all pairs", "by group pair", "--active")]}}
@@ -241,11 +241,12 @@ QUICK = {"coverage": {"mid": 5, "lines": [(SORTED, "uniform --n", 2, 1, 40, 20)]
                   "lines": [("clear pairs", d, 1) for d in ("uniform --n", "adaptive")]}}
 
 
-def run(folder, quick: bool = False):
-    """The lines, each as soon as it is measured (a full run takes a while)."""
+def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines: slice = slice(None)):
+    """The lines, each as soon as it is measured (a full run takes a while). parts, lines: some of them
+    (`python -m bench.through_serving coverage 3:` runs the coverage lines from the fourth on)."""
     plan = QUICK if quick else FULL
     c = plan["coverage"]
-    for world, design, raters, studies, pairs, n in c["lines"]:
+    for world, design, raters, studies, pairs, n in c["lines"][lines] if "coverage" in parts else ():
         found = [coverage_study(folder, world, design, raters, seed, pairs=pairs, n=n, mid=c["mid"])
                  for seed in range(studies)]
         missed = sum(r["excluded"] for r in found)
@@ -256,7 +257,7 @@ def run(folder, quick: bool = False):
                f"completion order against file order: Spearman {np.mean([r['spearman'] for r in found]):.2f}, "
                f"{np.mean([r['before_first'] for r in found]):.0%} of the judgments made before the first pair was complete")
     c = plan["width"]
-    for world, raters, studies in c["lines"]:
+    for world, raters, studies in c["lines"][lines] if "width" in parts else ():
         found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"]) for seed in range(studies)]
         parts = []
         for at in c["at"]:
@@ -271,7 +272,7 @@ def run(folder, quick: bool = False):
                f"per pair (mean of {studies}): " + "; ".join(parts))
     c = plan["stop"]
     stops = {}
-    for world, design, studies in c["lines"]:
+    for world, design, studies in c["lines"][lines] if "stop" in parts else ():
         found = [stop_study(folder, world, design, seed, pairs=c["pairs"], n=c["n"], target=c["target"],
                             look_every=c["look_every"]) for seed in range(studies)]
         stops[world, design] = found
@@ -282,3 +283,14 @@ def run(folder, quick: bool = False):
                f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
                f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
                f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}")
+
+
+if __name__ == "__main__":
+    import sys
+    import tempfile
+
+    chosen = [a for a in sys.argv[1:] if a in ("coverage", "width", "stop")] or ["coverage", "width", "stop"]
+    cut = next((slice(*(int(x) if x else None for x in a.split(":"))) for a in sys.argv[1:] if ":" in a), slice(None))
+    with tempfile.TemporaryDirectory() as tmp:
+        for line in run(Path(tmp), quick="--quick" in sys.argv, parts=chosen, lines=cut):
+            print(line, flush=True)
