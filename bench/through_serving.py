@@ -259,17 +259,17 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
     c = plan["width"]
     for world, raters, studies in c["lines"][lines] if "width" in parts else ():
         found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"]) for seed in range(studies)]
-        parts = []
+        cells = []
         for at in c["at"]:
             got = [f[at] for f in found if at in f]
             if not got:
                 continue
             anytime_w, fixed_w = np.mean([g["anytime"] for g in got]), np.mean([g["fixed"] for g in got])
-            parts.append(f"at {at} complete pairs anytime {anytime_w:.3f} / fixed-n PPI++ {fixed_w:.3f} = "
+            cells.append(f"at {at} complete pairs anytime {anytime_w:.3f} / fixed-n PPI++ {fixed_w:.3f} = "
                          f"{anytime_w / fixed_w:.2f}x after {np.mean([g['judgments'] for g in got]):,.0f} judgments")
         rho = np.mean([f["rho"] for f in found])
         yield (f"through serving, {world}, judge ρ {rho:.2f}, uniform --n {c['n']} of {c['pairs']}, {raters} rater(s) "
-               f"per pair (mean of {studies}): " + "; ".join(parts))
+               f"per pair (mean of {studies}): " + "; ".join(cells))
     c = plan["stop"]
     stops = {}
     for world, design, studies in c["lines"][lines] if "stop" in parts else ():
