@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.worlds import answer, item_rows, judge_rows, judge_score, make_world
+from bench.worlds import WORLDS, answer, item_rows, judge_rows, judge_score, make_world
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study, study_status
@@ -156,7 +156,7 @@ def coverage_study(folder: Path, world: str, design: str, raters: int, seed: int
     the look after `mid` complete pairs, and whether the end's interval lies inside the mid look's."""
     rng = np.random.default_rng([seed, raters, DESIGNS.index(design)])
     w = make_world(np.random.default_rng(seed), world, pairs)
-    db = start(folder / f"cov-{seed}-{raters}-{DESIGNS.index(design)}.sqlite", w, design, raters, n=n, seed=seed)
+    db = start(folder / f"cov-{WORLDS.index(world)}-{seed}-{raters}-{DESIGNS.index(design)}.sqlite", w, design, raters, n=n, seed=seed)
     looks, first = [], []
 
     def look(db, log):
@@ -185,7 +185,7 @@ def width_study(folder: Path, world: str, raters: int, seed: int, *, pairs: int,
     rng = np.random.default_rng([seed, raters, 99])
     w = make_world(np.random.default_rng(seed), world, pairs)
     f = judge_score(w)
-    db = start(folder / f"width-{seed}-{raters}.sqlite", w, "uniform --n", raters, n=n, seed=seed)
+    db = start(folder / f"width-{WORLDS.index(world)}-{seed}-{raters}.sqlite", w, "uniform --n", raters, n=n, seed=seed)
     found = {"rho": float(np.corrcoef(f, w["mu"])[0, 1])}
 
     def look(db, log):
@@ -209,7 +209,7 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
     ran out), and whether its interval then held the true H."""
     rng = np.random.default_rng([seed, 3, DESIGNS.index(design), 7])
     w = make_world(np.random.default_rng(seed), world, pairs)
-    db = start(folder / f"stop-{seed}-{DESIGNS.index(design)}.sqlite", w, design, 3, n=n, seed=seed, target=target)
+    db = start(folder / f"stop-{WORLDS.index(world)}-{seed}-{DESIGNS.index(design)}.sqlite", w, design, 3, n=n, seed=seed, target=target)
     try:
         log = crowd(db, w, rng, look_every=look_every)
         stopped = load_study(db, STUDY).settings.stopped
