@@ -156,7 +156,8 @@ def coverage_study(folder: Path, world: str, design: str, raters: int, seed: int
     the look after `mid` complete pairs, and whether the end's interval lies inside the mid look's."""
     rng = np.random.default_rng([seed, raters, DESIGNS.index(design)])
     w = make_world(np.random.default_rng(seed), world, pairs)
-    db = start(folder / f"cov-{WORLDS.index(world)}-{seed}-{raters}-{DESIGNS.index(design)}.sqlite", w, design, raters, n=n, seed=seed)
+    name = f"cov-{WORLDS.index(world)}-{seed}-{raters}-{DESIGNS.index(design)}.sqlite"
+    db = start(folder / name, w, design, raters, n=n, seed=seed)
     looks, first = [], []
 
     def look(db, log):
@@ -209,7 +210,8 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
     ran out), and whether its interval then held the true H."""
     rng = np.random.default_rng([seed, 3, DESIGNS.index(design), 7])
     w = make_world(np.random.default_rng(seed), world, pairs)
-    db = start(folder / f"stop-{WORLDS.index(world)}-{seed}-{DESIGNS.index(design)}.sqlite", w, design, 3, n=n, seed=seed, target=target)
+    name = f"stop-{WORLDS.index(world)}-{seed}-{DESIGNS.index(design)}.sqlite"
+    db = start(folder / name, w, design, 3, n=n, seed=seed, target=target)
     try:
         log = crowd(db, w, rng, look_every=look_every)
         stopped = load_study(db, STUDY).settings.stopped
@@ -258,7 +260,8 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
                f"{np.mean([r['before_first'] for r in found]):.0%} of the judgments made before the first pair was complete")
     c = plan["width"]
     for world, raters, studies in c["lines"][lines] if "width" in parts else ():
-        found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"]) for seed in range(studies)]
+        found = [width_study(folder, world, raters, seed, pairs=c["pairs"], n=c["n"], at=c["at"])
+                 for seed in range(studies)]
         cells = []
         for at in c["at"]:
             got = [f[at] for f in found if at in f]
@@ -278,7 +281,8 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
         stops[world, design] = found
         judged = float(np.median([r["judgments"] for r in found]))
         base = stops.get((world, "uniform --n"))
-        ratio = f" ({judged / np.median([r['judgments'] for r in base]):.2f}x uniform --n)" if base and design != "uniform --n" else ""
+        ratio = (f" ({judged / np.median([r['judgments'] for r in base]):.2f}x uniform --n)"
+                 if base and design != "uniform --n" else "")
         yield (f"through serving, {world}, {design} ({c['n']} of {c['pairs']} pairs), 3 raters per pair, stopping "
                f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
                f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
