@@ -7,11 +7,13 @@ PORT ?= 8501
 
 .PHONY: app test chromium postgresql haproxy bench
 
+# Quiet: pip's and setuptools' output goes to .venv/install.log, shown only when the install fails.
 $(STAMP): pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade "pip>=24"
-	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
-	touch $(STAMP)
+	@echo "installing fairval and its packages into $(VENV)/ (log: $(VENV)/install.log)"
+	@$(PYTHON) -m venv $(VENV)
+	@{ $(PY) -m pip install -q --upgrade "pip>=24" && $(PY) -m pip install -q -c constraints.txt -e '.[test]'; } \
+		> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; echo "install failed: see $(VENV)/install.log"; exit 1; }
+	@touch $(STAMP)
 
 # Browser tests drive Debian's Chromium (no Playwright browser download on these machines).
 chromium:
@@ -25,7 +27,9 @@ postgresql:
 haproxy:
 	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
-app: $(STAMP) haproxy
+# The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
+# `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
+app: $(STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
 test: $(STAMP) chromium postgresql haproxy

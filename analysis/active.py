@@ -123,7 +123,7 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
     w = weights(pi, pi_all)
     lam = tuned_lambda(y, f, w, f_all)
     rectifier = w * (y - lam * f)
-    value = lam * f_all.mean() + rectifier.mean()
+    value = float(np.clip(lam * f_all.mean() + rectifier.mean(), -1, 1))    # weights can carry it past H's range
     se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
     return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))),
                           "lambda": lam})

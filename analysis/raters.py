@@ -1,16 +1,24 @@
 """Rater quality: gold accuracy, speed, straight-lining, agreement with everyone else; flags with reasons.
 
-Straight-lining means what signals carelessness for the question's kind. On a scale or a list, one
-answer given to nearly every item. On a pair question (Response 1 / Response 2 / neither) the honest
-modal answer is often "neither", so only the sided answers count: nearly always the same position on
-screen (always Response 1), or nearly always the same side in the pair's true order.
+Straight-lining means what signals carelessness for the question's kind: a habit of the screen. On a
+scale or a list, one answer given to nearly every item. On a pair question (Response 1 / Response 2 /
+neither) the honest modal answer is often "neither", so only the sided answers count: nearly always the
+same position on screen (always Response 1). Never the same side in the pair's true order: where a study's
+harm runs one way, an honest rater who sees it names that side every time.
+
+Answering at random is found from the answers themselves (analysis.rater_model): on each nominal
+question, a Dawid–Skene model gives each rater a competence, and a rater whose agreement with the other
+raters' model label does not beat chance (exact one-sided test at 5%, over at least
+`random_test_min_answers` items shared with others: with fewer, an honest rater cannot show it) is flagged.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
+
+from fairval.analysis.rater_model import chance_test, dawid_skene
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +27,7 @@ class QualityRules:
     min_median_seconds: float = 0.0          # the study's minimum response time
     max_straightline: float = 0.95           # share of one answer to one question …
     straightline_min_answers: int = 8        # … once the rater has given this many
+    random_test_min_answers: int = 20        # the test against answering at random needs this many answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +40,13 @@ class RaterQuality:
     straightline: float | None               # largest share of a single answer (pairs: of one side), over questions
     consensus_agreement: float | None        # agreement with the leave-one-out modal answer
     flags: tuple[str, ...]
+    competence: Mapping[str, float] = field(default_factory=dict)   # question -> Dawid–Skene's P(true class)
 
 
 def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
                   rules: QualityRules = QualityRules(), *,
-                  pair_questions: Mapping[str, str] | None = None) -> list[RaterQuality]:
+                  pair_questions: Mapping[str, str] | None = None,
+                  nominal_questions: tuple[str, ...] = ()) -> list[RaterQuality]:
     """ratings: item_id, rater_id, question, value, canonical, seconds, gold_item. gold: item -> {q: the
     expected answer as a canonical value (pairs: in true order), compared with each rating's canonical}.
     pair_questions: question -> its neutral answer ("C"), for questions whose A/B name a response's
@@ -53,6 +64,7 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
     median = first_seconds.groupby(level="rater_id").median()
     n_items = regular.groupby("rater_id")["item_id"].nunique()
     straight = _straight_lining(regular, pair_questions or {}, rules.straightline_min_answers)
+    competence, at_random = _rater_model(regular, nominal_questions, rules.random_test_min_answers)
     out = []
     for rater in raters:
         n_hit, n_gold = int(hits.get(rater, 0)), int(checked.get(rater, 0))
@@ -69,8 +81,31 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
             flags.append(f"median {med:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
         if top is not None and top["n"] >= rules.straightline_min_answers and line >= rules.max_straightline:
             flags.append(f"straight-lining: {top['what']} ({round(line * top['n'])} of {top['n']})")
-        out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags)))
+        flags.extend(at_random.get(str(rater), ()))
+        out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags),
+                                competence.get(str(rater), {})))
     return out
+
+
+def _rater_model(regular: pd.DataFrame, questions: tuple[str, ...], min_answers: int
+                 ) -> tuple[dict[str, dict[str, float]], dict[str, list[str]]]:
+    """Per rater: Dawid–Skene competence per nominal question (on canonical answers: a pair's true order),
+    and a flag for each question where their answers do not beat chance."""
+    competence: dict[str, dict[str, float]] = {}
+    flags: dict[str, list[str]] = {}
+    for question in questions:
+        answers = regular.loc[regular["question"] == question, ["item_id", "rater_id", "canonical"]]
+        model = dawid_skene(answers.rename(columns={"canonical": "value"}).dropna())
+        if model is None:
+            continue
+        for rater, value in model.competence().items():
+            competence.setdefault(rater, {})[question] = value
+        for t in chance_test(model, answers.rename(columns={"canonical": "value"}).dropna()):
+            if t.n >= min_answers and t.p_value is not None and t.p_value > 0.05:
+                flags.setdefault(t.rater_id, []).append(
+                    f"answers {question!r} no better than at random: agreed with the other raters' model label "
+                    f"on {t.agreed} of {t.n} items, {t.expected:.1f} expected by chance (p = {t.p_value:.2f})")
+    return competence, flags
 
 
 def _straight_lining(regular: pd.DataFrame, pair_questions: Mapping[str, str], min_answers: int) -> pd.DataFrame:
@@ -86,9 +121,7 @@ def _straight_lining(regular: pd.DataFrame, pair_questions: Mapping[str, str], m
     shown = _top_answer(sided, "value")
     shown["what"] = [f"Response {1 if str(v) == 'A' else 2} in {s:.0%} of answers naming a response"
                      for v, s in zip(shown["value"], shown["share"])]
-    true = _top_answer(sided, "canonical")
-    true["what"] = [f"the same side in true order in {s:.0%} of answers naming a response" for s in true["share"]]
-    every = pd.concat([plain, shown, true])
+    every = pd.concat([plain, shown])
     if every.empty:
         return pd.DataFrame(columns=["share", "n", "what"])
     every = every.assign(enough=every["n"] >= min_answers)

@@ -12,12 +12,21 @@ next to the data's is not rejected until enough capital is won against it.
 
 The set is found on a grid of m; each end is moved out to the nearest rejected grid point, so the
 interval can only be wider than the exact one.
+
+The betting sequence is exact but sized by the observations' range: PPI terms span about 4 while they
+vary by about 0.24, so its bets hit their cap and it is far wider than a fixed-n interval. From
+ASYMPTOTIC_FROM observations the asymptotic sequence (below) takes over; anytime_running makes that
+choice, fixed in advance, and guarantee() says in words what the result guarantees. Both come in a
+without-replacement form (Waudby-Smith and Ramdas, NeurIPS 2020) for a uniform sample of a finite set
+of pairs: the interval is then for the set's own mean, and closes in on it as the sample nears the set.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import digamma
 
 ALPHA = 0.05
 GRID = 2001                 # points on [0, 1]: ends are exact to 1/2000 of the range, widened outward
@@ -39,15 +48,23 @@ def _bets(x: np.ndarray, alpha: float, planned: int | None = None, prior_var: fl
 
 def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID, planned: int | None = None,
                  steps: tuple[np.ndarray, np.ndarray] | None = None, prior_var: float = 0.25,
-                 means: tuple[float, float] = (0.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+                 means: tuple[float, float] = (0.0, 1.0), population: int | None = None,
+                 past: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation in [0, 1]: the running intersection of the betting sets.
 
     steps: each observation's own bounds (lows, highs) inside [0, 1], known before it arrives
     (predictable), as a weighted term's are from its recorded chance. A bet is capped by its own
     step's bounds, so a few wide steps do not shrink every bet (the capital stays positive whatever
     each x_i is). prior_var: the variance the bets start from (¼: the widest an observation in [0, 1]
-    can have); means: the range the mean can lie in, where the grid of m lies."""
+    can have); means: the range the mean can lie in, where the grid of m lies. population: N, for
+    observations drawn uniformly without replacement from a finite set of N (Waudby-Smith and Ramdas
+    2020): each bet is on x_i against the mean of the values not yet drawn, (N m − Σ_{j<i} x_j)/(N − i + 1),
+    and an m that puts that mean outside [0, 1] is rejected, so the set closes in on the set's mean as the
+    sample nears all of it. past: Σ_{j<i} x_j as observation i counts the earlier ones (a PPI term's
+    λ_{i−1} applied to them), on the unit scale; by default the sum of the earlier x."""
     x = np.asarray(x, float)
+    if population is not None and (steps is not None or len(x) > population):
+        raise ValueError("a without-replacement sequence takes at most `population` observations of one range")
     if len(x) and (x.min() < 0 or x.max() > 1):
         raise ValueError("betting confidence sequences take observations in [0, 1]")
     m = np.linspace(means[0], means[1], grid)
@@ -59,11 +76,18 @@ def running_sets(x: np.ndarray, *, alpha: float = ALPHA, grid: int = GRID, plann
     alive = np.ones(grid, bool)                 # the running intersection: a rejected m stays rejected
     lows, highs = steps if steps is not None else (np.zeros(len(x)), np.ones(len(x)))
     cap_up, cap_down = _caps(m, 0.0, 1.0)
+    target = m
+    earlier = np.concatenate([[0.0], np.cumsum(x)[:-1]]) if past is None else np.asarray(past, float)
     for i, (xi, li, a, b) in enumerate(zip(x, lam, lows, highs)):
         if steps is not None:
             cap_up, cap_down = _caps(m, a, b)
-        log_up += np.log1p(np.minimum(li, cap_up) * (xi - m))
-        log_down += np.log1p(-np.minimum(li, cap_down) * (xi - m))
+        if population is not None:          # the mean of the values left, for each m
+            target = (population * m - earlier[i]) / (population - i)
+            alive &= (target > -1e-9) & (target < 1 + 1e-9)
+            target = np.clip(target, 0.0, 1.0)
+            cap_up, cap_down = _caps(target, 0.0, 1.0)
+        log_up += np.log1p(np.minimum(li, cap_up) * (xi - target))
+        log_down += np.log1p(-np.minimum(li, cap_down) * (xi - target))
         capital = np.logaddexp(log_up, log_down) + math.log(0.5)
         alive &= capital < threshold
         low[i], high[i] = _ends(alive, m)
@@ -87,10 +111,13 @@ def _ends(alive: np.ndarray, m: np.ndarray) -> tuple[float, float]:
 
 
 def running_interval(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
-                     alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
-    """running_sets for observations known to lie in [lower, upper], on their own scale."""
+                     alpha: float = ALPHA, population: int | None = None,
+                     past: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """running_sets for observations known to lie in [lower, upper], on their own scale (past too)."""
     span = upper - lower
-    low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned)
+    unit_past = None if past is None else (np.asarray(past, float) - np.arange(len(past)) * lower) / span
+    low, high = running_sets(np.clip((np.asarray(x, float) - lower) / span, 0, 1), alpha=alpha, planned=planned,
+                             population=population, past=unit_past)
     return lower + span * low, lower + span * high
 
 
@@ -126,10 +153,146 @@ def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: i
     return {"value": mean, "ci": [float(low[-1]), float(high[-1])], "n": n, "sd": unit_sd}
 
 
-def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA) -> float:
-    """The full width, on the unit scale, that the empirical-Bernstein sequence with the same bets (WSR
-    Theorem 2) would have after n observations whose spread stays sd. The betting sequence above is at
-    least about as narrow, so this is what the stopping advice uses."""
+# ---- The asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas, "Time-uniform central
+# limit theory and asymptotic confidence sequences", Ann. Statist. 2024, Theorem 2.2): the Gaussian-mixture
+# boundary with the running variance, tuned to the planned sample, intersected over time. It needs only a
+# finite variance, not a known range, so PPI terms that span 4 but vary by 0.24 get a width set by the 0.24.
+# Its guarantee is asymptotic: the chance that it ever misses tends to ≤ α as the first look moves out, so
+# it starts at ASYMPTOTIC_FROM observations (the betting sequence, exact, covers the looks before).
+
+ASYMPTOTIC_FROM = 30        # below this many observations σ̂ is too rough to lean on: the exact sequence is used
+
+
+def mixture_rho2(planned: int, alpha: float = ALPHA) -> float:
+    """ρ² of the unit-variance boundary that is narrowest at t = planned: u = planned·ρ² + 1 solves
+    u − log u = 1 − 2 log α (u > 1; = −W₋₁(−α²/e), the exact optimum; the paper's closed form
+    (−2 log α + log(1 − 2 log α)) / t* approximates it)."""
+    c = 1 - 2 * math.log(alpha)
+    u = c + math.log(c)                         # the root lies just above; Newton converges in a few steps
+    for _ in range(60):
+        u_next = u - (u - math.log(u) - c) / (1 - 1 / u)
+        if abs(u_next - u) < 1e-14 * u:
+            break
+        u = u_next
+    return (u - 1) / max(int(planned), 1)
+
+
+def mixture_margin(t, var, *, planned: int, alpha: float = ALPHA):
+    """The half-width after t observations whose running variance (1/t form) is var:
+    sqrt(2(t σ̂² ρ_σ² + 1)/(t² ρ_σ²) · log(sqrt(t σ̂² ρ_σ² + 1)/α)) with ρ_σ² = ρ²/σ̂², i.e. σ̂ times the
+    unit-variance boundary at ρ² = mixture_rho2(planned) (the normalisation of drconfseq's asymptotic_confseq)."""
+    rho2 = mixture_rho2(planned, alpha)
+    t = np.asarray(t, float)
+    v = t * rho2 + 1
+    return np.sqrt(np.asarray(var, float)) * np.sqrt(2 * v / (t * t * rho2) * np.log(np.sqrt(v) / alpha))
+
+
+@dataclass(frozen=True)
+class RunningCS:
+    """The asymptotic sequence's whole state, O(1) in size: n, the running mean and Welford's M2 (the sum
+    of squared deviations), the centre's sums (centre = total / weight: the mean, or for a finite set of
+    pairs the without-replacement centre) and the running intersection's ends (None until n reaches
+    `start`). A plain value: to_dict/from_dict round-trip through JSON."""
+    n: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    low: float | None = None
+    high: float | None = None
+    total: float = 0.0
+    weight: float = 0.0
+
+    @property
+    def var(self) -> float:
+        """σ̂²_t in the paper's 1/t form."""
+        return self.m2 / self.n if self.n else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """(low, high), or None before the first look or if the intersection became empty (chance ≤ α)."""
+        if self.low is None or self.high is None or self.low > self.high:
+            return None
+        return (self.low, self.high)
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "mean": self.mean, "m2": self.m2, "low": self.low, "high": self.high,
+                "total": self.total, "weight": self.weight}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunningCS":
+        return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
+                   low=None if d.get("low") is None else float(d["low"]),
+                   high=None if d.get("high") is None else float(d["high"]),
+                   total=float(d.get("total", d["n"] * d["mean"])), weight=float(d.get("weight", d["n"])))
+
+
+def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
+         population: int | None = None, past: float | None = None, prior_var: float = 0.0) -> RunningCS:
+    """The state after one more observation x: O(1). The interval is the running intersection, over
+    n = start, start + 1, …, of centre ± margin; `planned` (the study's t*), `start` and `population`
+    must stay the same for the whole sequence.
+
+    population: N, for observations drawn uniformly without replacement from a finite set of N (the
+    study's pairs): the without-replacement martingale of Waudby-Smith & Ramdas (2020) — x_i minus the
+    mean of the values not yet drawn, (N μ − P_{i−1}) / (N − i + 1) — under the asymptotic boundary, so
+    the interval is for μ over the N and narrows to a sliver as the sample nears all of them. past:
+    P_{i−1}, the sum of the earlier observations as this one's terms would count them (a PPI term's
+    λ_{i−1} applied to the earlier pairs); by default the sum of the earlier x. prior_var: the boundary
+    uses max(σ̂², prior_var / n), so identical observations never give an interval of zero width (the
+    widest variance the range allows, spread over n: gone asymptotically, so the guarantee is unchanged)."""
+    n = state.n + 1
+    delta = float(x) - state.mean
+    mean = state.mean + delta / n
+    m2 = state.m2 + delta * (float(x) - mean)
+    if population is None:
+        total, weight = state.total + float(x), state.weight + 1.0
+    else:
+        if n > population:
+            raise ValueError(f"observation {n} of a set of {population}: more than the set holds")
+        left = population - n + 1
+        earlier = state.n * state.mean if past is None else float(past)
+        total, weight = state.total + float(x) + earlier / left, state.weight + population / left
+    if n < start:
+        return RunningCS(n, mean, m2, None, None, total, weight)
+    half = n * float(mixture_margin(n, max(m2 / n, prior_var / n), planned=planned, alpha=alpha)) / weight
+    low, high = total / weight - half, total / weight + half
+    if state.low is not None and state.high is not None:
+        low, high = max(low, state.low), min(high, state.high)
+    return RunningCS(n, mean, m2, low, high, total, weight)
+
+
+def running_asymptotic(x, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
+                       population: int | None = None, past=None, prior_var: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation, vectorised: the same numbers as folding `step` over x (NaN
+    before `start`); low > high where the intersection became empty. past, prior_var: as step's (past
+    one per x)."""
+    x = np.asarray(x, float)
+    t = np.arange(1, len(x) + 1)
+    if not len(x):
+        return np.empty(0), np.empty(0)
+    if population is not None and len(x) > population:
+        raise ValueError(f"{len(x)} observations of a set of {population}: more than the set holds")
+    shift = x[0]                                  # centred sums keep the variance exact to rounding
+    s1 = np.cumsum(x - shift)
+    s2 = np.cumsum((x - shift) ** 2)
+    var = np.maximum(s2 / t - (s1 / t) ** 2, prior_var / t)
+    if population is None:
+        total, weight = np.cumsum(x), t.astype(float)
+    else:
+        earlier = np.concatenate([[0.0], np.cumsum(x)[:-1]]) if past is None else np.asarray(past, float)
+        left = population - t + 1
+        total, weight = np.cumsum(x + earlier / left), np.cumsum(population / left)
+    half = t * mixture_margin(t, var, planned=planned, alpha=alpha) / weight
+    low, high = total / weight - half, total / weight + half
+    low[: start - 1], high[: start - 1] = -np.inf, np.inf
+    low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
+    low[: start - 1], high[: start - 1] = np.nan, np.nan
+    return low, high
+
+
+def _eb_width(sd: float, n: int, *, planned: int | None, alpha: float) -> float:
+    """The full width, on the unit scale, that the empirical-Bernstein sequence with the betting sequence's
+    bets (WSR Theorem 2) would have after n observations whose spread stays sd: the betting sequence is
+    at least about as narrow."""
     var = max(sd, 1e-3) ** 2
     t = np.arange(1, n + 1)
     scale = np.full(n, float(planned)) if planned else t * np.log1p(t)
@@ -138,16 +301,86 @@ def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: flo
     return float(2 * (math.log(2 / alpha) + spend.sum()) / lam.sum())
 
 
+def _finite_weight(n: int, population: int) -> float:
+    """W_n = Σ_{i≤n} N / (N − i + 1) = N (H_N − H_{N−n}): the without-replacement centre's weight."""
+    return float(population * (digamma(population + 1) - digamma(population - n + 1)))
+
+
+def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA,
+                    population: int | None = None) -> float:
+    """The full width, on the unit scale, that anytime_interval would have after n observations whose
+    spread (on the unit scale) stays sd: the empirical-Bernstein projection of the betting sequence below
+    ASYMPTOTIC_FROM, the asymptotic sequence's 2 σ n m_n / W_n from there (W_n = n, or the
+    without-replacement weight for a sample of a set of `population`)."""
+    if n < ASYMPTOTIC_FROM:
+        return _eb_width(sd, max(n, 1), planned=planned, alpha=alpha)
+    weight = n if population is None else _finite_weight(min(n, population), population)
+    margin = float(mixture_margin(n, max(sd, 1e-3) ** 2, planned=planned or n, alpha=alpha))
+    return 2 * n * margin / weight
+
+
 def observations_needed(sd: float, target_width: float, *, now: int, planned: int | None = None,
-                        alpha: float = ALPHA, limit: int = 1_000_000) -> int | None:
+                        alpha: float = ALPHA, limit: int = 1_000_000, population: int | None = None) -> int | None:
     """The number of observations at which projected_width falls to target_width (both on the unit
-    scale); None when it would take more than `limit`."""
-    if projected_width(sd, limit, planned=planned, alpha=alpha) > target_width:
+    scale); None when it would take more than `limit` (or than the set holds)."""
+    if population is not None:
+        limit = min(limit, population)
+    width = lambda n: projected_width(sd, n, planned=planned, alpha=alpha, population=population)  # noqa: E731
+    if width(limit) > target_width:
         return None
     low, high = max(now, 1), limit
-    if projected_width(sd, low, planned=planned, alpha=alpha) <= target_width:
+    if width(low) <= target_width:
         return low
     while high - low > 1:                   # the projected width falls as n grows
         mid = (low + high) // 2
-        low, high = (mid, high) if projected_width(sd, mid, planned=planned, alpha=alpha) > target_width else (low, mid)
+        low, high = (mid, high) if width(mid) > target_width else (low, mid)
     return high
+
+
+def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
+                    start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past=None,
+                    steps: tuple | None = None, means: tuple[float, float] | None = None,
+                    typical_span: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
+    betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
+    (lows, highs); for a set of `population` drawn uniformly, its without-replacement form), its bets
+    sized for `start`; from `start` on, the asymptotic sequence (likewise without replacement),
+    intersected from `start`. start=None: the betting sequence at every n (for 0/1 terms, whose
+    spread is their range's, it is as narrow and exact)."""
+    x = np.asarray(x, float)
+    head = x if start is None else x[: start - 1]
+    bets_for = planned if start is None else start
+    if steps is None:
+        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=bets_for, alpha=alpha,
+                                         population=population, past=None if past is None else past[: len(head)])
+    else:
+        low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
+                                          lower=lower, upper=upper, means=means or (lower, upper),
+                                          typical_span=typical_span or (upper - lower), planned=bets_for, alpha=alpha)
+    if len(head) == len(x):
+        return low_b, high_b
+    spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
+    low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,
+                                   prior_var=spread)
+    low[: len(head)], high[: len(head)] = low_b, high_b
+    return low, high
+
+
+def guarantee(n: int, *, quantity: str = "H", start: int | None = ASYMPTOTIC_FROM, population: int | None = None,
+              note: str = "", order: str = "pairs are completed in a random order") -> str:
+    """What the interval after n observations guarantees, in words (the `valid` of every anytime interval):
+    exact or asymptotic, from which n, and for what: `quantity` over the study's `population` pairs (a
+    uniform sample, without replacement), or else over the population the pairs stand for."""
+    target = (f"{quantity} over the study's {population:,} pairs" if population else
+              f"{quantity} of the population the rated pairs stand for (a superpopulation mean){note}")
+    finite = ", in the without-replacement form of Waudby-Smith and Ramdas 2020" if population else ""
+    betting = f"exact: a betting confidence sequence (Waudby-Smith and Ramdas 2024{finite}), from the first observation"
+    if start is None:
+        how = betting
+    elif n < start:
+        how = f"{betting}; from the {start}th an asymptotic one takes over"
+    else:
+        how = (f"asymptotic from the {start}th observation on: an asymptotic confidence sequence (Waudby-Smith, "
+               f"Arbour, Sinha, Kennedy and Ramdas 2024{finite}) whose chance of ever missing tends to at most 5% as "
+               f"the pairs grow in number (before the {start}th, an exact betting sequence)")
+    return f"anytime, for {target}: however often it is looked at and whenever the study stops, if {order}; {how}"

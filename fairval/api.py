@@ -82,13 +82,15 @@ class Study:
         return ratings_table(self.database._db, self.name, exclude_flagged=exclude_flagged)
 
     def items(self) -> "pd.DataFrame":
-        """Every item, one row each: item_id, the fields as imported, then gold, practice and judge_only."""
+        """Every item, one row each: item_id, the fields as imported, then gold, practice and judge_only (an
+        import's `_gold`/`_practice` marks are those two columns, not fields)."""
         import pandas as pd
 
         from fairval.store import items as item_store
         stored = item_store.items_frame(self.database._db, self.name)
         fields = pd.DataFrame(list(stored["data"]), index=stored.index)
-        fields = fields.drop(columns=[c for c in ("item_id",) if c in fields])
+        # the marks an import reads (`_gold`, `_practice`) are the gold and practice columns already
+        fields = fields.drop(columns=[c for c in ("item_id", "_gold", "_practice") if c in fields])
         flags = stored[["gold", "practice", "judge_only"]]
         return pd.concat([stored[["item_id"]], fields, flags], axis=1)
 

@@ -55,6 +55,14 @@ def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int
     return int(row[0]), int(row[1])
 
 
+def templates_served(db: Database, study_id: str, rater_id: str) -> list[str | None]:
+    """The template of each item served to this rater, in the order served (None: an item of its own)."""
+    return [r[0] for r in db.execute(
+        """SELECT i.template FROM assignments a JOIN items i ON i.study_id = a.study_id AND i.item_id = a.item_id
+            WHERE a.study_id = ? AND a.rater_id = ?
+            ORDER BY a.served_at, a.answered_at IS NULL, a.answered_at""", [study_id, rater_id])]
+
+
 def any_served(db: Database, study_id: str) -> bool:
     return db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1
 

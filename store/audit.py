@@ -10,6 +10,7 @@ import contextvars
 import getpass
 import json
 import time
+import unicodedata
 
 from fairval.store.engine import Database
 
@@ -52,3 +53,18 @@ def entries(db: Database, study_id: str | None = None, since: float | None = Non
     rows = db.query("SELECT at, actor, via, action, study_id, details FROM audit"
                     + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id", params)
     return [{**r, "details": json.loads(r["details"])} for r in rows]
+
+
+def printable(value) -> str:
+    """A value of the trail as one line of plain text: control and format characters (a line break, a
+    terminal escape, a right-to-left mark) shown as escapes, and a backslash doubled so an escape typed
+    on a sign-in form cannot pass for one. What a sign-in form or a file supplied never forges a line."""
+    out = []
+    for ch in str(value):
+        if ch == "\\":
+            out.append("\\\\")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from fairval.errors import StoreError
+from fairval.store import audit
 from fairval.store.engine import Database
 
 PAGES_PER_STEP = 1024           # pages copied per step; writers get the lock between steps
@@ -49,4 +50,6 @@ def backup(db: Database, destination: str | Path) -> dict:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    # a copy of every answer and secret: who took it, and where, is in the trail (of the live database)
+    audit.record(db, "backup", file=str(destination.resolve()), ratings=ratings)
     return {"pages": pages, "bytes": destination.stat().st_size, "ratings": ratings}

@@ -6,7 +6,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from fairval.store import running
 from fairval.store.engine import Database, StoreError, immediate
+from fairval.store.order import serve_rank, study_seed, template_of   # noqa: F401  (serve_rank: tests, bench)
+
 def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
 
@@ -20,13 +23,16 @@ def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tupl
         if taken:
             raise StoreError(f"item id {sorted(taken)[0]!r} is in study {study_id!r} already "
                              f"({len(taken)} of the file's ids are); nothing was imported")
+        seed = study_seed(db, study_id)
         db.insert("items", [
             {"study_id": study_id, "position": start + i, "item_id": r["item_id"],
+             "serve_rank": serve_rank(seed, study_id, r["item_id"]), "template": template_of(r["data"]),
              # a JSONL line is already the JSON of its row: stored as read, not serialised again
              "data": r["source_line"] if r.get("source_line") else json.dumps(r["data"], ensure_ascii=False),
              "source_line": r.get("source_line"), "source_format": r["source_format"],
              "gold": json.dumps(r["gold"]) if r.get("gold") else None,
              "practice": int(bool(r.get("practice")))} for i, r in enumerate(rows)])
+        running.forget(db, study_id)
     return [(r["item_id"], start + i, bool(r.get("gold"))) for i, r in enumerate(rows) if not r.get("practice")]
 
 
@@ -76,12 +82,14 @@ def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
     """Inside the caller's write transaction: these items become judge-only (never served)."""
     db.executemany("UPDATE items SET judge_only = 1 WHERE study_id = ? AND item_id = ?",
                    [(study_id, i) for i in items])
+    running.forget(db, study_id)
 
 
 def record_inclusion(db: Database, study_id: str, probabilities: dict[str, float]) -> None:
     """Inside the caller's write transaction: each pair's chance of being drawn for people."""
     db.executemany("UPDATE items SET inclusion_probability = ? WHERE study_id = ? AND item_id = ?",
                    [(float(p), study_id, i) for i, p in probabilities.items()])
+    running.forget(db, study_id)
 
 
 def inclusion_probabilities(db: Database, study_id: str) -> dict[str, float]:
@@ -126,6 +134,12 @@ def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
     frame[["chance", "least"]] = frame[["chance", "least"]].astype(float)
     frame["kept"] = frame["decided_at"].notna() & (frame["judge_only"] == 0)
     return frame.drop(columns="judge_only")
+
+
+def has_other_template(db: Database, study_id: str, template: str) -> bool:
+    """Does any item of the study belong to a template other than this one (an index seek)?"""
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "
+                     "AND template <> ?)", [study_id, template]) == 1
 
 
 def has_practice(db: Database, study_id: str) -> bool:

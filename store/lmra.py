@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from fairval.store import running
 from fairval.store.engine import Database, immediate
 def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
@@ -14,6 +15,7 @@ def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
             {"study_id": study_id, "item_id": r["item_id"], "model": r["model"], "score": r["score"],
              "probabilities": json.dumps(r["probabilities"]) if r.get("probabilities") else None}
             for r in rows], upsert_on=("study_id", "item_id", "model"))
+        running.forget(db, study_id)            # the judge's mean and scores are in every term
     return len(rows)
 
 

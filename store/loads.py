@@ -17,12 +17,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fairval.store import assignments as ledger
+from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
+from fairval.store import running
 from fairval.store.engine import Database
 from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
+ORDER = "random-depth-first"   # rows carry each item's serve_rank and template (store/schema.py v17)
 
 
 def is_open(*, gold: bool, taken: int, target: int, taken_group: int = 0, cap: int | None = None) -> bool:
@@ -47,7 +50,8 @@ class LoadRules:
 
     @property
     def key(self) -> str:
-        return json.dumps([self.target, self.timeout, self.balance_by, list(self.groups), self.cap])
+        # ORDER names how rows are ordered: loads kept before the serving order existed rebuild once
+        return json.dumps([self.target, self.timeout, self.balance_by, list(self.groups), self.cap, ORDER])
 
     @property
     def row_groups(self) -> tuple[str, ...]:
@@ -86,13 +90,14 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
                                       AND t.item_id = assignments.item_id AND t.rater_id = assignments.rater_id)
                     THEN 1 ELSE 0 END
                   WHERE study_id = :s""", {"s": study_id, "since": since})
+    item_order.fill_order(db, study_id)
     db.execute("DELETE FROM item_loads WHERE study_id = ?", [study_id])
     db.execute("DELETE FROM open_counts WHERE study_id = ?", [study_id])
     groups = rules.row_groups
     values = ", ".join(f"(:g{k})" for k in range(len(groups)))
     params = {"s": study_id, **{f"g{k}": g for k, g in enumerate(groups)}}
     db.execute(f"""
-        INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open)
+        INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open, serve_rank, template)
         WITH holders AS (
                 SELECT item_id, rater_id FROM ratings WHERE study_id = :s GROUP BY item_id, rater_id
                 UNION ALL
@@ -103,13 +108,13 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
                  GROUP BY h.item_id, COALESCE({rules._group_sql('r')}, '')),
              totals AS (SELECT item_id, SUM(n) AS taken FROM held GROUP BY item_id),
              groups (grp) AS (VALUES {values})
-        SELECT :s, i.item_id, g.grp, i.position, 0, COALESCE(t.taken, 0), COALESCE(h.n, 0), 0
+        SELECT :s, i.item_id, g.grp, i.position, 0, COALESCE(t.taken, 0), COALESCE(h.n, 0), 0, i.serve_rank, i.template
           FROM items i CROSS JOIN groups g
           LEFT JOIN totals t ON t.item_id = i.item_id
           LEFT JOIN held h ON h.item_id = i.item_id AND h.grp = g.grp
          WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NULL AND i.judge_only = 0
         UNION ALL
-        SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 0
+        SELECT :s, i.item_id, '', i.position, 1, COALESCE(t.taken, 0), COALESCE(t.taken, 0), 0, i.serve_rank, i.template
           FROM items i LEFT JOIN totals t ON t.item_id = i.item_id
          WHERE i.study_id = :s AND i.practice = 0 AND i.gold IS NOT NULL""", params)
     # open by the one rule (is_open), not by a second copy of it in SQL
@@ -133,8 +138,11 @@ def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]
             rows.append((study_id, item_id, grp, position, int(gold), 1 if gold else regular_open))
             if not gold:
                 opened[grp] += regular_open
-    db.executemany("INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open) "
-                   "VALUES (?, ?, ?, ?, ?, 0, 0, ?)", rows)
+    # rank and template from the item's own row (store/items.py set them when it was stored)
+    db.executemany("INSERT INTO item_loads (study_id, item_id, grp, position, gold, taken, taken_group, open, "
+                   "serve_rank, template) SELECT ?, i.item_id, ?, ?, ?, 0, 0, ?, i.serve_rank, i.template FROM items i "
+                   "WHERE i.study_id = ? AND i.item_id = ?",
+                   [(sid, grp, position, gold, is_open, sid, item_id) for sid, item_id, grp, position, gold, is_open in rows])
     _count_open(db, study_id, opened)
 
 
@@ -184,6 +192,7 @@ def record_imported(db: Database, study_id: str, rows: list[dict], rated: set[tu
     unless it replaces the rater's open slot there. `regrouped`: a rater's balance group changed under
     items they hold, so every load is recounted at the next serve. Returns the ratings written."""
     written = rating_store.insert_ratings(db, study_id, rows)
+    running.forget(db, study_id)                # pairs completed out of the answers' order: rebuilt
     first = list(dict.fromkeys((r["item_id"], r["rater_id"]) for r in rows if (r["item_id"], r["rater_id"]) not in rated))
     new_holders = ledger.release_for_ratings(db, study_id, first)
     if regrouped:
@@ -230,17 +239,35 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
 
 
 def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
-               limit: int = 1) -> list[dict]:
-    """The least-taken open items (regular, in `group`'s rows; or gold) this rater has not seen."""
-    return db.query(
-        """SELECT l.item_id, l.position, l.taken, l.taken_group, l.gold FROM item_loads l
-            WHERE l.study_id = :s AND l.grp = :g AND l.gold = :gold AND l.open = 1
+               avoid: Iterable[str] = ()) -> list[dict]:
+    """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`.
+    Regular: the first in the serving order among items others have started, and the first among items
+    nobody holds (the policy prefers the former: depth-first); each an index seek on a partial index,
+    costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next."""
+    avoid = sorted(set(avoid))
+    marks = ", ".join(f":t{k}" for k in range(len(avoid)))
+    params = {"s": study_id, "r": rater_id, "g": NO_GROUP if gold else group, "gold": int(gold),
+              **{f"t{k}": t for k, t in enumerate(avoid)}}
+    where = f"""l.study_id = :s AND l.grp = :g AND l.gold = :gold AND l.open = 1
+              {f"AND (l.template IS NULL OR l.template NOT IN ({marks}))" if avoid else ""}
               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
                                 AND a.item_id = l.item_id)
               AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
-                                AND t.rater_id = :r)
-            ORDER BY l.taken, l.position LIMIT :limit""",
-        {"s": study_id, "r": rater_id, "g": NO_GROUP if gold else group, "gold": int(gold), "limit": limit})
+                                AND t.rater_id = :r)"""
+    columns = "l.item_id, l.position, l.taken, l.taken_group, l.gold, l.serve_rank, l.template"
+    if gold:
+        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} AND l.gold = 1 "
+                        "ORDER BY l.taken, l.position LIMIT 1", params)     # `gold = 1` literal: its partial index
+    # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v17)
+    return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
+        f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",
+        params)]
+
+
+def pairs_in_progress(db: Database, study_id: str, target: int) -> int:
+    """Regular items started (held or rated by someone) and not yet at their target: the open window."""
+    return int(db.scalar("SELECT COUNT(DISTINCT item_id) FROM item_loads WHERE study_id = ? AND gold = 0 "
+                         "AND taken > 0 AND taken < ?", [study_id, target]))
 
 
 def available(db: Database, study_id: str, rater_id: str, group: str | None) -> int:

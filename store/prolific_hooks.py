@@ -16,6 +16,11 @@ def secrets(db: Database) -> list[str]:
     return [r[0] for r in db.execute("SELECT secret FROM prolific_hooks")]
 
 
+def subscriptions(db: Database) -> list[tuple[str, str | None]]:
+    """(signing secret, the study it was subscribed for, or None for every study) of each workspace."""
+    return [(r[0], r[1]) for r in db.execute("SELECT secret, study_id FROM prolific_hooks")]
+
+
 def take_event(db: Database, event_id: str, submission_id: str, status: str, event_at: float, now: float) -> str:
     """Record an event once: 'new' (and the newest for its submission), 'duplicate' (its id was taken
     before) or 'older' (a later event of the submission was taken already: it arrived out of order)."""
@@ -28,7 +33,10 @@ def take_event(db: Database, event_id: str, submission_id: str, status: str, eve
         return "older" if latest is not None and latest > event_at else "new"
 
 
-def raters_of_submission(db: Database, submission_id: str) -> list[tuple[str, str]]:
-    """(study, rater) whose Prolific link carried this submission (SESSION_ID is the submission's id)."""
+def raters_of_submission(db: Database, submission_id: str, study_id: str | None = None) -> list[tuple[str, str]]:
+    """(study, rater) whose Prolific link carried this submission (SESSION_ID is the submission's id), in
+    that study when one is given."""
     return [(s, r) for s, r in db.execute(
-        "SELECT study_id, rater_id FROM raters WHERE platform_session_id = ?", [submission_id])]
+        "SELECT study_id, rater_id FROM raters WHERE platform_session_id = ?"
+        + (" AND study_id = ?" if study_id is not None else ""),
+        [submission_id] + ([study_id] if study_id is not None else []))]

@@ -33,6 +33,12 @@ def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict
                            [study_id, item_id, rater_id]).fetchall())
 
 
+def comment_of(db: Database, study_id: str, item_id: str, rater_id: str) -> str | None:
+    """The comment stored with one rater's answer to one item (the same on each of its question rows)."""
+    return db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? LIMIT 1",
+                     [study_id, item_id, rater_id])
+
+
 def raters_of_item(db: Database, study_id: str, item_id: str) -> int:
     return db.scalar("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = ? AND item_id = ?",
                      [study_id, item_id])

@@ -34,6 +34,8 @@ def change(db: Database, name: str, *, role: str | None = None, password_hash: s
         if get(db, name) is None:
             raise StoreError(f"no researcher named {name!r}")
         if role is not None:
+            if role != "owner":
+                _keep_an_owner(db, name, f"{name!r} cannot become a{'n' if role[0] in 'aeiou' else ''} {role}")
             db.execute("UPDATE researchers SET role = ? WHERE name = ?", [role, name])
         if password_hash is not None:
             db.execute("UPDATE researchers SET password_hash = ? WHERE name = ?", [password_hash, name])
@@ -43,4 +45,14 @@ def remove(db: Database, name: str) -> None:
     with immediate(db):
         if get(db, name) is None:
             raise StoreError(f"no researcher named {name!r}")
+        _keep_an_owner(db, name, f"{name!r} cannot be removed")
         db.execute("DELETE FROM researchers WHERE name = ?", [name])
+
+
+def _keep_an_owner(db: Database, name: str, refused: str) -> None:
+    """Refuse a change that leaves no owner: nobody could then manage researchers, and with none left the
+    environment's shared password would silently sign in as owner again."""
+    others = db.scalar("SELECT COUNT(*) FROM researchers WHERE role = 'owner' AND name <> ?", [name])
+    if others == 0 and get(db, name)["role"] == "owner":
+        raise StoreError(f"{refused}: they are the last owner. Make another researcher an owner first "
+                         "(`fairval researcher set NAME --role owner`)")

@@ -281,7 +281,40 @@ def _v16_least_chance(db: Database) -> None:
     db.ddl("ALTER TABLE items ADD COLUMN least_chance REAL")
 
 
+def _v17_running_intervals(db: Database) -> None:
+    # A study's running interval for its stopping rule (store/running.py): stepped when an answer completes a
+    # pair, read by the stopping check; a missing row is rebuilt from the whole study.
+    db.ddl("""CREATE TABLE running_intervals (
+        study_id TEXT PRIMARY KEY REFERENCES studies(study_id),
+        state TEXT NOT NULL,                 -- JSON, see annotate.rating.running
+        n INTEGER NOT NULL,                  -- complete pairs counted
+        value REAL,
+        ci_low REAL,
+        ci_high REAL
+    )""")
+
+
+def _v18_serving_order(db: Database) -> None:
+    # Pairs are served in a seeded random order, depth-first (annotate/rating/assignment.py): each item's
+    # rank in that order and the template it fills (no two fills of one in a row), kept beside its load so
+    # the next item is an index seek. Items stored before get theirs here; their loads rebuild at the
+    # next serve (the loads key names the order).
+    from fairval.store.order import fill_order
+    db.ddl("ALTER TABLE items ADD COLUMN serve_rank INTEGER")
+    db.ddl("ALTER TABLE items ADD COLUMN template TEXT")
+    db.ddl("CREATE INDEX items_by_template ON items (study_id, template)")
+    db.ddl("ALTER TABLE item_loads ADD COLUMN serve_rank INTEGER NOT NULL DEFAULT 0")
+    db.ddl("ALTER TABLE item_loads ADD COLUMN template TEXT")
+    # the least-taken index would win the planner's choice and sort the started items on every serve
+    db.ddl("DROP INDEX item_loads_next")
+    db.ddl("CREATE INDEX item_loads_gold ON item_loads (study_id, taken, position) WHERE gold = 1")
+    db.ddl("CREATE INDEX item_loads_started ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken > 0")
+    db.ddl("CREATE INDEX item_loads_fresh ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken = 0")
+    for (study_id,) in db.execute("SELECT study_id FROM studies").fetchall():
+        fill_order(db, study_id)
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
-              _v15_adaptive_design, _v16_least_chance]
+              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order]

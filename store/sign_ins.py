@@ -3,9 +3,11 @@ sign-ins ended by signing out (until they would have expired anyway)."""
 from __future__ import annotations
 
 from fairval.store.engine import Database, immediate
-def revoke(db: Database, signature: str, expires: float, now: float) -> None:
+def revoke(db: Database, signature: str, expires: float, now: float, forget_before: float | None = None) -> None:
+    """Revoke a token until `expires`. Rows of tokens that expired before `forget_before` are forgotten:
+    the caller passes a time by which no host's clock could still take them as valid."""
     with immediate(db):
-        db.execute("DELETE FROM revoked_sign_ins WHERE expires < ?", [now])      # long expired: forget
+        db.execute("DELETE FROM revoked_sign_ins WHERE expires < ?", [now if forget_before is None else forget_before])
         db.execute("INSERT INTO revoked_sign_ins (signature, expires) VALUES (?, ?) ON CONFLICT DO NOTHING",
                    [signature, expires])
 
@@ -49,7 +51,3 @@ def failures(db: Database, client: str, since: float) -> list[float]:
     return [r[0] for r in db.execute("SELECT at FROM sign_in_failures WHERE client = ? AND at >= ? ORDER BY at",
                                       [client, since]).fetchall()]
 
-
-def clear_failures(db: Database, client: str) -> None:
-    with immediate(db):
-        db.execute("DELETE FROM sign_in_failures WHERE client = ?", [client])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import time
 
+from fairval.store import running
 from fairval.store.engine import Database, StoreError, immediate
 def insert_study(db: Database, study_id: str, task: str, settings: dict, *, status: str = "paused") -> None:
     with immediate(db):
@@ -43,3 +44,5 @@ def update_study(db: Database, study_id: str, *, settings: dict | None = None,
         with immediate(db, study_id):
             db.execute(f"UPDATE studies SET {', '.join(f'{k} = :{k}' for k in changes)} "
                        "WHERE study_id = :study_id", {**changes, "study_id": study_id})
+            if settings is not None:            # the rule, the draw, the judge or raters per pair may differ
+                running.forget(db, study_id)

@@ -115,6 +115,10 @@ def test_through_serving():
     assert [d for d, _ in stops] == ["uniform --n", "adaptive"] and all(0 < int(j) <= 90 for _, j in stops)
 
 
+def test_stopping():
+    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
+
+
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
@@ -145,3 +149,8 @@ def test_through_serving_computes_its_references_independently():
         u = np.array([judge_uncertainty({k: r[k] for k in ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")}, 0.0) for r in rows])
         relation[world] = np.corrcoef(u, np.abs(w["mu"] - judge_score(w)))[0, 1]
     assert relation["clear pairs"] > 0.3 and abs(relation["sureness unrelated to error"]) < 0.08
+
+
+def test_rater_model():
+    text = quick("rater_model")
+    assert len(re.findall(r"honest accuracy \d+%: all 3 random answerers flagged in \d+ of 5 crowds", text)) == 3

@@ -28,19 +28,23 @@ _CSS = """
 /* an ordered scale reads as one row, from one end to the other; on a phone, as one column */
 .fv-options.fv-scale { grid-template-columns: repeat(var(--fv-steps), minmax(0, 1fr)); }
 @media (max-width: 640px) { .fv-options.fv-scale { grid-template-columns: 1fr; } }
-.fv-option { display: flex; align-items: flex-start; gap: 0.5rem; text-align: left; cursor: pointer;
+/* a row too narrow for a label's longest word: smaller text first, then one option a line (fit() in the script) */
+.fv-options.fv-compact .fv-option { font-size: 0.85rem; padding: 0.45rem 0.5rem; gap: 0.35rem; }
+.fv-options.fv-stacked { grid-template-columns: 1fr; }
+.fv-option { display: flex; align-items: flex-start; gap: 0.5rem; text-align: start; cursor: pointer;
   padding: 0.55rem 0.7rem; border-radius: 0.5rem; font: inherit; line-height: 1.35;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
   background: var(--st-secondary-background-color, #f0f2f6); color: inherit; }
-.fv-option:hover { border-color: var(--st-primary-color, #ff4b4b); }
-.fv-option:focus-visible { outline: 2px solid var(--st-primary-color, #ff4b4b); outline-offset: 2px; }
-.fv-option[aria-pressed="true"] { background: var(--st-primary-color, #ff4b4b); color: #fff;
-  border-color: var(--st-primary-color, #ff4b4b); }
+/* chosen: a calm blue (6.7:1 with white), never an alarm colour, whatever the theme's primary colour */
+.fv-option:hover { border-color: #1d4ed8; }
+.fv-option:focus-visible { outline: 2px solid #1d4ed8; outline-offset: 2px; }
+.fv-option[aria-pressed="true"] { background: #1d4ed8; color: #fff; border-color: #1d4ed8; }
 .fv-option:disabled { cursor: default; opacity: 0.85; }
 .fv-key { flex: none; min-width: 1.4rem; text-align: center; font-size: 0.8rem; font-weight: 600;
   border: 1px solid currentColor; border-radius: 0.3rem; padding: 0 0.25rem; opacity: 0.75; }
-/* labels break between words (a long word breaks only when it cannot fit a line of its own) */
-.fv-label { flex: 1 1 auto; min-width: 0; white-space: normal; overflow-wrap: break-word; hyphens: auto; }
+/* labels break between words, never inside one (fit() makes room); a word wider than a whole line breaks */
+.fv-label { flex: 1 1 auto; min-width: 0; white-space: normal; overflow-wrap: normal; }
+.fv-options.fv-stacked .fv-label { overflow-wrap: anywhere; }
 /* a touch screen has no keys to press: no key badges, no key hints */
 @media (hover: none) and (pointer: coarse) { .fv-key, .fv-note { display: none; } }
 .fv-status { margin: 0 0 0.75rem 0; font-weight: 600; min-height: 1.2em; }
@@ -49,14 +53,20 @@ _CSS = """
 .fv-comment { width: 100%; min-height: 4.5rem; box-sizing: border-box; font: inherit; padding: 0.5rem;
   border-radius: 0.5rem; border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .fv-submit { font: inherit; font-weight: 600; padding: 0.55rem 1.4rem; border-radius: 0.5rem; cursor: pointer;
-  border: 1px solid var(--st-primary-color, #ff4b4b); background: var(--st-primary-color, #ff4b4b); color: #fff; }
+  border: 1px solid #1d4ed8; background: #1d4ed8; color: #fff; }
 .fv-submit:disabled { opacity: 0.6; cursor: default; }
 .fv-footer { display: flex; align-items: center; gap: 1rem; flex-wrap: wrap; }
 .fv-note { font-size: 0.9rem; }
 .fv-alert { color: #b91c1c; font-weight: 600; }
-.fv-option.fv-expected { box-shadow: 0 0 0 3px #15803d; }
+/* practice feedback: the expected answer in green, a different answer chosen in red, each with its mark;
+   the sentence under the options says it in words (green 5.0:1, red 6.5:1 on white: WCAG AA for text) */
+.fv-option.fv-expected, .fv-option.fv-expected[aria-pressed="true"] { background: #f0fdf4; color: #14532d;
+  border: 2px solid #15803d; }
+.fv-option.fv-wrong[aria-pressed="true"] { background: #fef2f2; color: #7f1d1d; border: 2px solid #b91c1c; }
+.fv-mark { flex: none; font-weight: 700; }
 .fv-feedback { margin: 0.5rem 0 0 0; font-weight: 600; overflow-wrap: break-word; }
-.fv-feedback.fv-right { color: #15803d; }        /* 5.0:1 on white: WCAG AA for text */
+.fv-feedback.fv-right { color: #15803d; }
+.fv-feedback.fv-wrong { color: #b91c1c; }
 """
 
 _JS = """
@@ -68,6 +78,21 @@ function el(tag, cls, text) {
   if (cls) node.className = cls;
   if (text !== undefined) node.textContent = text;       // text only: imported fields are never markup
   return node;
+}
+
+const RESIZE = new WeakMap();      // per card: the observer that fits its options again when its width changes
+
+// No label may break inside a word: where a row of options is too narrow for a label's longest word,
+// the row's text gets smaller; where it still is, the options stand one a line.
+function fit(root) {
+  const overflows = (group) => [...group.querySelectorAll(".fv-label")].some(
+    (label) => label.scrollWidth > label.clientWidth + 1);
+  root.querySelectorAll(".fv-options").forEach((group) => {
+    group.classList.remove("fv-compact", "fv-stacked");
+    if (!overflows(group)) return;
+    group.classList.add("fv-compact");
+    if (overflows(group)) group.classList.add("fv-stacked");
+  });
 }
 
 function scrollToTop() {
@@ -142,10 +167,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
     block.appendChild(prompt);
     block.appendChild(options);
     const feedback = (data.feedback || {})[question.id];
-    if (feedback) {        // practice: what was chosen against what was expected, in words
+    if (feedback) {        // practice: what was chosen against what was expected, in colour, marks and words
       const expected = buttons[question.id][feedback.expected];
-      if (expected) expected.classList.add("fv-expected");
-      const line = el("p", "fv-feedback" + (feedback.right ? " fv-right" : ""), feedback.text);
+      const wrong = feedback.expected != null && !feedback.right;
+      if (expected) {
+        expected.classList.add("fv-expected");
+        expected.appendChild(mark("\u2713"));
+      }
+      const chosen = buttons[question.id][state.chosen[question.id]];
+      if (wrong && chosen) {
+        chosen.classList.add("fv-wrong");
+        chosen.appendChild(mark("\u2717"));
+      }
+      const line = el("p", "fv-feedback" + (feedback.right ? " fv-right" : wrong ? " fv-wrong" : ""));
+      if (feedback.expected != null) line.appendChild(mark(feedback.right ? "\u2713 " : "\u2717 "));
+      line.appendChild(document.createTextNode(feedback.text));
       line.setAttribute("role", "status");
       block.appendChild(line);
     }
@@ -175,10 +211,22 @@ export default function ({ data, parentElement, setTriggerValue }) {
     submit.setAttribute("aria-keyshortcuts", "Enter");
     submit.addEventListener("click", send);
     footer.appendChild(submit);
-    footer.appendChild(el("span", "fv-note", data.hint));
+    // the keys of the rater's own keyboard: ⌘ only on a Mac
+    const mac = /Mac|iPhone|iPad/.test(navigator.platform || "");
+    footer.appendChild(el("span", "fv-note", mac && data.hint_mac ? data.hint_mac : data.hint));
     root.appendChild(footer);
   }
   root.appendChild(alert);
+  fit(root);
+  requestAnimationFrame(() => fit(root));        // once the page's fonts and width are settled
+  if (!RESIZE.has(root)) {                       // and again whenever the card's width changes
+    let width = root.clientWidth;
+    const observer = new ResizeObserver(() => {
+      if (root.clientWidth !== width) { width = root.clientWidth; fit(root); }
+    });
+    observer.observe(root);
+    RESIZE.set(root, observer);
+  }
   if (fresh && !data.feedback) {      // a new item: keyboard and screen reader start at its first question
     const first = root.querySelector(".fv-prompt");
     if (first) requestAnimationFrame(() => first.focus({ preventScroll: true }));
@@ -186,6 +234,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   if (data.feedback) {       // practice: the answer's feedback is what the rater came to read, on a phone too
     const first = root.querySelector(".fv-feedback");
     if (first) requestAnimationFrame(() => first.scrollIntoView({ block: "center" }));
+  }
+
+  function mark(text) {
+    const node = el("span", "fv-mark", text);
+    node.setAttribute("aria-hidden", "true");      // the sentence under the options says it in words
+    return node;
   }
 
   function choose(qid, value) {
@@ -269,7 +323,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
     }
   }
   document.addEventListener("keydown", onKey, true);
-  return () => { document.removeEventListener("keydown", onKey, true); clearTimeout(state.timer); };
+  return () => {
+    document.removeEventListener("keydown", onKey, true);
+    clearTimeout(state.timer);
+  };
 }
 """
 
@@ -294,14 +351,17 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
         questions.append({"id": question.id, "prompt": question.prompt_for(served.data), "options": options,
                           "long": any(len(o["label"]) > 40 for o in options),
                           "scale": question.level != "nominal"})
-    hint = t("Keys shown on each answer choose it; Enter submits.")
-    if task.comment:
+    hint = hint_mac = t("Keys shown on each answer choose it; Enter submits.")
+    if task.comment:            # the card shows the Mac's keys on a Mac only
         hint = t("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "
-                 "line and Ctrl+Enter (⌘+Enter on a Mac) submits.")
+                 "line and Ctrl+Enter submits.")
+        hint_mac = t("Keys shown on each answer choose it; Enter submits. In the comment box, Enter starts a new "
+                     "line and ⌘+Enter submits.")
     # `render` changes with every page the server sends: a card that sent its answer and is drawn again
     # with the same item knows the answer was not recorded and offers Submit again
     return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
-            "hint": hint, "handled": handled, "status": status, "lang": language, "dir": direction(language),
+            "hint": hint, "hint_mac": hint_mac, "handled": handled, "status": status, "lang": language,
+            "dir": direction(language),
             "busy": t("Your last answer is still being saved; that key was not used. Please wait a moment."),
             "missing": t("Please answer every question before submitting."), "saving": t("Saving…"),
             "comment": t("Comment (optional)") if task.comment else None, "locked": locked,

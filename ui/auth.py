@@ -9,9 +9,10 @@ expire by the server's clock; sign-out revokes the token in the database, on eve
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
 import os
-import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -35,6 +36,10 @@ _TOKEN = "researcher_token"              # this session's sign-in, to revoke on 
 _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
+  if (data.binding) {          // the grant's other half, which a link from elsewhere cannot bring
+    const secure = location.protocol === "https:" ? "; Secure" : "";
+    document.cookie = `fairval_grant=${data.binding}; path=/fairval/sign-in; max-age=60; SameSite=Strict${secure}`;
+  }
   const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
   fetch(`${data.route}${query}`, { method: data.method || "GET", credentials: "same-origin", cache: "no-store" });
 }""")
@@ -56,13 +61,30 @@ def _fingerprint(password: str) -> str:
     return hashlib.sha256(b"fairval researcher session\x00" + password.encode()).hexdigest()
 
 
+FRONT_HEADER = "X-Fairval-Front"
+
+
 def client_of() -> str:
-    """Who is trying a password, for the back-off: the address HAProxy saw (its X-Forwarded-For, when
-    the request came through it on this host), else the peer's address."""
+    """Who is trying a password, for the back-off: the peer's address, or the address a trusted front
+    saw (the last X-Forwarded-For entry, the one that front added). Trusted are only the HAProxy that
+    `fairval serve --workers` starts (it sends FAIRVAL_FRONT_SECRET, which only it and its workers know)
+    and the addresses named in FAIRVAL_TRUSTED_PROXIES (a lab's own front on other hosts). Anyone else's
+    X-Forwarded-For, a client's reaching a worker's port or a single `fairval serve` directly, is ignored."""
     peer = st.context.ip_address
-    peer = peer if isinstance(peer, str) and peer else "unknown"      # (no address in-process)
-    forwarded = st.context.headers.get("X-Forwarded-For") if peer in ("127.0.0.1", "::1") else None
-    return forwarded.split(",")[-1].strip() if isinstance(forwarded, str) and forwarded else peer
+    # Streamlit says None for a connection from this machine (a front on it, or a page run in-process)
+    peer = peer if isinstance(peer, str) and peer else "127.0.0.1"
+    headers = st.context.headers
+    forwarded = headers.get("X-Forwarded-For")
+    if not isinstance(forwarded, str) or not forwarded.strip() or not trusted_front(peer, headers.get(FRONT_HEADER)):
+        return peer
+    return forwarded.split(",")[-1].strip() or peer
+
+
+def trusted_front(peer: str, front_secret) -> bool:
+    secret = os.environ.get("FAIRVAL_FRONT_SECRET", "")
+    if secret and isinstance(front_secret, str) and hmac.compare_digest(front_secret.encode(), secret.encode()):
+        return True
+    return peer in os.environ.get("FAIRVAL_TRUSTED_PROXIES", "").replace(",", " ").split()
 
 
 @dataclass(frozen=True)
@@ -103,8 +125,9 @@ def signed_in() -> Identity | None:
     held = st.session_state.get(_SIGNED_IN)
     for identity in everyone:
         if held == _fingerprint(identity.key):
+            # an open tab's sign-in ends when its token does: expired or revoked, checked on every run
             token = st.session_state.get(_TOKEN)
-            if token is None or not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+            if token is not None and _holds(db, token, identity):
                 return identity
             break
     if held is not None:
@@ -115,13 +138,32 @@ def signed_in() -> Identity | None:
     token = st.context.cookies.get(COOKIE)
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
         return None
-    secret = sign_in.server_secret(db)
     for identity in everyone:
-        if sign_in.valid_token(token, secret, identity.key) and not sign_ins.is_revoked(db, sign_in.signature_of(token)):
+        if _holds(db, token, identity):
             st.session_state[_SIGNED_IN] = _fingerprint(identity.key)
             st.session_state[_TOKEN] = token
             return identity
     return None
+
+
+def session_token() -> str | None:
+    """This session's sign-in token, for work done later on another thread (a download made on click),
+    which must check it again then (allowed)."""
+    return st.session_state.get(_TOKEN)
+
+
+def allowed(db, token: str | None, role: str) -> Identity | None:
+    """Who the token signs in, if it still does (unexpired, not signed out, the password and researcher
+    unchanged) and their role now allows `role`; else None. Without Streamlit: any thread may ask."""
+    if not isinstance(token, str):
+        return None
+    return next((i for i in identities(db) if _holds(db, token, i) and i.may(role)), None)
+
+
+def _holds(db, token: str, identity: Identity) -> bool:
+    """The token is this identity's, unexpired by the server's clock, and not signed out."""
+    return (sign_in.valid_token(token, sign_in.server_secret(db), identity.key)
+            and not sign_ins.is_revoked(db, sign_in.signature_of(token)))
 
 
 def require_researcher(role: str = "viewer") -> Identity:
@@ -161,18 +203,20 @@ def require_researcher(role: str = "viewer") -> Identity:
 
 def _try(db, everyone: list[Identity], name: str, given: str) -> None:
     client = client_of()
-    wait = sign_in.wait_before_next_try(db, client)
+    wait = sign_in.wait_before_next_try(db, client, name)
     if wait > 0:
-        st.error(f"Too many wrong passwords from this address: try again in {int(wait)} seconds.")
+        st.error(f"Too many wrong passwords from this address or for this name: try again in {int(wait)} seconds.")
         return
     identity = _check(db, everyone, name, given)
-    audit.acting_as(identity.label(client) if identity else (name or f"researcher at {client}"), "page")
+    # a failed sign-in is nobody yet: the typed name is not its actor (it could be anything, a line break
+    # and a forged line included); it is kept only when it names a researcher (not a password typed there)
+    audit.acting_as(identity.label(client) if identity else f"unknown name at {client}", "page")
     if identity is None:
-        sign_in.wrong_password(db, client)
-        audit.record(db, "sign-in.failed", client=client, name=name or None)
+        sign_in.wrong_password(db, client, name)
+        known = name if name and researchers.get(db, name) is not None else None
+        audit.record(db, "sign-in.failed", client=client, name=known)
         st.error("That name and password do not match." if everyone[0].name else "That password is not right.")
         return
-    sign_in.right_password(db, client)
     audit.record(db, "sign-in", client=client)
     token = sign_in.issue_token(sign_in.server_secret(db), identity.key)
     st.session_state[_SIGNED_IN] = _fingerprint(identity.key)
@@ -187,28 +231,35 @@ def _check(db, everyone: list[Identity], name: str, given: str) -> Identity | No
         return everyone[0] if sign_in.password_matches(given, everyone[0].key) else None
     found = researchers.get(db, name)
     # an unknown name costs the same scrypt as a known one: the answer's time says nothing about names
-    stored = found["password_hash"] if found else _DECOY
+    stored = found["password_hash"] if found else _decoy()
     matches = sign_in.hash_matches(given, stored)
     if found is None or not matches:
         return None
+    if sign_in.outdated(stored):
+        # made at an older, cheaper cost: made again at today's. The key their tokens are signed with
+        # changes with the hash, so this sign-in's token is made from the new one.
+        researchers.change(db, name, password_hash=sign_in.hash_password(given))
+        audit.record(db, "researcher.rehash", name=name)
+        everyone = identities(db)
     return next((i for i in everyone if i.name == name), None)
 
 
-_DECOY = sign_in.hash_password("not a password anyone has")
+@functools.cache
+def _decoy() -> str:
+    return sign_in.hash_password("not a password anyone has")
 
 
 def _navigation() -> None:
-    code = st.session_state.pop(_GRANT, None)
-    if code is not None:
-        _go(data={"route": SIGN_IN_ROUTE, "grant": code}, key="set-researcher-cookie")
+    granted = st.session_state.pop(_GRANT, None)
+    if granted is not None:
+        code, binding = granted
+        _go(data={"route": SIGN_IN_ROUTE, "grant": code, "binding": binding}, key="set-researcher-cookie")
     with st.sidebar:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
             for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
-                expires = sign_in.token_expires(token)
-                if expires is not None:
-                    sign_ins.revoke(get_db(), sign_in.signature_of(token), expires, time.time())
+                sign_in.revoke(get_db(), token)
             audit.record(get_db(), "sign-out")
             st.session_state.pop(_SIGNED_IN, None)
             st.session_state[_SIGNED_OUT] = True

@@ -8,8 +8,8 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, escalation_sentence, few_pairs_sentence,
-                                                  order_sentence, pair_group_rows, ppi_sentence, rater_allocation_sentence,
+                                                  chosen_pairs_sentence, confidence_sentence, escalation_sentence, few_pairs_sentence,
+                                                  length_sentence, order_sentence, pair_group_rows, ppi_sentence, rater_allocation_sentence,
                                                   stratified_sentence, validity_row, with_ci)
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
@@ -78,12 +78,25 @@ def render() -> None:
         bars = charts.group_bars(chosen)
         if bars is not None:
             st.altair_chart(bars)
+    _judge_card(chosen)
     items = calibration_items(data_for(study_id, exclude), model)
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
     show_table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
                             "response_b"]]))
+
+
+def _judge_card(c: dict) -> None:
+    """Is the judge's confidence worth anything (a reliability diagram), and does it reward length?"""
+    st.subheader("The judge's confidence against people")
+    st.caption(inert(confidence_sentence(c.get("confidence"))))
+    diagram = charts.reliability_diagram(c.get("confidence"))
+    if diagram is not None:
+        st.altair_chart(diagram)
+    lean = length_sentence(c.get("length"))
+    if lean:
+        st.warning(inert(lean))
 
 
 def calibration_row(label: str, c: dict) -> dict:

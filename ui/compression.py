@@ -3,20 +3,34 @@ is 480 KiB as sent), which makes a participant's first page 2.8 MiB on the wire.
 text assets (JavaScript, CSS, HTML, JSON, SVG, source maps) under /static/ once per file and process, keeps
 the compressed bytes in memory (a few MiB), and sends them to every browser that accepts gzip, with the
 file's own headers (its immutable Cache-Control and ETag, so a returning participant downloads nothing).
-Anything else, a conditional request (304) and a browser without gzip pass through untouched."""
+Anything else, a conditional request (304) and a browser without gzip pass through untouched.
+
+Only a file that exists is kept: Streamlit answers any made-up /static/ path with its index.html (200), and
+keeping those would let anyone fill the server's memory with one entry per path. The cache is bounded too."""
 from __future__ import annotations
 
 import gzip
 import threading
+from pathlib import Path
 
 COMPRESSIBLE = (b"javascript", b"text/", b"json", b"svg", b"xml", b"wasm")
 MINIMUM = 1024
 LEVEL = 6                       # gzip's default: within 2% of level 9's size at a third of the CPU
 
 
+MOST_KEPT = 1024                # Streamlit ships a few hundred static files
+
+
+def streamlit_static() -> Path:
+    """Where Streamlit serves /static/… from (its static folder holds a static/ folder of its own)."""
+    import streamlit
+    return Path(streamlit.__file__).parent / "static"
+
+
 class StaticCompression:
-    def __init__(self, app, prefix: str = "/static/"):
+    def __init__(self, app, prefix: str = "/static/", root: Path | str | None = None):
         self.app, self.prefix = app, prefix
+        self.root = Path(root) if root is not None else streamlit_static()
         self.cache: dict[str, tuple[int, list[tuple[bytes, bytes]], bytes]] = {}
         self.lock = threading.Lock()
 
@@ -48,10 +62,19 @@ class StaticCompression:
             raw_headers = [(k, v) for k, v in raw_headers if k.lower() not in (b"content-length", b"vary")]
             raw_headers += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"),
                             (b"content-length", str(len(packed)).encode())]
-            with self.lock:
-                self.cache[key] = (status, raw_headers, packed)
+            if self._real_file(key):
+                with self.lock:
+                    if len(self.cache) < MOST_KEPT:
+                        self.cache[key] = (status, raw_headers, packed)
             data = packed
         await _send(send, status, raw_headers, data)
+
+
+    def _real_file(self, path: str) -> bool:
+        relative = path.lstrip("/")
+        if ".." in relative.split("/"):
+            return False
+        return (self.root / relative).is_file()
 
 
 async def _send(send, status: int, headers: list, body: bytes) -> None:

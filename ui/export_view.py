@@ -12,6 +12,7 @@ from fairval.annotate.outputs.export import (
     Thresholds,
     export_ratings,
     export_validated,
+    template_texts,
     template_verdicts,
 )
 from fairval.annotate.outputs.report import write_report
@@ -20,7 +21,8 @@ from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import load_study
 from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
-from fairval.ui.auth import signed_in
+from fairval.errors import FairvalError
+from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import study_header
 
@@ -31,11 +33,16 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
     started by the click could drop the deferred file before it is fetched."""
     path = default_db_path()
     who = audit.actor()             # the signed-in researcher: the file is made on another thread
+    token = session_token()
 
     def produce() -> bytes:
         audit.acting_as(*who)
         db = open_db(path)
         try:
+            # checked when the file is made, not when the button was drawn: a sign-out in another tab, an
+            # expired sign-in, a demotion or a removal since then gets no file
+            if allowed(db, token, "editor") is None:
+                raise ExportRefused("this sign-in has ended or no longer has the editor role: sign in again")
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / f"export{suffix}"
                 write(db, out)
@@ -43,6 +50,10 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
         finally:
             db.close()
     return produce
+
+
+class ExportRefused(FairvalError):
+    "A download asked for by a sign-in that no longer allows it."
 
 
 def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):
@@ -66,8 +77,13 @@ def render() -> None:
                                 int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
         numbers = verdicts_for(study_id, exclude, thresholds)
         passing = int(numbers["passed"].sum())
-        st.caption(f"{passing} of {len(numbers)} templates pass these thresholds.")
-        show_table(formats.table(numbers))
+        texts = template_texts(load_study_data(get_db(), study_id, exclude_flagged=exclude))
+        named = ", ".join(numbers.loc[numbers["passed"], "template"].astype(str))
+        st.caption(f"{passing} of {len(numbers)} templates pass these thresholds"
+                   + (f": {named}." if passing else "."))
+        shown = numbers.assign(text=numbers["template"].map(texts))
+        show_table(formats.table(shown[["template", "text", "passed"]
+                                       + [c for c in numbers.columns if c not in ("template", "passed")]]))
         if not passing:
             st.info("No template passes these thresholds, so the validated set would be empty: lower them, or "
                     "collect more ratings. The numbers (JSON sidecar) say why each template failed.")

@@ -121,16 +121,25 @@ def _create() -> None:
                 st.error(inert(e))
 
 
+def app_address() -> str:
+    """The app's address as this browser reached it (scheme, host and port, no page or query)."""
+    from urllib.parse import urlsplit
+
+    url = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{url.scheme}://{url.netloc}/"
+
+
 def _configure(study_id: str) -> None:
     db = get_db()
     study = load_study(db, study_id)
     st.caption(f"Task: {study.task.name} · status: **{study.status}**")
-    st.code(prolific_link_query(study_id), language=None, wrap_lines=True)     # no scroll a keyboard cannot reach
-    st.caption("Append this to the app's address for the Prolific study link; in-house raters use ?study=…&rater=ID.")
+    st.code(app_address() + prolific_link_query(study_id), language=None, wrap_lines=True)  # no scroll a keyboard cannot reach
+    st.caption("The Prolific study link, as Prolific wants it (it fills the {{%…%}} fields); in-house raters use "
+               f"{app_address()}?study={study_id}&rater=ID. Behind a proxy, use the address raters reach.")
     cols = st.columns(3)
+    verbs = {"open": "Open", "paused": "Pause", "closed": "Close"}          # what each button does, as a verb
     for col, status in zip(cols, ("open", "paused", "closed")):
-        if col.button(status.capitalize() if status != "paused" else "Pause", key=f"status-{status}",
-                      disabled=study.status == status):
+        if col.button(verbs[status], key=f"status-{status}", disabled=study.status == status):
             try:
                 configure_study(db, study_id, status=status)
                 st.rerun()

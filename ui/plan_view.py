@@ -52,7 +52,8 @@ def render(study_id: str, db_path: str) -> None:
     currency = load_study(get_db(), study_id).settings.currency
     c1, c2, c3, c4 = st.columns(4)
     pay = Pay(c1.number_input(f"Pay per judgment ({currency})", 0.0, 100.0, 0.50, 0.05, key="plan-judgment"),
-              c2.number_input(f"Pay for instructions ({currency})", 0.0, 100.0, 1.15, 0.05, key="plan-rater"),
+              c2.number_input(f"Pay per rater, for the instructions ({currency})", 0.0, 100.0, 1.15, 0.05,
+                              key="plan-rater", help="`fairval plan --pay-per-rater`"),
               c3.number_input("Platform fee", 0.0, 2.0, 0.43, 0.01, key="plan-fee"),
               int(c4.number_input("Judgments per rater", 1, 10000, 20, key="plan-per-rater")))
     statistic, column = COLUMNS[label]
@@ -65,5 +66,12 @@ def render(study_id: str, db_path: str) -> None:
                    f"judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
                    f"(expected width {formats.ratio(best['expected_width'])}).")
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column).map(formats.ratio)
+    if planned.pilot_pairs is not None and planned.pilot_pairs < 30:
+        st.warning(f"The pilot has only {formats.count(planned.pilot_pairs, 'rated pair')}: these widths are "
+                   "rough. Rate 30 or more pairs in the pilot before choosing a design from them.")
+    if planned.pilot_raters_per_pair is not None and int(table["raters_per_pair"].max()) > planned.pilot_raters_per_pair:
+        st.info(f"Columns beyond {planned.pilot_raters_per_pair} raters per pair reuse the pilot's ratings (it has "
+                f"no more per pair), so their widths are conservative: a wider interval there does not mean more "
+                "raters make it worse.")
     st.caption(f"Expected interval width (rows: pairs; columns: raters per pair), {planned.source}.")
     show_table(grid.rename(columns=str))

@@ -9,9 +9,12 @@ again by itself every few seconds until it can go on.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from fairval.annotate.rating import session
+from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
@@ -20,20 +23,21 @@ from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
-from fairval.ui.i18n import direction, translator
+from fairval.ui.demographics import CONTEXT, GENDERS, SELF_DESCRIBE, races
+from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
-GENDERS = ["female", "male", "non-binary", "prefer to self-describe", PREFER_NOT_TO_SAY]
-RACES = ["white", "Black", "Asian", "Hispanic", "Native American", "other", PREFER_NOT_TO_SAY]
-RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
+GROUP_FIELDS = ("group_a", "group_b")      # an item's fields that name a group (filled into the questions)
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
+LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
 
 
 RETRY_SECONDS = 5
-UNAVAILABLE = ("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
-               "again by itself in a few seconds, and you can go on where you were.")
+UNAVAILABLE = N_("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
+                 "again by itself in a few seconds, and you can go on where you were.")
 
 
 def _title(text: str) -> None:
@@ -42,11 +46,30 @@ def _title(text: str) -> None:
 
 
 def _t(study: Study):
+    st.session_state[LANGUAGE] = study.settings.language
     return translator(study.settings.language)
 
 
+def _browser_t():
+    """Words shown before (or without) a study: in the language of the study last shown, else the browser's."""
+    return translator(st.session_state.get(LANGUAGE) or st.context.locale)
+
+
 # Streamlit draws a button's shortcut badge (Enter) faded: at full strength it meets WCAG AA on the button.
-_STYLE = "<style>button kbd { opacity: 1 !important; color: inherit !important; }</style>"
+# A touch screen (no hover, a coarse pointer) has no keys to press: no badge, no keyboard hint.
+# A right-to-left page aligns its own text to the right (Streamlit's headings and paragraphs say left);
+# an item's text takes the direction of its own first letters (an English sentence in an Arabic page keeps
+# its full stop at its end), as dir="auto" would.
+KEYS_HINT = "fv-keys-hint"
+_STYLE = f"""<style>
+button kbd {{ opacity: 1 !important; color: inherit !important; }}
+@media (hover: none) and (pointer: coarse) {{ button kbd, .st-key-{KEYS_HINT} {{ display: none !important; }} }}
+html[dir="rtl"] :is(h1, h2, h3, h4, p, li, label, [data-testid="stMarkdownContainer"],
+                    [data-testid="stCaptionContainer"]) {{ text-align: right; }}
+[data-testid="stText"], [data-testid="stText"] * {{ unicode-bidi: plaintext; text-align: start; }}
+html[dir="rtl"] [data-testid="stProgress"] [role="progressbar"] {{ transform: scaleX(-1); }}
+html[dir] .fv-response :is(p, li, blockquote, pre, h1, h2, h3, h4) {{ unicode-bidi: plaintext; text-align: start; }}
+</style>"""
 
 
 def run() -> None:
@@ -55,7 +78,7 @@ def run() -> None:
     try:
         _run()
     except unavailable_errors():
-        st.warning(UNAVAILABLE)
+        st.warning(_browser_t()(UNAVAILABLE))
         _try_again_soon()
 
 
@@ -78,15 +101,20 @@ def _run() -> None:
     try:
         study = load_study(db, study_id)
     except StudyError:
-        st.error("This link does not lead to a study. Please check the link you were given.")
+        t = _browser_t()
+        st.error(t("This link does not lead to a study. Please check the link you were given."))
         return
     t = _t(study)
     page_language(study.settings.language, direction(study.settings.language), t)
     rater_id = params.get("PROLIFIC_PID") or params.get("rater")
+    source = "prolific" if params.get("PROLIFIC_PID") else "link"
+    if source == "link" and study.settings.signed_links and not (
+            rater_id and rater_links.signed(db, study.study_id, rater_id, params.get(rater_links.PARAM))):
+        st.error(t("This link is not one this study gave out. Please use the link you were given, as it is."))
+        return
     if not rater_id:
         _ask_rater_id(study)
         return
-    source = "prolific" if params.get("PROLIFIC_PID") else "link"
     try:
         rater = session.arrive(db, study.study_id, rater_id, source=source,
                                platform_study_id=params.get("STUDY_ID"),
@@ -113,7 +141,7 @@ def _record(study_id: str, rater_id: str):
             # answer that stops the study does not hand its rater a pair first
             if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
                                       serve_next=not _has_rule(study))
-                    or session.answer_is_stored(db, study, rater_id, item, answers)):
+                    or session.answer_is_stored(db, study, rater_id, item, answers, payload.get("comment"))):
                 st.session_state[NOTICE] = ("saved", t("Answer saved"))
                 _stop_if_answered(db, study, item)
             else:                           # the same link open twice: the first answer is the one kept
@@ -173,7 +201,8 @@ def _only_open_study(db) -> str | None:
 def _landing(db) -> None:
     """Without a study in the link: raters see only how to proceed; researchers also see the open studies."""
     _title("fairval")
-    st.write("This page is opened from a study link. If you were given a link, please use it as it is.")
+    t = _browser_t()
+    st.write(t("This page is opened from a study link. If you were given a link, please use it as it is."))
     if is_researcher():
         names = [n for n in list_study_names(db) if load_study(db, n).status == "open"]
         if names:
@@ -182,12 +211,13 @@ def _landing(db) -> None:
             for name in names:
                 st.page_link("app.py", label=name, query_params={"study": name, **keep})
     st.divider()
-    st.page_link("pages/1_Results.py", label="Researchers: sign in")
+    st.page_link("pages/1_Results.py", label="Researcher pages" if is_researcher() else "Researchers: sign in")
 
 
 def _ask_rater_id(study: Study) -> None:
     t = _t(study)
-    _title(t(study.task.title) if study.task.title else t("Annotation study"))
+    # not the task's title: a rater should not read what is being tested, nor a study's internal name
+    _title(t("Annotation study"))
     with st.form("rater-id"):
         given = st.text_input(t("Your rater ID"))
         if st.form_submit_button(t("Continue")) and given.strip():
@@ -227,11 +257,22 @@ def _demographics(db, study: Study, rater_id: str) -> None:
         # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
         # reader, chosen by arrow keys; shown translated, stored in English
         if "gender" in asks:
-            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None, format_func=t)
+            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
+                                         format_func=lambda value: t.pgettext(CONTEXT, value))
+            # a form redraws nothing until it is sent, so the box is always there; read only with its choice
+            described = st.text_input(t("If you prefer to self-describe: your gender, in your own words"),
+                                      max_chars=60, key="gender-described")
+            if answers["gender"] == SELF_DESCRIBE and described.strip():
+                answers["gender"] = described.strip()
         if "race" in asks:
-            answers["race"] = st.radio(t("Race / ethnicity"), RACES, index=None, format_func=t)
+            answers["race"] = st.radio(t("Race / ethnicity"), races(study.settings.language), index=None,
+                                       format_func=lambda value: t.pgettext(CONTEXT, value))
+            described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
+                                      max_chars=60, key="race-described")
+            if answers["race"] == SELF_DESCRIBE and described.strip():
+                answers["race"] = described.strip()
         if "country" in asks:
-            answers["country"] = st.text_input(t("Country of residence"))
+            answers["country"] = st.text_input(t("Country of residence"), key="country")
             if st.checkbox(t("Prefer not to say"), key="country-declined"):
                 answers["country"] = PREFER_NOT_TO_SAY
         if st.form_submit_button(t("Continue"), type="primary"):
@@ -252,7 +293,8 @@ def _instructions(db, study: Study, rater_id: str) -> None:
     t = _t(study)
     _title(t("Instructions"))
     st.markdown(_instructions_text(study))
-    st.info(t("Keyboard: the key shown on each answer chooses it; Enter submits."))
+    with st.container(key=KEYS_HINT):
+        st.info(t("Keyboard: the key shown on each answer chooses it; Enter submits."))
     if st.button(t("Start"), type="primary", key="start", shortcut="Enter"):
         session.finish_instructions(db, study.study_id, rater_id)
         st.rerun()
@@ -264,7 +306,7 @@ def _practice(db, study: Study, rater_id: str) -> None:
     if index >= len(items):
         session.finish_practice(db, study.study_id, rater_id)
         st.rerun()
-    served = items[index]
+    served = _as_shown(study, items[index])
     t = _t(study)
     task = study.task.translated(t)
     _title(t("Practice {number} of {total}", number=index + 1, total=len(items)))
@@ -293,10 +335,11 @@ def _item(db, study: Study, rater_id: str) -> None:
             st.rerun()
         _no_items(db, study, rater_id)
         return
-    progress = session.progress(db, study, rater_id)
+    served = _as_shown(study, served)
+    answered, total = _progress(db, study, rater_id)
     t = _t(study)
-    done = t("{done} of {total} done", done=progress.answered, total=progress.expected)
-    st.progress(min(1.0, progress.answered / max(progress.expected, 1)), text=done)
+    done = t("{done} of {total} done", done=answered, total=total)
+    st.progress(min(1.0, answered / max(total, 1)), text=done)
     with st.expander(t("Instructions")):
         st.markdown(_instructions_text(study))
     task = study.task.translated(t)
@@ -306,6 +349,25 @@ def _item(db, study: Study, rater_id: str) -> None:
     status = (f"{saved}. " if saved else "") + t("New item; {progress}.", progress=done)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
                 status=status, t=t, language=study.settings.language)
+
+
+def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
+    """Done, and the total as this rater has been told it: a total never shrinks under a rater (others
+    taking the items left can end their session early, at "5 of 8 done"; it never reads "3 of 4" after
+    "3 of 8")."""
+    progress = session.progress(db, study, rater_id)
+    key = f"rater-total:{study.study_id}:{rater_id}"
+    total = max(progress.expected, st.session_state.get(key, 0))
+    st.session_state[key] = total
+    return progress.answered, total
+
+
+def _as_shown(study: Study, served: session.Served) -> session.Served:
+    """The item with its groups named as the study's raters read them (settings.group_labels); what is
+    stored and counted keeps the groups as imported."""
+    data = {k: study.settings.group_label(v) if k in GROUP_FIELDS and isinstance(v, str) else v
+            for k, v in served.data.items()}
+    return dataclasses.replace(served, data=data)
 
 
 def _no_items(db, study: Study, rater_id: str) -> None:

@@ -11,7 +11,7 @@ from fairval.annotate.crowd.prolific import cost_summary, owed
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
 from fairval.ui.common import get_db, show_table
-from fairval.ui.studies import progress_for, results_for, study_header
+from fairval.ui.studies import data_for, progress_for, results_for, study_header
 
 
 def render() -> None:
@@ -29,7 +29,7 @@ def render() -> None:
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        show_table(formats.table(formats.with_mean_interval(numbers["templates"])))
+        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers["templates"]))))
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")
     if numbers.get("names"):
@@ -134,3 +134,20 @@ def _names(names: dict) -> None:
             heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)
             if heatmap is not None:
                 st.altair_chart(heatmap)
+
+
+def _with_text(study_id: str, exclude: bool, table: pd.DataFrame) -> pd.DataFrame:
+    """The per-template table with each template's text (its first fill) and its verdict under the Export
+    page's default thresholds beside its id."""
+    from fairval.annotate.outputs.export import Thresholds, template_texts, template_verdicts
+
+    if "template" not in table.columns:
+        return table
+    data = data_for(study_id, exclude)
+    verdicts = template_verdicts(data, Thresholds()).set_index("template")["passed"]
+    ids = table["template"].astype(str)
+    table = table.copy()
+    at = list(table.columns).index("template") + 1
+    table.insert(at, "text", ids.map(template_texts(data)))
+    table.insert(at + 1, "passes (mean ≥ 4, 3+ ratings)", ids.map(verdicts.to_dict()))
+    return table

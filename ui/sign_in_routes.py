@@ -2,7 +2,7 @@
 serve.py) that set and clear the sign-in cookie in an HTTP response, so it can be HttpOnly.
 
 GET /fairval/sign-in?grant=G redeems a one-time grant made when the password was checked and sets the
-cookie; POST /fairval/sign-out expires it, asked only from the app's own pages (the browser's Origin, or
+cookie, for the browser that holds the grant's binding cookie alone (set by the page that asked); POST /fairval/sign-out expires it, asked only from the app's own pages (the browser's Origin, or
 Sec-Fetch-Site, says so): a link or form on another site cannot sign a researcher out. The page asks them
 in the background, so it is not reloaded; both answer 204.
 """
@@ -25,12 +25,13 @@ def _secure(request: Request) -> bool:
 async def set_cookie(request: Request) -> Response:
     db = open_db(default_db_path())
     try:
-        token = sign_in.redeem(db, request.query_params.get("grant", ""))
+        token = sign_in.redeem(db, request.query_params.get("grant", ""), request.cookies.get(sign_in.BINDING_COOKIE))
     finally:
         db.close()
     if token is None:
         return PlainTextResponse("This sign-in link has been used or has expired; sign in again.", status_code=403)
     response = Response(status_code=204)
+    response.delete_cookie(sign_in.BINDING_COOKIE, path="/fairval/sign-in", samesite="strict", secure=_secure(request))
     response.set_cookie(COOKIE, token, max_age=sign_in.LIFETIME, path="/", httponly=True, samesite="strict",
                         secure=_secure(request))
     response.headers["Cache-Control"] = "no-store"

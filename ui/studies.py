@@ -10,12 +10,16 @@ from fairval.store.db import default_db_path
 from fairval.ui.common import get_db, inert
 
 
+CHOSEN = "_fairval_study"          # the study last chosen on any researcher page, carried to the next
+
+
 def pick_study(*, key: str = "study") -> str | None:
+    """The study the page shows: the one its address names, else the one chosen on the last page."""
     names = list_study_names(get_db())
     if not names:
         st.info("No studies yet: create one on the Manage page or with `fairval study create`.")
         return None
-    wanted = st.query_params.get("study")
+    wanted = st.query_params.get("study") or st.session_state.get(CHOSEN)
     if wanted is not None and wanted not in names:
         # a link to a study this database does not have: say so, and show no other study's numbers
         st.error(f"There is no study named “{inert(wanted)}” in this database. Choose one below.")
@@ -27,8 +31,10 @@ def pick_study(*, key: str = "study") -> str | None:
     else:
         index = names.index(wanted) if wanted in names else 0
         chosen = st.selectbox("Study", names, index=index, key=key)
-    if chosen is not None and chosen != wanted:
+    if chosen is not None and chosen != st.query_params.get("study"):
         st.query_params["study"] = chosen              # the address names the study on screen
+    if chosen is not None:
+        st.session_state[CHOSEN] = chosen
     return chosen
 
 
@@ -38,7 +44,9 @@ def exclude_flagged_switch() -> bool:
 
 
 def study_header(title: str) -> tuple[str, bool] | None:
-    """A researcher page's top: its title, the study picker and the flagged-raters switch."""
+    """A researcher page's top: its title, the study picker and the flagged-raters switch. The page uses the
+    window's width: its tables are wide (sign agreement, rater flags, the export's columns)."""
+    st.set_page_config(page_title=f"{title} · fairval", layout="wide")
     st.title(title)
     study_id = pick_study()
     if study_id is None:

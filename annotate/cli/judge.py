@@ -161,6 +161,8 @@ def trust(ctx, study_name, agreement, risk, model, as_json):
     if as_json:
         click.echo(json.dumps(found))
         return
+    if found["not_guaranteed"]:
+        click.echo(f"Not guaranteed for {study_name!r}: {found['not_guaranteed']}.")
     if found["threshold"] is None:
         tested = found["tested"]
         why = (f"the first threshold tested ({tested[0]['n']} pairs, {tested[0]['disagreements']} disagreement(s)) "

@@ -104,7 +104,7 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     numbers = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
                                     model=model).to_dict()
     if as_json:
-        click.echo(json.dumps(numbers))
+        click.echo(formats.json_text(numbers))
         return
     click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
                f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")
@@ -157,26 +157,44 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
 @click.argument("study_name")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help=".csv or .parquet")
 @click.option("--exclude-flagged", is_flag=True)
+@click.option("--soft-labels", is_flag=True,
+              help="Instead: each answer's share per item and rater group (all, and each balance group).")
 @click.pass_context
 @friendly
-def export_ratings_command(ctx, study_name, out, exclude_flagged):
-    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds."""
-    from fairval.annotate.outputs.export import export_ratings
+def export_ratings_command(ctx, study_name, out, exclude_flagged, soft_labels):
+    """Every rating, one row each, with rater attributes, order shown, canonical value and seconds; or, with
+    --soft-labels, one row per item, question and rater group with n_raters and share_<answer> columns."""
+    from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 
+    if soft_labels:
+        n = export_soft_labels(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
+        click.echo(f"wrote {n} soft-label rows to {out}")
+        return
     n = export_ratings(_db(ctx), study_name, out, exclude_flagged=exclude_flagged)
     click.echo(f"wrote {n} ratings to {out}")
 
 
 @cli.command()
 @click.argument("study_name")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help=".html or .md (with --methods: any name)")
 @click.option("--exclude-flagged", is_flag=True)
 @click.option("--model", help=MODEL_HELP)
+@click.option("--methods", is_flag=True, help="Write the methods paragraph and its BibTeX instead of the report.")
+@click.option("--format", "kind", type=click.Choice(["md", "tex"]), default="md", show_default=True,
+              help="With --methods: Markdown or LaTeX (\\citep{} citations).")
 @click.pass_context
 @friendly
-def report(ctx, study_name, out, exclude_flagged, model):
-    """Write the study report: self-contained HTML with charts, or Markdown."""
+def report(ctx, study_name, out, exclude_flagged, model, methods, kind):
+    """Write the study report: self-contained HTML with charts, or Markdown; or, with --methods, the methods
+    paragraph for the paper (--format md or tex) and its BibTeX beside it (OUT with .bib)."""
     from fairval.annotate.outputs.report import write_report
+
+    if methods:
+        from fairval.annotate.outputs.methods import write_methods
+
+        text, bib = write_methods(_db(ctx), study_name, out, kind=kind, exclude_flagged=exclude_flagged, model=model)
+        click.echo(f"wrote {text} and {bib}")
+        return
 
     click.echo(f"wrote {write_report(_db(ctx), study_name, out, exclude_flagged=exclude_flagged, model=model)}")
 
@@ -233,9 +251,11 @@ def audit_command(ctx, study_name, since, as_json):
         return
     for r in rows:
         when = datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        details = ", ".join(f"{k}={v}" for k, v in r["details"].items() if v is not None)
-        click.echo(f"{when}  {r['actor']} ({r['via']})  {r['action']}" + (f"  {r['study_id']}" if r["study_id"] else "")
-                   + (f"  {details}" if details else ""))
+        # every value escaped: an actor or detail typed on a sign-in form prints as one line, no terminal escape
+        shown = audit.printable
+        details = ", ".join(f"{shown(k)}={shown(v)}" for k, v in r["details"].items() if v is not None)
+        click.echo(f"{when}  {shown(r['actor'])} ({shown(r['via'])})  {shown(r['action'])}"
+                   + (f"  {shown(r['study_id'])}" if r["study_id"] else "") + (f"  {details}" if details else ""))
     if not rows:
         click.echo("nothing recorded" + (f" for {study_name!r}" if study_name else "") + (f" since {since}" if since else ""))
 

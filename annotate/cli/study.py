@@ -82,6 +82,7 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.crowd import stopping
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
+    from fairval.annotate.rating.order import order_sentence
     from fairval.annotate.results.progress import study_progress
 
     db = _db(ctx)
@@ -100,6 +101,7 @@ def study_show(ctx, name, as_json):
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
+    click.echo(f"  {order_sentence(db, study)}")
     design = adaptive.design_sentence(db, study)
     if design:
         click.echo(f"  design: {design}")
@@ -224,13 +226,21 @@ def _mix_line(sample: dict) -> str:
             "errors grow with its uncertainty")
 
 
-@study.command("set")
+def _settings_list() -> str:
+    from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
+    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items() if key not in RECORDED)
+
+
+@study.command("set", epilog="\b\nSettings:\n" + _settings_list() + "\n  status               open, paused or closed"
+               "\n  design, budget       design=adaptive budget=N: pairs go to people one decision at a time")
 @click.argument("name")
 @click.argument("assignments", nargs=-1, required=True)
 @click.pass_context
 @friendly
 def study_set(ctx, name, assignments):
-    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed."""
+    """Change settings: KEY=VALUE ... (values are JSON, or plain text), or status=open|paused|closed.
+
+    For example: fairval study set my-study raters_per_item=5 language=ar"""
     from fairval.annotate.material.studies import configure_study
     changes = {}
     for pair in assignments:
@@ -288,3 +298,29 @@ def study_watch(ctx, name, every, once):
             click.echo(f"{name} goes on: its stopping rule is not met (or it has none, or it is not open)")
             return
         time.sleep(every)
+
+
+@study.command("links")
+@click.argument("name")
+@click.option("--raters", "raters_file", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="The raters' ids, one a line.")
+@click.option("--base-url", default="http://localhost:8501", show_default=True, help="Where raters reach the app.")
+@click.pass_context
+@friendly
+def study_links(ctx, name, raters_file, base_url):
+    """One signed link per in-house rater (the study's `signed_links=true` then refuses unsigned ones)."""
+    from pathlib import Path
+
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.serving.rater_links import link
+    from fairval.store import audit
+
+    db = _db(ctx)
+    study_id = load_study(db, name).study_id
+    ids = [line.strip() for line in Path(raters_file).read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not ids:
+        raise click.BadParameter(f"{raters_file} has no rater ids (one a line)", param_hint="--raters")
+    for rater_id in ids:
+        click.echo(link(db, base_url, study_id, rater_id))
+    audit.record(db, "study.links", study_id, raters=len(ids))
+

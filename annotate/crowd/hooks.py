@@ -6,15 +6,19 @@ server's /fairval/prolific-hook address to `submission.status.change`, confirmed
 Prolific answers with (Prolific's documented steps). Receiving: a request is taken only when its
 X-Prolific-Request-Signature is the base64 HMAC-SHA256 of its X-Prolific-Request-Timestamp and body under a
 stored secret, and the timestamp is within five minutes of this server's clock (an old request replayed is
-refused). An event is taken once by its X-Event-ID; an event older (X-Timestamp) than one already taken for
-the same submission changes nothing. The submission is found by the SESSION_ID the participant's link
-carried (Prolific's submission id)."""
+refused). Only what the signature covers is believed: an event is taken once by the signed timestamp and
+body (not the unsigned X-Event-ID, which a replay could change); its time is the unsigned X-Timestamp only
+when that is no later than the signed one (so a replay cannot stamp an event in the future and make the real
+ones after it look older), else the signed time. An event older than one already taken for the same
+submission changes nothing. The submission is found by the SESSION_ID the participant's link carried
+(Prolific's submission id), in the study the subscription was made for."""
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
 import json
+import math
 import time
 
 from fairval.annotate.crowd.prolific import release_returned
@@ -51,9 +55,11 @@ def receive(db: Database, headers: dict[str, str], body: bytes, now: float | Non
         sent_at = float(timestamp)
     except ValueError:
         return 401, "no request timestamp"
-    if abs(now - sent_at) > WINDOW:
+    if not math.isfinite(sent_at) or abs(now - sent_at) > WINDOW:      # (nan is within every window)
         return 401, "the request's timestamp is not within five minutes of this server's clock"
-    if not any(hmac.compare_digest(signature(s, timestamp, body), given) for s in hook_store.secrets(db)):
+    signed_for = [study for s, study in hook_store.subscriptions(db)
+                  if hmac.compare_digest(signature(s, timestamp, body), given)]
+    if not signed_for:
         return 401, "the signature does not match"
     try:
         event = json.loads(body)
@@ -62,17 +68,19 @@ def receive(db: Database, headers: dict[str, str], body: bytes, now: float | Non
         return 400, "not a submission event"
     if event.get("event_type") != EVENT:
         return 200, f"ignored: {event.get('event_type')!r} is not {EVENT}"
-    event_id = h.get("x-event-id") or hashlib.sha256(body + timestamp.encode()).hexdigest()
+    event_id = hashlib.sha256(timestamp.encode() + b"\x00" + body).hexdigest()
     try:
-        event_at = float(h.get("x-timestamp") or sent_at)
+        stated = float(h.get("x-timestamp") or sent_at)
     except ValueError:
-        event_at = sent_at
+        stated = sent_at
+    event_at = stated if math.isfinite(stated) and stated <= sent_at else sent_at
     taken = hook_store.take_event(db, event_id, submission, status, event_at, now)
     if taken != "new" or status not in GONE:
         return 200, f"{taken} event: {status}"
     audit.acting_as("Prolific", "hook")
     released = 0
-    for study_id, rater_id in hook_store.raters_of_submission(db, submission):
+    study = signed_for[0]
+    for study_id, rater_id in hook_store.raters_of_submission(db, submission, study):
         released += release_returned(db, study_id, [rater_id])
         audit.record(db, "prolific.returned", study_id, participant=rater_id, status=status, released=released)
     return 200, f"{status}: {released} slot(s) released"

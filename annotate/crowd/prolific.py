@@ -189,7 +189,10 @@ def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -
     counts: dict[str, int] = {}
     for s in submissions:
         counts[s.get("status", "?")] = counts.get(s.get("status", "?"), 0) + 1
-    return {"statuses": counts, "released_slots": release_returned(db, study_id, gone), "returned": gone}
+    released = release_returned(db, study_id, gone)
+    audit.record(db, "prolific.sync", study_id, prolific_study=prolific_study, submissions=len(submissions),
+                 returned=len(gone), released=released)
+    return {"statuses": counts, "released_slots": released, "returned": gone}
 
 
 def approve(client, prolific_study: str, participants: list[str], *, db: Database | None = None,

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import time
 
-from fairval.annotate.material.studies import configure_study, load_study, stored_settings
-from fairval.annotate.results.numbers import study_numbers
+import numpy as np
+import pandas as pd
+
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.rating import running
+from fairval.annotate.rating.running import has_rule  # noqa: F401  (the pages ask it here)
+from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings
+from fairval.annotate.results import judge as judge_numbers
+from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
+                                              study_numbers)
 from fairval.errors import ProlificError
 from fairval.store import Database, audit, immediate
+from fairval.store import running as running_store
 from fairval.store import studies as study_store
-
-
-def has_rule(study) -> bool:
-    return study.settings.target_ci_width is not None or study.settings.stop_when_excludes is not None
 
 
 def stop_sentence(stopped: dict) -> str:
@@ -47,8 +52,10 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
     study = load_study(db, study_id)
     if study.status != "open" or study.settings.stopped or not has_rule(study):
         return None
-    numbers = study_numbers(db, study_id, n_boot=0).to_dict()
-    cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
+    cs = kept_interval(db, study)           # kept as pairs complete: a row read, whatever the study's size
+    if cs is None:                              # the adaptive design: the whole analysis
+        numbers = study_numbers(db, study_id, n_boot=0).to_dict()
+        cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
     why = verdict(study, cs)
     if why is None:
         return None
@@ -67,6 +74,48 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
         with immediate(db, study_id):
             study_store.update_study(db, study_id, settings=stored_settings(load_study(db, study_id), stopped=stopped))
     return stopped
+
+
+def kept_interval(db: Database, study: Study) -> dict | None:
+    """The stored interval (value, ci, n_pairs_complete), rebuilt from the whole study when missing; None
+    when this study's interval is not kept (see kept)."""
+    if not running.kept(study):
+        return None
+    found = running_store.interval(db, study.study_id)
+    if found is not None:
+        return found
+    with immediate(db, study.study_id):          # no pair completes between the read and the write
+        running.save(db, study.study_id, rebuilt_interval(db, study.study_id))
+    return running_store.interval(db, study.study_id)
+
+
+def rebuilt_interval(db: Database, study_id: str) -> dict:
+    """The state from the whole study, with the full analysis's own pieces: its complete pairs in order,
+    its main judge, its weights; then one step per pair, as the answers would have made them."""
+    data = load_study_data(db, study_id)
+    settings = data.study.settings
+    sample = settings.human_sample
+    model = main_judge(data)
+    judge = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna()
+    inclusion = pd.Series(data.inclusion, dtype=float)
+    completed = completed_pairs(scored_ratings(data), settings.raters_per_item)
+    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, sample, inclusion)
+    weighted = pool is not None
+    judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
+    reach = 2 * judge_numbers._largest_weight(pool, inclusion)
+    state = running.start({
+        "question": scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
+        "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
+        "planned": judge_numbers._planned(sample, len(judge)),
+        "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
+        "pool_size": len(pool) if weighted else None,
+        "population": None if weighted else len(judge)})      # a uniform sample: H over the judged pairs
+    if model is None:
+        return state
+    order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
+    for y, f, weight in zip(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order]):
+        state = running.step_pair(state, float(y), float(f), float(weight))
+    return state
 
 
 def _pause_prolific(db: Database, study, client_factory) -> str:

@@ -18,6 +18,8 @@ from fairval.store import Database
 class StudyPlan:
     designs: pd.DataFrame     # pairs, raters_per_pair, rho_width, sign_width, harm_width
     source: str               # where the widths come from, printed beside them
+    pilot_pairs: int | None = None            # the pilot's rated pairs (None: planned from assumed values)
+    pilot_raters_per_pair: int | None = None  # the most ratings a pilot pair has: beyond it, widths are conservative
 
 
 def plan_study(db: Database, study_id: str, *, model: str | None = None, seed: int = 0) -> StudyPlan:
@@ -36,7 +38,7 @@ def plan_study(db: Database, study_id: str, *, model: str | None = None, seed: i
     return StudyPlan(designs, f"resampled from the pilot: {formats.count(len(per_pair), 'pair')} with "
                               f"{span} ratings each and the judge's scores; with more "
                               f"than {most} raters per pair the pilot's ratings are drawn again, so those "
-                              "widths are conservative")
+                              "widths are conservative", len(per_pair), most)
 
 
 def plan_from_assumptions(assumed: Assumptions, *, seed: int = 0) -> StudyPlan:

@@ -27,7 +27,7 @@ from fairval.errors import JudgeError
 from fairval.annotate.judge.deadline import http_client
 from fairval.annotate.material.pairs import responses_as_shown, scored_question
 from fairval.annotate.material.studies import load_study
-from fairval.store import Database, judge_calls
+from fairval.store import Database, audit, judge_calls
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 
@@ -301,6 +301,8 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
                 f"{left} order(s) left for a resume")
 
     total = len(pending)
+    # a run spends the lab's money at the judge's server: recorded before its first call
+    audit.record(db, "lmra.run", study_id, model=config.model, base_url=config.base_url, orders=total)
     try:
         if pending and use_logprobs:
             # The first call tells whether the server gives log-probabilities (some refuse with a

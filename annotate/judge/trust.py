@@ -15,6 +15,22 @@ from fairval.errors import StudyError
 from fairval.store import lmra as lmra_store
 
 
+NOT_UNIFORM = {"active": "where the judge was least sure (`study sample --active`)",
+               "stratified": "by group pair (`study sample --by-group-pair`)",
+               "escalate": "below a judge threshold (`study sample --escalate`)",
+               "adaptive": "by the adaptive design, from the judge's uncertainty"}
+
+
+def not_uniform(sample: dict | None) -> str | None:
+    """Why a study's rated pairs are not a uniform random sample of its pairs, which the threshold's
+    guarantee needs (the binomial test counts the rated pairs as draws from all of them); None if they are."""
+    design = (sample or {}).get("design")
+    if design not in NOT_UNIFORM:
+        return None
+    return (f"its rated pairs were drawn {NOT_UNIFORM[design]}, not uniformly at random, so the agreement they show "
+            "is not the judge's agreement on the pairs above the threshold")
+
+
 def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
     data = load_study_data(db, study_id)
     if scored_question(data.study.task) is None:
@@ -32,7 +48,8 @@ def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05
                             agreement=agreement, risk=risk)
     above = 0 if found["threshold"] is None else int((answers["confidence"] >= found["threshold"]).sum())
     return {**found, "model": judge, "rated_pairs": len(both), "judged_pairs": len(answers),
-            "pairs_to_judge_alone": above, "share_to_judge_alone": above / len(answers)}
+            "pairs_to_judge_alone": above, "share_to_judge_alone": above / len(answers),
+            "not_guaranteed": not_uniform(data.study.settings.human_sample)}
 
 
 def escalate_sample(db, study_id: str, pilot: str, *, agreement: float = 0.9, risk: float = 0.05,
@@ -52,6 +69,9 @@ def escalate_sample(db, study_id: str, pilot: str, *, agreement: float = 0.9, ri
         raise StudyError(f"trust or escalate decides from the judge's confidence: {study_id!r} has no scores from "
                          f"{judge or 'any judge'!r}; run the judge on its pairs first")
     found = judge_trust(db, pilot, agreement=agreement, risk=risk, model=judge)
+    if found["not_guaranteed"]:
+        raise StudyError(f"pilot {pilot!r} cannot set the threshold: {found['not_guaranteed']}; use a pilot whose "
+                         "pairs were drawn uniformly (`fairval study sample --n`) or all rated")
     if found["threshold"] is None:
         raise StudyError(f"no confidence threshold of {judge!r} can be trusted on the {found['rated_pairs']} rated "
                          f"pairs of {pilot!r} (see `fairval judge trust {pilot}`): every pair would go to people; "

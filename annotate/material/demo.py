@@ -108,7 +108,8 @@ def _write(folder: Path, name: str, rows: list[dict]) -> Path:
 
 
 def _templates(db: Database) -> None:
-    create_study(db, "demo-templates", "template_quality", raters_per_item=3, seed=1, gold_rate=0.1,
+    # five raters an item: after the two pretend ones, a newcomer and the next two are served every item
+    create_study(db, "demo-templates", "template_quality", raters_per_item=5, seed=1, gold_rate=0.1,
                  completion_code="DEMO-TEMPLATES", demographics=["gender", "country"])
     rows = []
     for qid, text in TEMPLATES.items():
@@ -131,7 +132,10 @@ def _templates(db: Database) -> None:
 
 
 def _pairs(db: Database) -> None:
-    create_study(db, "demo-pairs", "harmful_stereotype", raters_per_item=6, seed=2, gold_rate=0.1,
+    # twelve raters a pair, six of each gender: after the four pretend ones (two of each), four more of each
+    # gender are served every pair (with six, the first newcomer of a gender took the last place of each);
+    # a check in seven items: at 0.1, eight pairs never reached the attention check
+    create_study(db, "demo-pairs", "harmful_stereotype", raters_per_item=12, seed=2, gold_rate=0.15,
                  balance_by="gender", balance_groups=["female", "male"],
                  completion_code="DEMO-PAIRS")
     rng = random.Random(11)

@@ -28,6 +28,7 @@ from fairval.errors import NoSpace, RaterIdError, TaskError
 from fairval.store import audit
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
+CONTROL_FIELDS = (GOLD_FIELD, PRACTICE_FIELD)          # read into the item's gold and practice marks
 PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
 
 

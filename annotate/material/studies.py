@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import secrets
 import time
 from dataclasses import dataclass
 
+from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
@@ -26,6 +28,7 @@ DEFAULT_CONSENT = (
     "with your participant ID and the background details you choose to give, used only for this "
     "research, and reported only in aggregate.")
 
+
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -40,6 +43,7 @@ class StudySettings:
     min_seconds: float = 0.0                    # answers faster than this count as too fast
     timeout_seconds: float = 1800.0             # a served, unanswered item goes back to the pool
     max_items_per_rater: int | None = None
+    max_fills_per_template: int | None = None   # fills of one template a rater may get (1: compare between raters)
     demographics: tuple[str, ...] = ()          # asked of each rater, from ATTRIBUTES
     consent_text: str = DEFAULT_CONSENT
     instructions: str = ""                      # empty: the task's own instructions
@@ -58,6 +62,9 @@ class StudySettings:
     stop_when_excludes: float | None = None     # pause the study once H's anytime interval excludes this value
     prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
     stopped: dict | None = None                 # set when the study stopped itself: when, why, the interval
+    signed_links: bool = False                  # link-raters need `fairval study links`' signed links
+    group_labels: dict | None = None            # {language: {group: label}}: what raters read for an item's
+                                                # group_a/group_b; the stored group (and the numbers) unchanged
 
     def __post_init__(self) -> None:
         shipped = supported(str(self.language))
@@ -98,10 +105,28 @@ class StudySettings:
                                                      or self.max_items_per_rater < 1):
             raise StudyError(f"max_items_per_rater must be a whole number of at least 1 (or none for no cap), "
                              f"not {self.max_items_per_rater!r}")
+        if self.max_fills_per_template is not None and (isinstance(self.max_fills_per_template, bool) or not
+                                                        isinstance(self.max_fills_per_template, int)
+                                                        or self.max_fills_per_template < 1):
+            raise StudyError(f"max_fills_per_template must be a whole number of at least 1 (or none for no cap), "
+                             f"not {self.max_fills_per_template!r}")
+        if self.group_labels is not None and not (
+                isinstance(self.group_labels, dict) and all(
+                    isinstance(lang, str) and isinstance(labels, dict)
+                    and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in labels.items())
+                    for lang, labels in self.group_labels.items())):
+            raise StudyError('group_labels must map a language to {group: label} with text labels, e.g. '
+                             f'{{"ar": {{"woman": "امرأة"}}}}, not {self.group_labels!r}')
         unknown = set(self.demographics) - set(ATTRIBUTES)
         if unknown:
             raise StudyError(f"demographics may ask only {', '.join(ATTRIBUTES)}; "
                              f"not {', '.join(sorted(unknown))}")
+
+    @classmethod
+    def settable(cls) -> dict[str, str]:
+        """The settings a researcher sets (`study set`), each with its one-line meaning: every field but
+        the state the system records itself (the drawn sample, the stop)."""
+        return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls) if f.name not in RECORDED}
 
     def quota(self) -> dict[str, int] | None:
         """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
@@ -109,6 +134,10 @@ class StudySettings:
             return None
         per = math.ceil(self.raters_per_item / len(self.balance_groups))
         return {g: per for g in self.balance_groups}
+
+    def group_label(self, group: str) -> str:
+        """A group's name as raters of this study's language read it (the group itself when not given)."""
+        return ((self.group_labels or {}).get(self.language) or {}).get(group, group)
 
     def asks(self) -> tuple[str, ...]:
         """Demographics to ask: the balance attribute always, since assignment needs it."""
@@ -130,7 +159,10 @@ class StudySettings:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known - {"task_definition"}
         if unknown:
-            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}")
+            near = [m for key in sorted(unknown) for m in difflib.get_close_matches(key, cls.settable(), n=1)]
+            raise StudyError(f"unknown study setting(s): {', '.join(sorted(unknown))}"
+                             + (f" (did you mean {', '.join(near)}?)" if near else "") + "; the settings are "
+                             f"{', '.join(cls.settable())} (`fairval study set --help` says what each means)")
         values = {k: v for k, v in d.items() if k in known}
         for key in ("balance_groups", "demographics"):
             if key in values:

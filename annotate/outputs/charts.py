@@ -57,6 +57,23 @@ def calibration_scatter(items: pd.DataFrame) -> alt.LayerChart | None:
     return (diagonal + base).properties(width=380, height=380)
 
 
+def reliability_diagram(confidence: dict | None) -> alt.LayerChart | None:
+    """The judge's confidence against people's agreement per bin, each bin's pairs beside it (lmra.confidence)."""
+    bins = [b for b in (confidence or {}).get("bins", []) if b["n"]]
+    if not bins:
+        return None
+    frame = pd.DataFrame(bins).assign(bin=lambda f: [f"{lo:.1f}–{hi:.1f}" for lo, hi in zip(f["low"], f["high"])])
+    points = alt.Chart(frame).mark_circle().encode(
+        x=alt.X("confidence:Q", title="the judge's confidence in its answer", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("agreement:Q", title="share where people's majority agrees", scale=alt.Scale(domain=[0, 1])),
+        size=alt.Size("n:Q", title="pairs"),
+        tooltip=["bin", alt.Tooltip("confidence:Q", format=".2f"), alt.Tooltip("agreement:Q", format=".2f"), "n"])
+    labels = points.mark_text(dy=-12).encode(text="n:Q")
+    diagonal = alt.Chart(pd.DataFrame({"x": [0, 1], "y": [0, 1]})).mark_line(
+        strokeDash=[4, 4], color="gray").encode(x="x", y="y")
+    return (diagonal + points + labels).properties(width=380, height=380)
+
+
 def group_bars(lmra: dict) -> alt.Chart | None:
     rows = [{"raters": f"{attr}: {g}", "measure": measure, "value": c[key]}
             for attr, by in lmra.get("by_rater_group", {}).items() for g, c in by.items()

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairval.analysis.rater_model import dawid_skene
 from fairval.analysis.scores import as_numbers
+from fairval.analysis.soft_labels import soft_labels
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
+from fairval.annotate.material.importers import CONTROL_FIELDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
 from fairval.store import Database, audit
@@ -25,6 +28,16 @@ class Thresholds:
     def __post_init__(self) -> None:
         if self.min_ratings < 1:
             raise StudyError(f"min_ratings must be at least 1, not {self.min_ratings}")
+
+
+def template_texts(data: StudyData) -> dict[str, str]:
+    """Each template's text as a reader knows it: its first real fill (what the Results and Export pages show
+    beside a template's id, which alone is a number)."""
+    texts: dict[str, str] = {}
+    for r in data.regular_items.itertuples():
+        shown = r.data.get("filled_template") or next((str(v) for v in r.data.values() if isinstance(v, str)), "")
+        texts.setdefault(str(r.data.get(TEMPLATE_KEY, r.item_id)), str(shown))
+    return texts
 
 
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
@@ -90,13 +103,22 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
     and its share, and the raters' comments."""
     fields = list(data.study.task.required_fields)
     texts = {r.item_id: r.data for r in data.items.itertuples()}
+    model_labels = {}            # nominal questions: the crowd model's label (Dawid–Skene) beside the majority
+    for q in data.study.task.questions:
+        if q.level == "nominal":
+            answers = data.ratings.loc[data.ratings["question"] == q.id, ["item_id", "rater_id", "canonical"]]
+            model = dawid_skene(answers.rename(columns={"canonical": "value"}).dropna())
+            if model is not None:
+                model_labels[q.id] = model.labels().to_dict()
     rows = []
     for (item, q), part in data.ratings.groupby(["item_id", "question"], sort=False):
         counts = part["canonical"].value_counts()
         rows.append({"item_id": item, **{f: texts[item].get(f, "") for f in fields}, "question": q,
                      "n": len(part), "top_answer": counts.index[0], "top_share": float(counts.iloc[0] / len(part)),
+                     "model_label": model_labels.get(q, {}).get(str(item)),
                      "comments": " | ".join(c for c in part["comment"].dropna())})
-    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "comments"])
+    return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "model_label",
+                                       "comments"])
 
 
 def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> "pd.DataFrame":
@@ -107,6 +129,31 @@ def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False)
         ~data.all_ratings["rater_id"].isin(list(data.excluded))]
     frame = frame.assign(study_id=data.study.study_id)
     return frame[["study_id"] + [c for c in frame.columns if c != "study_id"]].reset_index(drop=True)
+
+
+def soft_label_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
+    """Each answer's share per real item, question and rater group: every rater ("all"), then each group of
+    the study's balance attribute."""
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    s = data.study.settings
+    column = f"rater_{s.balance_by}" if s.balance_by else None
+    groups = tuple(s.balance_groups) if s.balance_by else ()
+    ratings = data.ratings if column is None or column in data.ratings else data.ratings.assign(**{column: None})
+    return soft_labels(ratings, group_column=column, groups=groups)
+
+
+def export_soft_labels(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+    """soft_label_table written as CSV or Parquet; returns its rows."""
+    out = Path(out)
+    fmt = output_format(out, ("csv", "parquet"))
+    frame = soft_label_table(db, study_id, exclude_flagged=exclude_flagged)
+    if fmt == "csv":
+        write_csv(frame, out)
+    else:
+        with atomic_output(out) as path:
+            frame.to_parquet(path, index=False)
+    audit.record(db, "export.soft_labels", study_id, file=out.name, rows=len(frame), exclude_flagged=exclude_flagged)
+    return len(frame)
 
 
 def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
@@ -123,21 +170,28 @@ def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flag
     return len(frame)
 
 
+def _published(data: dict) -> dict:
+    """An item's fields without the empty marks a CSV import carries in every row (`_gold`, `_practice`
+    columns left blank): the set exported holds real items only, so the marks say nothing there."""
+    return {k: v for k, v in data.items() if not (k in CONTROL_FIELDS and v in ("", None, False, 0, "0"))}
+
+
 def _write_rows(out: Path, fmt: str, items: list, columns_from: list) -> None:
     """Rows exactly as imported: JSONL lines byte for byte; CSV with the imported columns in order (those
     of every item, so that a set no template passed still has its header)."""
     if fmt == "jsonl":
         with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
             for r in items:
-                f.write((r.source_line if r.source_line is not None else json.dumps(r.data, ensure_ascii=False)) + "\n")
+                f.write((r.source_line if r.source_line is not None
+                         else json.dumps(_published(r.data), ensure_ascii=False)) + "\n")
         return
-    columns = list(dict.fromkeys(k for r in columns_from for k in r.data))
+    columns = list(dict.fromkeys(k for r in columns_from for k in _published(r.data)))
     with atomic_output(out) as path, path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=[spreadsheet_text(c) for c in columns])
         writer.writeheader()
         for r in items:
             writer.writerow({spreadsheet_text(k): spreadsheet_text(v if isinstance(v, str) else json.dumps(v))
-                             for k, v in r.data.items()})
+                             for k, v in _published(r.data).items()})
 
 
 def _write_table(out: Path, fmt: str, table: pd.DataFrame) -> None:

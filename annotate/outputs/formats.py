@@ -15,6 +15,27 @@ if TYPE_CHECKING:
 DASH = "–"
 
 
+SIGNIFICANT = 12      # digits a number keeps in JSON: no float noise (-0.40000000000000013), exact for any check
+
+
+def plain_number(x):
+    """x with every float written to 12 significant digits, in nested dicts and lists."""
+    if isinstance(x, float):
+        return float(f"{x:.{SIGNIFICANT}g}") if math.isfinite(x) else x
+    if isinstance(x, dict):
+        return {k: plain_number(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain_number(v) for v in x]
+    return x
+
+
+def json_text(x) -> str:
+    """What `--json` prints: indented, numbers without float noise."""
+    import json
+
+    return json.dumps(plain_number(x), indent=2, ensure_ascii=False)
+
+
 def _undefined(x) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 

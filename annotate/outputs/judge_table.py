@@ -181,12 +181,20 @@ def escalation_sentence(block: dict | None, label: str) -> str:
     text = (f"Trust or escalate: {block['guarantee']}. Labels: {formats.count(labels['1'], 'pair')} +1, "
             f"{formats.count(labels['-1'], 'pair')} −1, {formats.count(labels['0'], 'pair')} 0"
             + (f", {formats.count(labels['tie'], 'pair')} where people tie" if labels["tie"] else "") + ". ")
-    if block["h_signs"] is None:
-        return text + f"{label} from the labels: not yet ({block['reason']})."
-    return text + (f"{label} from the labels (share +1 minus share −1): {formats.ratio(block['h_signs'])}; when the "
+    balance = "Sign balance of the labels (the share of +1 minus the share of −1; not H, which averages people's scores)"
+    if block["sign_balance"] is None:
+        return text + f"{balance}: not yet ({block['reason']})."
+    return text + (f"{balance}: {formats.ratio(block['sign_balance'])}; when the "
                    f"guarantee holds, people's own share differs from it by at most "
                    f"{formats.ratio(block['bias_bound'])} in expectation. It has no interval: the escalated pairs "
                    "are all rated, and the trusted ones carry the judge's answers.")
+
+
+def _kind(cs: dict) -> str:
+    """The guarantee in a few words: exact, or asymptotic from which pair (the full text is cs['valid'])."""
+    if cs.get("method") == "asymptotic":
+        return f"; asymptotic, from the {cs.get('asymptotic_from')}th pair"
+    return "; exact" if cs.get("method") == "betting" else ""
 
 
 def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str:
@@ -198,7 +206,7 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
         return f"{label}: no anytime-valid interval yet ({cs.get('reason')})."
     low, high = (formats.ratio(v) for v in cs["ci"])
     text = (f"{label} is between {low} and {high}, valid however often you look "
-            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete).")
+            f"({formats.count(cs['n_pairs_complete'], 'pair')} complete{_kind(cs)}).")
     if not target:
         return text
     if "target_width" not in cs:
@@ -211,3 +219,27 @@ def anytime_sentence(cs: dict | None, label: str, *, target: bool = True) -> str
         return text + f" At this spread the target width {cs['target_width']:g} is out of reach."
     return (text + f" At this rate the target width {cs['target_width']:g} is reached after about "
             f"{formats.count(cs['more_judgments'], 'more judgment')} ({formats.count(cs['more_pairs'], 'more pair')}).")
+
+
+def confidence_sentence(c: dict | None) -> str:
+    """The judge's calibration against people's majority (lmra.confidence), in a sentence."""
+    if not c or c.get("ece") is None:
+        return (c or {}).get("reason", "")
+    return (f"Is the judge's confidence worth anything? Over {c['n_pairs']} pairs with a majority among people "
+            f"({c['n_ties']} tied pairs left out), its expected calibration error is {with_ci(c['ece'], c.get('ece_ci'))} "
+            f"(0: its confidence is how often people's majority agrees with it) and its Brier score "
+            f"{with_ci(c['brier'], c.get('brier_ci'))} (0 perfect, 2 worst).")
+
+
+def length_sentence(c: dict | None) -> str:
+    """Whether the judge rewards longer responses more than people do (lmra.length); empty when it does not."""
+    if not c or c.get("difference") is None or not c.get("difference_ci"):
+        return ""
+    low, high = c["difference_ci"]
+    leans_more = abs(c["judge_r"]) > abs(c["human_r"]) and (low > 0 or high < 0)
+    if not leans_more:
+        return ""
+    side = "the longer" if c["judge_r"] > 0 else "the shorter"
+    return (f"The judge leans towards {side} response more than people do: its score's correlation with the "
+            f"difference in length is {c['judge_r']:.2f}, people's {c['human_r']:.2f} (difference "
+            f"{with_ci(c['difference'], c['difference_ci'])} over {c['n_pairs']} pairs).")

@@ -12,9 +12,10 @@ import vl_convert
 from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, escalation_sentence, order_sentence,
-                                                  few_pairs_sentence, pair_group_rows, ppi_sentence,
+                                                  chosen_pairs_sentence, confidence_sentence, escalation_sentence,
+                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows, ppi_sentence,
                                                   rater_allocation_sentence,
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
@@ -53,7 +54,10 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     progress = study_progress(db, study_id, data=data)
     settings = data.study.settings.to_dict()
     settings.pop("consent_text")
+    paragraph, cites = methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
     sections: list[tuple] = [
+        ("Methods (for the paper: `fairval report --methods` writes it with its BibTeX)",
+         paragraph + " References: " + "; ".join(cites) + "."),
         ("Study", pd.DataFrame([{"study": numbers["study"], "task": numbers["task"],
                                  "items": numbers["n_items"], "raters": numbers["n_raters"],
                                  "ratings": numbers["n_ratings"],
@@ -96,6 +100,9 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                  "n items": numbers[key]["difference"]["n"]}])),
             (f"{title} by group pair", pd.DataFrame(group_rows) if group_rows else None),
             (f"{title} over the group pairs", stratified_sentence(numbers[key].get("by_pair_group"), title) or None),
+            ("The judge's confidence against people", " ".join(
+                (confidence_sentence(lmra.get("confidence")), length_sentence(lmra.get("length")))).strip() or None),
+            ("Reliability diagram", charts.reliability_diagram(lmra.get("confidence"))),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
             ("Calibration by rater group", charts.group_bars(lmra)),
             ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.get("rater_group_allocation")) or None),
@@ -126,12 +133,19 @@ def _version() -> str:
         return "(development)"
 
 
+def _interval_note(sections: list[tuple]) -> str:
+    """How the report's intervals were made: Pearson's ρ is named only where the report has it (pair studies)."""
+    has_rho = any(isinstance(body, pd.DataFrame) and any("Pearson" in str(c) or "ρ" in str(c) for c in body.columns)
+                  for _, body in sections)
+    return "bootstrap over items for alpha" + (", Fisher's z for Pearson's ρ" if has_rho else "")
+
+
 def render_html(study_id: str, sections: list[tuple]) -> str:
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fairval report: "
              f"{html.escape(study_id)}</title><style>{CSS}</style></head><body>",
              f"<h1>Study report: {html.escape(study_id)}</h1>",
              f"<p class='note'>Made by fairval {_version()} on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-             "Intervals are 95%: bootstrap over items for alpha, Fisher's z for Pearson's ρ.</p>"]
+             f"Intervals are 95%: {_interval_note(sections)}.</p>"]
     for title, body in sections:
         if body is None:
             continue

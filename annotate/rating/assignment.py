@@ -1,12 +1,20 @@
 """The assignment policy, as pure code: which item a rater gets next, or none.
 
 Rules: never an item the rater has seen; never beyond an item's target of raters (answered plus
-unexpired slots held); with balance, never beyond the rater's group quota on that item; the
-least-taken items first, import order breaking ties; gold items when one is due.
+unexpired slots held); with balance, never beyond the rater's group quota on that item; gold items
+when one is due (the least-taken first). Regular items go depth-first in the study's seeded random
+order (`rank`): an item others have started comes before one nobody holds, and among each the lowest
+rank first. So the open window stays as small as the raters present allow (a new item opens only when
+no started one is open to the rater), and items complete in an order unrelated to their content or
+the file's order: the complete items are a random prefix of the study's.
+
+Templates: never two fills of one template in a row (while the study has another template), and at
+most `max_fills` fills of one template per rater (None: no cap); see avoided_templates.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fairval.store.loads import is_open          # the one rule of "open", shared with the load rows
@@ -19,6 +27,8 @@ class ItemLoad:
     taken: int                                        # distinct raters answered or holding a slot
     taken_by_group: Mapping[str, int] = field(default_factory=dict)
     gold: bool = False
+    rank: int = 0                                     # place in the study's seeded random order
+    template: str | None = None                       # the template it fills (None: its own)
 
 
 def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> bool:
@@ -31,10 +41,20 @@ def gold_due(answered_regular: int, answered_gold: int, gold_rate: float) -> boo
     return (answered_gold + 1) <= gold_rate * (answered_regular + answered_gold + 1) + 1e-9
 
 
+def avoided_templates(served: Sequence[str | None], max_fills: int | None, *, others_exist: bool = True) -> set[str]:
+    """Templates this rater may not get next, from the templates of what they were served, in order: the
+    last one (a second fill in a row shows what varies; unless the study has no other template,
+    `others_exist`), and any they have had `max_fills` fills of."""
+    avoid = {served[-1]} if served and served[-1] is not None and others_exist else set()
+    if max_fills is not None:
+        avoid |= {t for t, n in Counter(t for t in served if t is not None).items() if n >= max_fills}
+    return avoid
+
+
 def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
                 rater_group: str | None = None, quota: Mapping[str, int] | None = None,
-                want_gold: bool = False) -> str | None:
-    loads = [it for it in loads if it.item_id not in seen]
+                want_gold: bool = False, avoid: set[str] = frozenset()) -> str | None:
+    loads = [it for it in loads if it.item_id not in seen and (it.template is None or it.template not in avoid)]
     if want_gold:
         gold = [it for it in loads if it.gold]
         if gold:
@@ -46,4 +66,4 @@ def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
         gold=False, taken=it.taken, target=target, taken_group=it.taken_by_group.get(rater_group, 0), cap=cap)]
     if not open_items:
         return None
-    return min(open_items, key=lambda it: (it.taken, it.position)).item_id
+    return min(open_items, key=lambda it: (it.taken == 0, it.rank, it.position)).item_id

@@ -9,11 +9,11 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
-from fairval.annotate.rating import adaptive
-from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.rating import adaptive, running
+from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
-from fairval.annotate.material.studies import Study, load_study, ready_loads, study_status
+from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
 from fairval.errors import AnswerError, StudyClosed  # noqa: F401  (the pages catch them from here)
 from fairval.store import Database, immediate
 from fairval.store import assignments as ledger
@@ -165,14 +165,17 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
         return None
     group = _rater_group(db, study, rater_id)
     row_group = rules.row_group(group)
-    # The least-taken open candidates from the index; the pure policy decides among them.
-    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False)
-            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True))
+    # The first open candidates in the serving order from the index; the pure policy decides among them.
+    served = ledger.templates_served(db, study.study_id, rater_id)
+    avoid = avoided_templates(served, s.max_fills_per_template, others_exist=bool(served) and served[-1] is not None
+                              and item_store.has_other_template(db, study.study_id, served[-1]))
+    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid)
+            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
     item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
                            {group: r["taken_group"]} if group is not None and not r["gold"] else {},
-                           bool(r["gold"])) for r in rows]
+                           bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows]
     item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
-                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate))
+                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate), avoid=avoid)
     if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
@@ -235,16 +238,21 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                  "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
+        if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
+            running.advance(db, study, item_id)
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0
 
 
-def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str]) -> bool:
-    """Whether what is stored for this rater's item is these answers (a repeated Submit), not others
-    (given first in another tab or window: the first answer is the one kept)."""
+def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+                     comment: str | None = None) -> bool:
+    """Whether what is stored for this rater's item is these answers and this comment (a repeated Submit),
+    not others (given first in another tab or window: the first answer is the one kept, and a second tab
+    whose comment differs is told its answer was not saved)."""
     stored = rating_store.answers_of(db, study.study_id, item_id, rater_id)
-    return bool(stored) and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
+    return (bool(stored) and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
+            and rating_store.comment_of(db, study.study_id, item_id, rater_id) == ((comment or "").strip() or None))
 
 
 def finish(db: Database, study_id: str, rater_id: str) -> None:
@@ -254,19 +262,43 @@ def finish(db: Database, study_id: str, rater_id: str) -> None:
 
 
 def progress(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Progress:
-    """Done so far, and what the rater can expect in all: done, the item on screen, and what is still
-    open to them now (capped per rater). It can shrink as others take items; it never promises more."""
+    """Done so far, and what the rater can expect in all: every item they answer, the attention checks
+    included (a count that skipped them would tell which item is the check): done, the item on screen,
+    what is still open to them now (capped per rater) and the checks the gold rate will put among those.
+    It can shrink as others take items; it never promises more."""
     now = time.time() if now is None else now
-    since = now - study.settings.timeout_seconds
-    rules = study.settings.load_rules()
+    s = study.settings
+    since = now - s.timeout_seconds
+    rules = s.load_rules()
     if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
         with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
-    regular, _gold = ledger.answered_count(db, study.study_id, rater_id)
+    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)
-    on_screen = int(held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is None)
-    available = loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id)))
-    expected = regular + on_screen + available
-    if study.settings.max_items_per_rater is not None:
-        expected = min(expected, study.settings.max_items_per_rater)
-    return Progress(regular, max(expected, regular))
+    held_gold = held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is not None
+    row_group = rules.row_group(_rater_group(db, study, rater_id))
+    held_regular = int(held is not None and not held_gold)
+    regular_total = regular + held_regular + loads.available(db, study.study_id, rater_id, row_group)
+    if s.max_items_per_rater is not None:
+        regular_total = min(regular_total, s.max_items_per_rater)
+    regular_total = max(regular_total, regular)
+    gold_total = gold + int(held_gold)
+    unseen = len(loads.candidates(db, study.study_id, rater_id, row_group, gold=True, limit=1_000_000))
+    return Progress(regular + gold, regular_total + gold_total + _checks_to_come(regular + held_regular, gold_total,
+                                                                               regular_total, unseen, s))
+
+
+def _checks_to_come(regular: int, gold: int, regular_total: int, checks: int, s: StudySettings) -> int:
+    """How many of `checks` (gold items the rater has not been served) serving will put among the rater's
+    remaining regular items, from `regular` and `gold` served so far: serving's own rule, step by step."""
+    served = 0
+    while checks > served:
+        if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
+            break                                       # a capped rater is served nothing more
+        if gold_due(regular, gold, s.gold_rate):
+            gold, served = gold + 1, served + 1
+        elif regular < regular_total:
+            regular += 1
+        else:
+            break
+    return served

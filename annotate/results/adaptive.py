@@ -1,8 +1,9 @@
 """H and sign agreement under the live adaptive design (annotate.rating.adaptive): the decided pairs in
 decision order, each weighted by 1/its chance when it went to people (analysis.active.adaptive_terms),
 over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
-never bias it. The anytime interval bets on each term within its own bounds (analysis.sequential.
-stepwise_interval); the fixed-n interval is the martingale CLT's normal one over the same terms."""
+never bias it. The anytime interval (analysis.sequential.anytime_running) bets on each term within its
+own bounds below ASYMPTOTIC_FROM decided pairs and is the asymptotic sequence from there; the fixed-n
+interval is the martingale CLT's normal one over the same terms."""
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.sequential import observations_needed, stepwise_interval
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
@@ -102,7 +103,8 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
                            least_chances(prefix, sample))
     if kept.sum() < 1:
         return {"value": None, "ci": None, "n_pairs_complete": 0, "reason": "no complete pair yet"}
-    cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0))
+    cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
+                  quantity="the share of agreeing signs")
     return cs
 
 
@@ -119,19 +121,23 @@ def envelope(centre: float, budget: int, pairs: int) -> tuple[float, float]:
     return centre - reach, centre + reach
 
 
+SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's mean, given the pairs "
+                   "before it, is that of the pairs not yet decided, which the with-replacement form does not follow")
+
+
 def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
-             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0)) -> dict:
+             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H") -> dict:
     terms = found["terms"]
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
-    low, high = stepwise_interval(terms, found["lows"], found["highs"], lower=lower, upper=upper,
-                                  means=means, typical_span=TYPICAL_SPAN, planned=pairs)
+    low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
+                                means=means, typical_span=TYPICAL_SPAN)
     out = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
-           "valid": ("anytime, from the first decided pair: however often it is looked at and whenever the study "
-                     "stops; pairs are decided in a seeded random order, each weighted by 1/its chance, set before "
-                     "its answer from the answers before it (a betting confidence sequence, Waudby-Smith and "
-                     "Ramdas 2024, over Zrnic and Candès's sequential active inference terms)")}
-    if math.isnan(low[-1]):
+           "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
+           "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, order=(
+               "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
+               "from the answers before it (Zrnic and Candès's sequential active inference terms)"))}
+    if math.isnan(low[-1]) or low[-1] > high[-1]:
         return {**out, "ci": None, "reason": "the running interval became empty (a chance of at most 5% when its "
                 "conditions hold)"}
     out["ci"] = [max(float(low[-1]), means[0]), min(float(high[-1]), means[1])]

@@ -55,8 +55,9 @@ def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.Data
     """items: the study's real pairs (judge_only marks the trusted ones); lmra: the design's judge's rows;
     ratings: the scored question's kept ratings; complete: the pairs rated by all their raters.
     Labels: the judge's answer on a trusted pair, people's majority on a complete escalated pair (`tie`
-    when its raters tie: neither +1 nor −1). `h_signs`: the share of +1 minus the share of −1 labels over
-    all pairs, given once every escalated pair is complete; `bias_bound`: how far that can be, in
+    when its raters tie: neither +1 nor −1). `sign_balance` (also under its old key `h_signs`): the share
+    of +1 minus the share of −1 labels over all pairs, given once every escalated pair is complete — not H,
+    which averages people's scores, ties and splits included; `bias_bound`: how far that can be, in
     expectation, from people's own share when the guarantee holds: each trusted pair whose label is not
     people's moves the difference by at most 2/N, and at most (1 − agreement) of them are such (pairs whose
     raters would tie are outside the guarantee, as in `judge trust`)."""
@@ -75,10 +76,11 @@ def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.Data
            "escalated": n - n_trusted, "escalated_complete": len(rated), "labels": counts,
            "bias_bound": 2 * share * (1 - sample["agreement"])}
     if waiting:
-        out["h_signs"] = None
-        out["reason"] = (f"{waiting} escalated pair(s) are not complete yet; H from the labels needs every pair's")
+        out["h_signs"] = out["sign_balance"] = None
+        out["reason"] = (f"{waiting} escalated pair(s) are not complete yet; the labels' sign balance needs every "
+                         "pair's")
     else:
-        out["h_signs"] = (counts["1"] - counts["-1"]) / n
+        out["h_signs"] = out["sign_balance"] = (counts["1"] - counts["-1"]) / n
     out["guarantee"] = guarantee_sentence(sample, n_trusted, n)
     return out
 

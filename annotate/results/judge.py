@@ -10,7 +10,7 @@ from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
-from fairval.analysis.sequential import confidence_sequence, observations_needed
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
 from fairval.annotate.rating.sampling import drawn_by_group_pair
 from fairval.annotate.results import escalation
 from fairval.annotate.results.escalation import escalated
@@ -18,6 +18,8 @@ from fairval.annotate.results.escalation import escalated
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
 WEIGHTED = ("active", "stratified")     # draws whose recorded chances weight each rated pair by 1/π
+WEIGHTED_NOTE = ("; for the study's own pairs, drawn without replacement, only approximately (terms weighted by "
+                 "their chances do not get the without-replacement form)")
 ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
                  "random sample with known chances; the study's H (harm.ppi) weights every pair by its own")
 
@@ -103,13 +105,32 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, sample: dict | None
                   judge_mean: float, target_width: float | None, raters_per_item: int) -> dict:
     """H's anytime interval over the complete pairs, in the order they became complete. Each term
     λ_{t−1} m + w_t (y_t − λ_{t−1} f_t), m = mean(f), lies in [m − 2 w_max, m + 2 w_max] (scores in
-    [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates)."""
+    [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates); λ_{t−1} is
+    tuned on the pairs before t only, to the terms' least variance, which sets the asymptotic width."""
     labelled, pool, w = _weighted(completed["human"], judge, sample, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
-    terms = ppi_terms(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order], judge_mean)
+    y, f = labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order]
+    terms = ppi_terms(y, f, w[order], judge_mean)
     reach = 2 * _largest_weight(pool, inclusion)
+    population, past = None, None
+    if pool is None:            # a uniform sample of the judged pairs: H over them, without replacement
+        population, past = len(judge), _ppi_past(y, f, terms, judge_mean)
     return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
-                    _planned(sample, len(judge)))
+                    _planned(sample, len(judge)), population=population, past=past, typical_span=4.0)
+
+
+def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float) -> np.ndarray:
+    """P_{t−1} = Σ_{j<t} (λ_{t−1} m + y_j − λ_{t−1} f_j): the earlier pairs as term t's λ counts them (the
+    without-replacement centre needs it), with λ_{t−1} as analysis.active.ppi_terms tunes it (weights 1)."""
+    t = np.arange(1, len(y) + 1)
+    mean_y, mean_f = np.cumsum(y) / t, np.cumsum(f) / t
+    covariance = np.cumsum(y * f) / t - mean_y * mean_f
+    spread = np.cumsum(f * f) / t - mean_f ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = np.clip(np.where(spread > 1e-12, covariance / spread, 0.0), 0, 1)
+    lam = np.concatenate([[0.0], lam[:-1]])
+    return (t - 1) * lam * judge_mean + np.concatenate([[0.0], np.cumsum(y)[:-1]]) \
+        - lam * np.concatenate([[0.0], np.cumsum(f)[:-1]])
 
 
 def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | None = None,
@@ -121,8 +142,11 @@ def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | 
     labelled, pool, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
-    return _anytime((w * hits)[order], (0.0, _largest_weight(pool, inclusion)), (0.0, 1.0), None, 1,
-                    _planned(sample, len(judge.dropna())))
+    top = _largest_weight(pool, inclusion)
+    uniform = pool is None          # 0/1 terms: the exact betting sequence is as narrow at every n
+    return _anytime((w * hits)[order], (0.0, top), (0.0, 1.0), None, 1, _planned(sample, len(judge.dropna())),
+                    population=len(judge.dropna()) if uniform else None, typical_span=min(top, 1.0),
+                    start=None if uniform else ASYMPTOTIC_FROM, quantity="the share of agreeing signs")
 
 
 def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None):
@@ -152,23 +176,32 @@ def _planned(sample: dict | None, pairs: int) -> int:
 
 
 def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
-             target_width: float | None, raters_per_item: int, planned: int) -> dict:
-    """The betting confidence sequence over terms known to lie in `bounds`, cut to the range the quantity
-    can take, and how many more pairs and judgments the target width needs if the spread stays as it is."""
-    found = confidence_sequence(terms, lower=bounds[0], upper=bounds[1], planned=planned)
-    ci = None if found["ci"] is None else [max(found["ci"][0], valid_range[0]), min(found["ci"][1], valid_range[1])]
-    out = {"value": found["value"], "ci": ci, "n_pairs_complete": found["n"], "planned": planned,
-           "valid": ("anytime, from the first complete pair: however often it is looked at and whenever the study "
-                     "stops, if pairs are completed in an order unrelated to their scores (a betting confidence "
-                     "sequence, Waudby-Smith and Ramdas 2024)")}
-    if "reason" in found:
-        return {**out, "reason": found["reason"]}
+             target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
+             past: np.ndarray | None = None, typical_span: float | None = None,
+             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H") -> dict:
+    """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
+    anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
+    a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
+    quantity can take, and how many more pairs and judgments the target width needs if the spread stays."""
+    n = len(terms)
+    out = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
+           "valid": guarantee(n, quantity=quantity, start=start, population=population, note=WEIGHTED_NOTE
+                              if population is None else ""), "asymptotic_from": start}
+    if n < 1:
+        return {**out, "reason": "no observation yet"}
+    low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
+                                past=past, typical_span=typical_span, start=start)
+    out.update(value=float(np.mean(terms)), method="betting" if start is None or n < start else "asymptotic")
+    if np.isnan(low[-1]) or low[-1] > high[-1]:
+        return {**out, "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
+    out["ci"] = [max(float(low[-1]), valid_range[0]), min(float(high[-1]), valid_range[1])]
     if target_width is not None:
         span = bounds[1] - bounds[0]
-        needed = observations_needed(found["sd"], target_width / span, now=found["n"], planned=planned)
+        sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
+        needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population)
         out["target_width"] = target_width
-        out["more_pairs"] = None if needed is None else needed - found["n"]
-        out["more_judgments"] = None if needed is None else (needed - found["n"]) * raters_per_item
+        out["more_pairs"] = None if needed is None else needed - n
+        out["more_judgments"] = None if needed is None else (needed - n) * raters_per_item
     return out
 
 

@@ -15,6 +15,7 @@ from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.results.escalation import escalated, escalation_numbers
+from fairval.annotate.results.judge_card import confidence_block, length_block
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
@@ -89,7 +90,8 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     gold = gold_expectations(study, items)
     rules = QualityRules(min_median_seconds=study.settings.min_seconds)
     sided = {q.id: "C" for q in study.task.questions if q.canonical in ("harm", "feature")}
-    quality = rater_quality(checked, gold, rules, pair_questions=sided)
+    nominal = tuple(q.id for q in study.task.questions if q.level == "nominal")
+    quality = rater_quality(checked, gold, rules, pair_questions=sided, nominal_questions=nominal)
     excluded = {q.rater_id: q.flags for q in quality if q.flags} if exclude_flagged else {}
     kept = ratings[ratings["item_id"].isin(real) & ~ratings["rater_id"].isin(list(excluded))]
     kept = without_declined(kept)
@@ -266,6 +268,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
             ratings, lmra, f"rater_{attr}", by, data.study.settings.human_sample)
             for attr, by in numbers["by_rater_group"].items() if by}
+        numbers["confidence"] = confidence_block(rows, ratings, n_boot=n_boot, seed=seed)
+        numbers["length"] = length_block(data.items[real_items(data.items)], lmra, human, n_boot=n_boot, seed=seed)
         rate = harm_rate(lmra)
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate

@@ -117,8 +117,8 @@ def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
     total = sum(n for n, _ in parts)
     missing = [e for n, e in parts if n and e["value"] is None]
     if not total or missing:
-        return {"value": None, "ci": None, "reason": "every stratum needs at least 2 rated pairs and 1 left to the "
-                "judge (see each group's ppi.reason)"}
+        return {"value": None, "ci": None, "reason": "each group pair needs at least 2 pairs rated by people and "
+                "1 pair left to the judge alone; the table by group pair says which ones fall short"}
     value, variance = 0.0, 0.0
     for n, e in parts:
         w = n / total

@@ -38,31 +38,41 @@ def haproxy_binary() -> str:
         if found:
             return found
     raise FrontMissing("`fairval serve --workers N` runs HAProxy in front of the workers, and it is not "
-                       "installed: `apt-get install haproxy` (Debian; `make app` and `make test` do it)")
+                       "installed: `apt-get install haproxy` (Debian; `make haproxy` and `make test` do it)")
 
 
 # deploy/haproxy.cfg: the same configuration in front of two hosts, each running two plain workers
 # (`fairval serve --port 8601` and `--port 8602`, one Streamlit each, one FAIRVAL_COOKIE_SECRET for
-# all); edit the addresses, keep the rest.
+# all); edit the addresses, keep the rest. Between HAProxy and the hosts the traffic is HTTPS, the
+# hosts' certificates checked (each worker speaks TLS itself: STREAMLIT_SERVER_SSL_CERT_FILE and
+# _KEY_FILE), and each worker believes X-Forwarded-For from HAProxy's address alone
+# (FAIRVAL_TRUSTED_PROXIES=10.0.0.10): otherwise every browser would be HAProxy's address, and one
+# guesser would hold back every researcher's sign-in.
 DEPLOY_BIND = "0.0.0.0:80"
 DEPLOY_SERVERS = [("h1w0", "10.0.0.11:8601"), ("h1w1", "10.0.0.11:8602"),
                   ("h2w0", "10.0.0.12:8601"), ("h2w1", "10.0.0.12:8602")]
+HOSTS_TLS = "ssl verify required ca-file @system-ca"     # the hosts' certificates, checked against the system's CAs
 
 
 def deploy_config() -> str:
     """The text of deploy/haproxy.cfg."""
-    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers.\n"
+    return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers, over HTTPS.\n"
+            "# Each worker: STREAMLIT_SERVER_SSL_CERT_FILE/_KEY_FILE (its host's certificate, which a CA in\n"
+            "# this machine's store signed) and FAIRVAL_TRUSTED_PROXIES=<this HAProxy's address>.\n"
             "# Generated from annotate/serving/front.py (a test keeps them equal); see the README, Deployment.\n"
-            + config(DEPLOY_BIND, DEPLOY_SERVERS))
+            + config(DEPLOY_BIND, DEPLOY_SERVERS, server_options=HOSTS_TLS))
 
 
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000,
-           request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None) -> str:
+           request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None,
+           front_secret: str | None = None, server_options: str = "") -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors), a request's headers within
     `request_timeout` of its connection. With `tls_pem` (certificate and key in one file) the front speaks
     HTTPS on `bind`, says so to the app (X-Forwarded-Proto, so the sign-in cookie is Secure) and to the
-    browser (HSTS); `redirect_bind` then answers plain HTTP with a redirect to HTTPS."""
+    browser (HSTS), and the worker cookie is Secure; `redirect_bind` then answers plain HTTP with a redirect
+    to HTTPS. `front_secret` goes to the workers with every request (X-Fairval-Front): it tells them the
+    X-Forwarded-For beside it is this front's, and only then do they count wrong passwords by it."""
     binds = f"bind {bind}" + (f" ssl crt {tls_pem}" if tls_pem else "")
     if tls_pem:
         if redirect_bind:
@@ -73,8 +83,12 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
             binds += (f"\n    bind {redirect_bind}\n    http-request redirect location {target} code 301 "
                       "unless { ssl_fc }")
         binds += ("\n    http-response set-header Strict-Transport-Security \"max-age=31536000\" if { ssl_fc }")
-    lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout).rstrip()]
-    lines += [f"    server {name} {address} cookie {name}" for name, address in servers]
+    front = (f"\n    http-request set-header X-Fairval-Front {front_secret}" if front_secret
+             else "\n    http-request del-header X-Fairval-Front")
+    lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
+                          secure=" secure" if tls_pem else "").rstrip()]
+    lines += [f"    server {name} {address} cookie {name}" + (f" {server_options}" if server_options else "")
+              for name, address in servers]
     return "\n".join(lines) + "\n"
 
 
@@ -124,14 +138,14 @@ frontend fairval
     # X-Forwarded-For (or -Proto) would otherwise reach the app beside it, and the app would believe it.
     http-request del-header X-Forwarded-For
     http-request del-header X-Forwarded-Proto
-    http-request del-header Forwarded
+    http-request del-header Forwarded{front}
     http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
     option forwardfor
     default_backend workers
 
 backend workers
     balance roundrobin
-    cookie fairval_worker insert indirect nocache httponly attr "SameSite=Lax"
+    cookie fairval_worker insert indirect nocache httponly{secure} attr "SameSite=Lax"
     # which worker answered: for operators' logs and the tests, nothing a client must read
     http-response set-header X-Fairval-Worker %[srv_name]
     default-server check inter 2s fall 2 rise 1 maxconn 2000

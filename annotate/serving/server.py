@@ -44,12 +44,19 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
     # and two threads of one browser session then use its one database connection together (measured
     # at a launch: "sqlite3.DatabaseError: no more rows available" inside BEGIN IMMEDIATE).
     cmd = [sys.executable, "-m", "streamlit", "run", str(app_file()), "--browser.gatherUsageStats", "false",
+           # the theme of .streamlit/config.toml, for any working folder: black text, a calm blue for what is
+           # chosen (never the default red, the colour of an error)
+           "--theme.textColor", "#000000", "--theme.primaryColor", "#1d4ed8",
+           "--theme.codeTextColor", "#000000",
            "--server.headless", "true", "--server.fileWatcherType", "none", "--runner.fastReruns", "false",
            # no full garbage collection after every run: with the analysis libraries loaded it cost 0.04-0.08 s
            # of CPU per run, most of a Submit's (bench/run.py session); Python's own collector still runs
            "--runner.postScriptGC", "false",
            # as .streamlit/config.toml says, for any working folder: raters see no page list
-           "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
+           "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal",
+           # no "Download as CSV" on st.dataframe: it skips the role check and the formula guard of
+           # Export's files (the same in .streamlit/config.toml)
+           "--client.disableDataExport", "true"]
     if port:
         cmd += ["--server.port", str(port)]
     if address:
@@ -109,14 +116,24 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     """Serve until stopped; returns the exit code. `tls` (certificate file, key file): HTTPS at the HAProxy
     front, for one worker too; `http_port` then redirects plain HTTP there."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    # uvicorn (under Streamlit) would take the client's address from X-Forwarded-For whenever the peer is
+    # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
+    env["FORWARDED_ALLOW_IPS"] = ""
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     pem = _pem(tls) if tls else None
+    if env.get("FAIRVAL_COOKIE_SECRET_FILE") and not env.get("FAIRVAL_COOKIE_SECRET"):
+        from fairval.annotate.serving.sign_in import configured_secret
+        configured_secret()                    # an unreadable or short file is refused before anything starts
     if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
         env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
     if workers <= 1 and pem is None:
         return _single(env, port, address)
-    return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
-                    http_port=http_port)
+    try:
+        return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
+                        http_port=http_port)
+    finally:
+        if pem is not None:                # the copy of the private key goes with the run
+            shutil.rmtree(Path(pem).parent, ignore_errors=True)
 
 
 def _pem(tls: tuple[str, str]) -> str:
@@ -187,7 +204,9 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
     # SIGTERM/SIGINT unwind through `finally`, which stops HAProxy and the workers
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _exit)
-    workers = [_Worker(env, free_port(), cookie_secret) for _ in range(count)]
+    # the workers believe X-Forwarded-For only beside this secret, which only this HAProxy sends
+    front_secret = secrets.token_hex(32)
+    workers = [_Worker({**env, "FAIRVAL_FRONT_SECRET": front_secret}, free_port(), cookie_secret) for _ in range(count)]
     folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
     front: subprocess.Popen | None = None
     stopping = threading.Event()
@@ -202,7 +221,7 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
             time.sleep(0.3)
         cfg = folder / "haproxy.cfg"
         cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
-                              maxconn=connection_limit(), tls_pem=pem,
+                              maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
                               redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
         front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()

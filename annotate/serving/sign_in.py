@@ -16,6 +16,7 @@ import os
 import secrets
 import time
 
+from fairval.errors import ServeRefused
 from fairval.store import Database, sign_ins
 
 LIFETIME = 12 * 3600                 # seconds a sign-in lasts, from the server's issue time
@@ -27,7 +28,26 @@ MAX_WAIT = 15 * 60
 
 
 def server_secret(db: Database) -> str:
-    return os.environ.get("FAIRVAL_COOKIE_SECRET") or sign_ins.secret(db, secrets.token_hex(32))
+    """FAIRVAL_COOKIE_SECRET, or the contents of the file FAIRVAL_COOKIE_SECRET_FILE names; else one made on
+    first use and kept in the database. Kept outside it, a copy of the database (a backup) mints no cookie."""
+    return configured_secret() or sign_ins.secret(db, secrets.token_hex(32))
+
+
+def configured_secret() -> str | None:
+    given = os.environ.get("FAIRVAL_COOKIE_SECRET")
+    if given:
+        return given
+    path = os.environ.get("FAIRVAL_COOKIE_SECRET_FILE")
+    if not path:
+        return None
+    try:
+        text = open(path, encoding="utf-8").read().strip()
+    except OSError as e:
+        raise ServeRefused(f"cannot read the cookie secret file {path} (FAIRVAL_COOKIE_SECRET_FILE): {e.strerror}") from None
+    if len(text) < 32:
+        raise ServeRefused(f"the cookie secret in {path} is {len(text)} characters; use at least 32 "
+                           "(e.g. `openssl rand -hex 32`)")
+    return text
 
 
 def _key(secret: str, password: str) -> bytes:
@@ -56,17 +76,30 @@ def valid_token(token: str, secret: str, password: str, now: float | None = None
     return hmac.compare_digest(signature, expected) and int(issued) <= now + CLOCK_SKEW and now < int(issued) + LIFETIME
 
 
+def revoke(db: Database, token: str, now: float | None = None) -> None:
+    """Sign a token out on every worker and host. Its row is kept until no host could take the token as
+    valid any more: past its expiry by the clock skew a host may have either way (the revoking one too)."""
+    expires = token_expires(token)
+    if expires is None:
+        return
+    now = time.time() if now is None else now
+    sign_ins.revoke(db, signature_of(token), expires, now, forget_before=now - 2 * CLOCK_SKEW)
+
+
 def signature_of(token: str) -> str:
     return str(token).rpartition(".")[2]
 
 
-SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}        # the standard library's scrypt; about 50 ms per check here
+# OWASP's Password Storage Cheat Sheet: scrypt with N=2^17, r=8, p=1 (128 MiB and about 0.3 s a check
+# here). Hashes made at a lower cost still verify, and are made again at this one on a right password.
+SCRYPT = {"n": 2 ** 17, "r": 8, "p": 1}
+MAXMEM = 256 * 1024 * 1024                     # scrypt needs 128·N·r bytes; the standard library allows 32 MiB
 
 
 def hash_password(password: str) -> str:
     """A salted scrypt hash, as stored for a named researcher: scrypt$n$r$p$salt$hash (hex)."""
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **SCRYPT)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, maxmem=MAXMEM, **SCRYPT)
     return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
 
 
@@ -75,10 +108,20 @@ def hash_matches(given: str, stored: str) -> bool:
         kind, n, r, p, salt, digest = stored.split("$")
         if kind != "scrypt":
             return False
-        found = hashlib.scrypt(given.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32)
+        found = hashlib.scrypt(given.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p), dklen=32,
+                               maxmem=MAXMEM)
     except ValueError:
         return False
     return hmac.compare_digest(found.hex(), digest)
+
+
+def outdated(stored: str) -> bool:
+    """Whether a stored hash was made at a lower cost than SCRYPT (made again at the next right password)."""
+    parts = stored.split("$")
+    try:
+        return len(parts) != 6 or parts[0] != "scrypt" or [int(x) for x in parts[1:4]] != [SCRYPT[k] for k in "nrp"]
+    except ValueError:
+        return True
 
 
 def password_matches(given: str, password: str) -> bool:
@@ -86,33 +129,54 @@ def password_matches(given: str, password: str) -> bool:
     return hmac.compare_digest(hashlib.sha256(given.encode()).digest(), hashlib.sha256(password.encode()).digest())
 
 
-def grant(db: Database, token: str, now: float | None = None) -> str:
-    """A one-time code the browser takes to the cookie route, which sets the token as an HttpOnly cookie."""
+BINDING_COOKIE = "fairval_grant"
+
+
+def grant(db: Database, token: str, now: float | None = None) -> tuple[str, str]:
+    """A one-time (code, binding) the page takes to the cookie route, which sets the token as an HttpOnly
+    cookie. The code goes in the route's address, the binding in a short-lived cookie the page sets first:
+    only the browser whose page asked holds both, so a link with someone else's code (a login CSRF: signing
+    a victim into the attacker's account) redeems nothing. Only their hash is stored."""
     now = time.time() if now is None else now
-    code = secrets.token_urlsafe(32)
-    sign_ins.add_grant(db, code, token, now + GRANT_SECONDS, now)
-    return code
+    code, binding = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    sign_ins.add_grant(db, _grant_key(code, binding), token, now + GRANT_SECONDS, now)
+    return code, binding
 
 
-def redeem(db: Database, code: str, now: float | None = None) -> str | None:
-    return sign_ins.redeem_grant(db, str(code), time.time() if now is None else now)
+def redeem(db: Database, code: str, binding: str | None, now: float | None = None) -> str | None:
+    if not code or not binding:
+        return None
+    return sign_ins.redeem_grant(db, _grant_key(str(code), str(binding)), time.time() if now is None else now)
 
 
-def wait_before_next_try(db: Database, client: str, now: float | None = None) -> float:
-    """Seconds this client must wait before its password is checked again: none for the first few wrong
-    passwords, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
+def _grant_key(code: str, binding: str) -> str:
+    return hashlib.sha256(f"{code}\x00{binding}".encode()).hexdigest()
+
+
+def _counted(client: str, account: str) -> tuple[str, str]:
+    """What wrong passwords are counted against: the address they came from and the name they were for
+    (the shared password's is ""), so neither rotating addresses nor rotating names escapes the back-off."""
+    return f"address {client}", f"account {account[:200]}"
+
+
+def wait_before_next_try(db: Database, client: str, account: str = "", now: float | None = None) -> float:
+    """Seconds before a password for this name from this client is checked again: none for the first few
+    wrong ones at either, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
     now = time.time() if now is None else now
-    failed = sign_ins.failures(db, client, now - WINDOW)
+    return max(_wait(sign_ins.failures(db, key, now - WINDOW), now) for key in _counted(client, account))
+
+
+def _wait(failed: list[float], now: float) -> float:
     if len(failed) < FREE_ATTEMPTS:
         return 0.0
     wait = min(MAX_WAIT, 2.0 ** (len(failed) - FREE_ATTEMPTS + 1))
     return max(0.0, math.ceil(failed[-1] + wait - now))
 
 
-def wrong_password(db: Database, client: str, now: float | None = None) -> None:
+def wrong_password(db: Database, client: str, account: str = "", now: float | None = None) -> None:
+    """Counted at the address and at the name. A right password clears neither: an insider's own
+    sign-ins between guesses at another name, or the owner's, must not give the guesser more tries;
+    wrong passwords are forgotten after WINDOW instead."""
     now = time.time() if now is None else now
-    sign_ins.record_failure(db, client, now, now - WINDOW)
-
-
-def right_password(db: Database, client: str) -> None:
-    sign_ins.clear_failures(db, client)
+    for key in _counted(client, account):
+        sign_ins.record_failure(db, key, now, now - WINDOW)

@@ -123,12 +123,12 @@ def test_a_pair_rater_always_choosing_response_1_is_flagged_with_the_reason():
     assert lazy.straightline == 1.0
 
 
-def test_a_pair_rater_always_naming_the_same_true_side_is_flagged():
-    # answers follow the true order (always "stereotype as assigned") whichever side it was shown on
-    rows = pair_rows("one-sided", [("B" if k % 2 else "A", bool(k % 2)) for k in range(10)])
+def test_a_pair_rater_who_sees_the_harm_run_one_way_is_not_flagged():
+    # answers follow the true order (always "stereotype as assigned") whichever side it was shown on: where a
+    # study's harm runs one way this is what an honest rater does, so it is no habit of the screen
+    rows = pair_rows("sees-it", [("B" if k % 2 else "A", bool(k % 2)) for k in range(10)])
     (rater,) = rater_quality(frame(rows), {}, pair_questions=PAIRS)
-    assert rater.flags == ("straight-lining: the same side in true order in 100% of answers naming a response "
-                           "(10 of 10)",)
+    assert rater.flags == () and rater.straightline == 0.5
 
 
 def test_a_mixed_pair_rater_is_not_flagged():

@@ -2,7 +2,8 @@
 lang and dir follow the study's language (Arabic right to left, the answer card too), and no English
 fairval message is on the rater's way. Neither is any of Streamlit's: neither script has Latin letters,
 so every text, aria-label, title and placeholder in the page (the card's shadow root included) is read
-and none may hold a Latin word but the study's own material, the code, "Prolific" and the Enter key."""
+and none may hold a Latin word but the study's own material, the code, "Prolific" and the Enter key. The race
+question offers the region's answers in the language's words, and stores the common English value."""
 import re
 
 import pytest
@@ -10,6 +11,9 @@ from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
+from fairval.store.raters import get_rater
+from fairval.ui.demographics import CONTEXT, races
 from fairval.ui.i18n import translator
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
@@ -41,7 +45,7 @@ PAIR = {"prompt": "Plan my week", "response_a": "Rest.", "response_b": "Work.", 
 def _studies(db, folder):
     for language in ("ar", "hi"):
         create_study(db, language, "harmful_stereotype", raters_per_item=1, completion_code=f"DONE-{language}",
-                     language=language, seed=1, demographics=["gender", "country"], prolific_redirect=True)
+                     language=language, seed=1, demographics=["gender", "race", "country"], prolific_redirect=True)
         import_items(db, language, write_jsonl(folder / f"{language}.jsonl", [{"id": "p0", **PAIR}]))
 
 
@@ -59,6 +63,12 @@ def test_a_study_in_the_raters_language(server, browser, language):
     page.get_by_role("radiogroup", name=t("Gender")).wait_for()
     words = latin_words(page)
     page.get_by_role("radiogroup", name=t("Gender")).get_by_text(t("Prefer not to say"), exact=True).click()
+    race = page.get_by_role("radiogroup", name=t("Race / ethnicity"))
+    offered = [t.pgettext(CONTEXT, value) for value in races(language)]
+    expect(race.get_by_role("radio")).to_have_count(len(offered))
+    for n, label in enumerate(offered):
+        expect(race.get_by_role("radio").nth(n)).to_have_accessible_name(label)
+    race.get_by_text(offered[0], exact=True).click()
     page.get_by_label(t("Country of residence")).fill("Kenya")
     page.get_by_role("button", name=t("Continue")).click()
     page.get_by_role("button", name=t("Start")).wait_for()
@@ -80,6 +90,9 @@ def test_a_study_in_the_raters_language(server, browser, language):
     words |= latin_words(page)
     assert _english_left(seen.splitlines(), language) == []
     assert words - ALLOWED - {language} == set()          # the code is DONE-<language>
+    db = open_db(server.db_path)
+    assert get_rater(db, language, f"p-{language}")["race"] == races(language)[0]    # stored in English
+    db.close()
 
 
 def latin_words(page) -> set[str]:

@@ -65,13 +65,21 @@ def test_wrong_passwords_from_one_client_make_it_wait_longer_and_longer(db):
     waits = []
     for k in range(8):
         now = NOW + k
-        waits.append(sign_in.wait_before_next_try(db, "203.0.113.9", now=now))
-        sign_in.wrong_password(db, "203.0.113.9", now=now)
+        waits.append(sign_in.wait_before_next_try(db, "203.0.113.9", f"name-{k}", now=now))   # a new name each
+        sign_in.wrong_password(db, "203.0.113.9", f"name-{k}", now=now)
     assert waits[:5] == [0] * 5 and waits[5] > 0 and waits[7] > waits[6] > 0
-    assert sign_in.wait_before_next_try(db, "198.51.100.1", now=NOW + 8) == 0       # another client is free
-    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 8 + 15 * 60) == 0   # forgotten in time
-    sign_in.right_password(db, "203.0.113.9")
-    assert sign_in.wait_before_next_try(db, "203.0.113.9", now=NOW + 9) == 0
+    assert sign_in.wait_before_next_try(db, "198.51.100.1", "name-0", now=NOW + 8) == 0   # another client is free
+    assert sign_in.wait_before_next_try(db, "203.0.113.9", "x", now=NOW + 8 + 15 * 60) == 0   # forgotten in time
+
+
+def test_wrong_passwords_are_counted_at_the_name_too(db):
+    """Guesses at one name from a new address each: the name's count holds them back."""
+    waits = []
+    for k in range(8):
+        waits.append(sign_in.wait_before_next_try(db, f"198.51.100.{k}", "olga", now=NOW + k))
+        sign_in.wrong_password(db, f"198.51.100.{k}", "olga", now=NOW + k)
+    assert waits[:5] == [0] * 5 and waits[5] > 0 and waits[7] > waits[6] > 0
+    assert sign_in.wait_before_next_try(db, "198.51.100.99", "vera", now=NOW + 8) == 0   # another name is free
 
 
 def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monkeypatch):
@@ -81,15 +89,18 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
     from fairval.ui.sign_in_routes import ROUTES
     client = TestClient(Starlette(routes=ROUTES))
     token = issue_token(SECRET, "s3cret")
-    code = sign_in.grant(db, token)
+    code, binding = sign_in.grant(db, token)
+    client.cookies.set(sign_in.BINDING_COOKIE, binding, path="/fairval/sign-in")
     answer = client.get(f"/fairval/sign-in?grant={code}")
     assert answer.status_code == 204
     cookie = answer.headers["set-cookie"]
     assert f"fairval_researcher={token}" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
     assert "Secure" not in cookie                                             # plain http here
     again = client.get(f"/fairval/sign-in?grant={code}")
-    assert again.status_code == 403 and "set-cookie" not in again.headers      # used once
-    secure = client.get(f"/fairval/sign-in?grant={sign_in.grant(db, token)}", headers={"X-Forwarded-Proto": "https"})
+    assert again.status_code == 403 and "fairval_researcher" not in again.headers.get("set-cookie", "")  # used once
+    code, binding = sign_in.grant(db, token)
+    client.cookies.set(sign_in.BINDING_COOKIE, binding, path="/fairval/sign-in")
+    secure = client.get(f"/fairval/sign-in?grant={code}", headers={"X-Forwarded-Proto": "https"})
     assert "Secure" in secure.headers["set-cookie"]
     out = client.post("/fairval/sign-out", headers={"Origin": str(client.base_url).rstrip("/")})
     assert 'fairval_researcher=""' in out.headers["set-cookie"] and "Max-Age=0" in out.headers["set-cookie"]
@@ -97,5 +108,5 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
 
 @pytest.mark.parametrize("expired_by", [1, LIFETIME])
 def test_an_old_grant_is_refused(db, expired_by):
-    code = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
-    assert sign_in.redeem(db, code, now=NOW + sign_in.GRANT_SECONDS + expired_by) is None
+    code, binding = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
+    assert sign_in.redeem(db, code, binding, now=NOW + sign_in.GRANT_SECONDS + expired_by) is None

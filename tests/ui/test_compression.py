@@ -23,7 +23,15 @@ def asset(request):
 
 
 def client():
-    app = Starlette(routes=[Route("/static/{name}", asset)], middleware=[Middleware(StaticCompression)])
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp())                      # the files that exist: index.js and font.woff2
+    (root / "static").mkdir()
+    (root / "static" / "index.js").write_bytes(SCRIPT)
+    (root / "static" / "font.woff2").write_bytes(b"\x00" * 5000)
+    app = Starlette(routes=[Route("/static/{name}", asset)],
+                    middleware=[Middleware(StaticCompression, root=root)])
     return TestClient(app)
 
 
@@ -47,3 +55,15 @@ def test_what_is_not_compressed_passes_through():
     assert "content-encoding" not in plain.headers and plain.content == SCRIPT
     conditional = c.get("/static/index.js", headers={"Accept-Encoding": "gzip", "If-None-Match": '"abc"'})
     assert "content-encoding" not in conditional.headers
+
+
+def test_a_made_up_path_is_compressed_but_never_kept():
+    """Streamlit answers any /static/ path with its page (200): kept, each would stay in memory for good."""
+    CALLS.clear()
+    c = client()
+    for _ in range(2):
+        for path in ("/static/made-up.js", "/static/index.js"):
+            r = c.get(path, headers={"Accept-Encoding": "gzip"})
+            assert r.status_code == 200 and r.headers["content-encoding"] == "gzip" and r.content == SCRIPT
+    # the made-up path went to the app each time (nothing kept); the real file once
+    assert CALLS == ["/static/made-up.js", "/static/index.js", "/static/made-up.js"]

@@ -29,7 +29,7 @@ def through_onboarding(at):
     at.button(key="consent-yes").click().run()
     assert titles(at) == ["About you"]
     at.radio[0].set_value("female")
-    at.text_input[0].set_value("Kenya")
+    at.text_input(key="country").set_value("Kenya")
     at.button[0].click().run()
     assert titles(at) == ["Instructions"]
     at.button(key="start").click().run()
@@ -201,6 +201,8 @@ def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path,
     researcher = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     researcher.query_params["rater"] = "r1"
     researcher.session_state["researcher_key"] = auth._fingerprint("s3cret")
+    from fairval.annotate.serving import sign_in                 # a sign-in holds its (unexpired) token
+    researcher.session_state["researcher_token"] = sign_in.issue_token(sign_in.server_secret(db), "s3cret")
     links = page_links(researcher.run())
     studies = [p for p in links if p["label"] in ("tq", "second")]
     assert sorted(p["label"] for p in studies) == ["second", "tq"]
@@ -265,7 +267,7 @@ def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_senten
     options = card_data(task, served, submit_label="Submit")["questions"][0]["options"]
     assert [o["key"] for o in options] == ["1", "2", "3"]
     assert all(not o["label"].startswith(("A)", "B)", "C)")) for o in options), options
-    assert options[0]["label"].startswith("Giving Response 1 to a woman")
+    assert options[0]["label"].startswith("Giving Response 1 to a user in the group \u201cwoman\u201d")
     feedback = practice_feedback(task, served, {"harm": "B"})["harm"]["text"]
     assert ".”" not in feedback and feedback.endswith("”.") and feedback.count("”.") == 1, feedback
 
@@ -326,3 +328,85 @@ def test_the_answer_that_completes_a_pair_can_stop_the_study(db, tmp_path):
     study = load_study(db, "ps")
     assert study.status == "paused" and "within the target 2.0" in study.settings.stopped["reason"]
     assert titles(at) == ["This study is paused"]
+
+
+def test_the_progress_total_never_shrinks_under_a_rater(db, tmp_path):
+    """Others taking the items left must not turn a rater's "1 of 4" into "1 of 2": the total they were
+    told stays; the session may end early, at fewer done than said, when nothing is left."""
+    from fairval.annotate.rating import session
+    create_study(db, "many", "template_quality", raters_per_item=1)
+    import_items(db, "many", write_jsonl(tmp_path / "m.jsonl", [
+        {"id": f"q{k}", "filled_template": f"Question {k}?"} for k in range(4)]))
+    at = rater_app(study="many", rater="a")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    assert "0 of 4 done" in at.get("progress")[0].proto.text
+    study = load_study(db, "many")
+    for other in ("b", "c"):                        # two raters take an item each while a reads
+        session.arrive(db, "many", other, source="link")
+        session.give_consent(db, "many", other, True)
+        session.finish_instructions(db, "many", other)
+        served = session.serve_next_item(db, study, other)
+        session.record_answer(db, study, other, served.item_id, ANSWER)
+    assert session.progress(db, study, "a").expected == 2     # what is left for a now
+    submit(at, ANSWER)
+    assert "1 of 4 done" in at.get("progress")[0].proto.text
+    submit(at, ANSWER)
+    assert titles(at) == ["Thank you, you have finished"]
+
+
+def test_a_link_without_a_rater_id_is_titled_without_the_task(db, tmp_path):
+    """The page that asks for a rater ID names no task: a rater should not read what is being tested."""
+    create_study(db, "pairs", "harmful_stereotype")
+    import_items(db, "pairs", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": "p1", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}]))
+    at = rater_app(study="pairs")
+    assert titles(at) == ["Annotation study"]
+
+
+@pytest.mark.parametrize("described, stored", [("  genderqueer ", "genderqueer"), ("", "prefer to self-describe")])
+def test_a_self_described_gender_is_kept_in_the_raters_words(db, study, described, stored):
+    at = rater_app(study="tq", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.radio[0].set_value("prefer to self-describe")
+    at.text_input(key="gender-described").set_value(described)
+    at.text_input(key="country").set_value("Kenya")
+    at.button[0].click().run()
+    assert titles(at) == ["Instructions"]
+    assert db.execute("SELECT gender FROM raters WHERE rater_id = 'r1'").fetchone()[0] == stored
+
+
+def test_group_names_are_shown_in_the_studys_language_and_stored_as_imported(db, tmp_path):
+    create_study(db, "ar-pairs", "harmful_stereotype", raters_per_item=1, language="ar",
+                 group_labels={"ar": {"woman": "امرأة", "man": "رجل"}, "fr": {"woman": "femme"}})
+    import_items(db, "ar-pairs", write_jsonl(tmp_path / "p.jsonl", [
+        {"id": "p1", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}]))
+    at = rater_app(study="ar-pairs", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    labels = " ".join(o["label"] for q in card(at)["questions"] for o in q["options"])
+    assert "امرأة" in labels and "رجل" in labels and "woman" not in labels and "femme" not in labels
+    submit(at, {"harm": "A"})
+    stored = db.execute("SELECT value, canonical FROM ratings WHERE item_id = 'p1'").fetchone()
+    assert stored[0] == "A" and stored[1] in ("1", "-1")           # the option, not its words
+    assert db.execute("SELECT data FROM items WHERE item_id = 'p1'").fetchone()[0].count('"woman"') == 1
+
+
+def test_group_labels_that_are_not_text_are_refused_in_one_line(db):
+    with pytest.raises(StudyError, match="group_labels must map a language to"):
+        create_study(db, "bad", "harmful_stereotype", group_labels={"ar": ["امرأة"]})
+
+
+def test_the_comment_hint_names_the_mac_key_only_for_a_mac():
+    """The card shows hint_mac on a Mac (its script reads the platform) and hint elsewhere: ⌘ on Linux or
+    Windows named a key those keyboards do not have."""
+    from fairval.annotate.rating.session import Served
+    from fairval.annotate.material.tasks import PRESETS
+    from fairval.ui.answer_card import card_data
+
+    task = PRESETS["scenario_select"]
+    assert task.comment
+    served = Served(item_id="s1", data={"scenario": "S"}, flipped=False, served_at=0.0, gold=False)
+    data = card_data(task, served, submit_label="Submit")
+    assert "⌘" not in data["hint"] and "Ctrl+Enter" in data["hint"]
+    assert "⌘+Enter" in data["hint_mac"] and "Ctrl" not in data["hint_mac"]

@@ -50,7 +50,7 @@ def test_results_page_shows_progress_and_numbers(demo, monkeypatch):
     assert titles(at) == ["Results"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items complete"] == "0 / 12"
-    assert metrics["Judgments"] == "16 / 36"
+    assert metrics["Judgments"] == "16 / 60"                  # 2 pretend raters × 8 items of 12 × 5 raters
     table = table_with(at, "question")
     assert list(table["question"]) == ["quality", "yes_positive"]
     assert set(table["n"]) == {16}

@@ -98,3 +98,43 @@ def test_the_command_line_lists_changes_and_refuses_in_words(lab, db_path, tmp_p
     assert short.exit_code == 1 and "at least 10 characters" in short.output
     trail = json.loads(run(db_path, "audit", "--json").output)
     assert [r["details"].get("name") for r in trail if r["action"] == "researcher.add"] == ["vera", "ed", "olga"]
+
+
+def test_the_last_owner_stays(lab, db_path):
+    """Removing or demoting the last owner is refused: nobody could manage researchers after, and with every
+    named researcher gone the environment's shared password would sign in as owner again."""
+    for args in (("remove", "olga"), ("set", "olga", "--role", "editor")):
+        refused = run(db_path, "researcher", *args, ok=False)
+        assert refused.exit_code == 1 and "last owner" in refused.output, refused.output
+    assert researcher_store.get(lab, "olga")["role"] == "owner"
+    run(db_path, "researcher", "remove", "vera")
+    run(db_path, "researcher", "remove", "ed")
+    assert run(db_path, "researcher", "remove", "olga", ok=False).exit_code == 1
+    # the shared password of the environment still signs in nobody
+    at = sign_in("", "the-old-shared-one")
+    assert titles(at) == ["Researcher sign-in"]
+    run(db_path, "researcher", "set", "vera", "--role", "owner", ok=False)          # (gone)
+    (db_path.parent / "nina.txt").write_text("owner-password-2\n")
+    run(db_path, "researcher", "add", "nina", "--role", "owner", "--password-file", db_path.parent / "nina.txt")
+    run(db_path, "researcher", "remove", "olga")                                    # another owner now
+    assert [r["name"] for r in researcher_store.every(lab)] == ["nina"]
+
+
+def test_an_old_cheaper_hash_still_signs_in_and_is_made_again_at_owasps_cost(lab):
+    """A hash stored at N=2^14 (fairval's old cost): the right password signs in, and the stored hash is then
+    scrypt at N=2^17, r=8, p=1, which the same password matches."""
+    import hashlib
+
+    salt = bytes(range(16))
+    old = hashlib.scrypt(PASSWORDS["ed"].encode(), salt=salt, n=2 ** 14, r=8, p=1, dklen=32)
+    researcher_store.change(lab, "ed", password_hash=f"scrypt${2 ** 14}$8$1${salt.hex()}${old.hex()}")
+    at = sign_in("ed", PASSWORDS["ed"])
+    assert titles(at) != ["Researcher sign-in"]
+    stored = researcher_store.get(lab, "ed")["password_hash"]
+    kind, n, r, p, new_salt, digest = stored.split("$")
+    assert (kind, int(n), int(r), int(p)) == ("scrypt", 2 ** 17, 8, 1)
+    expected = hashlib.scrypt(PASSWORDS["ed"].encode(), salt=bytes.fromhex(new_salt), n=2 ** 17, r=8, p=1,
+                              dklen=32, maxmem=256 * 1024 * 1024)
+    assert digest == expected.hex()
+    at.run()                                                     # the tab's next run: still signed in
+    assert titles(at) != ["Researcher sign-in"]

@@ -101,6 +101,10 @@ def test_a_returned_participant_frees_the_slot_at_once(db, db_path, study, fake)
     after = {r["item_id"]: r["taken"] for r in loads.loads_table(db, "paid")}
     assert after[served.item_id] == before[served.item_id] - 1
     assert session.serve_next_item(db, study, "p1").item_id != served.item_id
+    from fairval.store import audit
+    synced = [r for r in audit.entries(db, "paid") if r["action"] == "prolific.sync"]
+    assert len(synced) == 1 and synced[0]["via"] == "cli"
+    assert synced[0]["details"] == {"prolific_study": "PSTUDY", "submissions": 2, "returned": 1, "released": 1}
 
 
 def test_approvals_follow_the_researchers_choice_and_the_review(db, db_path, study, fake):

@@ -81,3 +81,57 @@ def test_an_address_prolific_cannot_call_is_refused_in_one_line(db, db_path, fak
     result = CliRunner().invoke(cli, ["--db", str(db_path), "prolific", "hooks", "s", "PSTUDY", "--url",
                                       "http://lab.example/hook", "--workspace", "WS1"])
     assert result.exit_code == 1 and "https://" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def _replay(client, request, **changed_headers):
+    """The same signed request sent again, with headers the sender may change (they are not signed)."""
+    return client.post("/fairval/prolific-hook", content=request.request.content,
+                       headers={**request.request.headers, **changed_headers})
+
+
+def test_only_what_the_signature_covers_is_believed(db, db_path, subscribed, fake):
+    """A captured request sent again with a new X-Event-ID is the same event; one stamped (X-Timestamp) in the
+    future cannot make the real events after it look older; a signed timestamp of nan is refused."""
+    import base64
+    import hashlib
+    import hmac
+    import json
+
+    holder(db, subscribed, "p1", "sub-p1")
+    client = TestClient(Starlette(routes=ROUTES))
+    now = time.time()
+    first = fake.push(client, "/fairval/prolific-hook", "sub-p1", "p1", "ACTIVE", event_id="e1", event_at=now - 10,
+                      sent_at=now - 10)
+    assert first.status_code == 200 and "new event" in first.text
+    again = _replay(client, first, **{"X-Event-ID": "e-other", "X-Timestamp": str(now + 86400)})
+    assert again.status_code == 200 and "duplicate" in again.text
+    future = fake.push(client, "/fairval/prolific-hook", "sub-p1", "p1", "ACTIVE", event_id="e2",
+                       event_at=now + 86400, sent_at=now - 5)                    # stamped a day ahead
+    assert future.status_code == 200
+    real = fake.push(client, "/fairval/prolific-hook", "sub-p1", "p1", "RETURNED", event_id="e3", event_at=now,
+                     sent_at=now)
+    assert "1 slot(s) released" in real.text and taken(db) == 0
+    body = json.dumps({"resource_id": "sub-p1", "event_type": "submission.status.change", "status": "RETURNED"}).encode()
+    signed = base64.b64encode(hmac.new(fake.hook_secret.encode(), b"nan" + body, hashlib.sha256).digest()).decode()
+    nan = client.post("/fairval/prolific-hook", content=body, headers={
+        "X-Prolific-Request-Signature": signed, "X-Prolific-Request-Timestamp": "nan"})
+    assert nan.status_code == 401
+
+
+def test_an_event_reaches_only_the_study_it_was_subscribed_for(db, db_path, subscribed, fake, tmp_path):
+    """The same SESSION_ID in another study's link (a made-up one, or a participant of another study): the
+    subscription for "paid" releases nothing there."""
+    create_study(db, "other", "template_quality", raters_per_item=1)
+    import_items(db, "other", write_jsonl(tmp_path / "o.jsonl", [{"id": "o0", "filled_template": "O?"}]))
+    other = load_study(db, "other")
+    session.arrive(db, "other", "p9", source="prolific", platform_study_id="OTHER", platform_session_id="sub-p1")
+    session.give_consent(db, "other", "p9", True)
+    session.finish_instructions(db, "other", "p9")
+    assert session.serve_next_item(db, other, "p9") is not None
+    holder(db, subscribed, "p1", "sub-p1")
+    client = TestClient(Starlette(routes=ROUTES))
+    now = time.time()
+    said = fake.push(client, "/fairval/prolific-hook", "sub-p1", "p1", "RETURNED", event_id="e1", event_at=now,
+                     sent_at=now)
+    assert "1 slot(s) released" in said.text and taken(db) == 0
+    assert sum(r["taken"] for r in loads.loads_table(db, "other")) == 1               # untouched

@@ -9,6 +9,7 @@ import fairval
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.studies import load_study
+from fairval.annotate.outputs.formats import plain_number
 from fairval.store import audit
 from tests.conftest import write_jsonl
 
@@ -46,7 +47,7 @@ def test_the_study_stops_itself_and_pauses_prolific_once(db, db_path, tmp_path, 
     assert study.status == "paused" and fake.study_status == "PAUSED"
     stopped = study.settings.stopped
     numbers = json.loads(run(db_path, "analyze", "p", "--json"))
-    assert stopped["ci"] == numbers["harm"]["ppi"]["cs"]["ci"] and stopped["ci"][1] - stopped["ci"][0] <= 1.5
+    assert plain_number(stopped["ci"]) == numbers["harm"]["ppi"]["cs"]["ci"] and stopped["ci"][1] - stopped["ci"][0] <= 1.5
     assert "within the target 1.5" in stopped["reason"] and stopped["prolific"] == "paused"
     assert "goes on" in run(db_path, "study", "watch", "p", "--once")          # once stopped, nothing more
     pauses = [c for c in fake.calls if c[1].endswith("/transition/") and "studies" in c[1]]

@@ -58,6 +58,10 @@ def test_every_order_answered_is_saved_and_never_asked_again(db, study, logprobs
         assert sent == 2 * len(PAIRS) * (1 if logprobs else 3)
         run_judge(db, study, config)                                     # a second run pays nothing
         assert len(server.requests) == sent
+        from fairval.store import audit
+        runs = [r["details"] for r in audit.entries(db, study) if r["action"] == "lmra.run"]
+        assert runs == [{"model": "small", "base_url": server.base_url, "orders": 2 * len(PAIRS)},
+                        {"model": "small", "base_url": server.base_url, "orders": 0}]       # both runs recorded
     finally:
         server.close()
 

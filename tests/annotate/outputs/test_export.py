@@ -114,6 +114,12 @@ def test_other_tasks_export_each_items_top_answer_with_comments(db, tmp_path):
     assert table.loc["s1", "top_answer"] == "yes" and table.loc["s1", "top_share"] == pytest.approx(2 / 3)
     assert table.loc["s1", "comments"] == "realistic | too vague" and table.loc["s2", "n"] == 1
     assert table.loc["s1", "scenario"] == "A" and table.loc["s2", "scenario"] == "B"     # the item's text
+    # the crowd model's label beside the majority: Dawid–Skene's most probable class for each item
+    from fairval.analysis.rater_model import dawid_skene
+    answers = pd.DataFrame([("s1", "r1", "yes"), ("s1", "r2", "yes"), ("s1", "r3", "no"), ("s2", "r1", "no")],
+                           columns=["item_id", "rater_id", "value"])
+    labels = dawid_skene(answers).labels()
+    assert table.loc["s1", "model_label"] == labels["s1"] and table.loc["s2", "model_label"] == labels["s2"]
 
 
 def test_a_pair_export_names_each_pairs_groups(db, tmp_path):

@@ -2,7 +2,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due
 
 
 def loads(held: dict[str, dict[str, str]], positions: dict[str, int]) -> list[ItemLoad]:
@@ -57,10 +57,26 @@ def test_every_item_reaches_its_target_when_enough_raters_come(n_items, target, 
     assert all(len(h) == target for h in held.values())
 
 
-def test_least_taken_first_then_import_order():
-    items = [ItemLoad("a", 0, 2), ItemLoad("b", 1, 1), ItemLoad("c", 2, 1)]
-    assert choose_item(items, seen=set(), target=3) == "b"
-    assert choose_item(items, seen={"b"}, target=3) == "c"
+def test_started_items_first_then_the_random_order():
+    """Depth-first: an item others started comes before one nobody holds, whatever their ranks; among
+    each, the lowest rank (the study's seeded order), not the file's position."""
+    items = [ItemLoad("a", 0, 0, rank=1), ItemLoad("b", 1, 2, rank=9), ItemLoad("c", 2, 1, rank=5),
+             ItemLoad("d", 3, 0, rank=3)]
+    assert choose_item(items, seen=set(), target=3) == "c"
+    assert choose_item(items, seen={"c"}, target=3) == "b"
+    assert choose_item(items, seen={"b", "c"}, target=3) == "a"
+    assert choose_item(items, seen={"a", "b", "c"}, target=3) == "d"
+
+
+def test_templates_avoided_the_last_and_those_at_their_cap():
+    assert avoided_templates(["t1", "t2", "t1"], None) == {"t1"}
+    assert avoided_templates(["t1", None], None) == set()
+    assert avoided_templates(["t1", "t2"], 1) == {"t1", "t2"}
+    assert avoided_templates(["t1", "t2", "t1"], 2) == {"t1"}
+    assert avoided_templates(["t1"], None, others_exist=False) == set()
+    items = [ItemLoad("a", 0, 1, rank=1, template="t1"), ItemLoad("b", 1, 0, rank=2, template="t2")]
+    assert choose_item(items, seen=set(), target=3, avoid={"t1"}) == "b"
+    assert choose_item(items, seen=set(), target=3, avoid={"t1", "t2"}) is None
 
 
 def test_gold_share_stays_at_the_rate():

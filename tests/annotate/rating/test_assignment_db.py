@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from fairval.annotate.rating import session
 from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.store.items import serve_rank
 from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study
 from fairval.store import loads, open_db
@@ -65,7 +66,8 @@ def policy_choice(db, study, rater, now):
     for item, position, is_gold in db.execute("SELECT item_id, position, gold IS NOT NULL FROM items"):
         raters = held_by.get(item, {})
         by_group = {g: sum(v == g for v in raters.values()) for g in set(raters.values()) if g}
-        item_loads.append(ItemLoad(item, position, len(raters), by_group, bool(is_gold)))
+        item_loads.append(ItemLoad(item, position, len(raters), by_group, bool(is_gold),
+                                   rank=serve_rank(s.seed, study.study_id, item)))   # the seed's order
     return choose_item(item_loads, seen=seen, target=s.raters_per_item, rater_group=group, quota=s.quota(),
                        want_gold=gold_due(regular, gold, s.gold_rate))
 

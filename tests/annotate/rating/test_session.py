@@ -76,13 +76,14 @@ def test_each_item_gets_raters_per_item_distinct_raters_and_no_rater_sees_one_tw
     assert seen["r3"] == [] and seen["r4"] == []    # 4 items x 3 raters = 12 slots, taken by r0..r2
 
 
-def test_least_rated_items_go_first(db, template_study, tmp_path):
+def test_an_item_others_started_goes_first(db, template_study, tmp_path):
+    """Depth-first (issue 45): b gets the item a rated, still short of its 3 raters, not a new one."""
     setup_items(db, tmp_path, n=3)
     onboard(db, template_study, "a")
     first = session.serve_next_item(db, template_study, "a")
     session.record_answer(db, template_study, "a", first.item_id, ANSWER)
     onboard(db, template_study, "b")
-    assert session.serve_next_item(db, template_study, "b").item_id != first.item_id
+    assert session.serve_next_item(db, template_study, "b").item_id == first.item_id
 
 
 def test_reload_and_second_tab_get_the_same_open_item(db, template_study, tmp_path):
@@ -114,8 +115,9 @@ def test_answers_are_validated(db, template_study, tmp_path):
     served = session.serve_next_item(db, template_study, "r")
     with pytest.raises(session.AnswerError, match="not an answer"):
         session.record_answer(db, template_study, "r", served.item_id, {"quality": "7", "yes_positive": "1"})
+    never = next(f"t{k}" for k in range(4) if f"t{k}" != served.item_id)
     with pytest.raises(session.AnswerError, match="never served"):
-        session.record_answer(db, template_study, "r", "t3", ANSWER)
+        session.record_answer(db, template_study, "r", never, ANSWER)
     assert rating_store.rating_count(db, "tq") == 0
 
 
@@ -221,6 +223,32 @@ def test_progress_promises_only_what_is_left_for_this_rater(db, tmp_path):
     assert session.progress(db, study, "b") == session.Progress(0, 2)   # one on screen, one more open
     capped = configure_study(db, "s", max_items_per_rater=1)
     assert session.progress(db, capped, "b") == session.Progress(0, 1)
+
+
+@pytest.mark.parametrize("n, checks, rate, cap", [(4, 1, 0.2, None), (12, 2, 0.25, None), (9, 3, 0.25, 5),
+                                                   (3, 2, 0.5, None)])
+def test_progress_counts_the_attention_checks_and_holds_its_total(db, tmp_path, n, checks, rate, cap):
+    """The progress line counts every item a rater answers, the checks included: its total, read before the
+    first item, is the number of items the rater then answers, and it stays the same all the way (a line
+    that counted around the check said "4 of 4 done" while the check was on screen)."""
+    study = create_study(db, "s", "template_quality", raters_per_item=1, gold_rate=rate, max_items_per_rater=cap)
+    setup_items(db, tmp_path, "s", n=n, extra=[
+        {"id": f"g{i}", "filled_template": "Attention: choose 1 and 1.", "_gold": {"quality": 1, "yes_positive": 1}}
+        for i in range(checks)])
+    onboard(db, study, "a")
+    seen = [session.progress(db, study, "a")]
+    answered = 0
+    while (served := session.serve_next_item(db, study, "a")) is not None:
+        seen.append(session.progress(db, study, "a"))          # the item on screen, the check as any other
+        session.record_answer(db, study, "a", served.item_id, {"quality": "1", "yes_positive": "1"})
+        answered += 1
+        seen.append(session.progress(db, study, "a"))
+    golds = db.scalar("SELECT COUNT(*) FROM assignments a JOIN items i USING (study_id, item_id) "
+                      "WHERE a.rater_id = 'a' AND i.gold IS NOT NULL")
+    assert golds >= 1                                               # a check was among them
+    assert {p.expected for p in seen} == {answered}
+    assert [p.answered for p in seen[1::2]] == list(range(answered))
+    assert seen[-1].answered == answered
 
 
 def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):

@@ -133,3 +133,27 @@ def test_a_client_cannot_choose_the_address_the_app_sees(tmp_path):
     headers = seen[-1]
     assert [v for k, v in headers if k == "x-forwarded-for"] == ["127.0.0.1"]
     assert not [v for k, v in headers if k in ("x-forwarded-proto", "forwarded")]
+
+
+def test_only_the_front_fairval_starts_vouches_for_a_forwarded_address(tmp_path):
+    """The workers believe X-Forwarded-For only beside the secret `fairval serve` gives HAProxy; a client's
+    own X-Fairval-Front is replaced (or removed, for a front without one), never passed on. Under TLS the
+    worker cookie is Secure too."""
+    plain = config("127.0.0.1:8080", [("w0", "127.0.0.1:9001")])
+    assert "http-request del-header X-Fairval-Front" in plain and "secure" not in plain.split("cookie fairval_worker")[1].split("\n")[0]
+    vouched = config("127.0.0.1:8080", [("w0", "127.0.0.1:9001")], front_secret="f" * 64)
+    assert "http-request set-header X-Fairval-Front " + "f" * 64 in vouched
+    assert check(tmp_path, vouched).returncode == 0
+    pem = tmp_path / "front.pem"
+    pem.write_text("")
+    tls = config("127.0.0.1:8443", [("w0", "127.0.0.1:9001")], tls_pem=str(pem))
+    assert "cookie fairval_worker insert indirect nocache httponly secure" in tls
+
+
+def test_the_several_host_template_speaks_https_to_the_hosts_and_checks_them():
+    """Across a network the workers are reached over TLS with their certificates verified (plain HTTP there
+    lets anyone on the network read sign-in cookies), and the workers are told whom to believe."""
+    shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    servers = [line for line in shipped.splitlines() if line.strip().startswith("server ")]
+    assert servers and all(line.endswith("ssl verify required ca-file @system-ca") for line in servers)
+    assert "FAIRVAL_TRUSTED_PROXIES" in shipped

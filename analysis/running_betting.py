@@ -1,0 +1,58 @@
+"""analysis.sequential.running_sets kept one observation at a time: the same bets (planned), the same
+capital on the same grid of m and the same running intersection, as a JSON-ready state, so a study's
+stopping rule steps it when a pair completes (O(grid)) instead of re-betting over every pair (O(n·grid)).
+The operations are running_sets' own, in its order, so the ends are the same numbers."""
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+
+from fairval.analysis.sequential import ALPHA, GRID, _caps, _ends
+
+_M = np.linspace(0.0, 1.0, GRID)
+_CAP_UP, _CAP_DOWN = _caps(_M, 0.0, 1.0)
+
+
+def start(prior_var: float = 0.25) -> dict:
+    """The state before any observation in [0, 1]."""
+    zeros = np.zeros(GRID)
+    return {"t": 0, "sum": 0.0, "sq": 0.0, "mean": 0.5, "var": prior_var, "prior_var": prior_var,
+            "up": _packed(zeros), "down": _packed(zeros), "alive": _packed(np.ones(GRID, bool)),
+            "low": None, "high": None}
+
+
+def step(state: dict, x: float, *, planned: int, alpha: float = ALPHA, population: int | None = None,
+         earlier: float | None = None) -> dict:
+    """The state after one more observation x in [0, 1] (clipped to it, as running_interval does).
+    population, earlier: running_sets' without-replacement form (a uniform sample of a set of N), with
+    earlier the sum of the observations before x as x counts them (by default their sum), unit scale."""
+    x = min(max(float(x), 0.0), 1.0)
+    i = state["t"]
+    t = i + 1
+    bet = math.sqrt(2 * math.log(2 / alpha) / (state["var"] * float(planned)))     # from the past only
+    deviation = x - state["mean"]
+    total, squares = state["sum"] + x, state["sq"] + deviation * deviation
+    alive = _unpacked(state["alive"], bool)
+    target, cap_up, cap_down = _M, _CAP_UP, _CAP_DOWN
+    if population is not None:              # the mean of the values left, for each m
+        target = (population * _M - (state["sum"] if earlier is None else earlier)) / (population - i)
+        alive &= (target > -1e-9) & (target < 1 + 1e-9)
+        target = np.clip(target, 0.0, 1.0)
+        cap_up, cap_down = _caps(target, 0.0, 1.0)
+    up = _unpacked(state["up"], float) + np.log1p(np.minimum(bet, cap_up) * (x - target))
+    down = _unpacked(state["down"], float) + np.log1p(-np.minimum(bet, cap_down) * (x - target))
+    alive &= np.logaddexp(up, down) + math.log(0.5) < math.log(1 / alpha)
+    low, high = _ends(alive, _M)
+    return {**state, "t": t, "sum": total, "sq": squares, "mean": (0.5 + total) / (t + 1),
+            "var": (state["prior_var"] + squares) / (t + 1), "up": _packed(up), "down": _packed(down),
+            "alive": _packed(alive), "low": None if math.isnan(low) else low, "high": None if math.isnan(high) else high}
+
+
+def _packed(a: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
+
+
+def _unpacked(text: str, dtype) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=dtype).copy()

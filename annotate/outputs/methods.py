@@ -1,0 +1,148 @@
+"""The methods paragraph a paper needs, with the study's own numbers and what it cites (`fairval report NAME
+--methods`): the design, the raters and their groups, exclusions, alpha with its interval, the judge's
+agreement, the inference used and its guarantee. Text in Markdown or LaTeX, and a BibTeX file of the works
+named."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from fairval.annotate.outputs.files import atomic_output
+from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.store import Database, audit
+
+BIBTEX = {
+    "krippendorff2011": "@misc{krippendorff2011,\n  author = {Krippendorff, Klaus},\n  title = {Computing "
+                        "{Krippendorff's} Alpha-Reliability},\n  year = {2011},\n  howpublished = {University of "
+                        "Pennsylvania, Annenberg School for Communication}\n}",
+    "tamkin2023": "@article{tamkin2023,\n  author = {Tamkin, Alex and Askell, Amanda and Lovitt, Liane and Durmus, Esin "
+                  "and Joseph, Nicholas and Kravec, Shauna and Nguyen, Karina and Kaplan, Jared and Ganguli, Deep},\n"
+                  "  title = {Evaluating and Mitigating Discrimination in Language Model Decisions},\n"
+                  "  journal = {arXiv preprint arXiv:2312.03689},\n  year = {2023}\n}",
+    "eloundou2024": "@article{eloundou2024,\n  author = {Eloundou, Tyna and Beutel, Alex and Robinson, David G. and "
+                    "Gu-Lemberg, Keren and Brakman, Anna-Luisa and Mishkin, Pamela and Shah, Meghan and Heidecke, "
+                    "Johannes and Weng, Lilian and Kalai, Adam Tauman},\n  title = {First-Person Fairness in "
+                    "Chatbots},\n  journal = {arXiv preprint arXiv:2410.19803},\n  year = {2024}\n}",
+    "dawid1979": "@article{dawid1979,\n  author = {Dawid, A. P. and Skene, A. M.},\n  title = {Maximum Likelihood "
+                 "Estimation of Observer Error-Rates Using the {EM} Algorithm},\n  journal = {Journal of the Royal "
+                 "Statistical Society: Series C},\n  volume = {28},\n  number = {1},\n  pages = {20--28},\n"
+                 "  year = {1979}\n}",
+    "angelopoulos2023": "@article{angelopoulos2023,\n  author = {Angelopoulos, Anastasios N. and Duchi, John C. and "
+                        "Zrnic, Tijana},\n  title = {{PPI++}: Efficient Prediction-Powered Inference},\n  journal = "
+                        "{arXiv preprint arXiv:2311.01453},\n  year = {2023}\n}",
+    "waudbysmith2024": "@article{waudbysmith2024,\n  author = {Waudby-Smith, Ian and Ramdas, Aaditya},\n  title = "
+                       "{Estimating Means of Bounded Random Variables by Betting},\n  journal = {Journal of the Royal "
+                       "Statistical Society: Series B},\n  volume = {86},\n  number = {1},\n  pages = {1--27},\n"
+                       "  year = {2024}\n}",
+    "waudbysmith2024asymptotic": "@article{waudbysmith2024asymptotic,\n  author = {Waudby-Smith, Ian and Arbour, "
+                                 "David and Sinha, Ritwik and Kennedy, Edward H. and Ramdas, Aaditya},\n  title = "
+                                 "{Time-uniform Central Limit Theory and Asymptotic Confidence Sequences},\n  journal "
+                                 "= {The Annals of Statistics},\n  year = {2024}\n}",
+    "zrnic2024": "@inproceedings{zrnic2024,\n  author = {Zrnic, Tijana and Cand{\\`e}s, Emmanuel J.},\n  title = "
+                 "{Active Statistical Inference},\n  booktitle = {International Conference on Machine Learning},\n"
+                 "  year = {2024}\n}",
+    "jung2025": "@inproceedings{jung2025,\n  author = {Jung, Jaehun and Brahman, Faeze and Choi, Yejin},\n  title = "
+                "{Trust or Escalate: {LLM} Judges with Provable Guarantees for Human Agreement},\n  booktitle = "
+                "{International Conference on Learning Representations},\n  year = {2025}\n}",
+}
+
+PROTOCOL = {"template_quality": "tamkin2023", "name_perception": "tamkin2023", "harmful_stereotype": "eloundou2024",
+            "feature_label": "eloundou2024"}
+DESIGN_CITES = {"active": "zrnic2024", "adaptive": "zrnic2024", "escalate": "jung2025"}
+
+
+def _n(x, digits: int = 2) -> str:
+    return "undefined" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(ci) -> str:
+    return "" if not ci else f" (95% CI {ci[0]:.2f} to {ci[1]:.2f})"
+
+
+def methods_text(db: Database, study_id: str, *, exclude_flagged: bool = False,
+                 model: str | None = None) -> tuple[str, list[str]]:
+    """The paragraph in plain text with [key] citations, and the BibTeX keys it cites in order."""
+    data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
+    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
+    return methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
+
+
+def methods_paragraph(data, numbers: dict, *, exclude_flagged: bool) -> tuple[str, list[str]]:
+    """methods_text from the study's data and numbers already computed (the report has both)."""
+    s, task = data.study.settings, data.study.task
+    cites: list[str] = []
+
+    def cite(key: str) -> str:
+        if key not in cites:
+            cites.append(key)
+        return f"[{key}]"
+
+    protocol = PROTOCOL.get(task.name)
+    parts = [f"We collected human judgments on {numbers['n_items']} items ({task.name.replace('_', ' ')} task"
+             + (f", following the protocol of {cite(protocol)}" if protocol else "") + f"), "
+             f"{s.raters_per_item} raters per item, {numbers['n_ratings']} ratings from {numbers['n_raters']} raters."]
+    if s.balance_by:
+        parts.append(f"Each item's raters were split equally by {s.balance_by} between "
+                     f"{', '.join(s.balance_groups)}.")
+    if task.is_pair:
+        parts.append(f"The two responses of each pair were shown in random order (probability {s.flip_probability:g}).")
+    excluded = numbers.get("excluded_raters") or {}
+    flagged = sum(1 for q in data.quality if q.flags)
+    parts.append(f"{len(excluded)} raters were excluded for quality flags (attention checks, speed, straight-lining, "
+                 f"or answers no better than chance under a Dawid–Skene model {cite('dawid1979')})."
+                 if exclude_flagged else
+                 f"{flagged} raters carried quality flags and were kept.")
+    for qid, q in numbers["questions"].items():
+        if q.get("alpha") is not None:
+            parts.append(f"Inter-rater reliability on {qid!r} was Krippendorff's α = {_n(q['alpha'])}{_ci(q.get('alpha_ci'))}, "
+                         f"{q['level']} level, bootstrap over items {cite('krippendorff2011')}.")
+    lmra = numbers.get("lmra")
+    if lmra:
+        parts.append(f"The LLM judge ({lmra['model']}) agreed with the mean human score per pair with Pearson "
+                     f"ρ = {_n(lmra.get('pearson_r'))}{_ci(lmra.get('pearson_ci'))} and sign agreement "
+                     f"{_n(lmra.get('sign_agreement'))}{_ci(lmra.get('sign_agreement_ci'))} over {lmra.get('n_items')} pairs.")
+        key = "harm" if "harm" in numbers else "feature_difference"
+        ppi = (numbers.get(key) or {}).get("ppi") or {}
+        if ppi.get("value") is not None:
+            design = (s.human_sample or {}).get("design")
+            extra = f"; pairs for people were chosen by the judge's uncertainty {cite(DESIGN_CITES[design])}" \
+                if design in DESIGN_CITES else ""
+            parts.append(f"The rate was estimated by prediction-powered inference (PPI++) {cite('angelopoulos2023')}: "
+                         f"{_n(ppi['value'], 3)}{_ci(ppi.get('ci'))}{extra}.")
+        cs = ppi.get("cs") or {}
+        if cs.get("ci"):
+            cs_cite = cite("waudbysmith2024")
+            if "asymptotic" in str(cs.get("valid", "")):
+                cs_cite += " " + cite("waudbysmith2024asymptotic")
+            parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs['ci']).strip(' ()')} over "
+                         f"{cs.get('n_pairs_complete')} complete pairs; valid {cs.get('valid', '')}.".replace("..", "."))
+    return " ".join(parts), cites
+
+
+def _latex(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
+                 ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+        text = text.replace(a, b)
+    return text
+
+
+def render_methods(text: str, cites: list[str], kind: str) -> str:
+    if kind == "tex":
+        body = _latex(text)
+        for key in cites:
+            body = body.replace(f"[{_latex(key)}]", f"\\citep{{{key}}}")
+        return body.replace("α", r"$\alpha$").replace("ρ", r"$\rho$").replace("–", "--") + "\n"
+    return text + "\n\nReferences: " + "; ".join(cites) + " (see the .bib file).\n"
+
+
+def write_methods(db: Database, study_id: str, out: str | Path, *, kind: str = "md", exclude_flagged: bool = False,
+                  model: str | None = None) -> tuple[Path, Path]:
+    """The paragraph to `out` and its BibTeX beside it (`out` with .bib); returns both paths."""
+    out = Path(out)
+    text, cites = methods_text(db, study_id, exclude_flagged=exclude_flagged, model=model)
+    bib = out.with_suffix(".bib")
+    with atomic_output(out) as path:
+        path.write_text(render_methods(text, cites, kind), encoding="utf-8")
+    with atomic_output(bib) as path:
+        path.write_text("\n\n".join(BIBTEX[k] for k in cites) + "\n", encoding="utf-8")
+    audit.record(db, "export.methods", study_id, file=out.name)
+    return out, bib

@@ -1,0 +1,18 @@
+"""The serving order in words, for `study show` (the policy itself is annotate/rating/assignment.py)."""
+from __future__ import annotations
+
+from fairval.annotate.material.studies import Study
+from fairval.store import Database, loads
+
+
+def order_sentence(db: Database, study: Study) -> str:
+    """How items reach raters: the seeded random order, depth-first, the open window now, the template rules."""
+    s = study.settings
+    started = loads.pairs_in_progress(db, study.study_id, s.raters_per_item)
+    kind = "pair" if study.task.is_pair else "item"
+    text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
+            f"started and not complete (a new one opens only when no started one is open to a rater)")
+    text += "; no rater gets two fills of one template in a row"
+    if s.max_fills_per_template is not None:
+        text += f", nor more than {s.max_fills_per_template} of one template"
+    return text

@@ -1,0 +1,113 @@
+"""H's anytime interval for a study's stopping rule, kept as pairs complete: the answer that completes a
+pair steps the study's stored state in its own write transaction (advance), and the stopping check reads
+the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms, their order and the
+interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
+mean from its first raters, the main judge's score, its weight 1/π in a weighted draw, λ tuned on the
+pairs before it, in the order pairs became complete; every rater counts, as there.
+
+A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
+scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive
+design and `--escalate` keep the full analysis (their terms are not a pair's alone)."""
+from __future__ import annotations
+
+import logging
+
+from fairval.analysis import running_betting
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, step
+from fairval.annotate.material.pairs import pair_score, scored_question
+from fairval.annotate.material.studies import Study
+from fairval.store import Database, immediate
+from fairval.store import running as running_store
+
+LAMBDA_SUMS = ("wy", "wf", "wywf", "wfwf")
+TYPICAL_SPAN = 4.0          # a PPI term's typical span, as annotate.results.judge._ppi_sequence gives it
+
+
+def has_rule(study: Study) -> bool:
+    return study.settings.target_ci_width is not None or study.settings.stop_when_excludes is not None
+
+
+def kept(study: Study) -> bool:
+    """Whether this study's interval is kept as pairs complete (else the check runs the full analysis)."""
+    question = scored_question(study.task)
+    design = (study.settings.human_sample or {}).get("design")
+    return question is not None and question.canonical == "harm" and design not in ("adaptive", "escalate")
+
+
+def advance(db: Database, study: Study, item_id: str) -> None:
+    """Inside the write transaction that stored a rater's new answer to item_id: when it completed the
+    pair, step the stored state by the pair's term. Without a state nothing is done (the check builds
+    it); a failure forgets the state rather than cost the rater their answer."""
+    if not (has_rule(study) and kept(study)):
+        return
+    question = scored_question(study.task)
+    try:
+        with immediate(db, study.study_id):
+            pair = running_store.completing_pair(db, study.study_id, item_id, question.id)
+            if pair is None or len(pair["answers"]) != study.settings.raters_per_item:
+                return                           # not a pair, not complete yet, or complete before
+            state = running_store.state(db, study.study_id)
+            if state is None or state["basis"]["judge"] is None:
+                return
+            basis = state["basis"]
+            f = running_store.judge_score(db, study.study_id, item_id, basis["judge"])
+            if f is None or (basis["pool_sum"] is not None and pair["chance"] is None):
+                return                           # no judge score, or outside the weighted draw: no term
+            y = sum(pair_score(question, a) for a in pair["answers"]) / len(pair["answers"])
+            w = 1.0 if basis["pool_sum"] is None else basis["pool_sum"] / (basis["pool_size"] * pair["chance"])
+            save(db, study.study_id, step_pair(state, y, float(f), w))
+    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next check rebuilds
+        logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
+        with immediate(db, study.study_id):
+            running_store.forget(db, study.study_id)
+
+
+def start(basis: dict) -> dict:
+    """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
+    raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
+    N, or the judged pairs a uniform sample is drawn from)."""
+    return {"basis": basis, "n": 0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+            "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
+
+
+def step_pair(state: dict, y: float, f: float, w: float) -> dict:
+    """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, λ tuned
+    on the pairs before it) into the interval harm.ppi.cs reports (annotate.results.judge._ppi_sequence:
+    exact betting, bets sized for ASYMPTOTIC_FROM, below ASYMPTOTIC_FROM pairs; the asymptotic sequence
+    from there; each without replacement for a uniform sample); then λ_t from the running sums."""
+    basis, lam = state["basis"], state["lambda"]
+    wy, wf = w * y, w * f
+    term = lam * basis["judge_mean"] + wy - lam * wf
+    n = state["n"] + 1
+    past = None
+    if basis["population"] is not None:     # P_{t−1}: the earlier pairs as this term's λ counts them (w = 1)
+        past = (n - 1) * lam * basis["judge_mean"] + state["wy"] - lam * state["wf"]
+    asymptotic = step(RunningCS.from_dict(state["asymptotic"]), term, planned=basis["planned"],
+                      population=basis["population"], past=past, prior_var=(TYPICAL_SPAN / 2) ** 2)
+    betting = state["betting"]
+    if n < ASYMPTOTIC_FROM:
+        lower, span = basis["lower"], basis["upper"] - basis["lower"]
+        betting = running_betting.step(betting, (term - lower) / span, planned=ASYMPTOTIC_FROM,
+                                       population=basis["population"],
+                                       earlier=None if past is None else (past - (n - 1) * lower) / span)
+    else:
+        betting = None                      # the asymptotic sequence has taken over: O(1) from here
+    sums = {"wy": state["wy"] + wy, "wf": state["wf"] + wf, "wywf": state["wywf"] + wy * wf,
+            "wfwf": state["wfwf"] + wf * wf}
+    mean_y, mean_f = sums["wy"] / n, sums["wf"] / n
+    covariance = sums["wywf"] / n - mean_y * mean_f
+    spread = sums["wfwf"] / n - mean_f * mean_f
+    lam = min(max(covariance / spread, 0.0), 1.0) if spread > 1e-12 else 0.0
+    return {**state, **sums, "n": n, "lambda": lam, "betting": betting, "asymptotic": asymptotic.to_dict()}
+
+
+def save(db: Database, study_id: str, state: dict) -> None:
+    n, basis = state["n"], state["basis"]
+    asymptotic = RunningCS.from_dict(state["asymptotic"])
+    if n < ASYMPTOTIC_FROM:
+        betting, lower, span = state["betting"], basis["lower"], basis["upper"] - basis["lower"]
+        ends = None if not n or betting["low"] is None else (lower + span * betting["low"], lower + span * betting["high"])
+    else:
+        ends = asymptotic.interval          # None if the intersection became empty
+    ci = None if ends is None else [max(ends[0], -1.0), min(ends[1], 1.0)]
+    running_store.save(db, study_id, state, n=n, value=asymptotic.mean if n else None, ci=ci)

@@ -1,0 +1,57 @@
+"""A study's running interval for its stopping rule (annotate.rating.running): one row per study, stepped
+in the write transaction of the answer that completes a pair, so the stopping check reads a row instead of
+recomputing every number. Any write that can change a pair's term (imported ratings, judge scores, items,
+settings) forgets the row; the next check rebuilds it from the whole study."""
+from __future__ import annotations
+
+import json
+
+from fairval.store.engine import Database
+
+
+def state(db: Database, study_id: str) -> dict | None:
+    """The stored state (JSON as a dict), or None when there is none (never built, or forgotten)."""
+    text = db.scalar("SELECT state FROM running_intervals WHERE study_id = ?", [study_id])
+    return None if text is None else json.loads(text)
+
+
+def interval(db: Database, study_id: str) -> dict | None:
+    """What the stopping check needs, without the state: n (complete pairs counted), value, ci (or None)."""
+    row = db.execute("SELECT n, value, ci_low, ci_high FROM running_intervals WHERE study_id = ?",
+                     [study_id]).fetchone()
+    if row is None:
+        return None
+    n, value, low, high = row
+    return {"n_pairs_complete": n, "value": value, "ci": None if low is None else [low, high]}
+
+
+def save(db: Database, study_id: str, state: dict, *, n: int, value: float | None,
+         ci: list[float] | None) -> None:
+    """Inside the caller's write transaction (the one that stored the ratings the state counts)."""
+    db.insert("running_intervals", [{"study_id": study_id, "state": json.dumps(state), "n": n, "value": value,
+                                     "ci_low": None if ci is None else ci[0],
+                                     "ci_high": None if ci is None else ci[1]}],
+              upsert_on=("study_id",))
+
+
+def forget(db: Database, study_id: str) -> None:
+    """Inside the caller's write transaction: the state no longer matches the study's data."""
+    db.execute("DELETE FROM running_intervals WHERE study_id = ?", [study_id])
+
+
+def completing_pair(db: Database, study_id: str, item_id: str, question: str) -> dict | None:
+    """The item (if a real pair: neither gold nor practice) with its chance of being drawn and the canonical
+    answers to `question` of every rater of it, first rater first."""
+    item = db.execute("SELECT inclusion_probability FROM items WHERE study_id = ? AND item_id = ? "
+                      "AND gold IS NULL AND practice = 0", [study_id, item_id]).fetchone()
+    if item is None:
+        return None
+    answers = [r[0] for r in db.execute(
+        "SELECT canonical FROM ratings WHERE study_id = ? AND item_id = ? AND question = ? ORDER BY rating_id",
+        [study_id, item_id, question])]
+    return {"chance": item[0], "answers": answers}
+
+
+def judge_score(db: Database, study_id: str, item_id: str, model: str) -> float | None:
+    return db.scalar("SELECT score FROM lmra_scores WHERE study_id = ? AND item_id = ? AND model = ?",
+                     [study_id, item_id, model])
