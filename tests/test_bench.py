@@ -99,6 +99,22 @@ def test_adaptive():
     assert re.search(r"^coverage at the stop over all worlds: adaptive \d\.\d{3} \(27 studies\)", text, re.M)
 
 
+def test_through_serving():
+    text = quick("through_serving")
+    assert re.search(r"^through serving, sorted by group pair, uniform --n, 2 rater\(s\) per pair, 40 pairs \(20 to people\): "
+                     r"H's running interval ever excluded the true H in [01] of 1 studies \(\d+%\); the end's interval "
+                     r"inside the one after 5 complete pairs in [01] of 1; completion order against file order: Spearman -?\d\.\d\d, "
+                     r"\d+% of the judgments made before the first pair was complete$", text, re.M)
+    widths = re.findall(r"at (\d+) complete pairs anytime (\d\.\d{3}) / fixed-n PPI\+\+ (\d\.\d{3}) = \d+\.\d\dx after "
+                        r"(\d+) judgments", text)
+    # one rater per pair: the judgments by a look are at least its complete pairs; both widths in (0, 2]
+    assert [int(at) for at, *_ in widths] == [10, 20]
+    assert all(int(j) >= int(at) and 0 < float(a) <= 2 and 0 < float(f) <= 2 for at, a, f, j in widths)
+    stops = re.findall(r"^through serving, clear pairs, (uniform --n|adaptive) \(30 of 60 pairs\), 3 raters per pair, "
+                       r"stopping itself at width 1\.2 .*: median judgments (\d+)", text, re.M)
+    assert [d for d, _ in stops] == ["uniform --n", "adaptive"] and all(0 < int(j) <= 90 for _, j in stops)
+
+
 def test_stopping():
     assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
 
@@ -106,6 +122,33 @@ def test_stopping():
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)
+
+
+def test_through_serving_computes_its_references_independently():
+    """The fixed-n PPI++ written in the bench agrees with the app's (two implementations of ppi_py's
+    formula); the judge's score the bench computes from the rows it writes is the one the app imports; the
+    world whose judge's sureness is unrelated to its error has the clear world's scores and no such relation."""
+    import numpy as np
+
+    from bench.through_serving import ppi_fixed_n
+    from bench.worlds import judge_rows, judge_score, make_world
+    from fairval.analysis.active import judge_uncertainty
+    from fairval.analysis.lmra import combine_orders
+    from fairval.analysis.ppi import ppi_mean
+
+    rng = np.random.default_rng(3)
+    f = rng.uniform(-1, 1, 900)
+    y = np.clip(0.8 * f + rng.normal(0, 0.3, 900), -1, 1)
+    assert ppi_fixed_n(y[:150], f[:150], f[150:]) == pytest.approx(ppi_mean(y[:150], f[:150], f[150:])["ci"], abs=1e-12)
+    relation = {}
+    for world in ("clear pairs", "sureness unrelated to error"):
+        w = make_world(np.random.default_rng(5), world, 3000)
+        rows = judge_rows(w)
+        imported = [combine_orders([r["p_a"], r["p_b"], r["p_c"]], [r["q_a"], r["q_b"], r["q_c"]]).score for r in rows]
+        assert judge_score(w) == pytest.approx(imported, abs=1e-12)
+        u = np.array([judge_uncertainty({k: r[k] for k in ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")}, 0.0) for r in rows])
+        relation[world] = np.corrcoef(u, np.abs(w["mu"] - judge_score(w)))[0, 1]
+    assert relation["clear pairs"] > 0.3 and abs(relation["sureness unrelated to error"]) < 0.08
 
 
 def test_rater_model():
