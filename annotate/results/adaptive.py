@@ -121,6 +121,18 @@ def envelope(centre: float, budget: int, pairs: int) -> tuple[float, float]:
     return centre - reach, centre + reach
 
 
+# Why no without-replacement form here (issue 45 (a), checked 2026-11-26). Waudby-Smith & Ramdas (2020) bet on
+# x_t against the mean of the values not yet drawn, (N μ − Σ_{j<t} x_j) / (N − t + 1): that needs every earlier
+# drawn value. Here the decided pairs are a uniform random prefix, π_t and λ_{t−1} predictable, and with
+# V_j = λ_{j−1} f_j + (ξ_j/π_j)(y_j − λ_{j−1} f_j), E[V_t | past] = ȳ_rem,t = (N ȳ − Σ_{j<t} y_j)/(N − t + 1) holds,
+# but y_j of a decided pair that did not go to people (ξ_j = 0) is never seen. Putting V_j in its place leaves
+# A_t − ȳ W_t = Σ_{j≤t} [δ_j + e_j (1 + c_{j,t})], δ_j = y_j − ȳ_rem,j, e_j = V_j − y_j, c_{j,t} = Σ_{s=j+1..t} 1/(N − s + 1)
+# (A_t, W_t: the centre's sums as sequential.step keeps them): the coefficient of each past e_j changes with t,
+# so the sum is no martingale and the sequence's guarantee does not follow; the finite-population gain would
+# only reach the between-pair part of the terms' variance anyway (the coin's and the raters' noise do not
+# shrink as the set is used up). So the with-replacement sequence stays, for a superpopulation mean; over the
+# study's own pairs it errs wide (the between-pair part of Σ(Z_t − H) is (N − t) Σ δ_s/(N − s), a bridge, whose
+# Gaussian limit stays inside the mixture boundary g wherever g(s)/s falls), which is not a proof: `valid` says so.
 SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's mean, given the pairs "
                    "before it, is that of the pairs not yet decided, which the with-replacement form does not follow")
 
