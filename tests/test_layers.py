@@ -156,5 +156,31 @@ def test_the_wheel_installs_one_import_name():
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert {p.split(".")[0] for p in setup["packages"]} == {"fairval"}
     assert set(setup["package-dir"]) <= set(setup["packages"])
-    rooms = sorted(p.name for p in (ROOT / "annotate").iterdir() if (p / "__init__.py").exists())
-    assert {f"fairval.annotate.{r}" for r in rooms} <= set(setup["packages"]), "a room of annotate/ is not shipped"
+    assert setup["package-dir"] == {"fairval": "."}, "the repository's top is the package, folder for folder"
+    shipped = {"fairval." + ".".join(p.parent.relative_to(ROOT).parts) for pkg in PACKAGES
+               for p in (ROOT / pkg).rglob("__init__.py")}
+    assert shipped <= set(setup["packages"]), f"not shipped: {sorted(shipped - set(setup['packages']))}"
+    assert not any(p.startswith(("fairval.tests", "fairval.bench")) for p in setup["packages"])
+
+
+def test_every_fairval_import_lands_on_its_file():
+    """A reader (or a path-based tool) opens fairval.x.y at x/y.py: no module is put together at import time."""
+    code = [p for p in sorted(ROOT.glob("*.py")) + files("pages") + files("tests") + files("bench")] + \
+        [p for pkg in PACKAGES for p in files(pkg)]
+    checked = 0
+    for path in code:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                if name == "fairval" or not name.startswith("fairval."):
+                    continue
+                where = ROOT.joinpath(*name.split(".")[1:])
+                assert where.with_suffix(".py").is_file() or (where / "__init__.py").is_file(), \
+                    f"{path.relative_to(ROOT)} imports {name}, which is neither {where.relative_to(ROOT)}.py nor a folder"
+                checked += 1
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                    ast.unparse(node.value) == "sys.modules" and "tests" not in path.relative_to(ROOT).parts:
+                raise AssertionError(f"{path.relative_to(ROOT)} writes sys.modules")
+    assert checked > 500, checked                  # the walk saw the code base's imports

@@ -20,8 +20,8 @@ def _watchdog() -> str:
 
 
 def _pages() -> Path:
-    from fairval.web import folder
-    return folder() / "pages"
+    import fairval
+    return fairval.files() / "pages"
 
 
 def streamlit_index() -> Path:
