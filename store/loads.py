@@ -70,9 +70,14 @@ class LoadRules:
         return f"{alias}.{self.balance_by}" if self.balance_by else "''"
 
 
+def current(db: Database, study_id: str, rules: LoadRules) -> bool:
+    """Whether the study's loads were built under these rules (and not marked stale since)."""
+    return db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key
+
+
 def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
     """Rebuild the study's loads when they were built under other rules (or never). True if rebuilt."""
-    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key:
+    if current(db, study_id, rules):
         return False
     rebuild(db, study_id, rules, since)
     return True

@@ -1,6 +1,7 @@
 """The layers stay clean: analysis is pure, only store speaks SQL, pages are thin, every room of
 annotate/ imports only the rooms below it, and no module imports itself round a circle."""
 import ast
+import re
 import subprocess
 import sys
 
@@ -66,6 +67,27 @@ def test_layer(folder, forbidden):
     for path in files(folder):
         crossed = imports(path) & forbidden
         assert not crossed, f"{path.relative_to(ROOT)} imports {sorted(crossed)}"
+
+
+SQL = re.compile(r"\b(SELECT\s.*?\bFROM\s+\w+|INSERT\s+INTO\s+\w+|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\s+\w+|"
+                 r"(CREATE|ALTER|DROP)\s+(TABLE|INDEX|UNIQUE|VIEW)\b)", re.DOTALL)
+
+
+def sql_text(path) -> list[str]:
+    """The string literals of a module that read as SQL (docstrings left out: they may talk of it)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs and SQL.search(n.value)]
+
+
+def test_only_store_holds_sql_text():
+    outside = [p for p in sorted(ROOT.glob("*.py")) + files("pages")] + \
+        [p for pkg in PACKAGES if pkg != "store" for p in files(pkg)]
+    for path in outside:
+        found = sql_text(path)
+        assert not found, f"{path.relative_to(ROOT)} holds SQL ({found[0][:60]!r}): move it behind a store/ function"
+    assert all(sql_text(p) for p in (ROOT / "store" / "loads.py", ROOT / "store" / "schema.py"))  # the check sees SQL
 
 
 def test_every_annotate_module_sits_in_a_room_and_imports_only_rooms_below():

@@ -271,7 +271,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     s = study.settings
     since = now - s.timeout_seconds
     rules = s.load_rules()
-    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
+    if not loads.current(db, study.study_id, rules):
         with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
