@@ -36,7 +36,7 @@ class Launch:
     moved: dict[str, tuple] = field(default_factory=dict)         # rater -> worker before and after the kill
     killed: str | None = None
     reloads: int = 0                                              # raters who had to reload after the kill
-    boot_reloads: int = 0                                         # pages that reloaded themselves (ui/boot.js)
+    boot_reloads: int = 0                                         # pages that reloaded themselves (server/boot.js)
     seconds: float = 0.0
 
     @property

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-PACKAGES = ("annotate", "store", "analysis", "ui")
+PACKAGES = ("annotate", "store", "analysis", "ui", "server")
 # annotate's rooms, lowest first: a room may import only rooms before it (and store/, analysis/).
 ROOMS = ["material", "rating", "results", "outputs", "judge", "crowd", "serving", "cli"]
 ROOM_MAY_ALSO_NOT = {"serving": {"material", "rating", "results", "outputs", "judge", "crowd", "analysis"}}
@@ -56,7 +56,8 @@ RULES = [
     ("analysis", {"streamlit", "sqlite3", "sqlite_utils", "openai", "store", "annotate", "ui"}),
     ("store", {"streamlit", "openai", "annotate", "analysis", "ui"}),
     ("annotate", {"streamlit", "sqlite3", "sqlite_utils", "ui"}),
-    ("ui", {"sqlite3", "sqlite_utils", "openai"}),
+    ("ui", {"sqlite3", "sqlite_utils", "openai", "starlette", "server"}),    # views; the web server's routes are server/
+    ("server", {"sqlite3", "sqlite_utils", "openai", "ui", "analysis"}),    # routes and middleware, no views
     ("pages", {"sqlite3", "sqlite_utils", "openai", "store", "analysis"}),
 ]
 
@@ -79,6 +80,18 @@ def sql_text(path) -> list[str]:
     docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and id(n) not in docs and SQL.search(n.value)]
+
+
+def test_server_holds_routes_and_middleware_and_no_views():
+    for path in files("server"):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        middleware = {n.name for n in tree.body if isinstance(n, ast.ClassDef)
+                      and any(isinstance(f, ast.AsyncFunctionDef) and f.name == "__call__" for f in n.body)}
+        assert "ROUTES" in assigned or middleware, f"{path.relative_to(ROOT)} is neither routes nor middleware"
+        assert "import streamlit as st" not in path.read_text(), f"{path.relative_to(ROOT)} draws a Streamlit view"
 
 
 def test_only_store_holds_sql_text():

@@ -13,7 +13,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import session
 from fairval.store import audit, loads
-from fairval.ui.prolific_hook_route import ROUTES
+from fairval.server.prolific_hook_route import ROUTES
 from tests.conftest import write_jsonl
 
 HOOK = "https://lab.example/fairval/prolific-hook"
