@@ -9,7 +9,7 @@ Importing fairval loads neither pandas nor scipy: they come with the first call 
 Every refusal is a FairvalError (see fairval.errors); anything else is a bug.
 
 This folder is the package (pyproject.toml: `fairval` is the repository's top), so fairval.x.y is x/y.py:
-annotate/, store/, analysis/, ui/, and the app's own files (app.py, serve.py, pages/, examples/,
+annotate/, store/, analysis/, ui/ (views), server/ (routes), and the app's own files (app.py, serve.py, pages/, examples/,
 .streamlit/config.toml), found installed or in a checkout through files().
 """
 from __future__ import annotations

@@ -299,9 +299,3 @@ def available(db: Database, study_id: str, rater_id: str, group: str | None) -> 
                      JOIN item_loads l ON l.study_id = :s AND l.grp = :g AND l.item_id = seen.item_id
                     WHERE l.gold = 0 AND l.open = 1)""",
         {"s": study_id, "g": group, "r": rater_id}))
-
-
-def loads_table(db: Database, study_id: str) -> list[dict]:
-    """Every load row of a study (for checks and the researcher's view)."""
-    return db.query("SELECT item_id, grp, gold, taken, taken_group, open FROM item_loads "
-                    "WHERE study_id = ? ORDER BY item_id, grp", [study_id])

@@ -15,7 +15,7 @@ from fairval.store.items import serve_rank
 from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study
 from fairval.store import loads, open_db
-from tests.conftest import BACKENDS, write_jsonl
+from tests.conftest import BACKENDS, loads_table, write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 
@@ -76,7 +76,7 @@ def check_kept_loads(db, study, now):
     """The kept load rows equal a recount from the ledger (right after a serve has reclaimed)."""
     s = study.settings
     held_by = holders(db, now)
-    rows = {(r["item_id"], r["grp"]): r for r in loads.loads_table(db, "s")}
+    rows = {(r["item_id"], r["grp"]): r for r in loads_table(db, "s")}
     for item, is_gold in db.execute("SELECT item_id, gold IS NOT NULL FROM items"):
         raters = held_by.get(item, {})
         groups = [""] if is_gold or not s.balance_by else list(s.balance_groups)

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.annotate.material.pairs import shown_value
 from fairval.annotate.results.numbers import study_results
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.tasks import get_task
 from fairval.store import open_db
+from tests.annotate.material.test_pairs import shown_value
 from tests.conftest import write_jsonl
 
 PAIRS = [{"id": f"p{i}", "prompt": f"prompt {i}", "response_a": f"a{i}", "response_b": f"b{i}",
