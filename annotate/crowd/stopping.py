@@ -38,6 +38,20 @@ def stop_sentence(stopped: dict) -> str:
             + (f"; Prolific: {stopped['prolific']}" if stopped.get("prolific") else ""))
 
 
+def guarantee_sentence(db: Database, study: Study) -> str | None:
+    """What H's anytime interval guarantees now, in words (`study show`): harm.ppi.cs's `valid` as
+    `fairval analyze --json` gives it (exact or asymptotic, from which n, for H over the study's pairs or
+    a superpopulation), or why there is no interval yet; None for a study without H."""
+    question = scored_question(study.task)
+    if question is None or question.canonical != "harm":
+        return None
+    ppi = (study_numbers(db, study.study_id, n_boot=0).to_dict().get("harm") or {}).get("ppi") or {}
+    cs = ppi.get("cs") or {}
+    if cs.get("valid"):
+        return f"H's anytime interval: {cs['valid']}"
+    return f"H's anytime interval: none yet ({cs.get('reason') or ppi.get('reason') or 'no judge scores'})"
+
+
 def verdict(study, cs: dict) -> str | None:
     """Why the study may stop now, or None."""
     ci = cs.get("ci")
