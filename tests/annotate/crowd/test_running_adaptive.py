@@ -54,6 +54,7 @@ def study(db, tmp_path):
     return dict(zip(ids, w["truth"]))
 
 
+@pytest.mark.both_backends
 def test_the_kept_interval_is_the_full_analysis_as_pairs_complete_and_are_decided(db, study):
     s = load_study(db, "s")
     rng = np.random.default_rng(8)
