@@ -85,8 +85,8 @@ def _answers(db, rule: bool) -> list[float]:
     return spent
 
 
-def run(tmp: Path, *, quick: bool = False) -> list[str]:
-    lines = []
+def run(tmp: Path, *, quick: bool = False):
+    """The lines, each as soon as it is measured (the 50,000-pair studies take minutes)."""
     for pairs in QUICK_SIZES if quick else SIZES:
         db = _study(tmp, pairs)
         without = statistics.median(_answers(db, False))
@@ -96,9 +96,9 @@ def run(tmp: Path, *, quick: bool = False) -> list[str]:
         start = time.process_time()
         study_numbers(db, "s", n_boot=0)
         whole = time.process_time() - start
-        lines.append(f"{pairs:>7,} pairs: CPU per answer with a stopping rule / without {rule / without:.2f}x "
-                     f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
-                     f"check ran before, once: {whole / without:.0f}x an answer ({whole * 1e3:.0f} ms)")
+        yield (f"{pairs:>7,} pairs: CPU per answer with a stopping rule / without {rule / without:.2f}x "
+               f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
+               f"check ran before, once: {whole / without:.0f}x an answer ({whole * 1e3:.0f} ms)")
         db.close()
     for pairs in QUICK_SIZES if quick else SIZES:
         db = _adaptive_study(tmp, pairs)
@@ -109,8 +109,7 @@ def run(tmp: Path, *, quick: bool = False) -> list[str]:
         start = time.process_time()
         study_numbers(db, "s", n_boot=0)
         whole = time.process_time() - start
-        lines.append(f"{pairs:>7,} pairs, adaptive design: CPU per answer with a stopping rule / without "
-                     f"{rule / without:.2f}x ({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the "
-                     f"whole analysis the check ran before, once: {whole / without:.1f}x an answer ({whole * 1e3:.0f} ms)")
+        yield (f"{pairs:>7,} pairs, adaptive design: CPU per answer with a stopping rule / without "
+               f"{rule / without:.2f}x ({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the "
+               f"whole analysis the check ran before, once: {whole / without:.1f}x an answer ({whole * 1e3:.0f} ms)")
         db.close()
-    return lines
