@@ -37,6 +37,7 @@ from fairval.annotate.material.studies import create_study, load_study, study_st
 from fairval.annotate.rating import adaptive, session
 from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample, draw_stratified_sample
 from fairval.annotate.results.numbers import study_numbers
+from fairval.store import items as item_store
 from fairval.store import open_db
 
 STUDY = "bench"
@@ -216,10 +217,14 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
         log = crowd(db, w, rng, look_every=look_every)
         stopped = load_study(db, STUDY).settings.stopped
         cs = anytime(db)
+        leaned = math.nan
+        if design == "adaptive":            # the share of decisions whose chances leaned on the judge (τ < 1)
+            mix = item_store.decisions_frame(db, STUDY)["mix"].dropna()
+            leaned = float((mix < 1).mean()) if len(mix) else 0.0
     finally:
         db.close()
     return {"judgments": log["judgments"], "stopped": bool(stopped), "covered": not excludes(cs, w["H"]),
-            "complete": len(log["complete"])}
+            "complete": len(log["complete"]), "leaned": leaned}
 
 
 # (world, design, raters, studies) for coverage; the sorted file with a uniform sample is the issue's case
@@ -234,7 +239,7 @@ FULL = {"coverage": {"mid": 30, "lines": [
                for d in ("uniform --n", "adaptive")]},
         "width": {"pairs": 1600, "n": 800, "at": (50, 200, 800),
                   "lines": [("clear pairs", 5, 1), ("clear pairs", 1, 1)]},
-        "stop": {"pairs": 400, "n": 200, "target": 0.25, "look_every": 10,
+        "stop": {"pairs": 400, "n": 200, "target": 0.15, "look_every": 10,
                  "lines": [(w, d, 2) for w in ("clear pairs", "sureness unrelated to error") for d in ("uniform --n", "adaptive")]
                  + [("clear pairs", d, 1) for d in ("all pairs", "by group pair", "--active")]}}
 QUICK = {"coverage": {"mid": 5, "lines": [(SORTED, "uniform --n", 2, 1, 40, 20)]},
@@ -243,14 +248,19 @@ QUICK = {"coverage": {"mid": 5, "lines": [(SORTED, "uniform --n", 2, 1, 40, 20)]
                   "lines": [("clear pairs", d, 1) for d in ("uniform --n", "adaptive")]}}
 
 
-def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines: slice = slice(None)):
+def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines: slice = slice(None),
+        seeds: slice | None = None):
     """The lines, each as soon as it is measured (a full run takes a while). parts, lines: some of them
-    (`python -m bench.through_serving coverage 3:` runs the coverage lines from the fourth on)."""
+    (`python -m bench.through_serving coverage 3:` runs the coverage lines from the fourth on). seeds: the
+    coverage and stop lines' studies by seed (`--seeds 10:20`), in place of the plan's count, so that parts of a line can
+    run side by side; each stop line then lists its studies' judgments, to be pooled."""
     plan = QUICK if quick else FULL
     c = plan["coverage"]
     for world, design, raters, studies, pairs, n in c["lines"][lines] if "coverage" in parts else ():
+        chosen = range(studies) if seeds is None else range(*seeds.indices(1 << 30))     # --seeds: these studies
         found = [coverage_study(folder, world, design, raters, seed, pairs=pairs, n=n, mid=c["mid"])
-                 for seed in range(studies)]
+                 for seed in chosen]
+        studies = len(found)
         missed = sum(r["excluded"] for r in found)
         people = "" if design == "all pairs" else f" ({n} to people)"
         yield (f"through serving, {world}, {design}, {raters} rater(s) per pair, {pairs} pairs{people}: H's running "
@@ -276,8 +286,10 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
     c = plan["stop"]
     stops = {}
     for world, design, studies in c["lines"][lines] if "stop" in parts else ():
+        chosen = range(studies) if seeds is None else range(*seeds.indices(1 << 30))
         found = [stop_study(folder, world, design, seed, pairs=c["pairs"], n=c["n"], target=c["target"],
-                            look_every=c["look_every"]) for seed in range(studies)]
+                            look_every=c["look_every"]) for seed in chosen]
+        studies = len(found)
         stops[world, design] = found
         judged = float(np.median([r["judgments"] for r in found]))
         base = stops.get((world, "uniform --n"))
@@ -286,7 +298,12 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
         yield (f"through serving, {world}, {design} ({c['n']} of {c['pairs']} pairs), 3 raters per pair, stopping "
                f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
                f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
-               f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}")
+               f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}"
+               + (f"; decisions leaning on the judge {np.mean([r['leaned'] for r in found]):.0%}"
+                  if design == "adaptive" else "")
+               + (f"; seeds {chosen.start}:{chosen.stop}, judgments {[r['judgments'] for r in found]}, "
+                  f"stopped {[int(r['stopped']) for r in found]}, covered {[int(r['covered']) for r in found]}"
+                  if seeds is not None else ""))
 
 
 if __name__ == "__main__":
@@ -294,7 +311,13 @@ if __name__ == "__main__":
     import tempfile
 
     chosen = [a for a in sys.argv[1:] if a in ("coverage", "width", "stop")] or ["coverage", "width", "stop"]
-    cut = next((slice(*(int(x) if x else None for x in a.split(":"))) for a in sys.argv[1:] if ":" in a), slice(None))
+    args = sys.argv[1:]
+    seeds = None
+    if "--seeds" in args:
+        at = args.index("--seeds")
+        seeds = slice(*(int(x) if x else None for x in args[at + 1].split(":")))
+        del args[at:at + 2]
+    cut = next((slice(*(int(x) if x else None for x in a.split(":"))) for a in args if ":" in a), slice(None))
     with tempfile.TemporaryDirectory() as tmp:
-        for line in run(Path(tmp), quick="--quick" in sys.argv, parts=chosen, lines=cut):
+        for line in run(Path(tmp), quick="--quick" in args, parts=chosen, lines=cut, seeds=seeds):
             print(line, flush=True)

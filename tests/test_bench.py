@@ -116,7 +116,9 @@ def test_through_serving():
 
 
 def test_stopping():
-    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
+    text = quick("stopping")
+    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", text)
+    assert re.search(r"1,500 pairs, adaptive design: CPU per answer with a stopping rule / without \d+\.\d\dx", text)
 
 
 def test_every_suite_is_tested_here():

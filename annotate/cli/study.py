@@ -102,6 +102,9 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {order_sentence(db, study)}")
+    guarantee = stopping.guarantee_sentence(db, study)
+    if guarantee:
+        click.echo(f"  {guarantee}")
     design = adaptive.design_sentence(db, study)
     if design:
         click.echo(f"  design: {design}")

@@ -180,6 +180,7 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
+        running.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
     if item_id is None:
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
