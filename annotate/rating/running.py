@@ -30,8 +30,7 @@ def has_rule(study: Study) -> bool:
 def kept(study: Study) -> bool:
     """Whether this study's interval is kept as pairs complete (else the check runs the full analysis)."""
     question = scored_question(study.task)
-    design = (study.settings.human_sample or {}).get("design")
-    return question is not None and question.canonical == "harm" and design not in ("adaptive", "escalate")
+    return question is not None and question.canonical == "harm" and study.design.kind not in ("adaptive", "escalate")
 
 
 def advance(db: Database, study: Study, item_id: str) -> None:

@@ -20,11 +20,11 @@ class StudyNumbers:
     excluded_raters: dict = field(default_factory=dict)     # rater -> the quality flags that excluded them
     raters: list = field(default_factory=list)              # each rater's quality numbers and flags
     questions: dict = field(default_factory=dict)           # question id -> n, alpha, its interval, mean …
-    templates: list | None = None                # template_quality: per template (decision_question_id)
+    templates: list | None = None                # a task rating templates 1–5 (Task.rates_templates): per template
     harm: dict | None = None                     # harm pairs: H by humans and the main judge, the difference, PPI
     feature_difference: dict | None = None       # feature pairs: the same for the A-minus-B difference
     lmra: dict | None = None                     # pair studies with judge scores: the main judge against people
-    names: dict | None = None                    # name_perception: accuracy per intended group, confusion
+    names: dict | None = None                    # a name task (Task.perceived_questions): accuracy per intended group
 
     @property
     def rate(self) -> dict | None:
