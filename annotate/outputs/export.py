@@ -35,7 +35,8 @@ class Thresholds:
 
     def to_dict(self) -> dict:
         """For the sidecar: the preset's three, and the others only where a declared task's questions use them."""
-        out = {"quality_min": self.quality_min, "yes_positive_min": self.yes_positive_min, "min_ratings": self.min_ratings}
+        out = {"quality_min": self.quality_min, "yes_positive_min": self.yes_positive_min,
+               "min_ratings": self.min_ratings}
         return {**out, **({"mean_min": self.mean_min} if self.mean_min != 4.0 else {}), **(
             {"others": dict(self.others)} if self.others else {})}
 

@@ -158,9 +158,9 @@ def chosen_pairs_sentence(rate: dict | None, sign_cs: dict | None) -> str:
                 "each group pair by its share of the pairs people rated, not of all "
                 f"{formats.count(rate.get('n_items_lmra'), 'pair')}.")
     elif design.chosen_by_judge:
-        text = (f"People's pairs were chosen by the judge's uncertainty ({design.words.chosen_by}): the agreement numbers "
-                f"here, overall and by group, describe the pairs people rated, most of them where the judge is least "
-                f"sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
+        text = (f"People's pairs were chosen by the judge's uncertainty ({design.words.chosen_by}): the agreement "
+                "numbers here, overall and by group, describe the pairs people rated, most of them where the judge is "
+                f"least sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
     else:
         return ""
     if sign_cs and sign_cs.get("ci"):

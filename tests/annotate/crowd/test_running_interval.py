@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairval.annotate.material.design import Design
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
