@@ -1,14 +1,72 @@
 """The one result object of a study's numbers: built once by annotate.results.numbers, read by the command
 line (`analyze --json` prints its to_dict()), the pages, the report and notebooks (fairval.Study.analyze).
 
-Each number has one name. The blocks templates, names, raters and excluded_raters are frozen dataclasses;
-questions, harm, feature_difference and lmra are still JSON-ready dicts (their keys are listed in the README
+Each number has one name. The blocks questions, templates, names, raters and excluded_raters are frozen
+dataclasses; harm, feature_difference and lmra are still JSON-ready dicts (their keys are listed in the README
 under "The numbers"). to_dict() turns them all into `analyze --json`'s plain form, from_dict() back; a block
 that does not apply to the study's task is None and left out of to_dict(). Light on purpose: no pandas here."""
 from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field, fields
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class CrowdModel:
+    """A nominal question's answers under the crowd's own model (Dawid–Skene): its classes and prior, and
+    how often its label agrees with the attention checks' expected answer."""
+    n_items: int
+    classes: tuple[str, ...]
+    prior: tuple[float, ...]
+    gold_n: int
+    gold_agreement: float | None
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "classes": list(self.classes), "prior": list(self.prior)}
+
+
+@dataclass(frozen=True)
+class QuestionNumbers:
+    """One question's numbers. `scale` says which of the optional ones it has (and is not printed):
+    harm (alpha_nominal, mean_canonical), likert (mean, share_4_or_5), numeric (mean) or nominal."""
+    scale: Literal["harm", "likert", "numeric", "nominal"]
+    n: int
+    level: str
+    alpha: float | None
+    alpha_ci: tuple[float, float] | None
+    percent_agreement: float | None
+    n_items_pairable: int
+    distribution: dict[str, int]
+    reason: str | None = None                   # why alpha is undefined
+    mean: float | None = None
+    share_4_or_5: float | None = None
+    alpha_nominal: float | None = None
+    mean_canonical: float | None = None
+    crowd_model: CrowdModel | None = None
+
+    def to_dict(self) -> dict:
+        # the keys in the order `analyze --json` has always printed them
+        after = {"harm": ("alpha_nominal", "mean_canonical", "distribution"), "likert": ("mean", "distribution",
+                 "share_4_or_5"), "numeric": ("mean", "distribution"), "nominal": ("distribution",)}[self.scale]
+        out = {"n": self.n, "level": self.level, "alpha": self.alpha,
+               "alpha_ci": None if self.alpha_ci is None else list(self.alpha_ci),
+               "percent_agreement": self.percent_agreement, "n_items_pairable": self.n_items_pairable,
+               **({"reason": self.reason} if self.reason else {}),
+               **{k: dict(self.distribution) if k == "distribution" else getattr(self, k) for k in after}}
+        if self.crowd_model is not None:
+            out["crowd_model"] = self.crowd_model.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "QuestionNumbers":
+        scale = ("harm" if "alpha_nominal" in d else "likert" if "share_4_or_5" in d else
+                 "numeric" if "mean" in d else "nominal")
+        crowd = d.get("crowd_model")
+        return cls(**{**d, "scale": scale, "alpha_ci": None if d.get("alpha_ci") is None else tuple(d["alpha_ci"]),
+                      "crowd_model": None if crowd is None else CrowdModel(
+                          crowd["n_items"], tuple(crowd["classes"]), tuple(crowd["prior"]), crowd["gold_n"],
+                          crowd["gold_agreement"])})
 
 
 @dataclass(frozen=True)
@@ -90,7 +148,7 @@ class StudyNumbers:
     n_ratings: int
     excluded_raters: tuple[ExcludedRater, ...] = ()          # the raters left out, each with its flags
     raters: tuple[Rater, ...] = ()                           # each rater's quality numbers and flags
-    questions: dict = field(default_factory=dict)           # question id -> n, alpha, its interval, mean …
+    questions: dict[str, QuestionNumbers] = field(default_factory=dict)   # question id -> its numbers
     templates: tuple[TemplateRow, ...] | None = None   # a task rating templates 1–5 (Task.rates_templates)
     harm: dict | None = None                     # harm pairs: H by humans and the main judge, the difference, PPI
     feature_difference: dict | None = None       # feature pairs: the same for the A-minus-B difference
@@ -129,12 +187,14 @@ _TO_DICT = {
     "excluded_raters": lambda block: {r.rater_id: list(r.flags) for r in block},
     "templates": lambda block: [row.to_dict() for row in block],
     "raters": lambda block: [rater.to_dict() for rater in block],
+    "questions": lambda block: {qid: q.to_dict() for qid, q in block.items()},
     "names": lambda block: block.to_dict(),
 }
 _FROM_DICT = {
     "excluded_raters": lambda d: tuple(ExcludedRater(r, tuple(f)) for r, f in d.items()),
     "templates": lambda rows: tuple(TemplateRow(**row) for row in rows),
     "raters": lambda rows: tuple(Rater(**{**row, "flags": tuple(row["flags"])}) for row in rows),
+    "questions": lambda block: {qid: QuestionNumbers.from_dict(q) for qid, q in block.items()},
     "names": Names.from_dict,
 }
 

@@ -1,6 +1,6 @@
-"""StudyNumbers' blocks are typed to the leaves where issue 48 has reached (templates, names, raters,
-excluded_raters): frozen dataclasses a notebook reads by attribute, turned into `analyze --json`'s plain
-form only by to_dict() (test_numbers_unchanged checks that form against main's)."""
+"""StudyNumbers' blocks are typed to the leaves where issue 48 has reached (questions, templates, names,
+raters, excluded_raters): frozen dataclasses a notebook reads by attribute, turned into `analyze --json`'s
+plain form only by to_dict() (test_numbers_unchanged checks that form against main's)."""
 import dataclasses
 import json
 
@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import fairval
 from fairval.annotate.cli.main import cli
-from fairval.annotate.results.result import ExcludedRater, Names, Rater, TemplateRow
+from fairval.annotate.results.result import ExcludedRater, Names, QuestionNumbers, Rater, TemplateRow
 
 
 def _cli(db, *args):
@@ -31,6 +31,10 @@ def test_the_blocks_are_frozen_dataclasses_read_by_attribute(tmp_path):
         (r["template"], r["question"], r["n"]) for r in printed["templates"]]
     for typed, plain in zip(templates.templates, printed["templates"]):     # the CLI prints 12 digits
         assert typed.mean == pytest.approx(plain["mean"], rel=1e-11)
+    quality = templates.questions["quality"]
+    assert isinstance(quality, QuestionNumbers) and quality.scale == "likert" and quality.level == "ordinal"
+    assert quality.n == printed["questions"]["quality"]["n"] == 16          # 8 items by 2 pilots
+    assert names.questions["race"].scale == "nominal" and names.questions["race"].mean is None
     pilots = {r.rater_id: r for r in templates.raters}
     assert all(isinstance(r, Rater) for r in pilots.values()) and {"pilot-1", "pilot-2"} <= set(pilots)
     assert pilots["pilot-1"].n_items == 8 and pilots["pilot-1"].flags == ()    # 8 items rated by each pilot
