@@ -215,7 +215,7 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
     db = start(folder / name, w, design, 3, n=n, seed=seed, target=target)
     try:
         log = crowd(db, w, rng, look_every=look_every)
-        stopped = load_study(db, STUDY).settings.stopped
+        stopped = load_study(db, STUDY).recorded.stopped
         cs = anytime(db)
         leaned = math.nan
         if design == "adaptive":            # the share of decisions whose chances leaned on the judge (τ < 1)

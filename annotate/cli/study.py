@@ -87,7 +87,7 @@ def study_show(ctx, name, as_json):
 
     db = _db(ctx)
     study = load_study(db, name)
-    settings = study.settings.to_dict()
+    settings = study.stored_settings()
     progress = study_progress(db, name)
     if as_json:
         click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
@@ -108,8 +108,8 @@ def study_show(ctx, name, as_json):
     design = adaptive.design_sentence(db, study)
     if design:
         click.echo(f"  design: {design}")
-    if study.settings.stopped:
-        click.echo(f"  {stopping.stop_sentence(study.settings.stopped)}")
+    if study.recorded.stopped:
+        click.echo(f"  {stopping.stop_sentence(study.recorded.stopped)}")
     for key, value in settings.items():
         if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")
@@ -230,8 +230,8 @@ def _mix_line(sample: dict) -> str:
 
 
 def _settings_list() -> str:
-    from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
-    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items() if key not in RECORDED)
+    from fairval.annotate.material.setting_help import SETTING_HELP
+    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items())
 
 
 @study.command("set", epilog="\b\nSettings:\n" + _settings_list() + "\n  status               open, paused or closed"

@@ -68,7 +68,7 @@ def verdict(study, cs: dict) -> str | None:
 def check(db: Database, study_id: str, *, client_factory=None, now: float | None = None) -> dict | None:
     """Stop the study if its rule is met (once): returns what was recorded, else None."""
     study = load_study(db, study_id)
-    if study.status != "open" or study.settings.stopped or not has_rule(study):
+    if study.status != "open" or study.recorded.stopped or not has_rule(study):
         return None
     cs = kept_interval(db, study)           # kept as pairs complete: a row read, whatever the study's size
     if cs is None:                              # --escalate: the whole analysis
@@ -82,7 +82,7 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
                "n_pairs_complete": cs.get("n_pairs_complete")}
     audit.acting_as("fairval (the study's stopping rule)", "rule")
     with immediate(db, study_id):
-        if load_study(db, study_id).settings.stopped:          # another worker stopped it a moment ago
+        if load_study(db, study_id).recorded.stopped:          # another worker stopped it a moment ago
             return None
         study_store.update_study(db, study_id, settings=stored_settings(study, stopped=stopped))
         audit.record(db, "study.stop", study_id, at=now, **{k: v for k, v in stopped.items() if k != "at"})
@@ -114,19 +114,19 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
         return _rebuilt_adaptive(db, study_id)
     data = load_study_data(db, study_id)
     settings = data.study.settings
-    sample = settings.human_sample
+    design = data.study.design
     model = main_judge(data)
     judge = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna()
     inclusion = pd.Series(data.inclusion, dtype=float)
     completed = completed_pairs(scored_ratings(data), settings.raters_per_item)
-    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, sample, inclusion)
+    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, design, inclusion)
     weighted = pool is not None
     judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
     reach = 2 * judge_numbers._largest_weight(pool, inclusion)
     state = running.start({
         "question": scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
-        "planned": judge_numbers._planned(sample, len(judge)),
+        "planned": judge_numbers._planned(design, len(judge)),
         "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
         "pool_size": len(pool) if weighted else None,
         "population": None if weighted else len(judge)})      # a uniform sample: H over the judged pairs
@@ -144,14 +144,14 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
     then one step per pair of the prefix."""
     data = load_study_data(db, study_id)
     settings = data.study.settings
-    sample, decisions = settings.human_sample, data.decisions
+    sample, decisions = data.study.recorded.human_sample, data.decisions
     model = main_judge(data)
     judge = (data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna() if model is not None
              else pd.Series(dtype=float))
     pool = judge.reindex(decisions["item_id"])
     m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
-    basis = {"design": "adaptive", "judge": model, "judge_mean": None if math.isnan(m) else m,
+    basis = {"adaptive": True, "judge": model, "judge_mean": None if math.isnan(m) else m,
              "raters_per_item": settings.raters_per_item, "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
     sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,

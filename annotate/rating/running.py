@@ -31,12 +31,11 @@ def has_rule(study: Study) -> bool:
 def kept(study: Study) -> bool:
     """Whether this study's interval is kept as pairs complete (else the check runs the full analysis)."""
     question = scored_question(study.task)
-    design = (study.settings.human_sample or {}).get("design")
-    return question is not None and question.canonical == "harm" and design != "escalate"
+    return question is not None and question.canonical == "harm" and study.design.kind != "escalate"
 
 
 def adaptive(study: Study) -> bool:
-    return (study.settings.human_sample or {}).get("design") == "adaptive"
+    return study.design.kind == "adaptive"
 
 
 def advance(db: Database, study: Study, item_id: str) -> None:
@@ -128,7 +127,7 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
 
 
 def save(db: Database, study_id: str, state: dict) -> None:
-    if state["basis"].get("design") == "adaptive":
+    if state["basis"].get("adaptive"):
         from fairval.annotate.rating import running_adaptive
         return running_adaptive.save(db, study_id, state)
     n, basis = state["n"], state["basis"]

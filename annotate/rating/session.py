@@ -177,7 +177,7 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
                            bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows]
     item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
                           quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate), avoid=avoid)
-    if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
+    if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
         running.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix

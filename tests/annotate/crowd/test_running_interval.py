@@ -40,7 +40,7 @@ def analysis_cs(db, study_id="s"):
     ratings = scored_ratings(data)
     judge = data.lmra[data.lmra["model"] == main_judge(data)].set_index("item_id")["score"]
     settings = data.study.settings
-    return ppi_numbers(human_scores(ratings), judge, settings.human_sample,
+    return ppi_numbers(human_scores(ratings), judge, data.study.design,
                        inclusion=pd.Series(data.inclusion, dtype=float),
                        completed=completed_pairs(ratings, settings.raters_per_item),
                        raters_per_item=settings.raters_per_item)["cs"]
