@@ -185,8 +185,8 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
     if chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1:
         # the order's next fill, unless it would leave the rater fewer items than they can still get
-        better = template_to_spread(
-            _fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served), last, chosen["template"])
+        fills = _fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served)
+        better = template_to_spread(fills, last, chosen["template"])
         if better is not None:
             item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
                                               template=better), False) or item_id
