@@ -145,6 +145,12 @@ def template_span(db: Database, study_id: str) -> int:
     return 0 if low is None else 1 if low == high else 2
 
 
+def largest_template(db: Database, study_id: str) -> int:
+    """The most items any one template of the study has (0: none has a template); an index-only scan."""
+    return int(db.scalar("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE study_id = ? "
+                         "AND template IS NOT NULL GROUP BY template) t", [study_id]))
+
+
 def has_other_template(db: Database, study_id: str, template: str) -> bool:
     """Does any item of the study belong to a template other than this one (an index seek)?"""
     return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "

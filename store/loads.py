@@ -268,17 +268,22 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
 
 def open_fills(db: Database, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:
     """Regular items still open to this rater (what `available` counts), by template (None: items of no
-    template). It reads every open row of the rater's group: asked only of studies with templates."""
+    template): the open rows of the rater's group by template, less those the rater has seen. The first
+    reads every open row of the group (an index scan): asked only of studies with templates."""
     if group is None:
         return {}
-    return {t: int(n) for t, n in db.execute(
-        """SELECT l.template, COUNT(*) FROM item_loads l WHERE l.study_id = :s AND l.grp = :g AND l.gold = 0
-              AND l.open = 1
-              AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
-                                AND a.item_id = l.item_id)
-              AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
-                                AND t.rater_id = :r)
-            GROUP BY l.template""", {"s": study_id, "g": group, "r": rater_id}).fetchall()}
+    params = {"s": study_id, "g": group, "r": rater_id}
+    counts = {t: int(n) for t, n in db.execute(
+        "SELECT template, COUNT(*) FROM item_loads WHERE study_id = :s AND grp = :g AND gold = 0 AND open = 1 "
+        "GROUP BY template", params).fetchall()}
+    for t, n in db.execute(
+            """SELECT l.template, COUNT(*)
+                 FROM (SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
+                       UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r) seen
+                 JOIN item_loads l ON l.study_id = :s AND l.grp = :g AND l.item_id = seen.item_id
+                WHERE l.gold = 0 AND l.open = 1 GROUP BY l.template""", params).fetchall():
+        counts[t] -= int(n)
+    return {t: n for t, n in counts.items() if n > 0}
 
 
 def unseen_gold(db: Database, study_id: str, rater_id: str) -> int:

@@ -183,7 +183,8 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
             + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
-    if chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1:
+    if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
+            and _may_run_short(db, study, rater_id, row_group)):
         # the order's next fill, unless it would leave the rater fewer items than they can still get
         fills = _fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served)
         better = template_to_spread(fills, last, chosen["template"])
@@ -199,6 +200,17 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
                                                s.flip_probability)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
     return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+
+
+def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | None) -> bool:
+    """Could the templates leave this rater fewer items than are open to them? Always under a cap of fills
+    per template; without one, not while the items open to them are over twice the largest template's
+    fills: then no template can take more than every other place, whatever the order (this spares a count
+    of their open fills by template, which reads every open row)."""
+    if study.settings.max_fills_per_template is not None:
+        return True
+    most = item_store.largest_template(db, study.study_id)
+    return loads.available(db, study.study_id, rater_id, row_group) <= 2 * most + 1
 
 
 def _fills_left(study: Study, open_fills: dict[str | None, int], served: list[str | None]) -> dict[str, int]:
@@ -304,7 +316,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     row_group = rules.row_group(_rater_group(db, study, rater_id))
     held_regular = int(held is not None and not held_gold)
     span = item_store.template_span(db, study.study_id)
-    if span:            # fills of one template never two in a row, at most the cap of each: what that leaves
+    if span and _may_run_short(db, study, rater_id, row_group):            # fills of one template never two in a row, at most the cap of each: what that leaves
         served = ledger.templates_served(db, study.study_id, rater_id)
         by_template = loads.open_fills(db, study.study_id, rater_id, row_group)
         fills = _fills_left(study, by_template, served)
