@@ -209,8 +209,16 @@ def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | N
     of their open fills by template, which reads every open row)."""
     if study.settings.max_fills_per_template is not None:
         return True
-    most = item_store.largest_template(db, study.study_id)
-    return loads.available(db, study.study_id, rater_id, row_group) <= 2 * most + 1
+    key, now = (str(getattr(db, "path", None) or id(db)), study.study_id), time.monotonic()
+    if key not in _LARGEST or now - _LARGEST[key][0] > LARGEST_TEMPLATE_TTL:
+        _LARGEST[key] = (now, item_store.largest_template(db, study.study_id))
+    return loads.available(db, study.study_id, rater_id, row_group) <= 2 * _LARGEST[key][1] + 1
+
+
+# the largest template's size, per database and study, read again after this many seconds: it reads every
+# item, and a study's items seldom change while it runs (items imported meanwhile are counted within it)
+LARGEST_TEMPLATE_TTL = 30.0
+_LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
 
 
 def _fills_left(study: Study, open_fills: dict[str | None, int], served: list[str | None]) -> dict[str, int]:
