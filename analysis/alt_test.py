@@ -45,7 +45,8 @@ def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q
     kept = per_rater[per_rater["n"] >= min_items]
     out["n_raters"], out["n_raters_left_out"] = len(kept), len(per_rater) - len(kept)
     if len(kept) < MIN_RATERS:
-        out["reason"] = (f"{len(kept)} rater(s) rated at least {min_items} items that others also rated; "
+        raters = f"{len(kept)} rater{'' if len(kept) == 1 else 's'}"
+        out["reason"] = (f"{raters} rated at least {min_items} items that others also rated; "
                          f"the test needs at least {MIN_RATERS}")
         return out
     frame["d"] = frame["w_rater"] - frame["w_judge"]

@@ -27,8 +27,9 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     n, big_n = len(y), len(f_u)
     out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
     if n < 2 or big_n < 1:
-        out["reason"] = (f"{n} pair(s) with human ratings and judge scores and {big_n} with judge scores only; "
-                         "prediction-powered inference needs at least 2 and 1")
+        out["reason"] = (f"{n} pair{'' if n == 1 else 's'} rated by people and scored by the judge, {big_n} scored "
+                         "by the judge alone; prediction-powered inference needs at least 2 of the first and 1 of "
+                         "the second")
         return out
     everything = np.concatenate([f, f_u])
     spread = everything.var(ddof=1)

@@ -39,6 +39,9 @@ def render() -> None:
         st.subheader("Raters")
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
+        # short headings: the table fits the page's width at 1280 px, its last column not cut off
+        raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
+                                        "consensus_agreement": "agreement"})
         show_table(formats.table(raters))
     _pay(study_id)
     if numbers["excluded_raters"]:
