@@ -59,7 +59,7 @@ def dawid_skene(answers: pd.DataFrame) -> RaterModel | None:
     np.add.at(posterior, (i, a), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)
     rounds = 0
-    for rounds in range(1, MAX_ROUNDS + 1):
+    for rounds in range(1, MAX_ROUNDS + 1):  # noqa: B007 — the rounds run are read after the loop
         prior = posterior.mean(axis=0)
         counts = np.full((n_raters, k, k), SMOOTHING)
         np.add.at(counts, (r, slice(None), a), posterior[i])          # counts[r, true, answer] += T[i, true]

@@ -218,7 +218,7 @@ class RunningCS:
                 "total": self.total, "weight": self.weight}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RunningCS":
+    def from_dict(cls, d: dict) -> RunningCS:
         return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
                    low=None if d.get("low") is None else float(d["low"]),
                    high=None if d.get("high") is None else float(d["high"]),

@@ -10,6 +10,8 @@ Every refusal is a FairvalError (see fairval.errors); anything else is a bug.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, NoSpace,
                             OutputError, ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
 
@@ -17,8 +19,11 @@ __all__ = ["open", "Database", "Study", "StudyNumbers", "FairvalError", "StoreEr
            "TaskError", "ImportProblem", "AnswerError", "RaterIdError", "GenerationError", "OutputError",
            "Refusal", "JudgeError", "ProlificError"]
 
+if TYPE_CHECKING:                                   # for the annotations only: importing fairval stays light
+    from fairval.api import Database
 
-def open(location) -> "Database":                  # noqa: A001  (fairval.open, as sqlite3.connect)
+
+def open(location) -> Database:                    # noqa: A001  (fairval.open, as sqlite3.connect)
     """A fairval database: a SQLite file (created when missing) or a PostgreSQL URL."""
     from fairval.api import Database
     return Database(location)

@@ -82,7 +82,7 @@ class Task:
     def is_pair(self) -> bool:
         return self.display == "pair"
 
-    def translated(self, t) -> "Task":
+    def translated(self, t) -> Task:
         """The task as a rater reads it in another language: title, instructions, prompts and option
         labels through t (a preset's words are in the catalogues; a custom task's come back as written).
         Slots such as {group_a} stay slots, filled with the item's fields afterwards."""
@@ -92,7 +92,7 @@ class Task:
                            replace(o, label=t(o.label)) for o in q.options)) for q in self.questions))
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Task":
+    def from_dict(cls, d: dict) -> Task:
         """A task declared as data (JSON): name, display, questions with options, fields, instructions.
 
         Raises ValueError naming what is missing or wrong.

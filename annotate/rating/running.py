@@ -66,7 +66,7 @@ def start(basis: dict) -> dict:
     """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
     raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
     N, or the judged pairs a uniform sample is drawn from)."""
-    return {"basis": basis, "n": 0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+    return {"basis": basis, "n": 0, "lambda": 0.0, **dict.fromkeys(LAMBDA_SUMS, 0.0),
             "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
 
 

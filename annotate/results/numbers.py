@@ -344,7 +344,7 @@ def name_numbers(data: StudyData) -> dict:
     out: dict = {}
     for attr in ("race", "gender"):
         part = data.ratings[data.ratings["question"] == attr]
-        part = part.assign(intended=part["item_id"].map(lambda i: intended[i].get(attr)))
+        part = part.assign(intended=part["item_id"].map(lambda i, attr=attr: intended[i].get(attr)))
         acc = accuracy_by_intended(part)
         out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}

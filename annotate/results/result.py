@@ -42,7 +42,7 @@ class StudyNumbers:
         return out
 
     @classmethod
-    def from_dict(cls, numbers: dict) -> "StudyNumbers":
+    def from_dict(cls, numbers: dict) -> StudyNumbers:
         known = {f.name for f in fields(cls)}
         unknown = set(numbers) - known
         if unknown:

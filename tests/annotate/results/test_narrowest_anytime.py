@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from fairval.analysis.active import adaptive_terms, inclusion_probabilities, ppi_terms
 from fairval.analysis.sequential import (ASYMPTOTIC_FROM, anytime_running, running_asymptotic, running_interval,
