@@ -360,7 +360,7 @@ def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float
         low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
                                           lower=lower, upper=upper, means=means or (lower, upper),
                                           typical_span=typical_span or (upper - lower), planned=bets_for, alpha=alpha)
-    if len(head) == len(x):
+    if start is None or len(head) == len(x):
         return low_b, high_b
     spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
     low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,
