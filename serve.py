@@ -1,6 +1,7 @@
 """What `fairval serve` runs: the app (app.py and pages/) with the server's own routes: the sign-in
-cookie (ui/sign_in_routes.py), Prolific's push (ui/prolific_hook_route.py) and the page with its boot watchdog (ui/boot.py); Streamlit's static files
-sent compressed (ui/compression.py); every response says no other site may frame it (ui/headers.py)."""
+cookie (ui/sign_in_routes.py), Prolific's push (ui/prolific_hook_route.py) and the page with its boot
+watchdog (ui/boot.py); Streamlit's static files sent compressed (ui/compression.py); every response says no
+other site may frame it (ui/headers.py)."""
 import streamlit as st
 from starlette.middleware import Middleware
 

@@ -46,7 +46,7 @@ def package_layout(top: Path = TOP, into: Path = LAYOUT) -> Path:
 
 
 def ruff() -> int:
-    return subprocess.call([sys.executable, "-m", "ruff", "check", "--no-cache", str(TOP)], cwd=TOP)
+    return subprocess.call([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", str(TOP)], cwd=TOP)
 
 
 def mypy() -> int:

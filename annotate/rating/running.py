@@ -1,7 +1,7 @@
 """H's anytime interval for a study's stopping rule, kept as pairs complete: the answer that completes a
 pair steps the study's stored state in its own write transaction (advance), and the stopping check reads
-the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms, their order and the
-interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
+the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms,
+their order and the interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
 mean from its first raters, the main judge's score, its weight 1/π in a weighted draw, λ tuned on the
 pairs before it, in the order pairs became complete; every rater counts, as there.
 

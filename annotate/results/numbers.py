@@ -386,7 +386,8 @@ def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame
     ids = sorted(set(human.index) | set(lmra.index))
     frame = pd.DataFrame({
         "item_id": ids, "group_a": [texts[i].get("group_a", "") for i in ids],
-        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids],
+        "n_raters": [int(n.get(i, 0)) for i in ids],
         "lmra": [lmra.get(i) for i in ids],
         "prompt": [texts[i].get("prompt", "") for i in ids],
         "response_a": [texts[i].get("response_a", "") for i in ids],

@@ -1,5 +1,5 @@
-"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping): simulated raters call the
-session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
+"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping):
+simulated raters call the session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
 the full analysis reports (harm.ppi.cs of `fairval analyze --json`, recomputed from the whole study), the
 study stops itself at the first answer whose pair brings that interval to the target width, and a write
 that changes terms (imported ratings, a judge's scores added later, two workers at once) leaves the kept

@@ -169,7 +169,8 @@ def test_coverage_of_the_running_interval_on_a_sorted_file_through_serving(tmp_p
         answers = {f"p{i:04d}": int(truth[i]) for i in range(n)}
         for r in ("a", "b"):
             onboard(db, "s", r)
-        made, _ = serve_round_robin(db, "s", ["a", "b"], lambda r, s, answers=answers: {"harm": click(answers[s.item_id], s.flipped)})
+        made, _ = serve_round_robin(db, "s", ["a", "b"],
+                                    lambda r, s, answers=answers: {"harm": click(answers[s.item_id], s.flipped)})
         assert len(made) == 2 * drawn
         low, high = study_results(db, "s", n_boot=0)["harm"]["ppi"]["cs"]["ci"]
         missed += not low <= truth.mean() <= high
