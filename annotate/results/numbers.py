@@ -271,12 +271,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
-            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample,
-            pd.Series(data.inclusion, dtype=float))}
-            for g, c in calibrate_by_group(
-            ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
-            for attr in ("gender", "race")}
+        numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in ("gender", "race")}
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
             ratings, lmra, f"rater_{attr}", by, data.study.settings.human_sample)
             for attr, by in numbers["by_rater_group"].items() if by}
@@ -312,6 +307,14 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         out[key]["escalation"] = escalation_numbers(real, design_judge, ratings,
                                                     set(completed.index), sample)
     return out
+
+
+def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, dict]:
+    """Raters' groups by `attr`: the judge calibrated on each group's scores beside its agreement, p Holm-adjusted."""
+    column, inclusion, sample = f"rater_{attr}", pd.Series(data.inclusion, dtype=float), data.study.settings.human_sample
+    fits = calibrate_by_group(ratings.rename(columns={column: "group"}), lmra, "group")
+    return _with_holm({group: {**asdict(fit), **group_agreement(ratings[ratings[column].astype(object) == group], lmra,
+                                                                 sample, inclusion)} for group, fit in fits.items()})
 
 
 def complete_items(ratings: pd.DataFrame, raters_per_item: int) -> set:
