@@ -123,7 +123,7 @@ def study_show(ctx, name, as_json):
 @click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
 @click.option("--escalate", is_flag=True,
               help="Trust or escalate: people rate only the pairs below the judge-confidence threshold found on "
-                   "--pilot's rated pairs; the judge decides the rest alone (no PPI then: see the README).")
+                   "--pilot's rated pairs; the judge decides the rest alone (no PPI then: see docs/commands.md).")
 @click.option("--agreement", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="With --escalate: the agreement with people's majority the judge must show (default 0.9).")
 @click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True),

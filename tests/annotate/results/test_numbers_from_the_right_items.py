@@ -162,9 +162,9 @@ def test_the_pilot_planner_matches_a_simulation_of_the_same_model_at_the_pilots_
     assert 0.93 < planned / np.mean(widths) < 1.07, (planned, np.mean(widths))
 
 
-def test_the_readme_says_which_items_each_number_uses():
+def test_the_docs_say_which_items_each_number_uses():
     from tests.conftest import ROOT
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Which items each number uses", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / "docs" / "commands.md").read_text()
+    section = text.split("## Which items each number uses", 1)[1].split("\n## ", 1)[0]
     for word in ("practice", "gold", "judge-only", "main_judge", "--model"):
         assert word in section, word
