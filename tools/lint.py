@@ -19,11 +19,11 @@ def package_layout(top: Path = TOP, into: Path = LAYOUT) -> Path:
     """A folder in which `fairval.x.y` is at fairval/x/y.py, built from pyproject's package-dir."""
     setup = tomllib.loads((top / "pyproject.toml").read_text(encoding="utf-8"))["tool"].get("setuptools", {})
     mapping = {name: (top / folder).resolve() for name, folder in setup.get("package-dir", {}).items()}
-    root = mapping.get("fairval", top / "fairval")
-    # a package mapped to a folder holding the root's folder (fairval.web is the checkout's top) is left
-    # out: mypy would see each module twice
+    root = mapping.get("fairval", (top / "fairval").resolve())
+    # a package mapped to a folder that holds the root's (fairval.web is the checkout's top) is left out:
+    # mypy would see each module twice
     inner = {name.removeprefix("fairval."): folder for name, folder in mapping.items()
-             if name != "fairval" and not root.is_relative_to(folder) and folder != root.parent}
+             if name != "fairval" and not root.is_relative_to(folder)}
     package = into / "fairval"
     if package.is_symlink() or package.is_file():
         package.unlink()
@@ -46,7 +46,8 @@ def package_layout(top: Path = TOP, into: Path = LAYOUT) -> Path:
 
 
 def ruff() -> int:
-    return subprocess.call([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", str(TOP)], cwd=TOP)
+    return subprocess.call([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", str(TOP)],
+                           cwd=TOP)
 
 
 def mypy() -> int:
