@@ -15,6 +15,7 @@ annotate/, store/, analysis/, ui/ (views), server/ (routes), and the app's own f
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, NoSpace,
                             OutputError, ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
@@ -24,7 +25,11 @@ __all__ = ["open", "files", "Database", "Study", "StudyNumbers", "FairvalError",
            "OutputError", "Refusal", "JudgeError", "ProlificError"]
 
 
-def open(location) -> "Database":                  # noqa: A001  (fairval.open, as sqlite3.connect)
+if TYPE_CHECKING:                                   # for the annotations only: importing fairval stays light
+    from fairval.api import Database
+
+
+def open(location) -> Database:                    # noqa: A001  (fairval.open, as sqlite3.connect)
     """A fairval database: a SQLite file (created when missing) or a PostgreSQL URL."""
     from fairval.api import Database
     return Database(location)

@@ -1,6 +1,7 @@
 """What `fairval serve` runs: the app (app.py and pages/) with the server's own routes: the sign-in
-cookie (server/sign_in_routes.py), Prolific's push (server/prolific_hook_route.py) and the page with its boot watchdog (server/boot.py); Streamlit's static files
-sent compressed (server/compression.py); every response says no other site may frame it (server/headers.py)."""
+cookie (server/sign_in_routes.py), Prolific's push (server/prolific_hook_route.py) and the page with its boot
+watchdog (server/boot.py); Streamlit's static files sent compressed (server/compression.py); every response says
+no other site may frame it (server/headers.py)."""
 import streamlit as st
 from starlette.middleware import Middleware
 

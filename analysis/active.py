@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -140,7 +141,7 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
     y, f, pi = (np.asarray(a, float) for a in (human, judge_drawn, pi_drawn))
     f_all, pi_all = np.asarray(judge_all, float), np.asarray(pi_all, float)
     n, big_n = len(y), len(f_all)
-    out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
+    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
     if n < 2 or big_n <= n:
         out["reason"] = (f"{n} drawn pair(s) with human ratings among {big_n}; the weighted estimate needs at "
                          "least 2 and a pair left to the judge")

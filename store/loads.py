@@ -155,7 +155,8 @@ def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: i
     """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
     rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
                       "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
-    changes, flips = [], {}
+    changes: list[tuple] = []
+    flips: dict[str, int] = {}
     for grp, gold, taken, taken_group, was_open in rows:
         taken += delta
         if grp == group:

@@ -308,7 +308,8 @@ def _v18_serving_order(db: Database) -> None:
     # the least-taken index would win the planner's choice and sort the started items on every serve
     db.ddl("DROP INDEX item_loads_next")
     db.ddl("CREATE INDEX item_loads_gold ON item_loads (study_id, taken, position) WHERE gold = 1")
-    db.ddl("CREATE INDEX item_loads_started ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken > 0")
+    db.ddl("CREATE INDEX item_loads_started ON item_loads (study_id, grp, gold, serve_rank, position) "
+           "WHERE open = 1 AND taken > 0")
     db.ddl("CREATE INDEX item_loads_fresh ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken = 0")
     for (study_id,) in db.execute("SELECT study_id FROM studies").fetchall():
         fill_order(db, study_id)

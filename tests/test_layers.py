@@ -170,7 +170,7 @@ def test_a_command_does_load_what_it_needs(tmp_path):
 
 def test_app_and_pages_are_thin():
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
-        code = [l for l in path.read_text().splitlines() if l.strip() and not l.lstrip().startswith(("#", '"""'))]
+        code = [s for s in path.read_text().splitlines() if s.strip() and not s.lstrip().startswith(("#", '"""'))]
         assert len(code) <= 6, f"{path.name} has {len(code)} lines of code; move logic to ui/ or annotate/"
         if path.parent.name == "pages":
             assert "require_researcher(" in path.read_text()         # every page guards itself first

@@ -29,9 +29,9 @@ from fairval.store import studies as study_store
 
 def stop_sentence(stopped: dict) -> str:
     """When and why the study stopped itself, with the interval then (Results, `study show`)."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
-    when = datetime.fromtimestamp(stopped["at"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.fromtimestamp(stopped["at"], UTC).strftime("%Y-%m-%d %H:%M UTC")
     lo, hi = stopped["ci"]
     return (f"stopped itself on {when}: {stopped['reason']} (H's anytime interval then [{lo:.3f}, {hi:.3f}] over "
             f"{stopped.get('n_pairs_complete')} complete pairs)"

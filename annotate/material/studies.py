@@ -133,7 +133,7 @@ class StudySettings:
         if not self.balance_by:
             return None
         per = math.ceil(self.raters_per_item / len(self.balance_groups))
-        return {g: per for g in self.balance_groups}
+        return dict.fromkeys(self.balance_groups, per)
 
     def group_label(self, group: str) -> str:
         """A group's name as raters of this study's language read it (the group itself when not given)."""

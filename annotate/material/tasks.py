@@ -111,7 +111,7 @@ class Task:
                            replace(o, label=t(o.label)) for o in q.options)) for q in self.questions))
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Task":
+    def from_dict(cls, d: dict) -> Task:
         """A task declared as data (JSON): name, display, questions with options, fields, instructions.
 
         Raises ValueError naming what is missing or wrong.

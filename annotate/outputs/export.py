@@ -147,7 +147,7 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
                                        "comments"])
 
 
-def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> "pd.DataFrame":
+def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
     """What export-ratings writes, as a DataFrame: one row per rating (practice and attention checks
     included) with rater attributes, order shown, canonical value and seconds."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)

@@ -15,8 +15,8 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
                                                   chosen_pairs_sentence, confidence_sentence, escalation_sentence,
-                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows, ppi_sentence,
-                                                  rater_allocation_sentence,
+                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows,
+                                                  ppi_sentence, rater_allocation_sentence,
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress

@@ -1,7 +1,7 @@
 """H's anytime interval for a study's stopping rule, kept as pairs complete: the answer that completes a
 pair steps the study's stored state in its own write transaction (advance), and the stopping check reads
-the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms, their order and the
-interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
+the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms,
+their order and the interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
 mean from its first raters, the main judge's score, its weight 1/π in a weighted draw, λ tuned on the
 pairs before it, in the order pairs became complete; every rater counts, as there.
 
@@ -91,7 +91,7 @@ def start(basis: dict) -> dict:
     """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
     raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
     N, or the judged pairs a uniform sample is drawn from)."""
-    return {"basis": basis, "n": 0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+    return {"basis": basis, "n": 0, "lambda": 0.0, **dict.fromkeys(LAMBDA_SUMS, 0.0),
             "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
 
 

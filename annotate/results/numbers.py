@@ -267,12 +267,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
-            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.design,
-            pd.Series(data.inclusion, dtype=float))}
-            for g, c in calibrate_by_group(
-            ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
-            for attr in ("gender", "race")}
+        numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in ("gender", "race")}
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
             ratings, lmra, f"rater_{attr}", by, data.study.design)
             for attr, by in numbers["by_rater_group"].items() if by}
@@ -311,6 +306,14 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     return out
 
 
+def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, dict]:
+    """Raters' groups by `attr`: the judge calibrated on each group's scores beside its agreement, p Holm-adjusted."""
+    column, inclusion, design = f"rater_{attr}", pd.Series(data.inclusion, dtype=float), data.study.design
+    fits = calibrate_by_group(ratings.rename(columns={column: "group"}), lmra, "group")
+    return _with_holm({group: {**asdict(fit), **group_agreement(ratings[ratings[column].astype(object) == group], lmra,
+                                                                 design, inclusion)} for group, fit in fits.items()})
+
+
 def complete_items(ratings: pd.DataFrame, raters_per_item: int) -> set:
     """The one definition of "complete", for every page, the CLI and the anytime intervals: an item
     rated by at least raters_per_item different raters."""
@@ -344,7 +347,7 @@ def name_numbers(data: StudyData) -> dict:
     for question in data.study.task.perceived_questions:
         attr = question.id
         part = data.ratings[data.ratings["question"] == attr]
-        part = part.assign(intended=part["item_id"].map(lambda i: intended[i].get(attr)))
+        part = part.assign(intended=part["item_id"].map(lambda i, attr=attr: intended[i].get(attr)))
         acc = accuracy_by_intended(part)
         out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
@@ -391,7 +394,8 @@ def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame
     ids = sorted(set(human.index) | set(lmra.index))
     frame = pd.DataFrame({
         "item_id": ids, "group_a": [texts[i].get("group_a", "") for i in ids],
-        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids],
+        "n_raters": [int(n.get(i, 0)) for i in ids],
         "lmra": [lmra.get(i) for i in ids],
         "prompt": [texts[i].get("prompt", "") for i in ids],
         "response_a": [texts[i].get("response_a", "") for i in ids],

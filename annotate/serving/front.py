@@ -115,7 +115,8 @@ global
 defaults
     mode http
     log global
-    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr (fairval's own under `fairval serve`)
+    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr
+    # (fairval's own under `fairval serve`)
     option httplog
     option dontlog-normal
     option dontlognull

@@ -30,7 +30,7 @@ def test_template_study_end_to_end(run, tmp_path, discrim_eval):
         run("items", "import", "tq", path)
     ratings = []
     # discrim-eval rows carry no id: ratings name the ids derived from the first two rows
-    rows = [json.loads(l) for l in discrim_eval[0].read_text().splitlines()[:2]]
+    rows = [json.loads(row) for row in discrim_eval[0].read_text().splitlines()[:2]]
     ids = [derive_item_id(r) for r in rows]
     for (item, rater, q, v) in [(ids[0], "x", "quality", 5), (ids[0], "y", "quality", 4),
                                 (ids[1], "x", "quality", 2), (ids[1], "y", "quality", 3),

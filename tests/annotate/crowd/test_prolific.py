@@ -137,7 +137,7 @@ def test_a_participant_whose_group_is_full_is_screened_out_with_the_code(db, tmp
     second = onboard("f2")
     assert titles(second) == ["No items left for you"]
     assert [c.value for c in second.code] == ["SCREENED-9"]
-    link = [b for b in second.get("link_button")][0].proto.url
+    link = list(second.get("link_button"))[0].proto.url
     assert link.endswith("cc=SCREENED-9")
 
 

@@ -183,7 +183,7 @@ def test_no_overrun_and_every_item_fills(new_db, n_items, target, balanced, step
             served = session.serve_next_item(db, study, rater, now=now)
             if served is not None and action == "answer":
                 session.record_answer(db, study, rater, served.item_id, ANSWER, now=now)
-            for item, raters in holders(db, now).items():
+            for raters in holders(db, now).values():
                 assert len(raters) <= target
                 if quota:
                     for group, cap in quota.items():

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
 from fairval.annotate.material.design import Design
 from fairval.analysis.active import adaptive_terms, inclusion_probabilities, ppi_terms
@@ -75,9 +74,9 @@ def test_at_200_rated_pairs_the_anytime_interval_is_at_most_165x_the_fixed_n_one
 
 
 def test_the_running_interval_covers_h_over_the_pairs_from_the_first_look():
-    """300 studies of 400 pairs (half of them in the clear-pair world), 160 rated in a random order: the running interval (an intersection, so it
-    misses at some look only if it misses at the last exact one, pair 29, or at the last one) excludes H,
-    the pairs' own mean of people's scores, in at most 5% of them plus two Monte-Carlo errors."""
+    """300 studies of 400 pairs (half of them in the clear-pair world), 160 rated in a random order: the running
+    interval (an intersection, so it misses at some look only if it misses at the last exact one, pair 29, or at
+    the last one) excludes H, the pairs' own mean of people's scores, in at most 5% of them plus two Monte-Carlo errors."""
     rng = np.random.default_rng(7)
     studies, misses = 300, 0
     for k in range(studies):
