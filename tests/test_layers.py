@@ -95,7 +95,7 @@ def test_server_holds_routes_and_middleware_and_no_views():
 
 
 def test_only_store_holds_sql_text():
-    outside = [p for p in sorted(ROOT.glob("*.py")) + files("pages")] + \
+    outside = list(sorted(ROOT.glob("*.py")) + files("pages")) + \
         [p for pkg in PACKAGES if pkg != "store" for p in files(pkg)]
     for path in outside:
         found = sql_text(path)
@@ -200,7 +200,7 @@ def test_the_wheel_installs_one_import_name():
 
 def test_every_fairval_import_lands_on_its_file():
     """A reader (or a path-based tool) opens fairval.x.y at x/y.py: no module is put together at import time."""
-    code = [p for p in sorted(ROOT.glob("*.py")) + files("pages") + files("tests") + files("bench")] + \
+    code = list(sorted(ROOT.glob("*.py")) + files("pages") + files("tests") + files("bench")) + \
         [p for pkg in PACKAGES for p in files(pkg)]
     checked = 0
     for path in code:

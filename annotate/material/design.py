@@ -45,7 +45,7 @@ class Design:
     recorded: dict = field(default_factory=dict, compare=False)
 
     @classmethod
-    def of(cls, record: dict | None) -> "Design":
+    def of(cls, record: dict | None) -> Design:
         """The design a stored record describes: none without one; a draw that names no design is uniform."""
         if not record:
             return cls()
@@ -55,12 +55,12 @@ class Design:
         return cls(kind, dict(record))
 
     @classmethod
-    def named(cls, kind: str | None) -> "Design":
+    def named(cls, kind: str | None) -> Design:
         """The kind a numbers block names (`harm.ppi.design`), without its record: for its words."""
         return cls(kind if kind in KINDS else "none")
 
     @classmethod
-    def of_numbers(cls, block: dict | None) -> "Design":
+    def of_numbers(cls, block: dict | None) -> Design:
         """The design a numbers block (e.g. `harm.ppi`) was estimated under."""
         return cls.named((block or {}).get("design"))
 

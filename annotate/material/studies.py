@@ -155,7 +155,7 @@ class StudySettings:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "StudySettings":
+    def from_dict(cls, d: dict) -> StudySettings:
         for key in RECORDED:
             if key in d:
                 raise StudyError(REFUSED[key])
@@ -186,7 +186,7 @@ class Recorded:
     stopped: dict | None = None                 # when the study stopped itself: when, why, the interval
 
     @classmethod
-    def from_stored(cls, stored: dict) -> "Recorded":
+    def from_stored(cls, stored: dict) -> Recorded:
         return cls(stored.get("human_sample") or None, stored.get("stopped") or None)
 
     def to_dict(self) -> dict:

@@ -101,7 +101,7 @@ class Task:
             return ()
         return tuple(q for q in self.questions if q.level == "nominal" and q.id in self.required_fields)
 
-    def translated(self, t) -> "Task":
+    def translated(self, t) -> Task:
         """The task as a rater reads it in another language: title, instructions, prompts and option
         labels through t (a preset's words are in the catalogues; a custom task's come back as written).
         Slots such as {group_a} stay slots, filled with the item's fields afterwards."""

@@ -325,7 +325,8 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     row_group = rules.row_group(_rater_group(db, study, rater_id))
     held_regular = int(held is not None and not held_gold)
     span = item_store.template_span(db, study.study_id)
-    if span and _may_run_short(db, study, rater_id, row_group):            # fills of one template never two in a row, at most the cap of each: what that leaves
+    # fills of one template never two in a row, at most the cap of each: what that leaves
+    if span and _may_run_short(db, study, rater_id, row_group):
         served = ledger.templates_served(db, study.study_id, rater_id)
         by_template = loads.open_fills(db, study.study_id, rater_id, row_group)
         fills = _fills_left(study, by_template, served)

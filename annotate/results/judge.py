@@ -14,6 +14,7 @@ from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guaran
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
 
+NO_DESIGN = Design()            # the default of the functions below: no draw recorded
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
 WEIGHTED_NOTE = ("; for the study's own pairs, drawn without replacement, only approximately (terms weighted by "
@@ -65,7 +66,7 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
     return out
 
 
-def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = Design(), *,
+def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, *,
                 inclusion: pd.Series | None = None, completed: pd.Series | None = None,
                 target_width: float | None = None, raters_per_item: int = 1) -> dict:
     """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
@@ -126,7 +127,7 @@ def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float
         - lam * np.concatenate([[0.0], np.cumsum(f)[:-1]])
 
 
-def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = Design(),
+def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
                       inclusion: pd.Series | None = None) -> dict:
     """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
     interval in the order pairs became complete (weighted by 1/π in an active sample)."""
@@ -222,7 +223,7 @@ def _sampling(design: Design, rated: int, unscored: int = 0) -> str:
     return text
 
 
-def group_agreement(ratings: pd.DataFrame, judge: pd.Series, design: Design = Design(),
+def group_agreement(ratings: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
                     inclusion: pd.Series | None = None) -> dict:
     """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
     from that group's per-pair mean."""

@@ -59,7 +59,7 @@ class QuestionNumbers:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict) -> "QuestionNumbers":
+    def from_dict(cls, d: dict) -> QuestionNumbers:
         scale = ("harm" if "alpha_nominal" in d else "likert" if "share_4_or_5" in d else
                  "numeric" if "mean" in d else "nominal")
         crowd = d.get("crowd_model")
@@ -109,7 +109,7 @@ class Names:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Names":
+    def from_dict(cls, d: dict) -> Names:
         qids = [k[:-len("_accuracy")] for k in d if k.endswith("_accuracy")]
         return cls({q: Perceived(d[f"{q}_accuracy"], d[f"{q}_n"], d[f"{q}_accuracy_ci"], d[f"{q}_confusion"])
                     for q in qids})
@@ -171,7 +171,7 @@ class StudyNumbers:
         return out
 
     @classmethod
-    def from_dict(cls, numbers: dict) -> "StudyNumbers":
+    def from_dict(cls, numbers: dict) -> StudyNumbers:
         """The typed numbers from `analyze --json`'s plain form (what to_dict gives back)."""
         known = {f.name for f in fields(cls)}
         unknown = set(numbers) - known

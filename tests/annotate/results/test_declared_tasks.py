@@ -51,7 +51,7 @@ def test_a_declared_template_task_gets_the_per_template_table_and_export(run, tm
     _declared(run, tmp_path, "vq", VIGNETTES, items, ratings)
     numbers = json.loads(run("analyze", "vq", "--json", "--bootstrap", "0"))
     rows = {(row["template"], row["question"]): row for row in numbers["templates"]}
-    assert set(rows) == set((str(t), q) for t, q in scores)
+    assert set(rows) == {(str(t), q) for t, q in scores}
     for (t, q), values in scores.items():
         per_template = values * 3                       # three fills, each rated by the three raters alike
         row = rows[(str(t), q)]
