@@ -32,7 +32,9 @@ haproxy:
 app: $(STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
+# Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
 test: $(STAMP) chromium postgresql haproxy
+	$(PY) tools/lint.py
 	$(PY) -m pytest
 
 bench: $(STAMP)

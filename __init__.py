@@ -1,32 +1,51 @@
-"""fairval.web: the app's own files, installed as package data of the one import name `fairval`.
+"""fairval: human validation of LLM fairness evaluations, as a Python library.
 
-This top folder is mapped to `fairval.web` (pyproject.toml), so a wheel and a checkout find the same
-files through importlib.resources: app.py (what a rater's link opens), serve.py (what `fairval serve`
-runs), pages/ (the researcher pages), examples/ (the demo's items) and .streamlit/config.toml."""
+    import fairval
+    db = fairval.open("fairval.db")            # or a postgresql:// URL
+    study = db.study("demo-pairs")
+    numbers = study.analyze()                  # a frozen StudyNumbers; .to_dict() is `analyze --json`
+
+Importing fairval loads neither pandas nor scipy: they come with the first call that needs them.
+Every refusal is a FairvalError (see fairval.errors); anything else is a bug.
+
+This folder is the package (pyproject.toml: `fairval` is the repository's top), so fairval.x.y is x/y.py:
+annotate/, store/, analysis/, ui/ (views), server/ (routes), and the app's own files (app.py, serve.py, pages/, examples/,
+.streamlit/config.toml), found installed or in a checkout through files().
+"""
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, NoSpace,
+                            OutputError, ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
+
+__all__ = ["open", "files", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "NoSpace",
+           "StudyError", "TaskError", "ImportProblem", "AnswerError", "RaterIdError", "GenerationError",
+           "OutputError", "Refusal", "JudgeError", "ProlificError"]
 
 
-def folder() -> Path:
-    """Where app.py, serve.py, pages/ and examples/ are, installed or in a checkout."""
-    return Path(str(resources.files(__name__)))
+if TYPE_CHECKING:                                   # for the annotations only: importing fairval stays light
+    from fairval.api import Database
 
 
-if __name__ == "fairval":
-    # A checkout in a folder named `fairval` (what `git clone` makes), imported by pytest: a test module's
-    # package is named after the folder holding the outermost __init__.py, so this top folder is imported
-    # as `fairval`, ahead of the package itself. Become the package pyproject.toml maps: fairval/ first,
-    # then this folder's rooms (annotate/, store/, ui/, analysis/, tests/), and fairval.web is this file again.
-    import importlib.util as _util
-    import sys as _sys
+def open(location) -> Database:                    # noqa: A001  (fairval.open, as sqlite3.connect)
+    """A fairval database: a SQLite file (created when missing) or a PostgreSQL URL."""
+    from fairval.api import Database
+    return Database(location)
 
-    _top = Path(__file__).resolve().parent
-    _web = _util.spec_from_file_location("fairval.web", __file__, submodule_search_locations=[str(_top)])
-    _sys.modules["fairval.web"] = _util.module_from_spec(_web)
-    _web.loader.exec_module(_sys.modules["fairval.web"])
-    web = _sys.modules["fairval.web"]
-    __path__ = [str(_top / "fairval"), str(_top)]
-    _real = _top / "fairval" / "__init__.py"
-    exec(compile(_real.read_text(encoding="utf-8"), str(_real), "exec"), globals())
+
+def files() -> Path:
+    """The package's folder, where app.py, serve.py, pages/ and examples/ are, installed or in a checkout."""
+    return Path(__file__).resolve().parent
+
+
+def __getattr__(name: str):
+    # the API's classes on first use, so `import fairval` stays light
+    if name in ("Database", "Study"):
+        from fairval import api
+        return getattr(api, name)
+    if name == "StudyNumbers":
+        from fairval.annotate.results.result import StudyNumbers
+        return StudyNumbers
+    raise AttributeError(f"module 'fairval' has no attribute {name!r}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -140,7 +141,7 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
     y, f, pi = (np.asarray(a, float) for a in (human, judge_drawn, pi_drawn))
     f_all, pi_all = np.asarray(judge_all, float), np.asarray(pi_all, float)
     n, big_n = len(y), len(f_all)
-    out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
+    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
     if n < 2 or big_n <= n:
         out["reason"] = (f"{n} drawn pair(s) with human ratings among {big_n}; the weighted estimate needs at "
                          "least 2 and a pair left to the judge")
@@ -318,3 +319,24 @@ def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kep
     terms = lam * judge_mean + w * (y - lam * f)
     reach = (1 + lam) / least
     return {"terms": terms, "lows": lam * judge_mean - reach, "highs": lam * judge_mean + reach}
+
+
+def adaptive_step(sums: list[float], human: float | None, judge: float, chance: float, kept: bool,
+                  judge_mean: float, least: float) -> tuple[float, float, float, list[float]]:
+    """adaptive_terms for one more decided pair, given `sums` (Σ w, Σ w y, Σ w f, Σ w y f, Σ w f f over the
+    pairs before it, w = ξ/π; [0.0] * 5 before the first): (Z_t, its low, its high, the sums after it).
+    The same operations in the same order as adaptive_terms (its cumulative sums are sequential), so a
+    sequence kept pair by pair (analysis.running_adaptive) has the same terms to the last bit."""
+    total, sy, sf, syf, sff = sums
+    f = float(judge)
+    w = (1.0 if kept else 0.0) / float(chance)
+    y = float(human) if kept and human is not None and not math.isnan(human) else 0.0
+    lam = 0.0
+    if total > 0:
+        spread = sff / total - (sf / total) * (sf / total)
+        if spread > 1e-12:
+            lam = min(max((syf / total - sy * sf / (total * total)) / spread, 0.0), 1.0)
+    term = lam * judge_mean + w * (y - lam * f)
+    reach = (1 + lam) / float(least)
+    after = [total + w, sy + w * y, sf + w * f, syf + w * (y * f), sff + w * (f * f)]
+    return term, lam * judge_mean - reach, lam * judge_mean + reach, after

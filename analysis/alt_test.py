@@ -10,6 +10,8 @@ mean over raters of mean(W^f).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -20,7 +22,7 @@ MIN_RATERS = 3
 def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q: float = 0.05,
              min_items: int = 30, labels: bool = False) -> dict:
     """ratings: item_id, rater_id, answer (a score, or a label when labels=True). judge: item -> answer."""
-    out = {"epsilon": epsilon, "q": q, "min_items": min_items, "winning_rate": None,
+    out: dict[str, Any] = {"epsilon": epsilon, "q": q, "min_items": min_items, "winning_rate": None,
            "advantage_probability": None, "passed": None, "n_raters": 0, "n_raters_left_out": 0,
            "raters": []}
     frame = ratings.dropna(subset=["answer"])
@@ -45,7 +47,8 @@ def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q
     kept = per_rater[per_rater["n"] >= min_items]
     out["n_raters"], out["n_raters_left_out"] = len(kept), len(per_rater) - len(kept)
     if len(kept) < MIN_RATERS:
-        out["reason"] = (f"{len(kept)} rater(s) rated at least {min_items} items that others also rated; "
+        raters = f"{len(kept)} rater{'' if len(kept) == 1 else 's'}"
+        out["reason"] = (f"{raters} rated at least {min_items} items that others also rated; "
                          f"the test needs at least {MIN_RATERS}")
         return out
     frame["d"] = frame["w_rater"] - frame["w_judge"]

@@ -14,6 +14,8 @@ percentile bootstrap interval over pairs. A judge that leans more than people do
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 BINS = 10
@@ -42,7 +44,7 @@ def _ece_brier(r: np.ndarray, target: np.ndarray) -> tuple[float, float, list[di
         n = int(inside.sum())
         conf = float(confidence[inside].mean()) if n else None
         agree = float(hit[inside].mean()) if n else None
-        if n:
+        if conf is not None and agree is not None:
             ece += n / len(r) * abs(agree - conf)
         bins.append({"low": float(edges[b]), "high": float(edges[b + 1]), "n": n, "confidence": conf,
                      "agreement": agree})
@@ -85,7 +87,7 @@ def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.n
     judge, human, diff = (np.asarray(v, float) for v in (judge, human, length_difference))
     n = len(diff)
     judge_r, human_r = _pearson(judge, diff), _pearson(human, diff)
-    out = {"n_pairs": n, "judge_r": None if np.isnan(judge_r) else judge_r,
+    out: dict[str, Any] = {"n_pairs": n, "judge_r": None if np.isnan(judge_r) else judge_r,
            "human_r": None if np.isnan(human_r) else human_r, "difference": None, "difference_ci": None}
     if out["judge_r"] is None or out["human_r"] is None:
         return {**out, "reason": "needs at least 3 pairs whose lengths, judge scores and people's scores vary"}

@@ -7,6 +7,8 @@ draw from numpy's default_rng(seed), so one seed and one number of draws give on
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -22,7 +24,7 @@ SMALL_N = 30
 
 
 def estimate(value, ci=None, n: int = 0, reason: str | None = None) -> dict:
-    out = {"value": None if value is None else float(value),
+    out: dict[str, Any] = {"value": None if value is None else float(value),
            "ci": None if ci is None else [float(ci[0]), float(ci[1])], "n": int(n)}
     if reason:
         out["reason"] = reason
@@ -52,7 +54,11 @@ def no_spread_interval(value: float, n: int, lower: float, upper: float) -> tupl
     return lower + span * float(low), lower + span * float(high)
 
 
-def inside(ci, lower: float, upper: float) -> tuple[float, float] | None:
+@overload
+def inside(ci: None, lower: float, upper: float) -> None: ...
+@overload
+def inside(ci: Sequence[float], lower: float, upper: float) -> tuple[float, float]: ...
+def inside(ci: Sequence[float] | None, lower: float, upper: float) -> tuple[float, float] | None:
     """An interval cut to the range its number can take (the true value lies there, so nothing is lost)."""
     return None if ci is None else (min(max(ci[0], lower), upper), max(min(ci[1], upper), lower))
 

@@ -32,5 +32,5 @@ def combine_orders(p: Sequence[float], q: Sequence[float]) -> JudgeScore:
     if total <= 0:
         raise ValueError("the two orders disagree completely (every min(p, q) is 0); "
                          "no combined answer exists")
-    r = tuple(x / total for x in raw)
+    r = (raw[0] / total, raw[1] / total, raw[2] / total)
     return JudgeScore(r, r[0] - r[1])

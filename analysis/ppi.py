@@ -11,6 +11,7 @@ and a normal 95% interval. Y is a pair's human score, f the judge's score.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -25,10 +26,11 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     all, see bounded_interval."""
     y, f, f_u = (np.asarray(a, float) for a in (human, judge_labelled, judge_unlabelled))
     n, big_n = len(y), len(f_u)
-    out = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
+    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
     if n < 2 or big_n < 1:
-        out["reason"] = (f"{n} pair(s) with human ratings and judge scores and {big_n} with judge scores only; "
-                         "prediction-powered inference needs at least 2 and 1")
+        out["reason"] = (f"{n} pair{'' if n == 1 else 's'} rated by people and scored by the judge, {big_n} scored "
+                         "by the judge alone; prediction-powered inference needs at least 2 of the first and 1 of "
+                         "the second")
         return out
     everything = np.concatenate([f, f_u])
     spread = everything.var(ddof=1)

@@ -59,10 +59,11 @@ def dawid_skene(answers: pd.DataFrame) -> RaterModel | None:
     np.add.at(posterior, (i, a), 1.0)
     posterior /= posterior.sum(axis=1, keepdims=True)
     rounds = 0
-    for rounds in range(1, MAX_ROUNDS + 1):
+    for rounds in range(1, MAX_ROUNDS + 1):  # noqa: B007 — the rounds run are read after the loop
         prior = posterior.mean(axis=0)
         counts = np.full((n_raters, k, k), SMOOTHING)
-        np.add.at(counts, (r, slice(None), a), posterior[i])          # counts[r, true, answer] += T[i, true]
+        # counts[r, true, answer] += T[i, true]; numpy's stubs leave a slice out of ufunc.at's index, numpy takes it
+        np.add.at(counts, (r, slice(None), a), posterior[i])  # type: ignore[arg-type]
         theta = counts / counts.sum(axis=2, keepdims=True)
         log_post = np.tile(np.log(prior), (n_items, 1))
         np.add.at(log_post, i, np.log(theta[r, :, a]))

@@ -79,7 +79,8 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
                          f"({n_hit} of {n_gold})")
         if med is not None and rules.min_median_seconds and med < rules.min_median_seconds:
             flags.append(f"median {med:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
-        if top is not None and top["n"] >= rules.straightline_min_answers and line >= rules.max_straightline:
+        if top is not None and line is not None and top["n"] >= rules.straightline_min_answers \
+                and line >= rules.max_straightline:
             flags.append(f"straight-lining: {top['what']} ({round(line * top['n'])} of {top['n']})")
         flags.extend(at_random.get(str(rater), ()))
         out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags),

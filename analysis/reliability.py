@@ -128,7 +128,7 @@ def _bootstrap(counts: np.ndarray, domain: Sequence, level: Level, n_boot: int,
         return None
     rng = np.random.default_rng(seed)
     per_item = coincidences(counts)
-    draws = []
+    blocks = []
     for start in range(0, n_boot, DRAWS_PER_BLOCK):
         block = min(DRAWS_PER_BLOCK, n_boot - start)
         picks = rng.integers(0, n_items, (block, n_items))       # the same stream as one draw at a time
@@ -138,8 +138,8 @@ def _bootstrap(counts: np.ndarray, domain: Sequence, level: Level, n_boot: int,
         varied = np.count_nonzero(weights @ counts, axis=1) >= 2
         if varied.any():
             o = (weights[varied] @ per_item).reshape(-1, v, v)
-            draws.append(alpha_from_coincidences(o, domain, level))
-    draws = np.concatenate(draws) if draws else np.array([])
+            blocks.append(alpha_from_coincidences(o, domain, level))
+    draws = np.concatenate(blocks) if blocks else np.array([])
     if len(draws) < n_boot / 2:       # most resamples had no variation: no honest interval
         return None
     low, high = np.percentile(draws, [2.5, 97.5])

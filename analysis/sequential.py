@@ -218,7 +218,7 @@ class RunningCS:
                 "total": self.total, "weight": self.weight}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RunningCS":
+    def from_dict(cls, d: dict) -> RunningCS:
         return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
                    low=None if d.get("low") is None else float(d["low"]),
                    high=None if d.get("high") is None else float(d["high"]),
@@ -360,7 +360,7 @@ def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float
         low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
                                           lower=lower, upper=upper, means=means or (lower, upper),
                                           typical_span=typical_span or (upper - lower), planned=bets_for, alpha=alpha)
-    if len(head) == len(x):
+    if start is None or len(head) == len(x):
         return low_b, high_b
     spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
     low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,

@@ -3,14 +3,14 @@
     material/  what a study is and what goes into it: tasks, studies, import files, pairs, generation, demo
     rating/    the rater's way: serving the next item, recording answers, the assignment policy, the sample
     results/   a study's data read from the store and the numbers analysis/ computes from it
-    judge/     the LLM judge: running it, calibrating its scores, comparing judges, planning the human side
     outputs/   what leaves fairval: exports, the report, charts, number formats, safe CSV/Markdown writing
+    judge/     the LLM judge: running it, calibrating its scores, comparing judges, planning the human side
     crowd/     the crowd platform: Prolific's API, bonuses, review
     serving/   `fairval serve`: the Streamlit workers, the HAProxy front, researcher sign-in links
     cli/       the command line: thin commands that import a room when they run; no room imports it
 
 The data's way: link → rating → store; file → material → store; store → results (via analysis/) →
-outputs, pages, CLI. Rooms import only rooms listed before them above (serving and crowd excepted where
-their docstrings say), `store/` and `analysis/`; `errors.py` is the refusal all of them share.
+outputs, pages, CLI. Rooms import only rooms listed before them above, `store/` and `analysis/` (serving
+and crowd import less, as their docstrings say); `fairval.errors` holds the refusals all of them share.
 tests/test_layers.py holds them to it.
 """

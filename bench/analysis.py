@@ -53,8 +53,8 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     floor = timed(bare_krippendorff, path, repeat=repeat)
     ours = timed(fairval_analyze, path, n_boot, repeat=repeat)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(path), "analyze", "big", "--json",
-                    "--bootstrap", str(n_boot)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(path), "analyze",
+                    "big", "--json", "--bootstrap", str(n_boot)], check=True, capture_output=True)
     command = time.perf_counter() - start
     return [f"analyze {n_ratings:,} ratings over {n_items:,} items, {n_boot:,} draws: {ours:.2f} s, "
             f"{ours / floor:.2f}x the bare load + krippendorff ({floor:.2f} s); "

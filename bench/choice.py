@@ -75,7 +75,7 @@ def _new(browser, url: str, clicks: int, items: int) -> tuple[list[float], list[
         choose.append(_timed(button.click, lambda b=button: expect(b).to_have_attribute(
             "aria-pressed", "true", timeout=60_000)))
     whole = []
-    for k in range(items):
+    for _ in range(items):
         progress = page.get_by_test_id("stProgress").inner_text()
 
         def answer():
@@ -105,7 +105,7 @@ def _old(browser, url: str, clicks: int, items: int) -> tuple[list[float], list[
         choose.append(_timed(option(label).first.click,
                              lambda lab=label: chosen(lab).wait_for(timeout=60_000)))
     whole = []
-    for k in range(items):
+    for _ in range(items):
         progress = page.get_by_test_id("stProgress").inner_text()
 
         def answer():

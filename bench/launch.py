@@ -9,6 +9,7 @@ browsers, 2 workers against 1, as ratios in one run).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -36,7 +37,7 @@ class Launch:
     moved: dict[str, tuple] = field(default_factory=dict)         # rater -> worker before and after the kill
     killed: str | None = None
     reloads: int = 0                                              # raters who had to reload after the kill
-    boot_reloads: int = 0                                         # pages that reloaded themselves (ui/boot.js)
+    boot_reloads: int = 0                                         # pages that reloaded themselves (server/boot.js)
     seconds: float = 0.0
 
     @property
@@ -79,7 +80,7 @@ async def _settled(page) -> None:
     await page.locator('[data-stale="true"]').first.wait_for(state="detached", timeout=STEP_MS)
 
 
-async def _answer(page, done: int, quality: str, yes: str, out: "Launch | None" = None) -> None:
+async def _answer(page, done: int, quality: str, yes: str, out: Launch | None = None) -> None:
     """Choose both answers and Submit, as a rater does, until the page moves on. If it comes back with
     the same item and Submit enabled again (the answer never reached a live worker: the card is told
     so by the next page the server sends), choose and Submit again, as a rater would."""
@@ -114,10 +115,8 @@ async def _press(page, button: str, then) -> None:
     while True:
         target = page.get_by_role("button", name=button)
         if await target.count():
-            try:
+            with contextlib.suppress(Exception):  # the page moved on meanwhile
                 await target.first.click(timeout=30_000)
-            except Exception:  # noqa: BLE001 — the page moved on meanwhile
-                pass
         try:
             await then.first.wait_for(timeout=30_000)
             return
@@ -200,7 +199,7 @@ async def launch(url: str, n: int, ids: dict[str, str], *, kill_worker=None) -> 
                 try:
                     await asyncio.wait_for(answered.get(), timeout=5)
                     waiting += 1
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if any(t.done() and t.exception() for t in tasks):
                         break
                     if waiting + sum(t.done() for t in tasks) >= n:

@@ -65,6 +65,6 @@ def run(folder, quick: bool = False) -> list[str]:
                 found[name] = _visit(browser, f"{server.url}/?study=demo-templates&rater=bytes{k}")
         browser.close()
     peer = found["Streamlit as shipped (streamlit run)"][0]
-    return [f"first page (consent), bytes on the wire: " + "; ".join(
+    return ["first page (consent), bytes on the wire: " + "; ".join(
                 f"{name} {first / KIB:,.0f} KiB ({first / peer:.2f}x), returning {again / KIB:,.0f} KiB"
                 for name, (first, again) in found.items())]

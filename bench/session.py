@@ -212,9 +212,10 @@ def _participants(browser, server: Running, walk: Walk, names: range, items: int
         cdp.send("Network.enable")
         counted = {"bytes": 0}
         cdp.on("Network.loadingFinished",
-               lambda e: counted.__setitem__("bytes", counted["bytes"] + int(e["encodedDataLength"])))
+               lambda e, counted=counted: counted.__setitem__("bytes", counted["bytes"] + int(e["encodedDataLength"])))
         cdp.on("Network.webSocketFrameReceived",
-               lambda e: counted.__setitem__("bytes", counted["bytes"] + len(e["response"].get("payloadData", ""))))
+               lambda e, counted=counted: counted.__setitem__(
+                   "bytes", counted["bytes"] + len(e["response"].get("payloadData", ""))))
         before = _quiet_cpu(server)
         page.goto(walk.link(server.url, n))
         walk.login(page)

@@ -4,7 +4,10 @@ the stopping check the rater page makes when the answer completes a pair), on ha
 10,000 and 50,000 pairs whose earlier ratings were imported, with one rater per pair so that every
 answer completes a pair (the case the check costs most). Reported as ratios side by side, in the same
 study and minute: with the rule / without it; and, for orientation, the whole analysis the check ran
-before the interval was kept (study_numbers, once) against an answer without the rule."""
+before the interval was kept (study_numbers, once) against an answer without the rule. The adaptive
+design's line (`design=adaptive`, a budget of a quarter of the pairs) runs a study of the same sizes from
+its start (the design takes no earlier ratings): the Submits without the rule first, then, past the
+exact head of its sequence, those with it; each Submit that needs a pair decides pairs in its serve."""
 from __future__ import annotations
 
 import json
@@ -15,7 +18,7 @@ from pathlib import Path
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import adaptive, session
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 
@@ -47,6 +50,21 @@ def _study(tmp: Path, pairs: int):
     return db
 
 
+def _adaptive_study(tmp: Path, pairs: int):
+    """A harm study of `pairs` pairs under the adaptive design, the judge sure of four pairs in five."""
+    db = open_db(tmp / f"stopping-adaptive-{pairs}.db")
+    create_study(db, "s", "harmful_stereotype", raters_per_item=1, seed=1)
+    ids = [f"p{k:06d}" for k in range(pairs)]
+    import_items(db, "s", _write(tmp / "items.jsonl", ({"id": i, **PAIR} for i in ids)))
+    sure = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
+    unsure = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c": 0.30}
+    import_lmra(db, "s", _write(tmp / "lmra.jsonl", ({"item_id": i, "model": "j", **(unsure if k % 5 == 0 else sure)}
+                                                    for k, i in enumerate(ids))))
+    adaptive.start(db, "s", pairs // 4)
+    configure_study(db, "s", status="open")
+    return db
+
+
 def _answers(db, rule: bool) -> list[float]:
     """CPU seconds of each of ANSWERS Submits by one rater, as the rater page makes them: without a rule
     the Submit holds the next pair in its own transaction; with one it checks the rule first and the page
@@ -67,8 +85,8 @@ def _answers(db, rule: bool) -> list[float]:
     return spent
 
 
-def run(tmp: Path, *, quick: bool = False) -> list[str]:
-    lines = []
+def run(tmp: Path, *, quick: bool = False):
+    """The lines, each as soon as it is measured (the 50,000-pair studies take minutes)."""
     for pairs in QUICK_SIZES if quick else SIZES:
         db = _study(tmp, pairs)
         without = statistics.median(_answers(db, False))
@@ -78,8 +96,20 @@ def run(tmp: Path, *, quick: bool = False) -> list[str]:
         start = time.process_time()
         study_numbers(db, "s", n_boot=0)
         whole = time.process_time() - start
-        lines.append(f"{pairs:>7,} pairs: CPU per answer with a stopping rule / without {rule / without:.2f}x "
-                     f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
-                     f"check ran before, once: {whole / without:.0f}x an answer ({whole * 1e3:.0f} ms)")
+        yield (f"{pairs:>7,} pairs: CPU per answer with a stopping rule / without {rule / without:.2f}x "
+               f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
+               f"check ran before, once: {whole / without:.0f}x an answer ({whole * 1e3:.0f} ms)")
         db.close()
-    return lines
+    for pairs in QUICK_SIZES if quick else SIZES:
+        db = _adaptive_study(tmp, pairs)
+        without = statistics.median(_answers(db, False))
+        configure_study(db, "s", target_ci_width=0.001)
+        stopping.check(db, "s")                                 # builds the kept interval once (untimed)
+        rule = statistics.median(_answers(db, True))
+        start = time.process_time()
+        study_numbers(db, "s", n_boot=0)
+        whole = time.process_time() - start
+        yield (f"{pairs:>7,} pairs, adaptive design: CPU per answer with a stopping rule / without "
+               f"{rule / without:.2f}x ({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the "
+               f"whole analysis the check ran before, once: {whole / without:.1f}x an answer ({whole * 1e3:.0f} ms)")
+        db.close()

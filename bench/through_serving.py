@@ -215,7 +215,7 @@ def stop_study(folder: Path, world: str, design: str, seed: int, *, pairs: int, 
     db = start(folder / name, w, design, 3, n=n, seed=seed, target=target)
     try:
         log = crowd(db, w, rng, look_every=look_every)
-        stopped = load_study(db, STUDY).settings.stopped
+        stopped = load_study(db, STUDY).recorded.stopped
         cs = anytime(db)
         leaned = math.nan
         if design == "adaptive":            # the share of decisions whose chances leaned on the judge (τ < 1)
@@ -252,13 +252,15 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
         seeds: slice | None = None):
     """The lines, each as soon as it is measured (a full run takes a while). parts, lines: some of them
     (`python -m bench.through_serving coverage 3:` runs the coverage lines from the fourth on). seeds: the
-    stop lines' studies by seed (`--seeds 10:20`), in place of the plan's count, so that parts of a line can
+    coverage and stop lines' studies by seed (`--seeds 10:20`), in place of the plan's count, so that parts of a line can
     run side by side; each stop line then lists its studies' judgments, to be pooled."""
     plan = QUICK if quick else FULL
     c = plan["coverage"]
     for world, design, raters, studies, pairs, n in c["lines"][lines] if "coverage" in parts else ():
+        chosen = range(studies) if seeds is None else range(*seeds.indices(1 << 30))     # --seeds: these studies
         found = [coverage_study(folder, world, design, raters, seed, pairs=pairs, n=n, mid=c["mid"])
-                 for seed in range(studies)]
+                 for seed in chosen]
+        studies = len(found)
         missed = sum(r["excluded"] for r in found)
         people = "" if design == "all pairs" else f" ({n} to people)"
         yield (f"through serving, {world}, {design}, {raters} rater(s) per pair, {pairs} pairs{people}: H's running "

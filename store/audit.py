@@ -43,7 +43,8 @@ def record(db: Database, action: str, study_id: str | None = None, *, at: float 
 
 def entries(db: Database, study_id: str | None = None, since: float | None = None) -> list[dict]:
     """The trail, oldest first: every study's, or one study's."""
-    where, params = [], []
+    where: list[str] = []
+    params: list[object] = []
     if study_id is not None:
         where.append("study_id = ?")
         params.append(study_id)

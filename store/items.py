@@ -137,6 +137,20 @@ def decisions_frame(db: Database, study_id: str) -> pd.DataFrame:
     return frame.drop(columns="judge_only")
 
 
+def template_span(db: Database, study_id: str) -> int:
+    """How many templates the study's items fill: 0, 1, or 2 for two or more (two index seeks)."""
+    low, high = db.execute("SELECT (SELECT MIN(template) FROM items WHERE study_id = :s AND template IS NOT NULL), "
+                           "(SELECT MAX(template) FROM items WHERE study_id = :s AND template IS NOT NULL)",
+                           {"s": study_id}).fetchone()
+    return 0 if low is None else 1 if low == high else 2
+
+
+def largest_template(db: Database, study_id: str) -> int:
+    """The most items any one template of the study has (0: none has a template); an index-only scan."""
+    return int(db.scalar("SELECT COALESCE(MAX(n), 0) FROM (SELECT COUNT(*) AS n FROM items WHERE study_id = ? "
+                         "AND template IS NOT NULL GROUP BY template) t", [study_id]))
+
+
 def has_other_template(db: Database, study_id: str, template: str) -> bool:
     """Does any item of the study belong to a template other than this one (an index seek)?"""
     return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "

@@ -70,9 +70,14 @@ class LoadRules:
         return f"{alias}.{self.balance_by}" if self.balance_by else "''"
 
 
+def current(db: Database, study_id: str, rules: LoadRules) -> bool:
+    """Whether the study's loads were built under these rules (and not marked stale since)."""
+    return db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key
+
+
 def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
     """Rebuild the study's loads when they were built under other rules (or never). True if rebuilt."""
-    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key:
+    if current(db, study_id, rules):
         return False
     rebuild(db, study_id, rules, since)
     return True
@@ -150,7 +155,8 @@ def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: i
     """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
     rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
                       "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
-    changes, flips = [], {}
+    changes: list[tuple] = []
+    flips: dict[str, int] = {}
     for grp, gold, taken, taken_group, was_open in rows:
         taken += delta
         if grp == group:
@@ -239,17 +245,19 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
 
 
 def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
-               avoid: Iterable[str] = ()) -> list[dict]:
-    """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`.
+               avoid: Iterable[str] = (), template: str | None = None) -> list[dict]:
+    """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`
+    (and, given `template`, fills of that template only).
     Regular: the first in the serving order among items others have started, and the first among items
     nobody holds (the policy prefers the former: depth-first); each an index seek on a partial index,
     costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next."""
     avoid = sorted(set(avoid))
     marks = ", ".join(f":t{k}" for k in range(len(avoid)))
     params = {"s": study_id, "r": rater_id, "g": NO_GROUP if gold else group, "gold": int(gold),
-              **{f"t{k}": t for k, t in enumerate(avoid)}}
+              "only": template, **{f"t{k}": t for k, t in enumerate(avoid)}}
     where = f"""l.study_id = :s AND l.grp = :g AND l.gold = :gold AND l.open = 1
               {f"AND (l.template IS NULL OR l.template NOT IN ({marks}))" if avoid else ""}
+              {"AND l.template = :only" if template is not None else ""}
               AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
                                 AND a.item_id = l.item_id)
               AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
@@ -262,6 +270,26 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
     return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
         f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",
         params)]
+
+
+def open_fills(db: Database, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:
+    """Regular items still open to this rater (what `available` counts), by template (None: items of no
+    template): the open rows of the rater's group by template, less those the rater has seen. The first
+    reads every open row of the group (an index scan): asked only of studies with templates."""
+    if group is None:
+        return {}
+    params = {"s": study_id, "g": group, "r": rater_id}
+    counts = {t: int(n) for t, n in db.execute(
+        "SELECT template, COUNT(*) FROM item_loads WHERE study_id = :s AND grp = :g AND gold = 0 AND open = 1 "
+        "GROUP BY template", params).fetchall()}
+    for t, n in db.execute(
+            """SELECT l.template, COUNT(*)
+                 FROM (SELECT item_id FROM assignments WHERE study_id = :s AND rater_id = :r
+                       UNION SELECT item_id FROM ratings WHERE study_id = :s AND rater_id = :r) seen
+                 JOIN item_loads l ON l.study_id = :s AND l.grp = :g AND l.item_id = seen.item_id
+                WHERE l.gold = 0 AND l.open = 1 GROUP BY l.template""", params).fetchall():
+        counts[t] -= int(n)
+    return {t: n for t, n in counts.items() if n > 0}
 
 
 def unseen_gold(db: Database, study_id: str, rater_id: str) -> int:
@@ -294,9 +322,3 @@ def available(db: Database, study_id: str, rater_id: str, group: str | None) -> 
                      JOIN item_loads l ON l.study_id = :s AND l.grp = :g AND l.item_id = seen.item_id
                     WHERE l.gold = 0 AND l.open = 1)""",
         {"s": study_id, "g": group, "r": rater_id}))
-
-
-def loads_table(db: Database, study_id: str) -> list[dict]:
-    """Every load row of a study (for checks and the researcher's view)."""
-    return db.query("SELECT item_id, grp, gold, taken, taken_group, open FROM item_loads "
-                    "WHERE study_id = ? ORDER BY item_id, grp", [study_id])

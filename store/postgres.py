@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from fairval.errors import StoreError
 from fairval.store.engine import Database
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
 POOL_SIZE = 8                         # connections per process (and URL)
@@ -112,14 +113,19 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str):
         self.path = url
-        self._pool = _acquire_pool(url)
+        self._pool: ConnectionPool | None = _acquire_pool(url)   # None once closed
         self._conn: psycopg.Connection | None = None        # held during a write transaction
         self._savepoints = 0
+
+    def _open_pool(self) -> ConnectionPool:
+        if self._pool is None:
+            raise StoreError("this PostgreSQL database was closed; open it again")
+        return self._pool
 
     def _run(self, fn):
         if self._conn is not None:
             return fn(self._conn)
-        with self._pool.connection() as conn:
+        with self._open_pool().connection() as conn:
             return fn(conn)
 
     def execute(self, sql: str, params: Sequence | Mapping = ()):
@@ -166,7 +172,7 @@ class PostgresDatabase(Database):
         return self._conn is not None
 
     def begin_write(self, study_id: str | None = None) -> None:
-        self._conn = self._pool.getconn()
+        self._conn = self._open_pool().getconn()
         try:
             self._conn.execute("BEGIN")
             if study_id is not None:
@@ -194,4 +200,4 @@ class PostgresDatabase(Database):
             if not conn.closed:
                 conn.execute(statement)
         finally:
-            self._pool.putconn(conn)
+            self._open_pool().putconn(conn)

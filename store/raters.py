@@ -36,6 +36,7 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
             record.update({k: v for k, v in (attributes or {}).items() if k in ATTRIBUTES})
             db.insert("raters", [record])
             row = get_rater(db, study_id, rater_id)
+    assert row is not None, "the rater's row was written in this transaction"
     return row
 
 

@@ -57,6 +57,6 @@ def _keep_an_owner(db: Database, name: str, refused: str) -> None:
     """Refuse a change that leaves no owner: nobody could then manage researchers, and with none left the
     environment's shared password would silently sign in as owner again."""
     others = db.scalar("SELECT COUNT(*) FROM researchers WHERE role = 'owner' AND name <> ?", [name])
-    if others == 0 and get(db, name)["role"] == "owner":
+    if others == 0 and (get(db, name) or {}).get("role") == "owner":
         raise StoreError(f"{refused}: they are the last owner. Make another researcher an owner first "
                          "(`fairval researcher set NAME --role owner`)")

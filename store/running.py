@@ -55,3 +55,24 @@ def completing_pair(db: Database, study_id: str, item_id: str, question: str) ->
 def judge_score(db: Database, study_id: str, item_id: str, model: str) -> float | None:
     return db.scalar("SELECT score FROM lmra_scores WHERE study_id = ? AND item_id = ? AND model = ?",
                      [study_id, item_id, model])
+
+
+def decided_from(db: Database, study_id: str, order: int, limit: int) -> list[dict]:
+    """The adaptive design's pairs from place `order` on in the decision order (at most `limit`): item_id,
+    decision_order, decided (whether it is), kept (it went to people), chance and least (NULL if not kept)."""
+    return db.query("SELECT item_id, decision_order, decided_at IS NOT NULL AS decided, "
+                    "CASE WHEN judge_only = 0 THEN 1 ELSE 0 END AS kept, inclusion_probability AS chance, "
+                    "least_chance AS least FROM items WHERE study_id = ? AND decision_order >= ? "
+                    "ORDER BY decision_order LIMIT ?", [study_id, int(order), int(limit)])
+
+
+def first_answers(db: Database, study_id: str, item_id: str, question: str, raters: int) -> list[str]:
+    """The canonical answers to `question` of the item's first `raters` raters (each rater's first), in
+    the order they were stored."""
+    found: dict[str, str] = {}
+    for rater, canonical in db.execute("SELECT rater_id, canonical FROM ratings WHERE study_id = ? AND item_id = ? "
+                                       "AND question = ? ORDER BY rating_id", [study_id, item_id, question]):
+        found.setdefault(rater, canonical)
+        if len(found) == raters:
+            break
+    return list(found.values())

@@ -308,7 +308,8 @@ def _v18_serving_order(db: Database) -> None:
     # the least-taken index would win the planner's choice and sort the started items on every serve
     db.ddl("DROP INDEX item_loads_next")
     db.ddl("CREATE INDEX item_loads_gold ON item_loads (study_id, taken, position) WHERE gold = 1")
-    db.ddl("CREATE INDEX item_loads_started ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken > 0")
+    db.ddl("CREATE INDEX item_loads_started ON item_loads (study_id, grp, gold, serve_rank, position) "
+           "WHERE open = 1 AND taken > 0")
     db.ddl("CREATE INDEX item_loads_fresh ON item_loads (study_id, grp, gold, serve_rank, position) WHERE open = 1 AND taken = 0")
     for (study_id,) in db.execute("SELECT study_id FROM studies").fetchall():
         fill_order(db, study_id)
@@ -321,7 +322,14 @@ def _v19_decision_mix(db: Database) -> None:
     db.ddl("ALTER TABLE items ADD COLUMN decision_mix REAL")
 
 
+def _v20_decision_order(db: Database) -> None:
+    # The adaptive design's pairs by their place in the decision order: the stopping rule's running interval
+    # (annotate/rating/running_adaptive.py) reads the next decided pairs past its prefix with an index seek.
+    db.ddl("CREATE INDEX items_by_decision ON items (study_id, decision_order)")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
-              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix]
+              _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
+              _v20_decision_order]

@@ -157,3 +157,9 @@ def fake(monkeypatch):
     monkeypatch.setenv("PROLIFIC_API_URL", server.url)
     yield server
     server.stop()
+
+
+def loads_table(db, study_id: str) -> list[dict]:
+    """Every kept item load of a study, read straight from the table: what the tests check serving against."""
+    return db.query("SELECT item_id, grp, gold, taken, taken_group, open FROM item_loads "
+                    "WHERE study_id = ? ORDER BY item_id, grp", [study_id])

@@ -62,7 +62,7 @@ class PostgresCluster:
             except psycopg.OperationalError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
                     self.stop()
-                    raise RuntimeError("postgres did not start: " + (self.folder / "server.log").read_text())
+                    raise RuntimeError("postgres did not start: " + (self.folder / "server.log").read_text()) from None
                 time.sleep(0.2)
 
     def create_database(self, prefix: str = "t") -> str:

@@ -68,7 +68,8 @@ def test_active():
 
 def test_pages():
     assert re.search(r"^first page \(consent\), bytes on the wire: fairval serve, 1 worker [\d,]+ KiB \(\d\.\d\dx\), "
-                     r"returning [\d,]+ KiB; .*Streamlit as shipped \(streamlit run\) [\d,]+ KiB \(1\.00x\)", quick("pages"), re.M)
+                     r"returning [\d,]+ KiB; .*Streamlit as shipped \(streamlit run\) [\d,]+ KiB \(1\.00x\)",
+                     quick("pages"), re.M)
 
 
 @pytest.mark.timeout(900)          # the first run on a machine installs Potato into the benchmark's own venv
@@ -103,7 +104,8 @@ def test_through_serving():
     text = quick("through_serving")
     assert re.search(r"^through serving, sorted by group pair, uniform --n, 2 rater\(s\) per pair, 40 pairs \(20 to people\): "
                      r"H's running interval ever excluded the true H in [01] of 1 studies \(\d+%\); the end's interval "
-                     r"inside the one after 5 complete pairs in [01] of 1; completion order against file order: Spearman -?\d\.\d\d, "
+                     r"inside the one after 5 complete pairs in [01] of 1; "
+                     r"completion order against file order: Spearman -?\d\.\d\d, "
                      r"\d+% of the judgments made before the first pair was complete$", text, re.M)
     widths = re.findall(r"at (\d+) complete pairs anytime (\d\.\d{3}) / fixed-n PPI\+\+ (\d\.\d{3}) = \d+\.\d\dx after "
                         r"(\d+) judgments", text)
@@ -116,7 +118,9 @@ def test_through_serving():
 
 
 def test_stopping():
-    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", quick("stopping"))
+    text = quick("stopping")
+    assert re.search(r"1,500 pairs: CPU per answer with a stopping rule / without \d+\.\d\dx", text)
+    assert re.search(r"1,500 pairs, adaptive design: CPU per answer with a stopping rule / without \d+\.\d\dx", text)
 
 
 def test_every_suite_is_tested_here():

@@ -1,6 +1,7 @@
 """The layers stay clean: analysis is pure, only store speaks SQL, pages are thin, every room of
 annotate/ imports only the rooms below it, and no module imports itself round a circle."""
 import ast
+import re
 import subprocess
 import sys
 
@@ -8,7 +9,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-PACKAGES = ("annotate", "store", "analysis", "ui")
+PACKAGES = ("annotate", "store", "analysis", "ui", "server")
 # annotate's rooms, lowest first: a room may import only rooms before it (and store/, analysis/).
 ROOMS = ["material", "rating", "results", "outputs", "judge", "crowd", "serving", "cli"]
 ROOM_MAY_ALSO_NOT = {"serving": {"material", "rating", "results", "outputs", "judge", "crowd", "analysis"}}
@@ -55,7 +56,8 @@ RULES = [
     ("analysis", {"streamlit", "sqlite3", "sqlite_utils", "openai", "store", "annotate", "ui"}),
     ("store", {"streamlit", "openai", "annotate", "analysis", "ui"}),
     ("annotate", {"streamlit", "sqlite3", "sqlite_utils", "ui"}),
-    ("ui", {"sqlite3", "sqlite_utils", "openai"}),
+    ("ui", {"sqlite3", "sqlite_utils", "openai", "starlette", "server"}),    # views; the web server's routes are server/
+    ("server", {"sqlite3", "sqlite_utils", "openai", "ui", "analysis"}),    # routes and middleware, no views
     ("pages", {"sqlite3", "sqlite_utils", "openai", "store", "analysis"}),
 ]
 
@@ -68,8 +70,41 @@ def test_layer(folder, forbidden):
         assert not crossed, f"{path.relative_to(ROOT)} imports {sorted(crossed)}"
 
 
+SQL = re.compile(r"\b(SELECT\s.*?\bFROM\s+\w+|INSERT\s+INTO\s+\w+|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\s+\w+|"
+                 r"(CREATE|ALTER|DROP)\s+(TABLE|INDEX|UNIQUE|VIEW)\b)", re.DOTALL)
+
+
+def sql_text(path) -> list[str]:
+    """The string literals of a module that read as SQL (docstrings left out: they may talk of it)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs and SQL.search(n.value)]
+
+
+def test_server_holds_routes_and_middleware_and_no_views():
+    for path in files("server"):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+        middleware = {n.name for n in tree.body if isinstance(n, ast.ClassDef)
+                      and any(isinstance(f, ast.AsyncFunctionDef) and f.name == "__call__" for f in n.body)}
+        assert "ROUTES" in assigned or middleware, f"{path.relative_to(ROOT)} is neither routes nor middleware"
+        assert "import streamlit as st" not in path.read_text(), f"{path.relative_to(ROOT)} draws a Streamlit view"
+
+
+def test_only_store_holds_sql_text():
+    outside = list(sorted(ROOT.glob("*.py")) + files("pages")) + \
+        [p for pkg in PACKAGES if pkg != "store" for p in files(pkg)]
+    for path in outside:
+        found = sql_text(path)
+        assert not found, f"{path.relative_to(ROOT)} holds SQL ({found[0][:60]!r}): move it behind a store/ function"
+    assert all(sql_text(p) for p in (ROOT / "store" / "loads.py", ROOT / "store" / "schema.py"))  # the check sees SQL
+
+
 def test_every_annotate_module_sits_in_a_room_and_imports_only_rooms_below():
-    loose = [p.name for p in (ROOT / "annotate").glob("*.py") if p.name not in ("__init__.py", "errors.py")]
+    loose = [p.name for p in (ROOT / "annotate").glob("*.py") if p.name != "__init__.py"]
     assert not loose, f"modules outside a room: {loose}"
     assert sorted(p.name for p in (ROOT / "annotate").iterdir() if (p / "__init__.py").exists()) == sorted(ROOMS)
     for room in ROOMS:
@@ -135,7 +170,7 @@ def test_a_command_does_load_what_it_needs(tmp_path):
 
 def test_app_and_pages_are_thin():
     for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
-        code = [l for l in path.read_text().splitlines() if l.strip() and not l.lstrip().startswith(("#", '"""'))]
+        code = [s for s in path.read_text().splitlines() if s.strip() and not s.lstrip().startswith(("#", '"""'))]
         assert len(code) <= 6, f"{path.name} has {len(code)} lines of code; move logic to ui/ or annotate/"
         if path.parent.name == "pages":
             assert "require_researcher(" in path.read_text()         # every page guards itself first
@@ -156,5 +191,31 @@ def test_the_wheel_installs_one_import_name():
     setup = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert {p.split(".")[0] for p in setup["packages"]} == {"fairval"}
     assert set(setup["package-dir"]) <= set(setup["packages"])
-    rooms = sorted(p.name for p in (ROOT / "annotate").iterdir() if (p / "__init__.py").exists())
-    assert {f"fairval.annotate.{r}" for r in rooms} <= set(setup["packages"]), "a room of annotate/ is not shipped"
+    assert setup["package-dir"] == {"fairval": "."}, "the repository's top is the package, folder for folder"
+    shipped = {"fairval." + ".".join(p.parent.relative_to(ROOT).parts) for pkg in PACKAGES
+               for p in (ROOT / pkg).rglob("__init__.py")}
+    assert shipped <= set(setup["packages"]), f"not shipped: {sorted(shipped - set(setup['packages']))}"
+    assert not any(p.startswith(("fairval.tests", "fairval.bench")) for p in setup["packages"])
+
+
+def test_every_fairval_import_lands_on_its_file():
+    """A reader (or a path-based tool) opens fairval.x.y at x/y.py: no module is put together at import time."""
+    code = list(sorted(ROOT.glob("*.py")) + files("pages") + files("tests") + files("bench")) + \
+        [p for pkg in PACKAGES for p in files(pkg)]
+    checked = 0
+    for path in code:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
+            for name in names:
+                if name == "fairval" or not name.startswith("fairval."):
+                    continue
+                where = ROOT.joinpath(*name.split(".")[1:])
+                assert where.with_suffix(".py").is_file() or (where / "__init__.py").is_file(), \
+                    f"{path.relative_to(ROOT)} imports {name}, which is neither {where.relative_to(ROOT)}.py nor a folder"
+                checked += 1
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                    ast.unparse(node.value) == "sys.modules" and "tests" not in path.relative_to(ROOT).parts:
+                raise AssertionError(f"{path.relative_to(ROOT)} writes sys.modules")
+    assert checked > 500, checked                  # the walk saw the code base's imports

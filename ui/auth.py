@@ -2,7 +2,7 @@
 
 The password is checked here (in constant time, with a back-off per client after repeated wrong
 ones); the session is signed in at once. So that a reload or a typed address does not ask again, the
-browser then takes a one-time grant to the server's cookie route (ui/sign_in_routes.py), which sets
+browser then takes a one-time grant to the server's cookie route (server/sign_in_routes.py), which sets
 the signed token as an HttpOnly, SameSite=Strict cookie (Secure over https) and sends it back to the
 page: page scripts never see it. Tokens are signed with the server's secret (annotate/serving/sign_in.py) and
 expire by the server's clock; sign-out revokes the token in the database, on every worker and host.

@@ -8,7 +8,12 @@ msgctxt "demographics" entries (ui/locale), apart from the same English words a 
 """
 from __future__ import annotations
 
+import streamlit as st
+
+from fairval.annotate.rating import session
+from fairval.annotate.material.studies import Study
 from fairval.store.raters import PREFER_NOT_TO_SAY
+from fairval.ui.i18n import Translate
 
 CONTEXT = "demographics"            # the catalogues' msgctxt for the rater's own answers
 SELF_DESCRIBE = "prefer to self-describe"
@@ -41,3 +46,39 @@ RACES_BY_LANGUAGE: dict[str, list[str]] = {
 def races(language: str) -> list[str]:
     """The stored race values offered to a rater reading `language`, in the order shown."""
     return RACES_BY_LANGUAGE.get(language, RACES)
+
+
+def demographics_form(db, study: Study, rater_id: str, t: Translate) -> None:
+    """The "About you" screen: the rater's own answers, shown translated and stored in English."""
+    st.title(t("About you"), anchor=False)
+    st.write(t("These questions help us check that people from different backgrounds are heard."))
+    asks = study.settings.asks()
+    with st.form("demographics", enter_to_submit=False):     # Enter in a list or the text box chooses, never submits
+        answers = {}
+        # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
+        # reader, chosen by arrow keys; shown translated, stored in English
+        if "gender" in asks:
+            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
+                                         format_func=lambda value: t.pgettext(CONTEXT, value))
+            # a form redraws nothing until it is sent, so the box is always there; read only with its choice
+            described = st.text_input(t("If you prefer to self-describe: your gender, in your own words"),
+                                      max_chars=60, key="gender-described")
+            if answers["gender"] == SELF_DESCRIBE and described.strip():
+                answers["gender"] = described.strip()
+        if "race" in asks:
+            answers["race"] = st.radio(t("Race / ethnicity"), races(study.settings.language), index=None,
+                                       format_func=lambda value: t.pgettext(CONTEXT, value))
+            described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
+                                      max_chars=60, key="race-described")
+            if answers["race"] == SELF_DESCRIBE and described.strip():
+                answers["race"] = described.strip()
+        if "country" in asks:
+            answers["country"] = st.text_input(t("Country of residence"), key="country")
+            if st.checkbox(t("Prefer not to say"), key="country-declined"):
+                answers["country"] = PREFER_NOT_TO_SAY
+        if st.form_submit_button(t("Continue"), type="primary"):
+            try:
+                session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
+                st.rerun()
+            except session.AnswerError:
+                st.error(t("Please answer every question (or choose “Prefer not to say”)."))

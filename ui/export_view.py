@@ -69,12 +69,16 @@ def render() -> None:
     st.subheader("Validated set")
     thresholds, passing = Thresholds(), None
     task = load_study(get_db(), study_id).task
-    if task.name == "template_quality":
+    if task.rates_templates:
         st.caption("The rows of every template that passed, exactly as imported.")
-        c1, c2, c3 = st.columns(3)
-        thresholds = Thresholds(c1.number_input("Mean quality at least", 1.0, 5.0, 4.0, 0.1),
-                                c2.number_input("Mean “Yes is positive” at least", 1.0, 5.0, 4.0, 0.1),
-                                int(c3.number_input("Ratings per question at least", 1, 1000, 3)))
+        asked = task.likert_questions
+        columns = st.columns(len(asked) + 1)
+        words = {"quality": "Mean quality at least", "yes_positive": "Mean “Yes is positive” at least"}
+        minimums = {q.id: column.number_input(words.get(q.id, f"Mean {q.id} at least"), 1.0, 5.0, 4.0, 0.1)
+                    for q, column in zip(asked, columns)}
+        thresholds = Thresholds(minimums.pop("quality", 4.0), minimums.pop("yes_positive", 4.0),
+                                int(columns[-1].number_input("Ratings per question at least", 1, 1000, 3)),
+                                others=minimums)
         numbers = verdicts_for(study_id, exclude, thresholds)
         passing = int(numbers["passed"].sum())
         texts = template_texts(load_study_data(get_db(), study_id, exclude_flagged=exclude))
@@ -108,7 +112,7 @@ def render() -> None:
                 ("Raw ratings", "Ratings", "ratings", ratings,
                  ((".csv", "text/csv"), (".parquet", "application/octet-stream"))),
                 ("Report", "Report", "report", report, ((".html", "text/html"), (".md", "text/markdown")))]
-    empty = task.name == "template_quality" and not passing
+    empty = task.rates_templates and not passing
     who = signed_in()
     if who is None or not who.may("editor"):
         # the files carry rater ids (ratings, the report's rater table, the sidecar's exclusions)

@@ -132,7 +132,7 @@ def app_address() -> str:
 def _configure(study_id: str) -> None:
     db = get_db()
     study = load_study(db, study_id)
-    st.caption(f"Task: {study.task.name} · status: **{study.status}**")
+    st.caption(f"{inert(study.task.title or study.task.name)} (task `{study.task.name}`) · status: **{study.status}**")
     st.code(app_address() + prolific_link_query(study_id), language=None, wrap_lines=True)  # no scroll a keyboard cannot reach
     st.caption("The Prolific study link, as Prolific wants it (it fills the {{%…%}} fields); in-house raters use "
                f"`{app_address()}?study={study_id}&rater=ID`. Behind a proxy, use the address raters reach.")

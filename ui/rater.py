@@ -10,6 +10,7 @@ again by itself every few seconds until it can go on.
 from __future__ import annotations
 
 import dataclasses
+from importlib import resources
 
 import streamlit as st
 
@@ -18,12 +19,11 @@ from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
-from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
-from fairval.ui.demographics import CONTEXT, GENDERS, SELF_DESCRIBE, races
+from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
 
@@ -55,26 +55,17 @@ def _browser_t():
     return translator(st.session_state.get(LANGUAGE) or st.context.locale)
 
 
-# Streamlit draws a button's shortcut badge (Enter) faded: at full strength it meets WCAG AA on the button.
-# A touch screen (no hover, a coarse pointer) has no keys to press: no badge, no keyboard hint.
-# A right-to-left page aligns its own text to the right (Streamlit's headings and paragraphs say left);
-# an item's text takes the direction of its own first letters (an English sentence in an Arabic page keeps
-# its full stop at its end), as dir="auto" would.
-KEYS_HINT = "fv-keys-hint"
-_STYLE = f"""<style>
-button kbd {{ opacity: 1 !important; color: inherit !important; }}
-@media (hover: none) and (pointer: coarse) {{ button kbd, .st-key-{KEYS_HINT} {{ display: none !important; }} }}
-html[dir="rtl"] :is(h1, h2, h3, h4, p, li, label, [data-testid="stMarkdownContainer"],
-                    [data-testid="stCaptionContainer"]) {{ text-align: right; }}
-[data-testid="stText"], [data-testid="stText"] * {{ unicode-bidi: plaintext; text-align: start; }}
-html[dir="rtl"] [data-testid="stProgress"] [role="progressbar"] {{ transform: scaleX(-1); }}
-html[dir] .fv-response :is(p, li, blockquote, pre, h1, h2, h3, h4) {{ unicode-bidi: plaintext; text-align: start; }}
-</style>"""
+KEYS_HINT = "fv-keys-hint"        # the instructions' keyboard line (rater.css hides it on a touch screen)
+
+
+def _style() -> str:
+    """The rater page's own CSS (ui/rater.css: alignment right to left, touch screens, the keys' badges)."""
+    return "<style>" + (resources.files("fairval.ui") / "rater.css").read_text(encoding="utf-8") + "</style>"
 
 
 def run() -> None:
     st.set_page_config(page_title="fairval", layout="centered")
-    st.html(_STYLE)
+    st.html(_style())
     try:
         _run()
     except unavailable_errors():
@@ -248,39 +239,7 @@ def _declined(db, study: Study, rater_id: str) -> None:
 
 
 def _demographics(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
-    _title(t("About you"))
-    st.write(t("These questions help us check that people from different backgrounds are heard."))
-    asks = study.settings.asks()
-    with st.form("demographics", enter_to_submit=False):     # Enter in a list or the text box chooses, never submits
-        answers = {}
-        # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
-        # reader, chosen by arrow keys; shown translated, stored in English
-        if "gender" in asks:
-            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
-                                         format_func=lambda value: t.pgettext(CONTEXT, value))
-            # a form redraws nothing until it is sent, so the box is always there; read only with its choice
-            described = st.text_input(t("If you prefer to self-describe: your gender, in your own words"),
-                                      max_chars=60, key="gender-described")
-            if answers["gender"] == SELF_DESCRIBE and described.strip():
-                answers["gender"] = described.strip()
-        if "race" in asks:
-            answers["race"] = st.radio(t("Race / ethnicity"), races(study.settings.language), index=None,
-                                       format_func=lambda value: t.pgettext(CONTEXT, value))
-            described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
-                                      max_chars=60, key="race-described")
-            if answers["race"] == SELF_DESCRIBE and described.strip():
-                answers["race"] = described.strip()
-        if "country" in asks:
-            answers["country"] = st.text_input(t("Country of residence"), key="country")
-            if st.checkbox(t("Prefer not to say"), key="country-declined"):
-                answers["country"] = PREFER_NOT_TO_SAY
-        if st.form_submit_button(t("Continue"), type="primary"):
-            try:
-                session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
-                st.rerun()
-            except session.AnswerError:
-                st.error(t("Please answer every question (or choose “Prefer not to say”)."))
+    demographics_form(db, study, rater_id, _t(study))
 
 
 def _instructions_text(study: Study) -> str:

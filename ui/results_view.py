@@ -10,6 +10,7 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.crowd.prolific import cost_summary, owed
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
+from fairval.annotate.results.numbers import perceived
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import data_for, progress_for, results_for, study_header
 
@@ -38,6 +39,9 @@ def render() -> None:
         st.subheader("Raters")
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
+        # short headings: the table fits the page's width at 1280 px, its last column not cut off
+        raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
+                                        "consensus_agreement": "agreement"})
         show_table(formats.table(raters))
     _pay(study_id)
     if numbers["excluded_raters"]:
@@ -51,7 +55,7 @@ def _stopping(study_id: str) -> None:
     from fairval.annotate.crowd import stopping
 
     stopping.check(get_db(), study_id)
-    stopped = load_study(get_db(), study_id).settings.stopped
+    stopped = load_study(get_db(), study_id).recorded.stopped
     if stopped:
         st.info(f"This study {stopping.stop_sentence(stopped)}. No new pair is served; raters in the middle of "
                 "one finish it. Open it again on Manage to go on.")
@@ -122,7 +126,7 @@ def _distributions(numbers: dict) -> None:
 
 def _names(names: dict) -> None:
     st.subheader("Name perception")
-    for attr in ("race", "gender"):
+    for attr in perceived(names):
         acc = names.get(f"{attr}_accuracy", {})
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")

@@ -233,7 +233,7 @@ def serve(ctx, port, address, workers, tls_cert, tls_key, http_port):
 @friendly
 def audit_command(ctx, study_name, since, as_json):
     """Who did what, when: sign-ins, study changes, imports, exports, payments (append-only)."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     from fairval.store import audit
 
@@ -244,13 +244,13 @@ def audit_command(ctx, study_name, since, as_json):
         except ValueError:
             raise click.BadParameter(f"{since!r} is not an ISO date or time (e.g. 2026-11-01 or 2026-11-01T09:30)",
                                      param_hint="--since") from None
-        start = (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
+        start = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
     rows = audit.entries(_db(ctx), study_name, start)
     if as_json:
         click.echo(json.dumps(rows))
         return
     for r in rows:
-        when = datetime.fromtimestamp(r["at"], timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        when = datetime.fromtimestamp(r["at"], UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         # every value escaped: an actor or detail typed on a sign-in form prints as one line, no terminal escape
         shown = audit.printable
         details = ", ".join(f"{shown(k)}={shown(v)}" for k, v in r["details"].items() if v is not None)

@@ -87,7 +87,7 @@ def study_show(ctx, name, as_json):
 
     db = _db(ctx)
     study = load_study(db, name)
-    settings = study.settings.to_dict()
+    settings = study.stored_settings()
     progress = study_progress(db, name)
     if as_json:
         click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
@@ -102,11 +102,14 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {order_sentence(db, study)}")
+    guarantee = stopping.guarantee_sentence(db, study)
+    if guarantee:
+        click.echo(f"  {guarantee}")
     design = adaptive.design_sentence(db, study)
     if design:
         click.echo(f"  design: {design}")
-    if study.settings.stopped:
-        click.echo(f"  {stopping.stop_sentence(study.settings.stopped)}")
+    if study.recorded.stopped:
+        click.echo(f"  {stopping.stop_sentence(study.recorded.stopped)}")
     for key, value in settings.items():
         if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")
@@ -123,7 +126,7 @@ def study_show(ctx, name, as_json):
 @click.option("--budget", type=click.IntRange(min=1), help="With --active: the expected number of pairs people rate.")
 @click.option("--escalate", is_flag=True,
               help="Trust or escalate: people rate only the pairs below the judge-confidence threshold found on "
-                   "--pilot's rated pairs; the judge decides the rest alone (no PPI then: see the README).")
+                   "--pilot's rated pairs; the judge decides the rest alone (no PPI then: see docs/commands.md).")
 @click.option("--agreement", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               help="With --escalate: the agreement with people's majority the judge must show (default 0.9).")
 @click.option("--risk", type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -227,8 +230,8 @@ def _mix_line(sample: dict) -> str:
 
 
 def _settings_list() -> str:
-    from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
-    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items() if key not in RECORDED)
+    from fairval.annotate.material.setting_help import SETTING_HELP
+    return "\n".join(f"  {key:<20} {meaning}" for key, meaning in SETTING_HELP.items())
 
 
 @study.command("set", epilog="\b\nSettings:\n" + _settings_list() + "\n  status               open, paused or closed"

@@ -2,5 +2,6 @@
 once and never retried) and what a study does with it: bonuses owed and paid once, submissions
 reviewed and approved (prolific).
 
-May import: annotate.material, annotate.results, annotate.outputs (safe files), store/, annotate.errors.
+May import: annotate.material, annotate.rating, annotate.results, annotate.outputs (safe files), store/,
+fairval.errors; not analysis/.
 """

@@ -80,10 +80,9 @@ class ProlificClient:
                     raise ProlificError(f"cannot reach Prolific for {method} {path}: {type(e).__name__}") from None
                 self._sleep(2 ** attempt)
                 continue
-            if response.status_code == 429 or response.status_code >= 500:
-                if attempt < RETRIES:
-                    self._sleep(_retry_after(response, 2 ** attempt))
-                    continue
+            if (response.status_code == 429 or response.status_code >= 500) and attempt < RETRIES:
+                self._sleep(_retry_after(response, 2 ** attempt))
+                continue
             if response.status_code >= 400:
                 raise ProlificError(f"Prolific answered {response.status_code} to {method} {path}: "
                                     f"{_message(response)}")

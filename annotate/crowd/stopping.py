@@ -5,16 +5,20 @@ the interval at that moment, and, with `prolific_study_id` set, pauses the Proli
 sent once, its outcome recorded, and an unknown outcome checked by reading the study back."""
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 import pandas as pd
 
+from fairval.analysis import running_adaptive
+from fairval.analysis.active import lowest_chance
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.rating import running
 from fairval.annotate.rating.running import has_rule  # noqa: F401  (the pages ask it here)
 from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings
 from fairval.annotate.results import judge as judge_numbers
+from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
                                               study_numbers)
 from fairval.errors import ProlificError
@@ -25,13 +29,27 @@ from fairval.store import studies as study_store
 
 def stop_sentence(stopped: dict) -> str:
     """When and why the study stopped itself, with the interval then (Results, `study show`)."""
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
-    when = datetime.fromtimestamp(stopped["at"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.fromtimestamp(stopped["at"], UTC).strftime("%Y-%m-%d %H:%M UTC")
     lo, hi = stopped["ci"]
     return (f"stopped itself on {when}: {stopped['reason']} (H's anytime interval then [{lo:.3f}, {hi:.3f}] over "
             f"{stopped.get('n_pairs_complete')} complete pairs)"
             + (f"; Prolific: {stopped['prolific']}" if stopped.get("prolific") else ""))
+
+
+def guarantee_sentence(db: Database, study: Study) -> str | None:
+    """What H's anytime interval guarantees now, in words (`study show`): harm.ppi.cs's `valid` as
+    `fairval analyze --json` gives it (exact or asymptotic, from which n, for H over the study's pairs or
+    a superpopulation), or why there is no interval yet; None for a study without H."""
+    question = scored_question(study.task)
+    if question is None or question.canonical != "harm":
+        return None
+    ppi = (study_numbers(db, study.study_id, n_boot=0).to_dict().get("harm") or {}).get("ppi") or {}
+    cs = ppi.get("cs") or {}
+    if cs.get("valid"):
+        return f"H's anytime interval: {cs['valid']}"
+    return f"H's anytime interval: none yet ({cs.get('reason') or ppi.get('reason') or 'no judge scores'})"
 
 
 def verdict(study, cs: dict) -> str | None:
@@ -50,10 +68,10 @@ def verdict(study, cs: dict) -> str | None:
 def check(db: Database, study_id: str, *, client_factory=None, now: float | None = None) -> dict | None:
     """Stop the study if its rule is met (once): returns what was recorded, else None."""
     study = load_study(db, study_id)
-    if study.status != "open" or study.settings.stopped or not has_rule(study):
+    if study.status != "open" or study.recorded.stopped or not has_rule(study):
         return None
     cs = kept_interval(db, study)           # kept as pairs complete: a row read, whatever the study's size
-    if cs is None:                              # the adaptive design: the whole analysis
+    if cs is None:                              # --escalate: the whole analysis
         numbers = study_numbers(db, study_id, n_boot=0).to_dict()
         cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
     why = verdict(study, cs)
@@ -64,7 +82,7 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
                "n_pairs_complete": cs.get("n_pairs_complete")}
     audit.acting_as("fairval (the study's stopping rule)", "rule")
     with immediate(db, study_id):
-        if load_study(db, study_id).settings.stopped:          # another worker stopped it a moment ago
+        if load_study(db, study_id).recorded.stopped:          # another worker stopped it a moment ago
             return None
         study_store.update_study(db, study_id, settings=stored_settings(study, stopped=stopped))
         audit.record(db, "study.stop", study_id, at=now, **{k: v for k, v in stopped.items() if k != "at"})
@@ -92,21 +110,23 @@ def kept_interval(db: Database, study: Study) -> dict | None:
 def rebuilt_interval(db: Database, study_id: str) -> dict:
     """The state from the whole study, with the full analysis's own pieces: its complete pairs in order,
     its main judge, its weights; then one step per pair, as the answers would have made them."""
+    if running.adaptive(load_study(db, study_id)):
+        return _rebuilt_adaptive(db, study_id)
     data = load_study_data(db, study_id)
     settings = data.study.settings
-    sample = settings.human_sample
+    design = data.study.design
     model = main_judge(data)
     judge = data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna()
     inclusion = pd.Series(data.inclusion, dtype=float)
     completed = completed_pairs(scored_ratings(data), settings.raters_per_item)
-    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, sample, inclusion)
+    labelled, pool, w = judge_numbers._weighted(completed["human"], judge, design, inclusion)
     weighted = pool is not None
     judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
     reach = 2 * judge_numbers._largest_weight(pool, inclusion)
     state = running.start({
         "question": scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
-        "planned": judge_numbers._planned(sample, len(judge)),
+        "planned": judge_numbers._planned(design, len(judge)),
         "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
         "pool_size": len(pool) if weighted else None,
         "population": None if weighted else len(judge)})      # a uniform sample: H over the judged pairs
@@ -116,6 +136,34 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
     for y, f, weight in zip(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order]):
         state = running.step_pair(state, float(y), float(f), float(weight))
     return state
+
+
+def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
+    """rebuilt_interval under the adaptive design (annotate.rating.running_adaptive): its main judge, m
+    over the design's pairs, the decided prefix over the complete pairs, as the full analysis has them;
+    then one step per pair of the prefix."""
+    data = load_study_data(db, study_id)
+    settings = data.study.settings
+    sample, decisions = data.study.recorded.human_sample, data.decisions
+    model = main_judge(data)
+    judge = (data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna() if model is not None
+             else pd.Series(dtype=float))
+    pool = judge.reindex(decisions["item_id"])
+    m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
+    prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
+    basis = {"adaptive": True, "judge": model, "judge_mean": None if math.isnan(m) else m,
+             "raters_per_item": settings.raters_per_item, "lowest": lowest_chance(sample["budget"], sample["of"])}
+    lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
+    sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,
+                                      planned=len(pool), typical_span=TYPICAL_SPAN)
+    state = {"basis": basis, "sequence": sequence, "next": int(decisions["decision_order"].min()) if len(decisions) else 0}
+    if basis["judge_mean"] is None or not len(prefix):
+        return state
+    f = pool.reindex(prefix["item_id"]).to_numpy(float)
+    for k, (row, least) in enumerate(zip(prefix.itertuples(), least_chances(prefix, sample))):
+        sequence = running_adaptive.step(sequence, kept=bool(row.kept), human=row.human, judge=f[k],
+                                         chance=row.chance, least=least)
+    return {**state, "sequence": sequence, "next": int(prefix["decision_order"].iloc[-1]) + 1}
 
 
 def _pause_prolific(db: Database, study, client_factory) -> str:

@@ -2,6 +2,6 @@
 (run), mapping its scores to people's (calibrate), judges side by side (compare), and how many people
 and pairs a target interval needs (planning).
 
-May import: annotate.material, annotate.results, annotate.outputs (formats, tables), store/, analysis/,
-annotate.errors.
+May import: annotate.material, annotate.rating, annotate.results, annotate.outputs (formats, tables),
+store/, analysis/, fairval.errors.
 """

@@ -69,7 +69,7 @@ Format: Output just "A" or "B" or "N/A" if it is not clear."""
 class NoLetter(JudgeError):
     "The judge answered an order without A, B or C (a small model saying 'Sure'): paid, saved as such."
 
-    def __init__(self, message: str, answer: "Answer"):
+    def __init__(self, message: str, answer: Answer):
         super().__init__(message)
         self.answer = answer
 
@@ -327,7 +327,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
 
         with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
             futures = [pool.submit(work, item, swapped) for item, swapped in pending]
-            order = {f: p for f, p in zip(futures, pending)}
+            order = dict(zip(futures, pending))
             failure: BaseException | None = None
             for future in as_completed(futures):          # every answer is saved, whatever failed beside it
                 try:

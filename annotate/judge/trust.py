@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fairval.analysis.trust import trust_threshold
+from fairval.annotate.material.design import Design
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.rating.sampling import record_sample, regular_pairs, samplable
 from fairval.annotate.results.escalation import judge_answers, people_answers
@@ -15,19 +16,12 @@ from fairval.errors import StudyError
 from fairval.store import lmra as lmra_store
 
 
-NOT_UNIFORM = {"active": "where the judge was least sure (`study sample --active`)",
-               "stratified": "by group pair (`study sample --by-group-pair`)",
-               "escalate": "below a judge threshold (`study sample --escalate`)",
-               "adaptive": "by the adaptive design, from the judge's uncertainty"}
-
-
-def not_uniform(sample: dict | None) -> str | None:
+def not_uniform(design: Design) -> str | None:
     """Why a study's rated pairs are not a uniform random sample of its pairs, which the threshold's
     guarantee needs (the binomial test counts the rated pairs as draws from all of them); None if they are."""
-    design = (sample or {}).get("design")
-    if design not in NOT_UNIFORM:
+    if design.not_uniform is None:
         return None
-    return (f"its rated pairs were drawn {NOT_UNIFORM[design]}, not uniformly at random, so the agreement they show "
+    return (f"its rated pairs were drawn {design.not_uniform}, not uniformly at random, so the agreement they show "
             "is not the judge's agreement on the pairs above the threshold")
 
 
@@ -49,7 +43,7 @@ def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05
     above = 0 if found["threshold"] is None else int((answers["confidence"] >= found["threshold"]).sum())
     return {**found, "model": judge, "rated_pairs": len(both), "judged_pairs": len(answers),
             "pairs_to_judge_alone": above, "share_to_judge_alone": above / len(answers),
-            "not_guaranteed": not_uniform(data.study.settings.human_sample)}
+            "not_guaranteed": not_uniform(data.study.design)}
 
 
 def escalate_sample(db, study_id: str, pilot: str, *, agreement: float = 0.9, risk: float = 0.05,

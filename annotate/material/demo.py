@@ -63,9 +63,9 @@ PAIRS = [
 
 
 def examples() -> Path:
-    """The demo's item files, shipped with fairval (package data of fairval.web)."""
-    from fairval.web import folder
-    return folder() / "examples"
+    """The demo's item files, shipped with fairval (package data, found by fairval.files())."""
+    import fairval
+    return fairval.files() / "examples"
 
 
 EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),

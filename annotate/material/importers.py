@@ -46,7 +46,7 @@ def derive_item_id(data: dict) -> str:
 
 def _import_items(db: Database, study_id: str, path) -> ImportResult:
     study = load_study(db, study_id)
-    if study.settings.human_sample:
+    if study.design.drawn:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
                          "be part of it. Import every pair first, then draw the sample")
     records = read_records(path)

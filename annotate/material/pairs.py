@@ -58,18 +58,6 @@ def scored_question(task) -> Question | None:
     return next((q for q in task.questions if q.canonical in ("harm", "feature")), None)
 
 
-def shown_value(question: Question, canonical: str, flipped: bool) -> str:
-    """Inverse of canonical_value: what a rater with this order would have clicked."""
-    if question.canonical == "harm":
-        if canonical == "0":
-            return "C"
-        direct = canonical == "1"
-        return "A" if direct != flipped else "B"
-    if question.canonical == "feature":
-        return canonical_value(question, canonical, flipped)  # the swap is its own inverse
-    return canonical
-
-
 def mask_names(text: str, names: list[str]) -> str:
     """Replace each given name (whole word, any case) with [NAME], so responses don't reveal the group.
 

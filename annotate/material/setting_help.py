@@ -24,15 +24,13 @@ SETTING_HELP = {
     "pay_per_judgment": "a bonus per item answered",
     "currency": "the currency of the pay settings, e.g. GBP",
     "platform_fee": "the platform's fee on top of pay, as a share (default 0.43)",
-    "human_sample": "recorded by `fairval study sample`: the pairs drawn for people",
     "target_ci_width": "stop the study once H's anytime interval is this narrow (0 to 2)",
     "main_judge": "the judge model the main numbers use (empty: the only one, or the first by name)",
     "language": "the language raters see fairval's words in, e.g. ar, de, es",
     "stop_when_excludes": "stop the study once H's anytime interval excludes this value (-1 to 1)",
     "prolific_study_id": "the Prolific study paused with this one when it stops itself",
-    "stopped": "recorded when the study stopped itself: when, why and the interval then",
     "signed_links": "in-house raters need the signed links `fairval study links` prints (true/false)",
     "group_labels": 'the groups an item names as raters read them, per language, e.g. {"ar": {"woman": "امرأة"}} '
                     "(stored groups and numbers unchanged)",
 }
-RECORDED = ("human_sample", "stopped")          # written by fairval, never by `study set`
+RECORDED = ("human_sample", "stopped")          # written by fairval (studies.Recorded), never by `study set`

@@ -8,7 +8,9 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
+from fairval.annotate.material.design import Design
 from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.errors import StudyError
@@ -54,14 +56,12 @@ class StudySettings:
     pay_per_judgment: float = 0.0               # a bonus per item answered (all its questions)
     currency: str = "USD"
     platform_fee: float = 0.43                  # the platform's fee on top of pay, as a share
-    human_sample: dict | None = None            # set by `fairval study sample`: {n, of, seed[, design …]}
     target_ci_width: float | None = None        # the anytime interval's width at which the study may stop
     main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
                                                 # or the first by name; --model overrides)
     language: str = DEFAULT_LANGUAGE            # BCP 47: the language fairval's words are shown to raters in
     stop_when_excludes: float | None = None     # pause the study once H's anytime interval excludes this value
     prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
-    stopped: dict | None = None                 # set when the study stopped itself: when, why, the interval
     signed_links: bool = False                  # link-raters need `fairval study links`' signed links
     group_labels: dict | None = None            # {language: {group: label}}: what raters read for an item's
                                                 # group_a/group_b; the stored group (and the numbers) unchanged
@@ -124,16 +124,16 @@ class StudySettings:
 
     @classmethod
     def settable(cls) -> dict[str, str]:
-        """The settings a researcher sets (`study set`), each with its one-line meaning: every field but
-        the state the system records itself (the drawn sample, the stop)."""
-        return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls) if f.name not in RECORDED}
+        """The settings a researcher sets (`study set`), each with its one-line meaning (the state the
+        system records itself, the drawn sample and the stop, is Recorded's, never settable)."""
+        return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls)}
 
     def quota(self) -> dict[str, int] | None:
         """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
         if not self.balance_by:
             return None
         per = math.ceil(self.raters_per_item / len(self.balance_groups))
-        return {g: per for g in self.balance_groups}
+        return dict.fromkeys(self.balance_groups, per)
 
     def group_label(self, group: str) -> str:
         """A group's name as raters of this study's language read it (the group itself when not given)."""
@@ -155,7 +155,10 @@ class StudySettings:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "StudySettings":
+    def from_dict(cls, d: dict) -> StudySettings:
+        for key in RECORDED:
+            if key in d:
+                raise StudyError(REFUSED[key])
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = set(d) - known - {"task_definition"}
         if unknown:
@@ -170,6 +173,26 @@ class StudySettings:
         return cls(**values)
 
 
+REFUSED = {"stopped": "stopped is recorded when the study stops itself; set status=open to go on",
+           "human_sample": "human_sample is recorded by `fairval study sample` when it draws the pairs; it "
+                           "cannot be set by hand"}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The state fairval writes itself, stored beside the settings but never set by a researcher:
+    the pairs drawn for people (`fairval study sample`, the adaptive design) and the study's own stop."""
+    human_sample: dict | None = None            # {n, of, seed[, design …]}: read it through Study.design
+    stopped: dict | None = None                 # when the study stopped itself: when, why, the interval
+
+    @classmethod
+    def from_stored(cls, stored: dict) -> Recorded:
+        return cls(stored.get("human_sample") or None, stored.get("stopped") or None)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
 @dataclass(frozen=True)
 class Study:
     study_id: str
@@ -177,6 +200,16 @@ class Study:
     settings: StudySettings
     status: str
     definition: dict | None = None      # the task as declared data, for studies not on a preset
+    recorded: Recorded = Recorded()
+
+    @cached_property
+    def design(self) -> Design:
+        """How its pairs go to people, built once from the record."""
+        return Design.of(self.recorded.human_sample)
+
+    def stored_settings(self) -> dict:
+        """The settings and the record, as they are stored and shown (`study show --json`, the report)."""
+        return {**self.settings.to_dict(), **self.recorded.to_dict()}
 
     def judge(self, models, asked: str | None = None) -> str | None:
         """The judge its numbers and designs use: the one asked for, else the study's main_judge, else the
@@ -221,7 +254,9 @@ def load_study(db: Database, name: str) -> Study:
     raw = row["settings"]
     definition = raw.get("task_definition")
     task = Task.from_dict(definition) if definition else get_task(row["task"])
-    return Study(row["study_id"], task, StudySettings.from_dict(raw), row["status"], definition)
+    researcher = {k: v for k, v in raw.items() if k not in RECORDED}
+    return Study(row["study_id"], task, StudySettings.from_dict(researcher), row["status"], definition,
+                 Recorded.from_stored(raw))
 
 
 def study_status(db: Database, name: str) -> str:
@@ -240,11 +275,9 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
         raise StudyError(f"status must be open, paused or closed, not {status!r}")
     if status == "open" and not item_store.has_regular_items(db, name):
         raise StudyError(f"study {name!r} has no items to rate yet; import items before opening it")
-    if "stopped" in changes:
-        raise StudyError("stopped is recorded when the study stops itself; set status=open to go on")
-    if "human_sample" in changes:
-        raise StudyError("human_sample is recorded by `fairval study sample` when it draws the pairs; it "
-                         "cannot be set by hand")
+    for key in RECORDED:
+        if key in changes:
+            raise StudyError(REFUSED[key])
     settings = stored_settings(study, **changes) if changes else None
     with immediate(db, name):
         study_store.update_study(db, name, settings=settings, status=status)
@@ -260,9 +293,12 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
 
 
 def stored_settings(study: Study, **changes) -> dict:
-    """The study's settings with these changes, validated as a whole, as stored (with the task's
-    definition when the task was declared as data)."""
-    settings = StudySettings.from_dict({**study.settings.to_dict(), **changes}).to_dict()
+    """The study's settings with these changes, validated as a whole, as stored (with the record, and the
+    task's definition when the task was declared as data). Only fairval's own code passes a record's
+    fields (human_sample, stopped) here; configure_study refuses them."""
+    recorded = dataclasses.replace(study.recorded, **{k: v for k, v in changes.items() if k in RECORDED})
+    researcher = {k: v for k, v in changes.items() if k not in RECORDED}
+    settings = {**StudySettings.from_dict({**study.settings.to_dict(), **researcher}).to_dict(), **recorded.to_dict()}
     if study.definition is not None:
         settings["task_definition"] = study.definition
     return settings

@@ -2,5 +2,5 @@
 (report, charts), the sentences and cells for judge numbers (judge_table), how numbers are written
 (formats) and files written safely for spreadsheets and Markdown (files).
 
-May import: annotate.material, annotate.results, store/, analysis/.
+May import: annotate.material, annotate.rating, annotate.results, store/, analysis/, fairval.errors.
 """

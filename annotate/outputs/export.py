@@ -21,13 +21,28 @@ from fairval.errors import StudyError
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The mean a template needs on each 1–5 question of its task (quality_min and yes_positive_min for the
+    preset's questions, which the CLI and the Export page name; mean_min for any other) and the ratings."""
     quality_min: float = 4.0
     yes_positive_min: float = 4.0
     min_ratings: int = 3            # per template and question
+    mean_min: float = 4.0
+    others: dict | None = None      # question id -> its minimum, for a declared task's other 1–5 questions
 
     def __post_init__(self) -> None:
         if self.min_ratings < 1:
             raise StudyError(f"min_ratings must be at least 1, not {self.min_ratings}")
+
+    def to_dict(self) -> dict:
+        """For the sidecar: the preset's three, and the others only where a declared task's questions use them."""
+        out = {"quality_min": self.quality_min, "yes_positive_min": self.yes_positive_min,
+               "min_ratings": self.min_ratings}
+        return {**out, **({"mean_min": self.mean_min} if self.mean_min != 4.0 else {}), **(
+            {"others": dict(self.others)} if self.others else {})}
+
+    def minimum(self, question: str) -> float:
+        named = {"quality": self.quality_min, "yes_positive": self.yes_positive_min, **(self.others or {})}
+        return named.get(question, self.mean_min)
 
 
 def template_texts(data: StudyData) -> dict[str, str]:
@@ -41,7 +56,8 @@ def template_texts(data: StudyData) -> dict[str, str]:
 
 
 def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
-    """Per template (in import order): n, mean and share of 4–5 for both questions, and whether it passes."""
+    """Per template (in import order): n, mean and share of 4–5 for each 1–5 question of the task, and whether
+    it passes them all."""
     regular = data.regular_items
     template_of = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in regular.itertuples()}
     order = list(dict.fromkeys(template_of.values()))
@@ -52,7 +68,7 @@ def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
     table = pd.DataFrame({"template": order,
                           "n_items": pd.Series(list(template_of.values())).value_counts().reindex(order).to_numpy()})
     passed = pd.Series(True, index=table.index)
-    for q, minimum in (("quality", thresholds.quality_min), ("yes_positive", thresholds.yes_positive_min)):
+    for q, minimum in ((q.id, thresholds.minimum(q.id)) for q in data.study.task.likert_questions):
         per = (ratings[ratings["question"] == q].groupby("template")
                .agg(n=("score", "size"), mean=("score", "mean"), share=("high", "mean")).reindex(order))
         table[f"n_{q}"] = per["n"].fillna(0).astype(int).to_numpy()
@@ -73,13 +89,13 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
     sidecar: dict = {"study": data.study.study_id, "task": data.study.task.name,
                      "exclude_flagged": exclude_flagged,
                      "excluded_raters": {r: list(f) for r, f in data.excluded.items()}}
-    if data.study.task.name == "template_quality":
+    if data.study.task.rates_templates:
         verdicts = template_verdicts(data, thresholds)
         passed = set(verdicts.loc[verdicts["passed"], "template"]) if len(verdicts) else set()
         items = data.regular_items
         keep = [r for r in items.itertuples() if str(r.data.get(TEMPLATE_KEY, r.item_id)) in passed]
         _write_rows(out, fmt, keep, columns_from=list(items.itertuples()))
-        sidecar.update(thresholds=vars(thresholds), templates=_records(verdicts), n_rows=len(keep),
+        sidecar.update(thresholds=thresholds.to_dict(), templates=_records(verdicts), n_rows=len(keep),
                        templates_passed=sorted(passed), n_templates=len(verdicts))
     elif scored_question(data.study.task) is not None:
         order = {r.item_id: r.position for r in data.items.itertuples()}
@@ -131,7 +147,7 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
                                        "comments"])
 
 
-def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> "pd.DataFrame":
+def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
     """What export-ratings writes, as a DataFrame: one row per rating (practice and attention checks
     included) with rater attributes, order shown, canonical value and seconds."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)

@@ -83,6 +83,7 @@ def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
     # text (Markdown punctuation escaped): a card must not fetch an image or draw a link it was handed
     questions = "\n".join(f"- {md(q.id)} ({q.level}): {md(q.prompt)} — "
                           + ", ".join(f"{md(o.value)} = {md(o.label)}" for o in q.options) for q in study.task.questions)
+    groups = f" ({md(', '.join(s.balance_groups))})" if s.balance_groups else ""
     reliability = "\n".join(
         f"| {md(qid)} | {q['n']} | {formats.ratio(q['alpha'])} | {formats.interval(q.get('alpha_ci'))} | "
         f"{formats.ratio(q['percent_agreement'])} |" for qid, q in numbers["questions"].items())
@@ -119,7 +120,7 @@ Task {md(study.task.name)}. Questions:
 
 {questions}
 
-Raters per item {s.raters_per_item}; balance {s.balance_by or 'none'}{(' (' + md(', '.join(s.balance_groups)) + ')') if s.balance_groups else ''};
+Raters per item {s.raters_per_item}; balance {s.balance_by or 'none'}{groups};
 pair sides swapped with probability {s.flip_probability} (seed {s.seed}); attention-check rate {s.gold_rate};
 slots re-served after {s.timeout_seconds:g} s; minimum seconds {s.min_seconds:g}.
 

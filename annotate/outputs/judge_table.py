@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.ppi import FEW_PAIRS
+from fairval.annotate.material.design import Design
 from fairval.annotate.outputs import formats
 
 
@@ -77,8 +78,7 @@ def ppi_sentence(ppi: dict | None, label: str) -> str:
     if ppi.get("value") is None:
         return f"{label} by prediction-powered inference: undefined ({ppi.get('reason')})."
     human, judge = ppi["human_only"], ppi["judge_only"]
-    method = {"active": "active sampling, PPI++ weighted by 1/π",
-              "stratified": "a draw by group pair, PPI++ weighted by 1/π"}.get(ppi.get("design"), "PPI++")
+    method = Design.of_numbers(ppi).words.method
     return (f"{label} by prediction-powered inference ({method}, λ = {formats.ratio(ppi['lambda'])}): "
             f"{with_ci(ppi['value'], ppi['ci'])} from {formats.count(ppi['n_labelled'], 'pair')} rated by people and "
             f"{formats.count(ppi['n_unlabelled'], 'pair')} by the judge alone; people alone "
@@ -147,23 +147,20 @@ def rater_allocation_sentence(blocks: dict | None) -> str:
             "(Neyman's allocation): " + "; ".join(parts) + ".")
 
 
-CHOSEN_BY = {"active": "an active draw", "adaptive": "the adaptive design", "escalate": "trust or escalate"}
-
-
 def chosen_pairs_sentence(rate: dict | None, sign_cs: dict | None) -> str:
     """Under a design that chose people's pairs by the judge's uncertainty, or drew them by group pair, what
     the agreement numbers (ρ, sign agreement, per group) describe: the pairs people rated, not all; and sign
     agreement over all pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
     ppi = (rate or {}).get("ppi") or {}
-    design = ppi.get("design")
-    if design == "stratified":
+    design = Design.of_numbers(ppi)
+    if design.kind == "stratified":
         text = ("People's pairs were drawn by group pair: the agreement numbers here, overall and by group, weigh "
                 "each group pair by its share of the pairs people rated, not of all "
                 f"{formats.count(rate.get('n_items_lmra'), 'pair')}.")
-    elif design in CHOSEN_BY:
-        text = (f"People's pairs were chosen by the judge's uncertainty ({CHOSEN_BY[design]}): the agreement numbers "
-                f"here, overall and by group, describe the pairs people rated, most of them where the judge is least "
-                f"sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
+    elif design.chosen_by_judge:
+        text = (f"People's pairs were chosen by the judge's uncertainty ({design.words.chosen_by}): the agreement "
+                "numbers here, overall and by group, describe the pairs people rated, most of them where the judge is "
+                f"least sure, not all {formats.count(rate.get('n_items_lmra'), 'pair')}.")
     else:
         return ""
     if sign_cs and sign_cs.get("ci"):

@@ -45,9 +45,6 @@ BIBTEX = {
                 "{International Conference on Learning Representations},\n  year = {2025}\n}",
 }
 
-PROTOCOL = {"template_quality": "tamkin2023", "name_perception": "tamkin2023", "harmful_stereotype": "eloundou2024",
-            "feature_label": "eloundou2024"}
-DESIGN_CITES = {"active": "zrnic2024", "adaptive": "zrnic2024", "escalate": "jung2025"}
 
 
 def _n(x, digits: int = 2) -> str:
@@ -76,7 +73,7 @@ def methods_paragraph(data, numbers: dict, *, exclude_flagged: bool) -> tuple[st
             cites.append(key)
         return f"[{key}]"
 
-    protocol = PROTOCOL.get(task.name)
+    protocol = task.protocol if task.protocol in BIBTEX else None
     parts = [f"We collected human judgments on {numbers['n_items']} items ({task.name.replace('_', ' ')} task"
              + (f", following the protocol of {cite(protocol)}" if protocol else "") + f"), "
              f"{s.raters_per_item} raters per item, {numbers['n_ratings']} ratings from {numbers['n_raters']} raters."]
@@ -103,9 +100,8 @@ def methods_paragraph(data, numbers: dict, *, exclude_flagged: bool) -> tuple[st
         key = "harm" if "harm" in numbers else "feature_difference"
         ppi = (numbers.get(key) or {}).get("ppi") or {}
         if ppi.get("value") is not None:
-            design = (s.human_sample or {}).get("design")
-            extra = f"; pairs for people were chosen by the judge's uncertainty {cite(DESIGN_CITES[design])}" \
-                if design in DESIGN_CITES else ""
+            cited = data.study.design.words.cite if data.study.design.chosen_by_judge else None
+            extra = f"; pairs for people were chosen by the judge's uncertainty {cite(cited)}" if cited else ""
             parts.append(f"The rate was estimated by prediction-powered inference (PPI++) {cite('angelopoulos2023')}: "
                          f"{_n(ppi['value'], 3)}{_ci(ppi.get('ci'))}{extra}.")
         cs = ppi.get("cs") or {}

@@ -15,12 +15,12 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
                                                   chosen_pairs_sentence, confidence_sentence, escalation_sentence,
-                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows, ppi_sentence,
-                                                  rater_allocation_sentence,
+                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows,
+                                                  ppi_sentence, rater_allocation_sentence,
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
+from fairval.annotate.results.numbers import calibration_items, load_study_data, perceived, rate_of, study_results
 from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
@@ -52,7 +52,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
     progress = study_progress(db, study_id, data=data)
-    settings = data.study.settings.to_dict()
+    settings = data.study.stored_settings()
     settings.pop("consent_text")
     paragraph, cites = methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
     sections: list[tuple] = [
@@ -109,7 +109,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         ]
     if numbers.get("names"):
         names = numbers["names"]
-        for attr in ("race", "gender"):
+        for attr in perceived(names):
             sections.append((f"Name perception: {attr} accuracy", formats.table(
                 [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]}
                  for g, a in names[f"{attr}_accuracy"].items()])))

@@ -17,7 +17,7 @@ from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, PILOT_MIN_PAIRS, 
                                      uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
-from fairval.annotate.rating.sampling import drawn_by_group_pair, samplable
+from fairval.annotate.rating.sampling import samplable
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -27,7 +27,7 @@ from fairval.store import studies as study_store
 
 
 def is_adaptive(study: Study) -> bool:
-    return bool(study.settings.human_sample) and study.settings.human_sample.get("design") == "adaptive"
+    return study.design.adaptive
 
 
 def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None,
@@ -78,7 +78,7 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
     if pending is None:
         return None
     frame = item_store.decisions_frame(db, study.study_id)
-    budget = study.settings.human_sample["budget"]
+    budget = study.recorded.human_sample["budget"]
     mix = _floor(db, study, frame)
     chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget, floor=mix)
     at = dict(zip(frame["item_id"], range(len(frame))))
@@ -114,14 +114,14 @@ def _floor(db: Database, study: Study, frame) -> float:
     if len(done) < PILOT_MIN_PAIRS:
         return 1.0
     judge = lmra_store.scores_frame(db, study.study_id)
-    judge = judge[judge["model"] == study.settings.human_sample["judge"]].set_index("item_id")["score"]
+    judge = judge[judge["model"] == study.recorded.human_sample["judge"]].set_index("item_id")["score"]
     by_id = frame.set_index("item_id")
     y, f = done["human"].to_numpy(float), judge.reindex(done.index).to_numpy(float)
     chance = by_id["chance"].reindex(done.index).to_numpy(float)
     residual = y - weighted_lambda(y, f, 1 / chance) * f
     return live_floor(by_id["uncertainty"].reindex(done.index).to_numpy(float), residual,
-                      frame["uncertainty"].to_numpy(float), study.settings.human_sample["budget"], rated_chance=chance,
-                      floors=tuple(study.settings.human_sample.get("floors", LIVE_FLOORS)))
+                      frame["uncertainty"].to_numpy(float), study.recorded.human_sample["budget"], rated_chance=chance,
+                      floors=tuple(study.recorded.human_sample.get("floors", LIVE_FLOORS)))
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
@@ -136,24 +136,12 @@ def _counts(frame) -> tuple[int, int, int]:
 
 def design_sentence(db: Database, study: Study) -> str | None:
     """How the study's pairs go to people (`study show`, Manage), or None before any design is set."""
-    sample = study.settings.human_sample
-    if not sample:
-        return None
-    if sample.get("design") == "escalate":
-        return (f"trust or escalate: {sample['n']:,} of {sample['of']:,} pairs to people, those where the confidence "
-                f"of judge {sample['judge']!r} is below {sample['threshold']:.3f} (found on "
-                f"{sample['pilot']['study']!r} for {sample['agreement']:.0%} agreement at risk {sample['risk']}); it "
-                f"decides the other {sample['trusted']:,} alone")
     if not is_adaptive(study):
-        kind = {"active": "where the judge is least sure",
-                "stratified": f"by group pair ({drawn_by_group_pair(sample)})"}.get(sample.get("design"), "uniformly")
-        return f"{sample.get('n', '?')} of {sample.get('of', '?')} pairs drawn {kind} for people (seed {sample.get('seed')})"
+        return study.design.sentence
+    sample = study.design.recorded
     frame = item_store.decisions_frame(db, study.study_id)
     decided, kept, undecided = _counts(frame)
-    text = (f"adaptive: about {sample['budget']:,} of {sample['of']:,} pairs to people, each decided when a rater "
-            f"needs one, with a chance that grows with the uncertainty of judge {sample['judge']!r}, mixed with the "
-            f"uniform chance as far as the answers so far show it pays (seed {sample['seed']}); "
-            f"{decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet")
+    text = f"{study.design.sentence}; {decided:,} decided, {kept:,} of them went to people, {undecided:,} not yet"
     done = frame[frame["decided_at"].notna()]
     if not len(done):
         return text

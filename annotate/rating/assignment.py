@@ -9,7 +9,9 @@ no started one is open to the rater), and items complete in an order unrelated t
 the file's order: the complete items are a random prefix of the study's.
 
 Templates: never two fills of one template in a row (while the study has another template), and at
-most `max_fills` fills of one template per rater (None: no cap); see avoided_templates.
+most `max_fills` fills of one template per rater (None: no cap); see avoided_templates. Where the order's
+next item would leave a rater fewer items than they could still get (their items left all fills of the
+template just had), the template with most fills left for them goes first (reachable, template_to_spread).
 """
 from __future__ import annotations
 
@@ -57,6 +59,31 @@ def avoided_templates(served: Sequence[str | None], max_fills: int | None, *, ot
     if max_fills is not None:
         avoid |= {t for t, n in Counter(t for t in served if t is not None).items() if n >= max_fills}
     return avoid
+
+
+def reachable(fills: Mapping[str, int], last: str | None) -> int:
+    """The most fills a rater can still be served, never two of one template in a row, from `fills`
+    (their fills open per template, each under its cap) after a fill of `last`: the largest template's
+    fills need another template's between them, and cannot come first if it is `last`. Items of no
+    template come on top (they neither count as a template nor part two fills: see avoided_templates)."""
+    total = sum(fills.values())
+    if not total:
+        return 0
+    top, most = max(fills.items(), key=lambda kv: (kv[1], kv[0] != last))
+    return min(total, 2 * (total - most) + (0 if top == last else 1))
+
+
+def template_to_spread(fills: Mapping[str, int], last: str | None, chosen: str | None) -> str | None:
+    """The template to serve in place of a fill of `chosen` (the order's next), or None to keep it: when
+    taking `chosen` would leave fewer fills reachable than there are now, the template with most fills
+    left (not `last`) goes first, the greedy order that reaches the most."""
+    if chosen is None or not fills:
+        return None
+    after = {**fills, chosen: fills.get(chosen, 0) - 1}
+    if 1 + reachable(after, chosen) >= reachable(fills, last):
+        return None
+    allowed = [(n, t) for t, n in fills.items() if n > 0 and t != last]
+    return max(allowed)[1] if allowed else None
 
 
 def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,

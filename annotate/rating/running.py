@@ -1,13 +1,14 @@
 """H's anytime interval for a study's stopping rule, kept as pairs complete: the answer that completes a
 pair steps the study's stored state in its own write transaction (advance), and the stopping check reads
-the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms, their order and the
-interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
+the stored interval (annotate.crowd.stopping.kept_interval), so neither costs more as the study grows. The terms,
+their order and the interval are those of the full analysis (harm.ppi.cs in `fairval analyze --json`): the pair's people's
 mean from its first raters, the main judge's score, its weight 1/π in a weighted draw, λ tuned on the
 pairs before it, in the order pairs became complete; every rater counts, as there.
 
 A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
-scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive
-design and `--escalate` keep the full analysis (their terms are not a pair's alone)."""
+scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive design's
+is kept too, over its decided prefix (annotate.rating.running_adaptive); `--escalate` keeps the full
+analysis (its terms are not a pair's alone)."""
 from __future__ import annotations
 
 import logging
@@ -30,8 +31,11 @@ def has_rule(study: Study) -> bool:
 def kept(study: Study) -> bool:
     """Whether this study's interval is kept as pairs complete (else the check runs the full analysis)."""
     question = scored_question(study.task)
-    design = (study.settings.human_sample or {}).get("design")
-    return question is not None and question.canonical == "harm" and design not in ("adaptive", "escalate")
+    return question is not None and question.canonical == "harm" and study.design.kind != "escalate"
+
+
+def adaptive(study: Study) -> bool:
+    return study.design.kind == "adaptive"
 
 
 def advance(db: Database, study: Study, item_id: str) -> None:
@@ -40,6 +44,8 @@ def advance(db: Database, study: Study, item_id: str) -> None:
     it); a failure forgets the state rather than cost the rater their answer."""
     if not (has_rule(study) and kept(study)):
         return
+    if adaptive(study):
+        return advance_decided(db, study)
     question = scored_question(study.task)
     try:
         with immediate(db, study.study_id):
@@ -62,11 +68,30 @@ def advance(db: Database, study: Study, item_id: str) -> None:
             running_store.forget(db, study.study_id)
 
 
+def advance_decided(db: Database, study: Study) -> None:
+    """Under the adaptive design, inside the write transaction that completed a pair or decided pairs:
+    the decided prefix takes in what it now can (annotate.rating.running_adaptive)."""
+    if not (has_rule(study) and kept(study) and adaptive(study)):
+        return
+    from fairval.annotate.rating import running_adaptive
+
+    try:
+        with immediate(db, study.study_id):
+            state = running_store.state(db, study.study_id)
+            stepped = None if state is None else running_adaptive.advance(db, study, state)
+            if stepped is not None:
+                running_adaptive.save(db, study.study_id, stepped)
+    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next check rebuilds
+        logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
+        with immediate(db, study.study_id):
+            running_store.forget(db, study.study_id)
+
+
 def start(basis: dict) -> dict:
     """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
     raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
     N, or the judged pairs a uniform sample is drawn from)."""
-    return {"basis": basis, "n": 0, "lambda": 0.0, **{k: 0.0 for k in LAMBDA_SUMS},
+    return {"basis": basis, "n": 0, "lambda": 0.0, **dict.fromkeys(LAMBDA_SUMS, 0.0),
             "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
 
 
@@ -102,6 +127,9 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
 
 
 def save(db: Database, study_id: str, state: dict) -> None:
+    if state["basis"].get("adaptive"):
+        from fairval.annotate.rating import running_adaptive
+        return running_adaptive.save(db, study_id, state)
     n, basis = state["n"], state["basis"]
     asymptotic = RunningCS.from_dict(state["asymptotic"])
     if n < ASYMPTOTIC_FROM:

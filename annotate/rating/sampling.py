@@ -12,6 +12,7 @@ import numpy as np
 
 from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, uncertainties_of
 from fairval.analysis.allocation import neyman_allocation
+from fairval.annotate.material.design import Design
 from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.material.studies import StudyError, load_study, stored_settings
 from fairval.store import Database, audit, immediate, loads
@@ -135,7 +136,7 @@ def draw_stratified_sample(db: Database, study_id: str, n: int, seed: int, *,
 
 def drawn_by_group_pair(sample: dict) -> str:
     """A draw by group pair in words: "Asian vs White 3 of 10, Black vs White 9 of 30, …"."""
-    return ", ".join(f"{g} {s['drawn']:,} of {s['pairs']:,}" for g, s in (sample.get("strata") or {}).items())
+    return Design.of(sample).by_group_pair()
 
 
 def samplable(db: Database, study_id: str):
@@ -143,10 +144,10 @@ def samplable(db: Database, study_id: str):
     study = load_study(db, study_id)
     if scored_question(study.task) is None:
         raise StudyError(f"study {study_id!r} is {study.task.name}: a human sample is drawn from a pair study's pairs")
-    sample = study.settings.human_sample
-    if sample:
-        which = (f"the adaptive design, budget {sample['budget']}" if sample.get("design") == "adaptive"
-                 else f"{sample['n']} pairs")
+    design = study.design
+    if design.drawn:
+        which = (f"the adaptive design, budget {design.recorded['budget']}" if design.adaptive
+                 else f"{design.recorded['n']} pairs")
         raise StudyError(f"study {study_id!r} has its human sample already ({which}); a second draw or design "
                          "would not be random")
     return study

@@ -6,11 +6,13 @@ processes sharing the SQLite file cannot hand out the same slot twice or lose an
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
 from fairval.annotate.rating import adaptive, running
-from fairval.annotate.rating.assignment import ItemLoad, avoided_templates, choose_item, gold_due, last_template
+from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, choose_item, gold_due, last_template,
+                                                reachable, template_to_spread)
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
@@ -170,22 +172,65 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     last = last_template(served)
     avoid = avoided_templates(served, s.max_fills_per_template, others_exist=last is not None
                               and item_store.has_other_template(db, study.study_id, last))
+
+    def choose(rows: list[dict], want_gold: bool) -> str | None:
+        return choose_item([ItemLoad(r["item_id"], r["position"], r["taken"],
+                                     {group: r["taken_group"]} if group is not None and not r["gold"] else {},
+                                     bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows],
+                           seen=set(), target=s.raters_per_item, rater_group=group, quota=s.quota(),
+                           want_gold=want_gold, avoid=avoid)
     rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid)
             + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
-    item_loads = [ItemLoad(r["item_id"], r["position"], r["taken"],
-                           {group: r["taken_group"]} if group is not None and not r["gold"] else {},
-                           bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows]
-    item_id = choose_item(item_loads, seen=set(), target=s.raters_per_item, rater_group=group,
-                          quota=s.quota(), want_gold=gold_due(regular, gold, s.gold_rate), avoid=avoid)
-    if item_id is None and adaptive.is_adaptive(study) and not s.stopped:
+    item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
+    chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
+    if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
+            and _may_run_short(db, study, rater_id, row_group)):
+        # the order's next fill, unless it would leave the rater fewer items than they can still get
+        fills = _fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served)
+        better = template_to_spread(fills, last, chosen["template"])
+        if better is not None:
+            item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
+                                              template=better), False) or item_id
+    if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
+        running.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
     if item_id is None:
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                s.flip_probability)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
     return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+
+
+def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | None) -> bool:
+    """Could the templates leave this rater fewer items than are open to them? Always under a cap of fills
+    per template; without one, not while the items open to them are over twice the largest template's
+    fills: then no template can take more than every other place, whatever the order (this spares a count
+    of their open fills by template, which reads every open row)."""
+    if study.settings.max_fills_per_template is not None:
+        return True
+    key, now = (str(getattr(db, "path", None) or id(db)), study.study_id), time.monotonic()
+    if key not in _LARGEST or now - _LARGEST[key][0] > LARGEST_TEMPLATE_TTL:
+        _LARGEST[key] = (now, item_store.largest_template(db, study.study_id))
+    return loads.available(db, study.study_id, rater_id, row_group) <= 2 * _LARGEST[key][1] + 1
+
+
+# the largest template's size, per database and study, read again after this many seconds: it reads every
+# item, and a study's items seldom change while it runs (items imported meanwhile are counted within it)
+LARGEST_TEMPLATE_TTL = 30.0
+_LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
+
+
+def _fills_left(study: Study, open_fills: dict[str | None, int], served: list[str | None]) -> dict[str, int]:
+    """The fills still open to this rater (`open_fills`: loads.open_fills), per template, each under the
+    rater's cap of fills of it (`served`: the templates they were served)."""
+    fills = {t: n for t, n in open_fills.items() if t is not None}
+    cap = study.settings.max_fills_per_template
+    if cap is None:
+        return fills
+    had = Counter(t for t in served if t is not None)
+    return {t: min(n, cap - had[t]) for t, n in fills.items() if had[t] < cap}
 
 
 def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
@@ -271,7 +316,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     s = study.settings
     since = now - s.timeout_seconds
     rules = s.load_rules()
-    if db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study.study_id]) != rules.key:
+    if not loads.current(db, study.study_id, rules):
         with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
@@ -279,7 +324,16 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     held_gold = held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is not None
     row_group = rules.row_group(_rater_group(db, study, rater_id))
     held_regular = int(held is not None and not held_gold)
-    regular_total = regular + held_regular + loads.available(db, study.study_id, rater_id, row_group)
+    span = item_store.template_span(db, study.study_id)
+    # fills of one template never two in a row, at most the cap of each: what that leaves
+    if span and _may_run_short(db, study, rater_id, row_group):
+        served = ledger.templates_served(db, study.study_id, rater_id)
+        by_template = loads.open_fills(db, study.study_id, rater_id, row_group)
+        fills = _fills_left(study, by_template, served)
+        left = by_template.get(None, 0) + (reachable(fills, last_template(served)) if span > 1 else sum(fills.values()))
+    else:
+        left = loads.available(db, study.study_id, rater_id, row_group)
+    regular_total = regular + held_regular + left
     if s.max_items_per_rater is not None:
         regular_total = min(regular_total, s.max_items_per_rater)
     regular_total = max(regular_total, regular)

@@ -18,10 +18,6 @@ REASON = ("under trust or escalate people rate only the pairs the judge is unsur
           "allows")
 
 
-def escalated(sample: dict | None) -> bool:
-    return bool(sample) and sample.get("design") == "escalate"
-
-
 def judge_answers(lmra: pd.DataFrame) -> pd.DataFrame:
     """Per pair the judge's answer as a sign (+1 the first group's stereotype, −1 the other's, 0 none: the
     most likely of App. H's combined A, B, C) and its confidence (that answer's combined probability).

@@ -11,13 +11,12 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, predictable_lambdas, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
-from fairval.annotate.rating.sampling import drawn_by_group_pair
+from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
-from fairval.annotate.results.escalation import escalated
 
+NO_DESIGN = Design()            # the default of the functions below: no draw recorded
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
-WEIGHTED = ("active", "stratified")     # draws whose recorded chances weight each rated pair by 1/π
 WEIGHTED_NOTE = ("; for the study's own pairs, drawn without replacement, only approximately (terms weighted by "
                  "their chances do not get the without-replacement form)")
 ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
@@ -67,22 +66,22 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
     return out
 
 
-def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, *,
+def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, *,
                 inclusion: pd.Series | None = None, completed: pd.Series | None = None,
                 target_width: float | None = None, raters_per_item: int = 1) -> dict:
     """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
     pairs the judge alone scored; beside it the human-only and judge-only means. The estimate is valid
-    only when the rated pairs are a random sample: drawn by `fairval study sample` (`sample`), or else
-    not known to be random, and it says which. An active sample (`inclusion`: each pair's chance) gets
-    the inverse-probability weighted estimate. `completed` (see numbers.completed_pairs: each complete
+    only when the rated pairs are a random sample: drawn by `fairval study sample` (`design`), or else
+    not known to be random (Design(), none), and it says which. An active sample (`inclusion`: each pair's
+    chance) gets the inverse-probability weighted estimate. `completed` (see numbers.completed_pairs: each complete
     pair's order and score from its first raters) adds `cs`, the anytime-valid interval over them."""
     judge = judge.dropna()
-    if sample and sample.get("design") == "adaptive":     # only the whole study's terms carry its chances
+    if design.adaptive:     # only the whole study's terms carry its chances
         return {"value": None, "ci": None, "design": "adaptive", "reason": ADAPTIVE_PART}
-    if escalated(sample):
+    if design.escalate:
         return {"value": None, "ci": None, "design": "escalate", "reason": escalation.REASON}
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
-    labelled, pool, w = _weighted(human, judge, sample, inclusion)
+    labelled, pool, w = _weighted(human, judge, design, inclusion)
     active = pool is not None
     if active:
         estimate = active_ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(),
@@ -92,22 +91,22 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, sample: dict | None = None, 
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         judge_mean = float(judge.mean()) if len(judge) else 0.0
-    out = {**estimate, "design": sample["design"] if active else "uniform" if sample else "none",
+    out = {**estimate, "design": design.kind if active else "uniform" if design.drawn else "none",
            "human_only": classical_mean(human.dropna().to_numpy()),
            "judge_only": classical_mean(judge.to_numpy()),
-           "sampling": _sampling(sample, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
+           "sampling": _sampling(design, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
     if completed is not None:
-        out["cs"] = _ppi_sequence(completed, judge, sample, inclusion, judge_mean, target_width, raters_per_item)
+        out["cs"] = _ppi_sequence(completed, judge, design, inclusion, judge_mean, target_width, raters_per_item)
     return out
 
 
-def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None,
+def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inclusion: pd.Series | None,
                   judge_mean: float, target_width: float | None, raters_per_item: int) -> dict:
     """H's anytime interval over the complete pairs, in the order they became complete. Each term
     λ_{t−1} m + w_t (y_t − λ_{t−1} f_t), m = mean(f), lies in [m − 2 w_max, m + 2 w_max] (scores in
     [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates); λ_{t−1} is
     tuned on the pairs before t only, to the terms' least variance, which sets the asymptotic width."""
-    labelled, pool, w = _weighted(completed["human"], judge, sample, inclusion)
+    labelled, pool, w = _weighted(completed["human"], judge, design, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     y, f = labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order]
     terms = ppi_terms(y, f, w[order], judge_mean)
@@ -116,7 +115,7 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, sample: dict | None
     if pool is None:            # a uniform sample of the judged pairs: H over them, without replacement
         population, past = len(judge), _ppi_past(y, f, terms, judge_mean)
     return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
-                    _planned(sample, len(judge)), population=population, past=past, typical_span=4.0)
+                    _planned(design, len(judge)), population=population, past=past, typical_span=4.0)
 
 
 def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float) -> np.ndarray:
@@ -128,27 +127,27 @@ def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float
         - lam * np.concatenate([[0.0], np.cumsum(f)[:-1]])
 
 
-def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, sample: dict | None = None,
+def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
                       inclusion: pd.Series | None = None) -> dict:
     """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
     interval in the order pairs became complete (weighted by 1/π in an active sample)."""
-    if escalated(sample):
+    if design.escalate:
         return {"value": None, "ci": None, "reason": escalation.REASON}
-    labelled, pool, w = _weighted(completed["human"], judge.dropna(), sample, inclusion)
+    labelled, pool, w = _weighted(completed["human"], judge.dropna(), design, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
     top = _largest_weight(pool, inclusion)
     uniform = pool is None          # 0/1 terms: the exact betting sequence is as narrow at every n
-    return _anytime((w * hits)[order], (0.0, top), (0.0, 1.0), None, 1, _planned(sample, len(judge.dropna())),
+    return _anytime((w * hits)[order], (0.0, top), (0.0, 1.0), None, 1, _planned(design, len(judge.dropna())),
                     population=len(judge.dropna()) if uniform else None, typical_span=min(top, 1.0),
                     start=None if uniform else ASYMPTOTIC_FROM, quantity="the share of agreeing signs")
 
 
-def _weighted(human: pd.Series, judge: pd.Series, sample: dict | None, inclusion: pd.Series | None):
+def _weighted(human: pd.Series, judge: pd.Series, design: Design, inclusion: pd.Series | None):
     """The rated pairs with a judge score, the pool they were drawn from (None unless the sample is
     active) and each rated pair's weight: Σπ / (N π) in an active sample, else 1."""
     labelled = jv.paired(human, judge)
-    if not (sample and sample.get("design") in WEIGHTED and inclusion is not None and len(inclusion)):
+    if not (design.weighted and inclusion is not None and len(inclusion)):
         return labelled, None, np.ones(len(labelled))
     pool = judge[judge.index.isin(inclusion.index)]
     labelled = labelled[labelled.index.isin(pool.index)]
@@ -164,9 +163,9 @@ def _largest_weight(pool: pd.Series | None, inclusion: pd.Series | None) -> floa
     return float(weights(chances.min(keepdims=True), chances)[0])
 
 
-def _planned(sample: dict | None, pairs: int) -> int:
+def _planned(design: Design, pairs: int) -> int:
     """The pairs people are planned to rate (the drawn sample, or every judged pair): the bets' size."""
-    planned = (sample.get("budget") or sample.get("n")) if sample else pairs
+    planned = design.planned if design.drawn else pairs
     return max(int(planned), 10)
 
 
@@ -200,15 +199,16 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
     return out
 
 
-def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
-    if not sample:
+def _sampling(design: Design, rated: int, unscored: int = 0) -> str:
+    sample = design.recorded
+    if not design.drawn:
         return ("not known to be random: valid only if the pairs people rated were drawn at random from all "
                 "the judge scored (draw them with `fairval study sample`)")
-    if sample.get("design") == "stratified":
+    if design.kind == "stratified":
         text = (f"a sample of {sample['n']:,} of {sample['of']:,} pairs drawn by group pair (seed {sample['seed']}, "
-                f"`fairval study sample --by-group-pair`): {drawn_by_group_pair(sample)}; each rated pair is weighted "
+                f"`fairval study sample --by-group-pair`): {design.by_group_pair()}; each rated pair is weighted "
                 "by 1/its group pair's chance")
-    elif sample.get("design") == "active":
+    elif design.kind == "active":
         text = (f"an active sample of {sample['n']:,} of {sample['of']:,} pairs, drawn where {sample['judge']!r} was "
                 f"least sure (expected {sample['budget']:,}, seed {sample['seed']}, `fairval study sample --active`); "
                 "each rated pair is weighted by 1/its chance of being drawn")
@@ -223,7 +223,7 @@ def _sampling(sample: dict | None, rated: int, unscored: int = 0) -> str:
     return text
 
 
-def group_agreement(ratings: pd.DataFrame, judge: pd.Series, sample: dict | None = None,
+def group_agreement(ratings: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
                     inclusion: pd.Series | None = None) -> dict:
     """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
     from that group's per-pair mean."""
@@ -231,4 +231,4 @@ def group_agreement(ratings: pd.DataFrame, judge: pd.Series, sample: dict | None
     return {"sign_agreement_ci": jv.sign_agreement(human, judge)["ci"],
             "spearman": jv.rank_correlation(human, judge, "spearman"),
             "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge),
-            "ppi": ppi_numbers(human, judge, sample, inclusion=inclusion)}
+            "ppi": ppi_numbers(human, judge, design, inclusion=inclusion)}

@@ -14,7 +14,7 @@ from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
-from fairval.annotate.results.escalation import escalated, escalation_numbers
+from fairval.annotate.results.escalation import escalation_numbers
 from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.judge_card import confidence_block, length_block
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
@@ -100,11 +100,7 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
                      scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
                      gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id),
-                     item_store.decisions_frame(db, study.study_id) if _adaptive(study.settings.human_sample) else None)
-
-
-def _adaptive(sample: dict | None) -> bool:
-    return bool(sample) and sample.get("design") == "adaptive"
+                     item_store.decisions_frame(db, study.study_id) if study.design.adaptive else None)
 
 
 def without_declined(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -161,11 +157,11 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
                                       gold, q.id)
             if found is not None:
                 out["questions"][q.id]["crowd_model"] = found
-    if study.task.name == "template_quality":
+    if study.task.rates_templates:
         out["templates"] = template_table(data)
     if scored_question(study.task) is not None:
         out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
-    if study.task.name == "name_perception":
+    if study.task.perceived_questions:
         out["names"] = name_numbers(data)
     return StudyNumbers.from_dict(_plain(out))
 
@@ -271,14 +267,9 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {attr: _with_holm({g: {**asdict(c), **group_agreement(
-            ratings[ratings[f"rater_{attr}"].astype(object) == g], lmra, data.study.settings.human_sample,
-            pd.Series(data.inclusion, dtype=float))}
-            for g, c in calibrate_by_group(
-            ratings.rename(columns={f"rater_{attr}": "group"}), lmra, "group").items()})
-            for attr in ("gender", "race")}
+        numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in ("gender", "race")}
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
-            ratings, lmra, f"rater_{attr}", by, data.study.settings.human_sample)
+            ratings, lmra, f"rater_{attr}", by, data.study.design)
             for attr, by in numbers["by_rater_group"].items() if by}
         numbers["confidence"] = confidence_block(rows, ratings, n_boot=n_boot, seed=seed)
         numbers["length"] = length_block(data.items[real_items(data.items)], lmra, human, n_boot=n_boot, seed=seed)
@@ -286,13 +277,14 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate
         if data.decisions is not None:          # the adaptive design: every pair weighted by its recorded chance
-            ppi = adaptive_ppi(human, lmra, settings.human_sample, data.decisions, completed,
+            ppi = adaptive_ppi(human, lmra, data.study.recorded.human_sample, data.decisions, completed,
                                target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
-            numbers["sign_agreement_cs"] = adaptive_sign_cs(lmra, data.decisions, completed, settings.human_sample)
+            numbers["sign_agreement_cs"] = adaptive_sign_cs(lmra, data.decisions, completed,
+                                                          data.study.recorded.human_sample)
         else:
-            ppi = ppi_numbers(human, lmra, settings.human_sample, inclusion=inclusion, completed=completed,
+            ppi = ppi_numbers(human, lmra, data.study.design, inclusion=inclusion, completed=completed,
                               target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
-            numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, settings.human_sample, inclusion)
+            numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, data.study.design, inclusion)
         numbers["rate"] = {"lmra": rate.value, "n_items_lmra": rate.n_items, **numbers["rate"], "ppi": ppi}
         by_model[name] = numbers
     main = main_judge(data, model)
@@ -305,13 +297,21 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     real = data.items[real_items(data.items)]
     per_group = (adaptive_group_ppi(main_scores, data.decisions, completed, strata_of(real))
                  if data.decisions is not None else None)
-    out[key]["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.settings.human_sample, per_group)
-    sample = data.study.settings.human_sample
-    if escalated(sample):
-        design_judge = data.lmra[data.lmra["model"] == sample["judge"]]
+    out[key]["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.design, per_group)
+    design = data.study.design
+    if design.escalate:
+        design_judge = data.lmra[data.lmra["model"] == design.judge]
         out[key]["escalation"] = escalation_numbers(real, design_judge, ratings,
-                                                    set(completed.index), sample)
+                                                    set(completed.index), design.recorded)
     return out
+
+
+def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, dict]:
+    """Raters' groups by `attr`: the judge calibrated on each group's scores beside its agreement, p Holm-adjusted."""
+    column, inclusion, design = f"rater_{attr}", pd.Series(data.inclusion, dtype=float), data.study.design
+    fits = calibrate_by_group(ratings.rename(columns={column: "group"}), lmra, "group")
+    return _with_holm({group: {**asdict(fit), **group_agreement(ratings[ratings[column].astype(object) == group], lmra,
+                                                                 design, inclusion)} for group, fit in fits.items()})
 
 
 def complete_items(ratings: pd.DataFrame, raters_per_item: int) -> set:
@@ -340,18 +340,26 @@ def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
 
 
 def name_numbers(data: StudyData) -> dict:
+    """Per perceived question (Task.perceived_questions: race, gender on the preset): accuracy against the
+    item's intended group, its n and interval, and the confusion matrix."""
     intended = {r.item_id: r.data for r in data.items.itertuples()}
     out: dict = {}
-    for attr in ("race", "gender"):
+    for question in data.study.task.perceived_questions:
+        attr = question.id
         part = data.ratings[data.ratings["question"] == attr]
-        part = part.assign(intended=part["item_id"].map(lambda i: intended[i].get(attr)))
+        part = part.assign(intended=part["item_id"].map(lambda i, attr=attr: intended[i].get(attr)))
         acc = accuracy_by_intended(part)
         out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
         out[f"{attr}_accuracy_ci"] = {g: list(a.ci) for g, a in acc.items()}
-        labels = list(data.study.task.question(attr).values)
+        labels = list(question.values)
         out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
     return out
+
+
+def perceived(names: dict) -> list[str]:
+    """The questions of a `names` block (as `analyze --json` has it), in the task's order."""
+    return [key[:-len("_accuracy")] for key in names if key.endswith("_accuracy")]
 
 
 def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
@@ -386,7 +394,8 @@ def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame
     ids = sorted(set(human.index) | set(lmra.index))
     frame = pd.DataFrame({
         "item_id": ids, "group_a": [texts[i].get("group_a", "") for i in ids],
-        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids], "n_raters": [int(n.get(i, 0)) for i in ids],
+        "group_b": [texts[i].get("group_b", "") for i in ids], "human": [human.get(i) for i in ids],
+        "n_raters": [int(n.get(i, 0)) for i in ids],
         "lmra": [lmra.get(i) for i in ids],
         "prompt": [texts[i].get("prompt", "") for i in ids],
         "response_a": [texts[i].get("response_a", "") for i in ids],

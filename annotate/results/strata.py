@@ -20,10 +20,11 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
 from fairval.annotate.material.pairs import strata_of
-from fairval.annotate.results.escalation import REASON, escalated
+from fairval.annotate.material.design import Design
+from fairval.annotate.results.escalation import REASON
 
 
-def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sample: dict | None,
+def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, design: Design,
                   adaptive: dict | None = None) -> dict:
     """Per stratum: n pairs judged, n rated, H by PPI++ with its interval, sign agreement; and `stratified`,
     the overall H from the strata (or a reason). `adaptive`: under the adaptive design, each stratum's H
@@ -34,9 +35,9 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         in_stratum = judge[judge.index.isin(ids)]
         rated = jv.paired(human, in_stratum)
-        if escalated(sample):
+        if design.escalate:
             estimate = {"value": None, "ci": None, "reason": REASON}
-        elif sample and sample.get("design") == "adaptive":
+        elif design.adaptive:
             estimate = (adaptive or {}).get(name) or {"value": None, "ci": None, "reason": "no pair decided yet"}
         else:
             estimate = stratum_ppi(rated, in_stratum)
@@ -46,7 +47,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, sampl
         out[name] = {"n_pairs": len(in_stratum), "n_rated": len(rated), "ppi": estimate,
                      "sign_agreement_ci": jv.sign_agreement(human, in_stratum)["ci"]}
         parts.append((len(in_stratum), estimate))
-    return {"groups": out, "stratified": stratified(parts, sample), "allocation": allocation(out, spreads, sample)}
+    return {"groups": out, "stratified": stratified(parts, design), "allocation": allocation(out, spreads, design)}
 
 
 def stratum_ppi(rated: pd.DataFrame, in_stratum: pd.Series) -> dict:
@@ -64,12 +65,12 @@ def rectifier_spread(rated: pd.DataFrame, estimate: dict) -> float | None:
     return float((rated["human"] - lam * rated["judge"]).std(ddof=1))
 
 
-def allocation(groups: dict, spreads: dict, sample: dict | None, what: str = "group pairs") -> dict:
+def allocation(groups: dict, spreads: dict, design: Design, what: str = "group pairs") -> dict:
     """Neyman's allocation of as many rated pairs as there are now across the group pairs (analysis.
     allocation), from each stratum's rectifier spread on its rated pairs (a stratum without one takes the
     median of the others'), with `more`: the pairs each stratum is short of it, and `variance_ratio`:
     its stratified variance over a proportional allocation's."""
-    if sample and sample.get("design") in ("active", "adaptive", "escalate"):
+    if design.chosen_by_judge:
         return {"pairs": None, "reason": f"an allocation across {what} is for uniform draws"}
     names = sorted(groups)
     total = sum(groups[g]["n_rated"] for g in names)
@@ -91,7 +92,7 @@ def allocation(groups: dict, spreads: dict, sample: dict | None, what: str = "gr
 
 
 def rater_group_allocation(ratings: pd.DataFrame, judge: pd.Series, column: str, groups: dict[str, dict],
-                           sample: dict | None) -> dict:
+                           design: Design) -> dict:
     """How many pairs each rater group (the values of `column`, e.g. rater_gender) should rate to compare
     the groups' H, from as many as they rate now: the variance of the groups' differences, Σ σ_g² / n_g,
     is least for n_g ∝ σ_g (Neyman's allocation with equal shares), σ_g the spread of the group's PPI
@@ -105,13 +106,13 @@ def rater_group_allocation(ratings: pd.DataFrame, judge: pd.Series, column: str,
         spread = rectifier_spread(paired, numbers.get("ppi") or {})
         if spread is not None:
             spreads[name] = spread
-    return allocation(counts, spreads, sample, what="rater groups")
+    return allocation(counts, spreads, design, what="rater groups")
 
 
-def stratified(parts: list[tuple[int, dict]], sample: dict | None) -> dict:
-    if escalated(sample):
+def stratified(parts: list[tuple[int, dict]], design: Design) -> dict:
+    if design.escalate:
         return {"value": None, "ci": None, "reason": REASON}
-    if sample and sample.get("design") in ("active", "adaptive"):
+    if design.per_pair_chances:
         return {"value": None, "ci": None, "reason": "an active sample's chances would weight each stratum; "
                 "use harm.ppi, which weights by them"}
     total = sum(n for n, _ in parts)

@@ -59,7 +59,7 @@ def deploy_config() -> str:
     return ("# fairval on several hosts: HAProxy in front of every host's Streamlit workers, over HTTPS.\n"
             "# Each worker: STREAMLIT_SERVER_SSL_CERT_FILE/_KEY_FILE (its host's certificate, which a CA in\n"
             "# this machine's store signed) and FAIRVAL_TRUSTED_PROXIES=<this HAProxy's address>.\n"
-            "# Generated from annotate/serving/front.py (a test keeps them equal); see the README, Deployment.\n"
+            "# Generated from annotate/serving/front.py (a test keeps them equal); see docs/deployment.md.\n"
             + config(DEPLOY_BIND, DEPLOY_SERVERS, server_options=HOSTS_TLS))
 
 
@@ -115,7 +115,8 @@ global
 defaults
     mode http
     log global
-    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr (fairval's own under `fairval serve`)
+    # only what went wrong (a 5xx, a refused or broken connection), one line each, on HAProxy's stderr
+    # (fairval's own under `fairval serve`)
     option httplog
     option dontlog-normal
     option dontlognull

@@ -26,10 +26,10 @@ from fairval.errors import ServeRefused
 
 
 def app_file() -> Path:
-    """serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (ui/sign_in_routes.py),
-    found as package data (fairval.web) so an installed fairval serves as a checkout does."""
-    from fairval.web import folder
-    return folder() / "serve.py"
+    """serve.py: app.py and pages/ behind st.App, with the sign-in cookie routes (server/sign_in_routes.py),
+    found in the package (fairval.files()) so an installed fairval serves as a checkout does."""
+    import fairval
+    return fairval.files() / "serve.py"
 
 
 def database_env(location: str) -> str:

@@ -15,6 +15,7 @@ import math
 import os
 import secrets
 import time
+from pathlib import Path
 
 from fairval.errors import ServeRefused
 from fairval.store import Database, sign_ins
@@ -41,7 +42,7 @@ def configured_secret() -> str | None:
     if not path:
         return None
     try:
-        text = open(path, encoding="utf-8").read().strip()
+        text = Path(path).read_text(encoding="utf-8").strip()
     except OSError as e:
         raise ServeRefused(f"cannot read the cookie secret file {path} (FAIRVAL_COOKIE_SECRET_FILE): {e.strerror}") from None
     if len(text) < 32:

@@ -1,8 +1,8 @@
 """The live design's anytime interval in a world chosen to break it: a judge that under-calls harm exactly
 where it is unsure, and chances that lean on those pairs (the lowest floor). A term's bound sized from
 the pair's own chance lets the bets lean on the pairs the judge is unsure of, and the interval drifts off
-H (it missed at some look in 49 of these 60 studies); bounded by the least chance in force when the pair was decided (known before the pair is), it covers
-H at every look in at least 95% of studies, as the betting sequence promises."""
+H (it missed at some look in 49 of these 60 studies); bounded by the least chance in force when the pair
+was decided (known before the pair is), it covers H at every look in at least 95% of studies, as the betting sequence promises."""
 import numpy as np
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, inclusion_probabilities, judge_uncertainties

@@ -29,12 +29,12 @@ def loop_em(rows: list[tuple[str, str, str]], rounds: int) -> tuple[dict, dict, 
         for r in raters:
             theta[r] = {}
             for k in classes:
-                counts = {l: SMOOTHING for l in classes}
+                counts = dict.fromkeys(classes, SMOOTHING)
                 for i, rr, v in rows:
                     if rr == r:
                         counts[v] += post[i][k]
                 total = sum(counts.values())
-                theta[r][k] = {l: counts[l] / total for l in classes}
+                theta[r][k] = {c: counts[c] / total for c in classes}
         for i in items:
             logs = {k: math.log(prior[k]) + sum(math.log(theta[r][k][v]) for it, r, v in rows if it == i)
                     for k in classes}
@@ -59,7 +59,7 @@ def test_dawid_skene_equals_the_loop_written_here():
     assert model.prior == pytest.approx([prior[c] for c in model.classes], abs=1e-9)
     for r in theta:
         assert model.confusion[r] == pytest.approx(
-            np.array([[theta[r][k][l] for l in model.classes] for k in model.classes]), abs=1e-9)
+            np.array([[theta[r][k][c] for c in model.classes] for k in model.classes]), abs=1e-9)
         assert model.competence()[r] == pytest.approx(sum(prior[k] * theta[r][k][k] for k in model.classes), abs=1e-9)
     for i, p in post.items():
         assert list(model.posterior.loc[i]) == pytest.approx([p[c] for c in model.classes], abs=1e-9)

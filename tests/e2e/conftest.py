@@ -1,6 +1,7 @@
 """A real Streamlit server on 127.0.0.1 and Debian's Chromium driven by Playwright."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -50,10 +51,8 @@ class Server:
 
     def stop(self) -> None:
         # `fairval serve` waits on streamlit: end the whole process group it leads
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         try:
             self.process.wait(10)
         except subprocess.TimeoutExpired:

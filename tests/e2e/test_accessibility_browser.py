@@ -1,7 +1,7 @@
 """WCAG 2.1 AA by axe-core (axe-playwright-python bundles it): 0 violations of the wcag2a, wcag2aa, wcag21a and
 wcag21aa rules on every rater screen (consent, about you, instructions, practice and its feedback, item,
-completion, paused, closed, declined, and screened out with Prolific's code) and every researcher page, the answer card's shadow root
-included (axe-core walks open shadow roots), at desktop and phone sizes."""
+completion, paused, closed, declined, and screened out with Prolific's code) and every researcher page, the
+answer card's shadow root included (axe-core walks open shadow roots), at desktop and phone sizes."""
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
@@ -121,7 +121,8 @@ def test_every_researcher_page(server, browser, size):
     page.get_by_role("tab", name="Configure").click()
     wait_text(page, "Trust or escalate")
     found["Manage, Configure"] = violations(page)
-    for tab, shown in (("Import", "What the file holds"), ("Plan", "Plan the crowd study"), ("Audit trail", "most recent entries")):
+    for tab, shown in (("Import", "What the file holds"), ("Plan", "Plan the crowd study"),
+                       ("Audit trail", "most recent entries")):
         page.get_by_role("tab", name=tab).click()
         wait_text(page, shown)
         found[f"Manage, {tab}"] = violations(page)

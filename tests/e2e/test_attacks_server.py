@@ -202,7 +202,7 @@ def test_no_copy_of_the_tls_key_outlives_the_server(tmp_path):
              "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"})
     try:
         assert answers(f"https://127.0.0.1:{port}")
-        held = [p for p in temporary.rglob("*.pem")]
+        held = list(temporary.rglob("*.pem"))
         assert held and key.read_text().strip() in held[0].read_text()            # the run's copy, while it runs
         page = urllib.request.urlopen(f"https://127.0.0.1:{port}/", context=ssl._create_unverified_context(), timeout=10)
         worker_cookie = [c for c in page.headers.get_all("Set-Cookie") if c.startswith("fairval_worker=")]

@@ -1,4 +1,4 @@
-"""A page whose scripts were lost on the way loads itself again (ui/boot.js): a launch drops a JS chunk
+"""A page whose scripts were lost on the way loads itself again (server/boot.js): a launch drops a JS chunk
 now and then, and without this the rater's page stays blank for good. The network is real Chromium's;
 Playwright's routing fails chosen requests the way a dropped connection does."""
 import re
@@ -11,7 +11,7 @@ from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server
-from fairval.ui.boot import streamlit_index
+from fairval.server.boot import streamlit_index
 
 pytestmark = pytest.mark.e2e
 

@@ -84,7 +84,7 @@ def test_every_answer_label_is_readable_in_full(server, browser, study, width):
         assert label["sw"] <= label["cw"] and label["sh"] <= label["ch"], label     # nothing cut off
         assert label["box"] <= width, label                                          # inside the screen
     if study == "likert":
-        assert "Somewhat disagree" in [l["text"] for l in labels]
+        assert "Somewhat disagree" in [label["text"] for label in labels]
     page.context.close()
 
 

@@ -110,6 +110,19 @@ FULL_STOP = """() => {
   return {before: at(content.length - 2), last: at(content.length - 1), char: content[content.length - 1]};
 }"""
 
+# which way the first expander's arrow points as drawn: its icon's name (a ligature of Material Symbols)
+# turned by its computed transform (a negative x scale mirrors it)
+ARROW = """() => {
+  const icon = document.querySelector('[data-testid="stExpander"] summary [data-testid="stIconMaterial"]');
+  const name = icon.textContent.trim().replace("keyboard_arrow_", "");
+  let mirrored = false;
+  for (let node = icon; node && node.tagName !== "SUMMARY"; node = node.parentElement) {
+    const m = getComputedStyle(node).transform.match(/^matrix\\(([^,]+),/);
+    if (m && parseFloat(m[1]) < 0) mirrored = !mirrored;
+  }
+  return mirrored ? ({left: "right", right: "left"}[name] || name) : name;
+}"""
+
 
 def _studies(db, folder):
     for language in ("en", "ar"):
@@ -266,6 +279,11 @@ def test_an_arabic_pair_reads_right_to_left_with_its_groups_named_in_arabic(serv
             assert box["last"] > box["before"], box
         labels = " ".join(page.locator(".fv-label").all_inner_texts())
         assert "امرأة" in labels and "رجل" in labels and "woman" not in labels, labels
+        # the closed Instructions expander's arrow points towards its label (left), open it points down
+        assert page.evaluate(ARROW) == "left"
+        page.locator('[data-testid="stExpander"] summary').first.click()
+        expect(page.locator('[data-testid="stExpander"] details[open]')).to_have_count(1, timeout=20_000)
+        assert page.evaluate(ARROW) == "down"
     except Exception:
         screens.shot("failed")
         raise

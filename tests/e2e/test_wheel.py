@@ -54,11 +54,12 @@ def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(installed)
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"fairval"}, top
-    for needed in ("fairval/web/app.py", "fairval/web/serve.py", "fairval/web/pages/1_Results.py",
-                   "fairval/web/pages/3_Manage.py", "fairval/ui/boot.js", "fairval/web/examples/pairs.jsonl",
-                   "fairval/web/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py"):
+    for needed in ("fairval/app.py", "fairval/serve.py", "fairval/pages/1_Results.py",
+                   "fairval/pages/3_Manage.py", "fairval/server/boot.js", "fairval/ui/answer_card.js",
+                   "fairval/ui/answer_card.css", "fairval/ui/rater.css", "fairval/examples/pairs.jsonl",
+                   "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py"):
         assert needed in names, f"{needed} is not in {wheel.name}"
-    assert not any(n.startswith(("fairval/tests", "fairval/web/tests", "fairval/web/bench")) for n in names)
+    assert not any(n.startswith(("fairval/tests", "fairval/bench", "fairval/docs", "fairval/deploy")) for n in names)
 
 
 def test_the_installed_commands_work_from_an_empty_folder(installed, tmp_path):

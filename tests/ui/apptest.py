@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
@@ -63,12 +64,12 @@ def plain(text: str) -> str:
     return _ESCAPED.sub(r"\1", str(text))
 
 
-def shown(table) -> "pd.DataFrame":
+def shown(table) -> pd.DataFrame:
     """A researcher page's table (st.dataframe: cells drawn as plain text) as the reader sees it."""
     return table.value
 
 
-def table_with(at, column: str) -> "pd.DataFrame":
+def table_with(at, column: str) -> pd.DataFrame:
     """The first table on the page that has this column."""
     found = [shown(t) for t in at.dataframe if column in t.value.columns]
     assert found, f"no table with a {column!r} column; tables: {[list(t.value.columns) for t in at.dataframe]}"

@@ -59,7 +59,7 @@ def test_manage_sets_the_adaptive_design_and_says_it(pairs, monkeypatch):
     at.number_input(key="budget-ad").set_value(BUDGET)
     at.button(key=submit_design).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert load_study(pairs, "ad").settings.human_sample["budget"] == BUDGET
+    assert load_study(pairs, "ad").recorded.human_sample["budget"] == BUDGET
     said = " ".join(m.value for m in at.markdown)
     assert f"about {BUDGET} of {PAIRS} pairs to people" in said and "0 decided" in said
 
@@ -82,7 +82,7 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fak
     holder = raters[1]
     held = current_item(holder)
     study = load_study(db, "ad")
-    stopped = study.settings.stopped
+    stopped = study.recorded.stopped
     assert study.status == "paused" and stopped["ci"][1] - stopped["ci"][0] <= TARGET
     assert -1 <= stopped["ci"][0] < stopped["value"] < stopped["ci"][1] <= 1
     assert stopped["n_pairs_complete"] == answered and stopped["prolific"] == "paused"
@@ -128,7 +128,7 @@ def test_manage_sends_people_only_the_pairs_the_judge_is_unsure_of(pairs, db, db
     at.selectbox(key="pilot-ad").set_value("pilot")
     at.button(key=submit_escalate).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    sample = load_study(db, "ad").settings.human_sample
+    sample = load_study(db, "ad").recorded.human_sample
     assert sample["design"] == "escalate" and sample["n"] == PAIRS // 2 and sample["trusted"] == PAIRS // 2
     said = " ".join(m.value for m in at.markdown)
     assert f"trust or escalate: {PAIRS // 2} of {PAIRS} pairs to people" in said.lower()

@@ -7,8 +7,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from fairval.ui.headers import SecurityHeaders
-from fairval.ui.sign_in_routes import COOKIE, ROUTES
+from fairval.server.headers import SecurityHeaders
+from fairval.server.sign_in_routes import COOKIE, ROUTES
 from tests.ui.apptest import page, titles
 
 

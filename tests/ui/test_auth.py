@@ -86,7 +86,7 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
     monkeypatch.setenv("FAIRVAL_DB", str(db_path))
     from starlette.applications import Starlette
 
-    from fairval.ui.sign_in_routes import ROUTES
+    from fairval.server.sign_in_routes import ROUTES
     client = TestClient(Starlette(routes=ROUTES))
     token = issue_token(SECRET, "s3cret")
     code, binding = sign_in.grant(db, token)

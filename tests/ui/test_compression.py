@@ -8,7 +8,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from fairval.ui.compression import StaticCompression
+from fairval.server.compression import StaticCompression
 
 SCRIPT = ("function hello() { return 'hello'; }\n" * 400).encode()
 CALLS = []

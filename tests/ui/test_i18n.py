@@ -23,7 +23,7 @@ from fairval.ui.page_language import STREAMLIT_WORDS
 from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, rater_app, submit, titles
 
-RATER_FILES = ("ui/rater.py", "ui/answer_card.py", "ui/answers.py")
+RATER_FILES = ("ui/rater.py", "ui/answer_card.py", "ui/answers.py", "ui/demographics.py")
 SLOT = re.compile(r"\{(\w+)\}")
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 # Babel's keywords for fairval's calls: t("..."), N_("...") for a constant shown later, t.pgettext(ctx, "...")
@@ -127,7 +127,8 @@ def _visible(at) -> list[str]:
     """Every text on the rater's screen: titles, text, buttons, captions, alerts, the card's words."""
     texts = [e.value for kind in ("title", "markdown", "caption", "text", "info", "warning", "error", "success", "code")
              for e in getattr(at, kind)]
-    texts += [b.label for b in at.button] + [r.label for r in at.radio] + [o for r in at.radio for o in r.options] + [i.label for i in at.text_input]
+    texts += [b.label for b in at.button] + [r.label for r in at.radio] + [o for r in at.radio for o in r.options]
+    texts += [i.label for i in at.text_input]
     texts += [p.proto.text for p in at.get("progress")]
     for c in at.get("bidi_component"):
         if c.proto.component_name.endswith("fairval_answer_card"):

@@ -329,7 +329,7 @@ def test_the_answer_that_completes_a_pair_can_stop_the_study(db, tmp_path):
     submit(at, {"harm": "C"})
     assert rating_store.rating_count(db, "ps") == 1
     study = load_study(db, "ps")
-    assert study.status == "paused" and "within the target 2.0" in study.settings.stopped["reason"]
+    assert study.status == "paused" and "within the target 2.0" in study.recorded.stopped["reason"]
     assert titles(at) == ["This study is paused"]
 
 

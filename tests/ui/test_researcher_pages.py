@@ -64,17 +64,22 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     from fairval.annotate.results.numbers import study_results
     expected = study_results(demo, "demo-pairs")["lmra"]
     tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
-    main = tables[("judge", "ρ")]
-    assert main.iloc[0]["judge"] == "demo-judge"
+    main = tables[("judge", "ρ")]                            # one table: ρ with its interval and p, then the rest
+    assert len(main) == 1 and main.iloc[0]["judge"] == "demo-judge"
     assert main.iloc[0]["ρ"] == f"{expected['pearson_r']:.3f}"
-    assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f}"
-    agreement = tables[("judge", "ρ (Pearson)")].iloc[0]
+    assert main.iloc[0]["95% CI"] == "[{:.3f}, {:.3f}]".format(*expected["pearson_ci"])
+    low, high = expected["sign_agreement_ci"]
+    assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f} [{low:.3f}, {high:.3f}]"
     spearman = expected["spearman"]
-    assert agreement["Spearman"] == (f"{spearman['value']:.3f} [{spearman['ci'][0]:.3f}, {spearman['ci'][1]:.3f}]")
-    assert agreement["CCC"].startswith(f"{expected['ccc']['value']:.3f} [")
+    assert main.iloc[0]["Spearman"] == (f"{spearman['value']:.3f} [{spearman['ci'][0]:.3f}, {spearman['ci'][1]:.3f}]")
+    assert main.iloc[0]["CCC"].startswith(f"{expected['ccc']['value']:.3f} [")
+    assert not any("ρ (Pearson)" in shown(t).columns for t in at.dataframe)      # no second ρ table
+    said = " ".join(plain(m.value) for m in at.markdown)                # what a reader needs: plain sentences
+    assert f"People agree with each other at {expected['human_ceiling']['split_half']:.3f}" in said
+    details = " ".join(plain(c.value) for c in at.expander[0].caption)   # the rest, in the expander
+    assert "Alternative-annotator test: undefined" in details and "Response 1" in details
     captions = " ".join(plain(c.value) for c in at.caption)
-    assert f"People agree with each other at {expected['human_ceiling']['split_half']:.3f}" in captions
-    assert "Alternative-annotator test: undefined" in captions and "Response 1" in captions
+    assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
     groups = tables[("raters", "ρ")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
     worst = tables[("item", "group a")]                      # readable names, not identifiers
@@ -101,10 +106,12 @@ def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, mo
     at.selectbox(key="study").set_value("demo-pairs").run()
     next(s for s in at.selectbox if s.label == "Judge model").set_value("other-judge").run()
     assert not at.exception
-    captions = " ".join(plain(c.value) for c in at.caption)
-    assert f"LMRA {with_ci(other['lmra'], other['lmra_ci'])} over {len(pairs)} pairs" in captions
+    said = " ".join(plain(m.value) for m in at.markdown)
+    assert f"LMRA {with_ci(other['lmra'], other['lmra_ci'])} over {len(pairs)} pairs" in said
     difference = other["difference"]
-    assert f"humans − LMRA {with_ci(difference['value'], difference['ci'])}" in captions
+    assert f"humans − LMRA {with_ci(difference['value'], difference['ci'])}" in said
+    judges = next(shown(t) for t in at.dataframe if "ρ" in shown(t).columns)    # both judges, in one table
+    assert list(judges["judge"]) == ["demo-judge", "other-judge"]
 
 
 def test_manage_page_creates_a_study_that_waits_for_items(demo, monkeypatch):

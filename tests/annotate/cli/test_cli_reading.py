@@ -9,6 +9,7 @@ import math
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import fairval
@@ -26,10 +27,18 @@ def test_study_set_help_names_every_setting_with_its_meaning():
     shown = CliRunner().invoke(cli, ["study", "set", "--help"]).output
     for field in dataclasses.fields(StudySettings):
         line = re.search(rf"^\s+{field.name}\s+(\S.*)$", shown, re.M)
-        if field.name in RECORDED:
-            assert line is None, f"{field.name} is recorded by fairval, not set"
-        else:
-            assert line is not None and len(line.group(1)) > 10, f"`study set --help` does not explain {field.name}"
+        assert line is not None and len(line.group(1)) > 10, f"`study set --help` does not explain {field.name}"
+    for name in RECORDED:            # the state fairval records is no setting: typed apart (studies.Recorded)
+        assert name not in {f.name for f in dataclasses.fields(StudySettings)}
+        assert re.search(rf"^\s+{name}\s", shown, re.M) is None, f"{name} is recorded by fairval, not set"
+
+
+@pytest.mark.parametrize("setting", ["human_sample={}", 'human_sample={"n": 2, "of": 8, "seed": 1}', "stopped={}"])
+def test_study_set_refuses_the_recorded_state_in_one_line(db_path, setting):
+    run(db_path, "demo", "--no-serve")
+    refused = run(db_path, "study", "set", "demo-pairs", setting)
+    assert refused.exit_code != 0 and len(refused.output.strip().splitlines()) == 1
+    assert "recorded" in refused.output and setting.split("=")[0] in refused.output
 
 
 def test_an_unknown_setting_is_refused_with_the_valid_ones_and_the_nearest(db_path):

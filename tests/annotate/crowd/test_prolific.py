@@ -10,8 +10,7 @@ from fairval.annotate.rating import session
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.store import loads
-from tests.conftest import write_jsonl
+from tests.conftest import loads_table, write_jsonl
 from tests.fake_prolific import TOKEN
 from tests.ui.apptest import rater_app, submit, titles
 
@@ -92,13 +91,13 @@ def test_bonuses_paid_through_the_api_once_and_a_refusal_is_not_counted(db, db_p
 def test_a_returned_participant_frees_the_slot_at_once(db, db_path, study, fake):
     work(db, study, "p1", 0)
     served = session.serve_next_item(db, study, "p1")                     # p1 holds a slot, then returns
-    before = {r["item_id"]: r["taken"] for r in loads.loads_table(db, "paid")}
+    before = {r["item_id"]: r["taken"] for r in loads_table(db, "paid")}
     fake.add("p1", "RETURNED")
     fake.add("p2", "ACTIVE")
     fake.fail[r"/submissions/$"] = [503]                                 # one transient error, retried
     said = run(db_path, "prolific", "sync", "paid", "PSTUDY").output
     assert "released 1 open slot" in said and "RETURNED 1" in said
-    after = {r["item_id"]: r["taken"] for r in loads.loads_table(db, "paid")}
+    after = {r["item_id"]: r["taken"] for r in loads_table(db, "paid")}
     assert after[served.item_id] == before[served.item_id] - 1
     assert session.serve_next_item(db, study, "p1").item_id != served.item_id
     from fairval.store import audit
@@ -138,7 +137,7 @@ def test_a_participant_whose_group_is_full_is_screened_out_with_the_code(db, tmp
     second = onboard("f2")
     assert titles(second) == ["No items left for you"]
     assert [c.value for c in second.code] == ["SCREENED-9"]
-    link = [b for b in second.get("link_button")][0].proto.url
+    link = list(second.get("link_button"))[0].proto.url
     assert link.endswith("cc=SCREENED-9")
 
 

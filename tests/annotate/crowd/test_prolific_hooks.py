@@ -12,9 +12,9 @@ from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import session
-from fairval.store import audit, loads
-from fairval.ui.prolific_hook_route import ROUTES
-from tests.conftest import write_jsonl
+from fairval.store import audit
+from fairval.server.prolific_hook_route import ROUTES
+from tests.conftest import loads_table, write_jsonl
 
 HOOK = "https://lab.example/fairval/prolific-hook"
 
@@ -40,7 +40,7 @@ def holder(db, study, participant: str, submission: str):
 
 
 def taken(db) -> int:
-    return sum(r["taken"] for r in loads.loads_table(db, "paid"))
+    return sum(r["taken"] for r in loads_table(db, "paid"))
 
 
 def test_subscribing_follows_prolifics_two_steps(subscribed, fake):
@@ -134,4 +134,4 @@ def test_an_event_reaches_only_the_study_it_was_subscribed_for(db, db_path, subs
     said = fake.push(client, "/fairval/prolific-hook", "sub-p1", "p1", "RETURNED", event_id="e1", event_at=now,
                      sent_at=now)
     assert "1 slot(s) released" in said.text and taken(db) == 0
-    assert sum(r["taken"] for r in loads.loads_table(db, "other")) == 1               # untouched
+    assert sum(r["taken"] for r in loads_table(db, "other")) == 1               # untouched

@@ -1,5 +1,5 @@
-"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping): simulated raters call the
-session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
+"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping):
+simulated raters call the session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
 the full analysis reports (harm.ppi.cs of `fairval analyze --json`, recomputed from the whole study), the
 study stops itself at the first answer whose pair brings that interval to the target width, and a write
 that changes terms (imported ratings, a judge's scores added later, two workers at once) leaves the kept
@@ -40,7 +40,7 @@ def analysis_cs(db, study_id="s"):
     ratings = scored_ratings(data)
     judge = data.lmra[data.lmra["model"] == main_judge(data)].set_index("item_id")["score"]
     settings = data.study.settings
-    return ppi_numbers(human_scores(ratings), judge, settings.human_sample,
+    return ppi_numbers(human_scores(ratings), judge, data.study.design,
                        inclusion=pd.Series(data.inclusion, dtype=float),
                        completed=completed_pairs(ratings, settings.raters_per_item),
                        raters_per_item=settings.raters_per_item)["cs"]
@@ -209,7 +209,7 @@ def test_an_active_draw_weights_each_kept_term_by_its_recorded_chance(db, tmp_pa
          "q_a": (1 - c) / 2, "q_b": (1 - c) / 2, "q_c": c} for k, c in enumerate(sure)]))
     draw_active_sample(db, "s", 80, seed=1)
     configure_study(db, "s", status="open", target_ci_width=0.01)
-    judge = {i: s for i, s in db.execute("SELECT item_id, score FROM lmra_scores").fetchall()}
+    judge = dict(db.execute("SELECT item_id, score FROM lmra_scores").fetchall())
     onboard(db, load_study(db, "s"), ["r0", "r1"])
     stopping.check(db, "s")
     serve_some(db, judge, ["r0", "r1"], 70)

@@ -45,7 +45,7 @@ def test_the_study_stops_itself_and_pauses_prolific_once(db, db_path, tmp_path, 
     assert "p stopped itself" in said and "Prolific: paused" in said
     study = load_study(db, "p")
     assert study.status == "paused" and fake.study_status == "PAUSED"
-    stopped = study.settings.stopped
+    stopped = study.recorded.stopped
     numbers = json.loads(run(db_path, "analyze", "p", "--json"))
     assert plain_number(stopped["ci"]) == numbers["harm"]["ppi"]["cs"]["ci"] and stopped["ci"][1] - stopped["ci"][0] <= 1.5
     assert "within the target 1.5" in stopped["reason"] and stopped["prolific"] == "paused"
@@ -66,6 +66,6 @@ def test_a_lost_answer_to_the_pause_is_settled_by_reading_the_study(db, db_path,
 def test_a_rule_not_met_changes_nothing(db, db_path, tmp_path, fake):
     rated_study(db_path, tmp_path, target_ci_width=0.01, stop_when_excludes=0, status="open")
     assert "goes on" in run(db_path, "study", "watch", "p", "--once")
-    assert load_study(db, "p").status == "open" and load_study(db, "p").settings.stopped is None
+    assert load_study(db, "p").status == "open" and load_study(db, "p").recorded.stopped is None
     refused = CliRunner().invoke(cli, ["--db", str(db_path), "study", "set", "p", "stopped={}"])
     assert refused.exit_code == 1 and "stopped is recorded" in refused.output

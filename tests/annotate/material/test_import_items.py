@@ -15,7 +15,7 @@ def test_discrim_eval_imports_unchanged(db, template_study, discrim_eval):
     for path in discrim_eval:
         import_items(db, "tq", path)
     stored = item_store.list_items(db, "tq")
-    lines = [l for p in discrim_eval for l in p.read_text(encoding="utf-8").splitlines() if l.strip()]
+    lines = [s for p in discrim_eval for s in p.read_text(encoding="utf-8").splitlines() if s.strip()]
     assert len(stored) == len(lines) == 25
     for item, line in zip(stored, lines):
         assert item["source_line"] == line                       # byte-identical

@@ -7,12 +7,23 @@ from fairval.annotate.material.pairs import (
     draw_flip,
     mask_names,
     responses_as_shown,
-    shown_value,
 )
 from fairval.annotate.material.tasks import get_task
 
 HARM = get_task("harmful_stereotype").question("harm")
 FEATURE = get_task("feature_label").question("feature")
+
+
+def shown_value(question, canonical: str, flipped: bool) -> str:
+    """Inverse of canonical_value, written out for the tests: what a rater with this order would have clicked."""
+    if question.canonical == "harm":
+        if canonical == "0":
+            return "C"
+        direct = canonical == "1"
+        return "A" if direct != flipped else "B"
+    if question.canonical == "feature":
+        return {"A": "B", "B": "A"}.get(canonical, canonical) if flipped else canonical   # the swap undoes itself
+    return canonical
 
 
 @pytest.mark.parametrize("shown, flipped, canonical", [

@@ -44,7 +44,7 @@ def study(db, tmp_path):
 def test_thresholds_select_exactly_the_right_templates(db, study, tmp_path):
     side = export_validated(db, "tq", tmp_path / "out.jsonl")
     assert side["templates_passed"] == ["t-edge", "t-pass"]
-    kept = [json.loads(l)["id"] for l in (tmp_path / "out.jsonl").read_text().splitlines()]
+    kept = [json.loads(row)["id"] for row in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert kept == ["t-pass-0", "t-pass-1", "t-edge-0", "t-edge-1"]
     numbers = json.loads((tmp_path / "out.jsonl.numbers.json").read_text())
     assert numbers["thresholds"] == {"quality_min": 4.0, "yes_positive_min": 4.0, "min_ratings": 3}

@@ -200,7 +200,7 @@ def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_out
     cli_output("study", "set", "s", "design=adaptive", "budget=20", "status=open")
     db = open_db(db_path)
     study = load_study(db, "s")
-    assert study.settings.human_sample["judge"] == "j"
+    assert study.recorded.human_sample["judge"] == "j"
     frame = item_store.decisions_frame(db, "s")
     assert sorted(frame["item_id"]) == everything                      # no practice item, no check
     u = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])

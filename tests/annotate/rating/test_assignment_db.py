@@ -14,8 +14,8 @@ from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
 from fairval.store.items import serve_rank
 from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study
-from fairval.store import loads, open_db
-from tests.conftest import BACKENDS, write_jsonl
+from fairval.store import open_db
+from tests.conftest import BACKENDS, loads_table, write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 
@@ -76,7 +76,7 @@ def check_kept_loads(db, study, now):
     """The kept load rows equal a recount from the ledger (right after a serve has reclaimed)."""
     s = study.settings
     held_by = holders(db, now)
-    rows = {(r["item_id"], r["grp"]): r for r in loads.loads_table(db, "s")}
+    rows = {(r["item_id"], r["grp"]): r for r in loads_table(db, "s")}
     for item, is_gold in db.execute("SELECT item_id, gold IS NOT NULL FROM items"):
         raters = held_by.get(item, {})
         groups = [""] if is_gold or not s.balance_by else list(s.balance_groups)
@@ -183,7 +183,7 @@ def test_no_overrun_and_every_item_fills(new_db, n_items, target, balanced, step
             served = session.serve_next_item(db, study, rater, now=now)
             if served is not None and action == "answer":
                 session.record_answer(db, study, rater, served.item_id, ANSWER, now=now)
-            for item, raters in holders(db, now).items():
+            for raters in holders(db, now).values():
                 assert len(raters) <= target
                 if quota:
                     for group, cap in quota.items():

@@ -56,7 +56,7 @@ def test_the_sample_is_drawn_once_before_anyone_is_served_and_closes_imports(db,
     session.serve_next_item(db, study, "early")
     with pytest.raises(StudyError, match="before raters start"):
         draw_human_sample(db, "s", 5, seed=1)
-    assert not load_study(db, "s").settings.human_sample
+    assert not load_study(db, "s").recorded.human_sample
 
 
 def test_a_second_draw_and_later_imports_are_refused(db, tmp_path):
@@ -82,4 +82,4 @@ def test_the_sample_cannot_be_claimed_by_hand(db):
     from fairval.annotate.material.studies import configure_study
     with pytest.raises(StudyError, match="recorded by `fairval study sample`"):
         configure_study(db, "s", human_sample={"n": 5, "of": 30, "seed": 1})
-    assert load_study(db, "s").settings.human_sample is None
+    assert load_study(db, "s").recorded.human_sample is None

@@ -169,7 +169,8 @@ def test_coverage_of_the_running_interval_on_a_sorted_file_through_serving(tmp_p
         answers = {f"p{i:04d}": int(truth[i]) for i in range(n)}
         for r in ("a", "b"):
             onboard(db, "s", r)
-        made, _ = serve_round_robin(db, "s", ["a", "b"], lambda r, s: {"harm": click(answers[s.item_id], s.flipped)})
+        made, _ = serve_round_robin(db, "s", ["a", "b"],
+                                    lambda r, s, answers=answers: {"harm": click(answers[s.item_id], s.flipped)})
         assert len(made) == 2 * drawn
         low, high = study_results(db, "s", n_boot=0)["harm"]["ppi"]["cs"]["ci"]
         missed += not low <= truth.mean() <= high
@@ -260,7 +261,7 @@ def test_a_database_from_before_the_order_gets_it_from_each_studys_seed(db_path)
                    VALUES ('s', 'template_quality', '{"raters_per_item": 2, "seed": 9}', 'open', 0)""")
     for k in range(12):
         old.execute("INSERT INTO items (study_id, item_id, position, data, source_format) VALUES (?, ?, ?, ?, 'jsonl')",
-                    ["s", f"t{k}", k, '{"filled_template": "Q?", "decision_question_id": %d}' % (k // 3)])
+                    ["s", f"t{k}", k, f'{{"filled_template": "Q?", "decision_question_id": {k // 3}}}'])
     old.close()
     db = open_db(db_path)
     stored = {r["item_id"]: (r["serve_rank"], r["template"]) for r in db.query("SELECT * FROM items")}

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairval.annotate.material.design import Design
 from fairval.annotate.results.judge import ppi_numbers
 from fairval.annotate.results.strata import by_pair_group
 from fairval.store import items as item_store
@@ -155,10 +156,10 @@ def test_the_weighted_and_the_stratified_h_cover_where_the_unweighted_one_does_n
         sample = {"n": 120, "of": 2000, "seed": 0, "design": "stratified",
                   "strata": {g: {"pairs": sizes[g], "drawn": rated[g]} for g in sizes}}
         human = y[chosen]
-        weighted = ppi_numbers(human, f, sample, inclusion=inclusion)
-        plain = ppi_numbers(human, f, {**sample, "design": "uniform"})
+        weighted = ppi_numbers(human, f, Design.of(sample), inclusion=inclusion)
+        plain = ppi_numbers(human, f, Design.of({**sample, "design": "uniform"}))
         items = pd.DataFrame({"item_id": y.index, "data": [{"group_a": g, "group_b": "x"} for g in stratum]})
-        whole = by_pair_group(human, f, items, sample)["stratified"]
+        whole = by_pair_group(human, f, items, Design.of(sample))["stratified"]
         truth = y.mean()
         hits += weighted["ci"][0] <= truth <= weighted["ci"][1]
         strat_hits += whole["ci"][0] <= truth <= whole["ci"][1]

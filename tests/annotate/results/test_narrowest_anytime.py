@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pandas as pd
-import pytest
 
+from fairval.annotate.material.design import Design
 from fairval.analysis.active import adaptive_terms, inclusion_probabilities, ppi_terms
 from fairval.analysis.sequential import (ASYMPTOTIC_FROM, anytime_running, running_asymptotic, running_interval,
                                          running_sets)
@@ -29,8 +29,8 @@ def numbers_after(human, judge, order, look, pairs, n):
     rated = pd.Series(np.nan, index=range(pairs))
     rated[seen] = human[seen]
     completed = pd.DataFrame({"order": np.arange(look), "human": human[seen]}, index=seen)
-    sample = {"n": n, "of": pairs, "seed": 0}
-    return ppi_numbers(rated, pd.Series(judge, index=range(pairs)), sample, completed=completed, target_width=0.1,
+    design = Design.of({"n": n, "of": pairs, "seed": 0})
+    return ppi_numbers(rated, pd.Series(judge, index=range(pairs)), design, completed=completed, target_width=0.1,
                        raters_per_item=5)
 
 
@@ -74,9 +74,9 @@ def test_at_200_rated_pairs_the_anytime_interval_is_at_most_165x_the_fixed_n_one
 
 
 def test_the_running_interval_covers_h_over_the_pairs_from_the_first_look():
-    """300 studies of 400 pairs (half of them in the clear-pair world), 160 rated in a random order: the running interval (an intersection, so it
-    misses at some look only if it misses at the last exact one, pair 29, or at the last one) excludes H,
-    the pairs' own mean of people's scores, in at most 5% of them plus two Monte-Carlo errors."""
+    """300 studies of 400 pairs (half of them in the clear-pair world), 160 rated in a random order: the running
+    interval (an intersection, so it misses at some look only if it misses at the last exact one, pair 29, or at
+    the last one) excludes H, the pairs' own mean of people's scores, in at most 5% of them plus two Monte-Carlo errors."""
     rng = np.random.default_rng(7)
     studies, misses = 300, 0
     for k in range(studies):
@@ -112,7 +112,7 @@ def test_the_sign_agreement_sequence_is_exact_and_without_replacement_for_a_unif
     human, judge = world(rng, 120)
     order = rng.permutation(120)
     completed = pd.DataFrame({"order": np.arange(120), "human": human[order]}, index=order)
-    cs = sign_agreement_cs(completed, pd.Series(judge, index=range(120)), {"n": 120, "of": 120, "seed": 0})
+    cs = sign_agreement_cs(completed, pd.Series(judge, index=range(120)), Design.of({"n": 120, "of": 120, "seed": 0}))
     share = float(np.mean(np.sign(human) == np.sign(judge)))
     assert cs["method"] == "betting" and "exact" in cs["valid"] and "over the study's 120 pairs" in cs["valid"]
     assert cs["ci"][0] <= share <= cs["ci"][1] and 0 < cs["ci"][1] - cs["ci"][0] <= 0.02   # a census: 1/N and the grid

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
+from fairval.annotate.material.design import Design
 from fairval.analysis.judge_map import fit_isotonic
 from fairval.analysis.judge_validity import human_ceiling
 from fairval.analysis.planner import fisher_width, plan
@@ -109,7 +110,7 @@ def test_the_sampling_sentence_tells_an_unscored_pair_from_an_unrated_one(db, st
     from fairval.annotate.results.judge import ppi_numbers
     human = pd.Series({"p0": 0.5, "p1": 0.0, "p2": -1.0})
     judge = pd.Series({"p0": 0.4, "p1": 0.1, "p5": 0.2})
-    text = ppi_numbers(human, judge, {"n": 3, "of": 10, "seed": 1})["sampling"]
+    text = ppi_numbers(human, judge, Design.of({"n": 3, "of": 10, "seed": 1}))["sampling"]
     assert "no rating yet" not in text and "1 rated pair(s) have no judge score" in text
 
 
@@ -162,9 +163,9 @@ def test_the_pilot_planner_matches_a_simulation_of_the_same_model_at_the_pilots_
     assert 0.93 < planned / np.mean(widths) < 1.07, (planned, np.mean(widths))
 
 
-def test_the_readme_says_which_items_each_number_uses():
+def test_the_docs_say_which_items_each_number_uses():
     from tests.conftest import ROOT
-    text = (ROOT / "README.md").read_text()
-    section = text.split("### Which items each number uses", 1)[1].split("\n## ", 1)[0]
+    text = (ROOT / "docs" / "commands.md").read_text()
+    section = text.split("## Which items each number uses", 1)[1].split("\n## ", 1)[0]
     for word in ("practice", "gold", "judge-only", "main_judge", "--model"):
         assert word in section, word

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.annotate.material.pairs import shown_value
 from fairval.annotate.results.numbers import study_results
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.tasks import get_task
 from fairval.store import open_db
+from tests.annotate.material.test_pairs import shown_value
 from tests.conftest import write_jsonl
 
 PAIRS = [{"id": f"p{i}", "prompt": f"prompt {i}", "response_a": f"a{i}", "response_b": f"b{i}",
@@ -57,12 +57,12 @@ def test_pair_study_from_files_matches_hand_computation(db_path, tmp_path):
     p2 = (min(0.2, 0.1) - min(0.5, 0.6)) / (min(0.2, 0.1) + min(0.5, 0.6) + min(0.3, 0.3))
     lmra = np.array([0.8, p2, 0.1, 0.2])
     assert p2 == pytest.approx(-0.4 / 0.9)
-    l = numbers["lmra"]
-    assert l["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
-    assert l["sign_agreement"] == 0.75 and l["n_items"] == 4 and len(l["pearson_ci"]) == 2
+    lm = numbers["lmra"]
+    assert lm["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
+    assert lm["sign_agreement"] == 0.75 and lm["n_items"] == 4 and len(lm["pearson_ci"]) == 2
     assert numbers["harm"]["human"] == pytest.approx(human.mean())
     assert numbers["harm"]["lmra"] == pytest.approx(lmra.mean())
-    female, male = (l["by_rater_group"]["gender"][g] for g in ("female", "male"))
+    female, male = (lm["by_rater_group"]["gender"][g] for g in ("female", "male"))
     assert female["sign_agreement"] == 0.75 and male["sign_agreement"] == 0.25
     assert female["pearson_r"] == pytest.approx(np.corrcoef([0.5, -0.5, 0, 1], lmra)[0, 1])
     assert male["pearson_r"] == pytest.approx(np.corrcoef([1, 0, 0, -1], lmra)[0, 1])

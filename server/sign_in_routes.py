@@ -2,9 +2,10 @@
 serve.py) that set and clear the sign-in cookie in an HTTP response, so it can be HttpOnly.
 
 GET /fairval/sign-in?grant=G redeems a one-time grant made when the password was checked and sets the
-cookie, for the browser that holds the grant's binding cookie alone (set by the page that asked); POST /fairval/sign-out expires it, asked only from the app's own pages (the browser's Origin, or
-Sec-Fetch-Site, says so): a link or form on another site cannot sign a researcher out. The page asks them
-in the background, so it is not reloaded; both answer 204.
+cookie, for the browser that holds the grant's binding cookie alone (set by the page that asked); POST
+/fairval/sign-out expires it, asked only from the app's own pages (the browser's Origin, or Sec-Fetch-Site,
+says so): a link or form on another site cannot sign a researcher out. The page asks them in the background,
+so it is not reloaded; both answer 204.
 """
 from __future__ import annotations
 

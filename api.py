@@ -33,7 +33,7 @@ class Database:
         from fairval.annotate.material.studies import list_study_names
         return list_study_names(self._db)
 
-    def study(self, name: str) -> "Study":
+    def study(self, name: str) -> Study:
         """One study by name; a FairvalError names the studies there are when it does not exist."""
         names = self.studies()
         if name not in names:
@@ -41,7 +41,7 @@ class Database:
                              + (", ".join(names) if names else "none (create one with `fairval study create`)"))
         return Study(self, name)
 
-    def create_study(self, name: str, task: str, **settings) -> "Study":
+    def create_study(self, name: str, task: str, **settings) -> Study:
         """A new study on a preset task (`fairval study create NAME --task TASK`), with its settings."""
         from fairval.annotate.material.studies import create_study
         create_study(self._db, name, task, **settings)
@@ -50,7 +50,7 @@ class Database:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "Database":
+    def __enter__(self) -> Database:
         return self
 
     def __exit__(self, *_exc) -> None:
@@ -67,7 +67,7 @@ class Study:
         self.database, self.name = database, name
 
     def analyze(self, model: str | None = None, exclude_flagged: bool = False,
-                bootstrap: int = BOOTSTRAP_DRAWS) -> "StudyNumbers":
+                bootstrap: int = BOOTSTRAP_DRAWS) -> StudyNumbers:
         """The study's numbers, as `fairval analyze NAME [--model M] [--exclude-flagged] [--bootstrap N]`
         computes them: a frozen StudyNumbers whose to_dict() is what `analyze --json` prints."""
         from fairval.annotate.results.numbers import study_numbers
@@ -76,12 +76,12 @@ class Study:
         return study_numbers(self.database._db, self.name, exclude_flagged=exclude_flagged, n_boot=bootstrap,
                              model=model)
 
-    def ratings(self, exclude_flagged: bool = False) -> "pd.DataFrame":
+    def ratings(self, exclude_flagged: bool = False) -> pd.DataFrame:
         """Every rating, one row each: the columns `fairval export-ratings` writes."""
         from fairval.annotate.outputs.export import ratings_table
         return ratings_table(self.database._db, self.name, exclude_flagged=exclude_flagged)
 
-    def items(self) -> "pd.DataFrame":
+    def items(self) -> pd.DataFrame:
         """Every item, one row each: item_id, the fields as imported, then gold, practice and judge_only (an
         import's `_gold`/`_practice` marks are those two columns, not fields)."""
         import pandas as pd

@@ -1,4 +1,4 @@
-/* fairval's boot watchdog, run before Streamlit's own scripts (ui/boot.py puts it into index.html).
+/* fairval's boot watchdog, run before Streamlit's own scripts (server/boot.py puts it into index.html).
    A launch sends hundreds of browsers at once: one JS chunk lost on the way (a dropped connection,
    a worker killed mid-transfer) leaves Streamlit's module graph unrun and the page blank for good.
    A rater cannot know to reload, so the page does it itself: at once when a script or a lazily

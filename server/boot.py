@@ -1,4 +1,4 @@
-"""Streamlit's index.html with fairval's boot watchdog (ui/boot.js) in front of Streamlit's own scripts.
+"""Streamlit's index.html with fairval's boot watchdog (server/boot.js) in front of Streamlit's own scripts.
 
 Served through st.App (serve.py) for the app's root and each page's address, ahead of Streamlit's
 static files, so every worker and a single `fairval serve` send the same page. Everything else
@@ -16,12 +16,12 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 def _watchdog() -> str:
-    return (resources.files("fairval.ui") / "boot.js").read_text(encoding="utf-8")
+    return (resources.files("fairval.server") / "boot.js").read_text(encoding="utf-8")
 
 
 def _pages() -> Path:
-    from fairval.web import folder
-    return folder() / "pages"
+    import fairval
+    return fairval.files() / "pages"
 
 
 def streamlit_index() -> Path:

@@ -1,0 +1,64 @@
+"""The adaptive design's anytime interval for H kept one decided pair at a time: the terms of
+analysis.active.adaptive_terms (adaptive_step, λ from the running weighted sums), into the sequence
+analysis.sequential.anytime_running builds over them with each term's own bounds (the betting head of
+stepwise_interval, kept by running_betting, below ASYMPTOTIC_FROM decided pairs; the asymptotic sequence,
+`step`, from there). A JSON-ready state, O(1) per pair after the head (O(grid) in it), so a study's
+stopping rule steps it when the decided prefix grows instead of re-running the analysis. The caller
+gives the same inputs annotate.results.adaptive gives the full analysis; the ends are the same numbers
+(the head's to the bit, the asymptotic ones to rounding)."""
+from __future__ import annotations
+
+from fairval.analysis import running_betting
+from fairval.analysis.active import adaptive_step
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, step as asymptotic_step
+
+
+def start(*, judge_mean: float, lower: float, upper: float, planned: int, typical_span: float,
+          means: tuple[float, float] = (-1.0, 1.0)) -> dict:
+    """Before the first decided pair: m (the judge's mean over the design's pairs), the envelope
+    [lower, upper] no term leaves, the planned pairs (the asymptotic sequence's t*), the span of a
+    typical term (the bets' starting variance) and the range H lies in."""
+    span = upper - lower
+    unit = ((means[0] - lower) / span, (means[1] - lower) / span)
+    return {"judge_mean": judge_mean, "lower": lower, "upper": upper, "planned": int(planned),
+            "typical_span": typical_span, "means": [float(means[0]), float(means[1])], "n": 0, "kept": 0,
+            "sums": [0.0] * 5,
+            "betting": running_betting.start(0.25 * (typical_span / span) ** 2,
+                                             means=(max(unit[0], 0.0), min(unit[1], 1.0))),
+            "asymptotic": RunningCS().to_dict()}
+
+
+def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: float, least: float) -> dict:
+    """One more decided pair, in decision order: whether it went to people (then `human`, its complete
+    mean), the judge's score, the chance it was decided with and the least chance of any pair then."""
+    term, low, high, sums = adaptive_step(state["sums"], human, judge, chance, kept, state["judge_mean"], least)
+    n = state["n"] + 1
+    lower, span = state["lower"], state["upper"] - state["lower"]
+    betting = state["betting"]
+    if n < ASYMPTOTIC_FROM:
+        unit = lambda v: min(max((v - lower) / span, 0.0), 1.0)        # noqa: E731
+        betting = running_betting.step(betting, unit(term), planned=ASYMPTOTIC_FROM, bounds=(unit(low), unit(high)))
+    else:
+        betting = None                      # the asymptotic sequence has taken over: O(1) from here
+    asymptotic = asymptotic_step(RunningCS.from_dict(state["asymptotic"]), term, planned=state["planned"],
+                                 prior_var=(state["typical_span"] / 2) ** 2)
+    return {**state, "n": n, "kept": state["kept"] + bool(kept), "sums": sums, "betting": betting,
+            "asymptotic": asymptotic.to_dict()}
+
+
+def interval(state: dict) -> dict:
+    """value, ci (None before 2 kept pairs, or if the running interval became empty), n_pairs_complete
+    (the kept pairs in the prefix) and n_decided, as annotate.results.adaptive reports them."""
+    n, kept = state["n"], state["kept"]
+    out = {"value": None, "ci": None, "n_pairs_complete": kept, "n_decided": n}
+    if kept < 2:
+        return out
+    asymptotic = RunningCS.from_dict(state["asymptotic"])
+    if n < ASYMPTOTIC_FROM:
+        betting, lower, span = state["betting"], state["lower"], state["upper"] - state["lower"]
+        ends = None if betting["low"] is None else (lower + span * betting["low"], lower + span * betting["high"])
+    else:
+        ends = asymptotic.interval          # None if the intersection became empty
+    means = state["means"]
+    ci = None if ends is None or ends[0] > ends[1] else [max(ends[0], means[0]), min(ends[1], means[1])]
+    return {**out, "value": asymptotic.mean, "ci": ci}

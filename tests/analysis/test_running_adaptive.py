@@ -1,0 +1,62 @@
+"""The adaptive design's interval kept one decided pair at a time (analysis.running_adaptive) is the one
+the full analysis builds over all the terms at once (analysis.active.adaptive_terms into
+analysis.sequential.anytime_running with each term's own bounds, as annotate.results.adaptive calls them):
+the same terms to the bit, the same betting ends to the bit below ASYMPTOTIC_FROM, the same asymptotic
+ends to rounding from there, through a JSON round trip of the state after every pair."""
+import json
+
+import numpy as np
+import pytest
+
+from fairval.analysis import running_adaptive
+from fairval.analysis.active import adaptive_step, adaptive_terms, envelope_reach
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running
+
+
+def decided(seed: int, pairs: int, least_chance: float = 0.05):
+    """A decided order: judge scores, chances (some tiny), which pairs went to people, their means."""
+    rng = np.random.default_rng(seed)
+    f = rng.uniform(-1, 1, pairs)
+    chance = rng.uniform(least_chance, 0.95, pairs)
+    kept = rng.random(pairs) < chance
+    y = np.where(kept, np.clip(np.round(f + rng.normal(0, 0.6, pairs)), -1, 1), np.nan)
+    least = np.minimum.accumulate(chance) * rng.uniform(0.5, 1.0, pairs)
+    return f, chance, kept, y, least
+
+
+def test_the_step_gives_adaptive_terms_to_the_bit():
+    f, chance, kept, y, least = decided(1, 300)
+    found = adaptive_terms(y, f, chance, kept, 0.1, least)
+    sums = [0.0] * 5
+    for t in range(len(f)):
+        term, low, high, sums = adaptive_step(sums, y[t], f[t], chance[t], bool(kept[t]), 0.1, least[t])
+        assert (term, low, high) == (found["terms"][t], found["lows"][t], found["highs"][t])
+    assert len(set(np.round(found["terms"], 6))) > 50           # λ moved: the terms are not all alike
+
+
+@pytest.mark.parametrize("seed, pairs, least_chance", [(2, 29, 0.7), (3, 400, 0.05)])
+def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(seed, pairs, least_chance):
+    f, chance, kept, y, least = decided(seed, pairs, least_chance)
+    budget, m = int(pairs * least_chance), float(f.mean())
+    reach = envelope_reach(budget, pairs)
+    found = adaptive_terms(y, f, chance, kept, m, least)
+    low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=pairs,
+                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0)
+    state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=pairs, typical_span=4.0)
+    widths = []
+    for t in range(pairs):
+        state = json.loads(json.dumps(running_adaptive.step(state, kept=bool(kept[t]), human=y[t], judge=f[t],
+                                                            chance=chance[t], least=least[t])))
+        got = running_adaptive.interval(state)
+        assert got["n_decided"] == t + 1 and got["n_pairs_complete"] == kept[: t + 1].sum()
+        if kept[: t + 1].sum() < 2:
+            assert got["ci"] is None
+            continue
+        expected = [max(low[t], -1.0), min(high[t], 1.0)]
+        if t + 1 < ASYMPTOTIC_FROM:
+            assert got["ci"] == expected                         # the betting head: the same operations
+        else:
+            assert got["ci"] == pytest.approx(expected, abs=1e-12)
+        assert got["value"] == pytest.approx(found["terms"][: t + 1].mean(), abs=1e-12)
+        widths.append(got["ci"][1] - got["ci"][0])
+    assert min(widths) < 0.9 * max(widths)                        # it narrowed: the comparison saw real ends

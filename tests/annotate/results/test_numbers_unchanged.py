@@ -1,0 +1,139 @@
+"""`fairval analyze --json` on every demo study gives the keys and values it gave before the numbers
+became typed (issue 48): the expected output, data/demo_numbers.json, was made ONCE by main's code at
+ded4810 (before the Design type and the typed blocks), with `python -m tests.annotate.results.test_numbers_unchanged`,
+and is committed as test data. Regenerate it only for a change that is meant to change the numbers, and say so.
+
+The demo's studies as `fairval demo` makes them, and then, so every block has numbers to compare: pretend
+ratings on the name, feature and scenario studies (a rater who fails the attention checks among them, for
+`--exclude-flagged`), and the pair demo's pairs again under each design a draw records (uniform, by group
+pair, active), so the design's branches are run too. Everything through the real CLI on a real SQLite file.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from fairval.annotate.cli.main import cli
+from fairval.annotate.material.demo import PAIRS, examples
+from fairval.annotate.material.importers import derive_item_id
+
+EXPECTED = Path(__file__).parent / "data" / "demo_numbers.json"
+DEMO = ["demo-templates", "demo-pairs", "demo-names", "demo-features", "demo-scenarios"]
+DESIGNS = {"uniform": ["--n", "5", "--seed", "4"], "by-group-pair": ["--n", "5", "--by-group-pair", "--seed", "4"],
+           "active": ["--active", "--budget", "5", "--seed", "4"]}
+
+
+def _run(db: Path, *args: str) -> str:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args])
+    assert result.exit_code == 0, f"{args}: {result.output}"
+    return result.output
+
+
+def _write(path: Path, rows: list[dict]) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
+
+
+def _rows(file: str) -> list[dict]:
+    return [json.loads(line) for line in (examples() / file).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _example_ratings(db: Path, folder: Path) -> None:
+    """Four raters on every item of the name, feature and scenario demos; `sloppy` fails their checks."""
+    rng = random.Random(5)
+    plans = {"demo-names": ("names.jsonl", {"race": ["white", "Black", "Asian", "Hispanic", "can't tell"],
+                                            "gender": ["male", "female", "can't tell"]}),
+             "demo-features": ("features.jsonl", {"feature": ["A", "B", "C"]}),
+             "demo-scenarios": ("scenarios.jsonl", {"keep": ["yes", "no"]})}
+    for study, (file, questions) in plans.items():
+        ratings = []
+        for row in _rows(file):
+            if row.get("_practice"):
+                continue
+            item = str(row.get("id") or derive_item_id(row))
+            for rater in ("r1", "r2", "r3", "sloppy"):
+                for question, values in questions.items():
+                    if "_gold" in row:
+                        expected = row["_gold"][question]
+                        value = [v for v in values if v != expected][0] if rater == "sloppy" else expected
+                    elif question in row and rng.random() < 0.7:
+                        value = row[question]           # the name's intended group, most of the time
+                    else:
+                        value = rng.choice(values)
+                    extra = {"flipped": int(rng.random() < 0.5)} if study == "demo-features" else {}
+                    ratings.append({"item_id": item, "rater_id": rater, "question": question, "value": value,
+                                    "rater_gender": ("female", "male")[len(rater) % 2], **extra})
+        _run(db, "ratings", "import", study, _write(folder / f"{study}.jsonl", ratings))
+
+
+def _designed_pairs(db: Path, folder: Path) -> list[str]:
+    """The pair demo's pairs (twice over, in two group pairs) once per design, rated after the draw."""
+    rng = random.Random(9)
+    made = []
+    for design, options in DESIGNS.items():
+        study = f"pairs-{design}"
+        _run(db, "study", "create", study, "--task", "harmful_stereotype", "--raters-per-item", "3", "--seed", "2")
+        items, lmra = [], []
+        for copy, groups in enumerate([("woman", "man"), ("old", "young")]):
+            for i, (prompt, a, b, truth) in enumerate(PAIRS):
+                item = f"{copy}-{i}"
+                items.append({"id": item, "prompt": prompt, "response_a": a, "response_b": b,
+                              "group_a": groups[0], "group_b": groups[1]})
+                score = max(-1.0, min(1.0, truth + rng.uniform(-0.3, 0.3)))
+                p_a = max(0.0, score) * 0.9 + 0.05
+                p_b = max(0.0, -score) * 0.9 + 0.05
+                lmra.append({"item_id": item, "model": "demo-judge", "score": score,
+                             "probabilities": {"A": p_a, "B": p_b, "C": 1 - p_a - p_b}})
+        _run(db, "items", "import", study, _write(folder / f"{study}-items.jsonl", items))
+        _run(db, "lmra", "import", study, _write(folder / f"{study}-lmra.jsonl", lmra))
+        _run(db, "study", "sample", study, *options)
+        left = _judge_only(db, study)
+        ratings = []
+        for item in [i["id"] for i in items if i["id"] not in left]:
+            for r in range(3):
+                ratings.append({"item_id": item, "rater_id": f"p{r}", "question": "harm",
+                                "value": rng.choice("AABCC"), "flipped": int(rng.random() < 0.5),
+                                "rater_gender": ("female", "male")[r % 2]})
+        _run(db, "ratings", "import", study, _write(folder / f"{study}-ratings.jsonl", ratings))
+        made.append(study)
+    return made
+
+
+def _judge_only(db: Path, study: str) -> set[str]:
+    from fairval.store import items as item_store
+    from fairval.store.db import open_db
+    return item_store.judge_only_ids(open_db(db), study)
+
+
+def analyses(folder: Path) -> dict[str, dict]:
+    """Every case's `analyze --json`, parsed: the demo as made, then the additions of the docstring."""
+    db = folder / "demo.db"
+    _run(db, "demo", "--no-serve")
+    out = {s: json.loads(_run(db, "analyze", s, "--json")) for s in DEMO}
+    _example_ratings(db, folder)
+    for study in ("demo-names", "demo-features", "demo-scenarios"):
+        out[f"{study} rated"] = json.loads(_run(db, "analyze", study, "--json"))
+        out[f"{study} rated, flagged left out"] = json.loads(_run(db, "analyze", study, "--json", "--exclude-flagged"))
+    for study in _designed_pairs(db, folder):
+        out[study] = json.loads(_run(db, "analyze", study, "--json"))
+    return out
+
+
+def test_analyze_json_is_unchanged_on_every_demo_study(tmp_path):
+    expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
+    found = analyses(tmp_path)
+    assert sorted(found) == sorted(expected)
+    for case in expected:
+        assert found[case] == expected[case], case
+
+
+if __name__ == "__main__":         # make the expected output (see the docstring)
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        EXPECTED.parent.mkdir(exist_ok=True)
+        EXPECTED.write_text(json.dumps(analyses(Path(tmp)), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    sys.exit(0)
