@@ -2,6 +2,8 @@
 became typed (issue 48): the expected output, data/demo_numbers.json, was made ONCE by main's code at
 ded4810 (before the Design type and the typed blocks), with `python -m tests.annotate.results.test_numbers_unchanged`,
 and is committed as test data. Regenerate it only for a change that is meant to change the numbers, and say so.
+Regenerated once since, after merging issue 47's wording (PPI's and the alt-test's reasons as sentences, not
+"pair(s)"): every difference from ded4810's output was a `reason` string; no key and no number changed.
 
 The demo's studies as `fairval demo` makes them, and then, so every block has numbers to compare: pretend
 ratings on the name, feature and scenario studies (a rater who fails the attention checks among them, for
