@@ -85,31 +85,24 @@ def _answers(db, rule: bool) -> list[float]:
     return spent
 
 
+def _line(db, pairs: int, design: str) -> str:
+    """CPU per answer with a rule / without on one study, and the whole analysis the check ran before."""
+    without = statistics.median(_answers(db, False))
+    configure_study(db, "s", target_ci_width=0.001)         # never met: every check runs in full
+    stopping.check(db, "s")                                 # builds the kept interval once (untimed)
+    rule = statistics.median(_answers(db, True))
+    start = time.process_time()
+    study_numbers(db, "s", n_boot=0)
+    whole = time.process_time() - start
+    db.close()
+    return (f"{pairs:>7,} pairs{design}: CPU per answer with a stopping rule / without {rule / without:.2f}x "
+            f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
+            f"check ran before, once: {whole / without:.1f}x an answer ({whole * 1e3:.0f} ms)")
+
+
 def run(tmp: Path, *, quick: bool = False):
     """The lines, each as soon as it is measured (the 50,000-pair studies take minutes)."""
     for pairs in QUICK_SIZES if quick else SIZES:
-        db = _study(tmp, pairs)
-        without = statistics.median(_answers(db, False))
-        configure_study(db, "s", target_ci_width=0.001)         # never met: every check runs in full
-        stopping.check(db, "s")                                 # builds the kept interval once (untimed)
-        rule = statistics.median(_answers(db, True))
-        start = time.process_time()
-        study_numbers(db, "s", n_boot=0)
-        whole = time.process_time() - start
-        yield (f"{pairs:>7,} pairs: CPU per answer with a stopping rule / without {rule / without:.2f}x "
-               f"({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the whole analysis the "
-               f"check ran before, once: {whole / without:.0f}x an answer ({whole * 1e3:.0f} ms)")
-        db.close()
+        yield _line(_study(tmp, pairs), pairs, "")
     for pairs in QUICK_SIZES if quick else SIZES:
-        db = _adaptive_study(tmp, pairs)
-        without = statistics.median(_answers(db, False))
-        configure_study(db, "s", target_ci_width=0.001)
-        stopping.check(db, "s")                                 # builds the kept interval once (untimed)
-        rule = statistics.median(_answers(db, True))
-        start = time.process_time()
-        study_numbers(db, "s", n_boot=0)
-        whole = time.process_time() - start
-        yield (f"{pairs:>7,} pairs, adaptive design: CPU per answer with a stopping rule / without "
-               f"{rule / without:.2f}x ({rule * 1e3:.2f} / {without * 1e3:.2f} ms, medians of {ANSWERS}); the "
-               f"whole analysis the check ran before, once: {whole / without:.1f}x an answer ({whole * 1e3:.0f} ms)")
-        db.close()
+        yield _line(_adaptive_study(tmp, pairs), pairs, ", adaptive design")
