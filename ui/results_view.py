@@ -10,7 +10,7 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.crowd.prolific import cost_summary, owed
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
-from fairval.annotate.results.numbers import perceived
+from fairval.annotate.results.names import perceived
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import data_for, progress_for, results_for, study_header
 

@@ -20,7 +20,8 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.numbers import calibration_items, load_study_data, perceived, rate_of, study_results
+from fairval.annotate.results.names import perceived
+from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
 from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}

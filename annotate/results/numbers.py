@@ -9,7 +9,6 @@ import pandas as pd
 
 from fairval.analysis.judge_validity import mean_with_interval
 from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
-from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
@@ -17,6 +16,7 @@ from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, 
 from fairval.annotate.results.escalation import escalation_numbers
 from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.judge_card import confidence_block, length_block
+from fairval.annotate.results.names import name_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
@@ -162,7 +162,7 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
     if scored_question(study.task) is not None:
         out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
     if study.task.perceived_questions:
-        out["names"] = name_numbers(data)
+        out["names"] = name_numbers(data.study.task, data.items, data.ratings)
     return StudyNumbers.from_dict(_plain(out))
 
 
@@ -337,29 +337,6 @@ def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
     """Each group's p beside its Holm-adjusted p over the groups of that attribute (several comparisons)."""
     adjusted = holm([g["p_value"] for g in groups.values()])
     return {name: {**g, "p_holm": p} for (name, g), p in zip(groups.items(), adjusted)}
-
-
-def name_numbers(data: StudyData) -> dict:
-    """Per perceived question (Task.perceived_questions: race, gender on the preset): accuracy against the
-    item's intended group, its n and interval, and the confusion matrix."""
-    intended = {r.item_id: r.data for r in data.items.itertuples()}
-    out: dict = {}
-    for question in data.study.task.perceived_questions:
-        attr = question.id
-        part = data.ratings[data.ratings["question"] == attr]
-        part = part.assign(intended=part["item_id"].map(lambda i, attr=attr: intended[i].get(attr)))
-        acc = accuracy_by_intended(part)
-        out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
-        out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
-        out[f"{attr}_accuracy_ci"] = {g: list(a.ci) for g, a in acc.items()}
-        labels = list(question.values)
-        out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
-    return out
-
-
-def perceived(names: dict) -> list[str]:
-    """The questions of a `names` block (as `analyze --json` has it), in the task's order."""
-    return [key[:-len("_accuracy")] for key in names if key.endswith("_accuracy")]
 
 
 def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
