@@ -292,9 +292,11 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
         studies = len(found)
         stops[world, design] = found
         judged = float(np.median([r["judgments"] for r in found]))
+        mean = float(np.mean([r["judgments"] for r in found]))
         base = stops.get((world, "uniform --n"))
-        ratio = (f" ({judged / np.median([r['judgments'] for r in base]):.2f}x uniform --n)"
-                 if base and design != "uniform --n" else "")
+        ratio = (f" ({judged / np.median([r['judgments'] for r in base]):.2f}x uniform --n; mean {mean:,.0f}, "
+                 f"{mean / np.mean([r['judgments'] for r in base]):.2f}x)"
+                 if base and design != "uniform --n" else f" (mean {mean:,.0f})")
         yield (f"through serving, {world}, {design} ({c['n']} of {c['pairs']} pairs), 3 raters per pair, stopping "
                f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
                f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "

@@ -130,7 +130,8 @@ class Design:
         if self.kind == "adaptive":
             return (f"adaptive: about {r['budget']:,} of {r['of']:,} pairs to people, each decided when a rater "
                     f"needs one, with a chance that grows with the uncertainty of judge {r['judge']!r}, mixed with "
-                    f"the uniform chance as far as the answers so far show it pays (seed {r['seed']})")
+                    f"the uniform chance: a set share of it until 30 pairs are complete, then as much as the "
+                    f"answers so far show pays (seed {r['seed']})")
         how = self.words.drawn + (f" ({self.by_group_pair()})" if self.kind == "stratified" else "")
         return f"{r.get('n', '?')} of {r.get('of', '?')} pairs drawn {how} for people (seed {r.get('seed')})"
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, PILOT_MIN_PAIRS, inclusion_probabilities, live_floor,
-                                     uncertainties_of, weighted_lambda)
+                                     prior_floor, uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
 from fairval.annotate.rating.sampling import samplable
@@ -99,12 +99,13 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
 def _floor(db: Database, study: Study, frame) -> float:
     """τ from the kept pairs people have completed, in the order they became complete: their judge
     uncertainty, residual y − λ f (λ as the terms weigh it) and the chance each was kept with (live_floor;
-    uniform until there are enough)."""
+    the prior mix until there are enough)."""
     question = scored_question(study.task)
     ratings = rating_store.ratings_frame(db, study.study_id)
     ratings = ratings[(ratings["question"] == question.id) & ratings["item_id"].isin(frame.loc[frame["kept"], "item_id"])]
+    floors = tuple(study.recorded.human_sample.get("floors", LIVE_FLOORS))
     if ratings.empty:
-        return 1.0
+        return prior_floor(floors)
     first = ratings.drop_duplicates(["item_id", "rater_id"])
     first = first[first.groupby("item_id", observed=True).cumcount() < study.settings.raters_per_item]
     first = first.assign(score=[pair_score(question, str(c)) for c in first["canonical"]], at=np.arange(len(first)))
@@ -112,7 +113,7 @@ def _floor(db: Database, study: Study, frame) -> float:
     done = per_item[per_item["n"] >= study.settings.raters_per_item].sort_values("at")
     done = done.iloc[:len(done) // FLOOR_EVERY * FLOOR_EVERY]          # τ changes only at these counts
     if len(done) < PILOT_MIN_PAIRS:
-        return 1.0
+        return prior_floor(floors)
     judge = lmra_store.scores_frame(db, study.study_id)
     judge = judge[judge["model"] == study.recorded.human_sample["judge"]].set_index("item_id")["score"]
     by_id = frame.set_index("item_id")
@@ -121,7 +122,7 @@ def _floor(db: Database, study: Study, frame) -> float:
     residual = y - weighted_lambda(y, f, 1 / chance) * f
     return live_floor(by_id["uncertainty"].reindex(done.index).to_numpy(float), residual,
                       frame["uncertainty"].to_numpy(float), study.recorded.human_sample["budget"], rated_chance=chance,
-                      floors=tuple(study.recorded.human_sample.get("floors", LIVE_FLOORS)))
+                      floors=floors)
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:

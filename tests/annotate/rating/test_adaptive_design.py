@@ -17,6 +17,7 @@ from tests.conftest import write_jsonl
 SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
 UNSURE = {"p_a": 0.45, "p_b": 0.25, "p_c": 0.30, "q_a": 0.35, "q_b": 0.35, "q_c": 0.30}
 PAIRS = 60
+PRIOR = 0.7             # τ before 30 complete kept pairs (the design's set prior mix)
 
 
 @pytest.fixture
@@ -58,12 +59,17 @@ def test_pairs_are_decided_only_when_a_rater_needs_one_with_each_chance_recorded
     # the decided pairs are a prefix of the seeded order, the last one kept and served to r1
     assert list(decided["decision_order"]) == list(range(len(decided)))
     assert decided["kept"].tolist() == [False] * (len(decided) - 1) + [True] and decided["item_id"].iloc[-1] == first
-    # before any answer the floor is 1: every chance is the uniform budget / N
-    assert decided["chance"].tolist() == pytest.approx([20 / PAIRS] * len(decided))
+    # before any answer the design already leans on the judge, keeping PRIOR of the uniform chance: each
+    # chance is the one τ = PRIOR gives its pair (the unsure pairs above budget / N, the sure below)
+    u_all = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])
+    want = _bisected_chances(u_all, 20, PRIOR)[decided.index]
+    assert decided["mix"].tolist() == [PRIOR] * len(decided)
+    assert decided["chance"].tolist() == pytest.approx(want.tolist(), rel=1e-6)
+    assert want.min() < 20 / PAIRS < want.max()
     # each coin is the pair's own seeded uniform, so the decisions are the ones the seed gives
     seed = load_study(db, "s").settings.seed
     coins = [np.random.default_rng([seed, 0xADA, k]).random() for k in decided["decision_order"]]
-    assert [c < 20 / PAIRS for c in coins] == decided["kept"].tolist()
+    assert [c < p for c, p in zip(coins, want)] == decided["kept"].tolist()
     db.close()
 
 
@@ -78,11 +84,11 @@ def _bisected_chances(u: np.ndarray, budget: float, tau: float) -> np.ndarray:
 
 def _mix_from(done, pool, chance_by_id, human, judge, u_all, budget):
     """τ written out (Zrnic and Candès's tuning, made predictable): from the first 10·k complete kept pairs
-    (k ≥ 3), weighted by 1/their chance, e = y − λ f with λ their weighted slope in [0, 1]; V(τ) − V(1) =
+    (k ≥ 3; PRIOR before), weighted by 1/their chance, e = y − λ f with λ their weighted slope in [0, 1]; V(τ) − V(1) =
     mean_w(e² (1/π_τ − 1/π_1)); the τ whose one-sided 90% bound on it is lowest, if below 0, else 1."""
     done = done[:len(done) // 10 * 10]
     if len(done) < 30:
-        return 1.0
+        return PRIOR
     y, f = np.array([human[i] for i in done]), np.array([judge[i] for i in done])
     w = 1 / np.array([chance_by_id[i] for i in done])
     my, mf = np.average(y, weights=w), np.average(f, weights=w)
