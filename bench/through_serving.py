@@ -241,6 +241,7 @@ FULL = {"coverage": {"mid": 30, "lines": [
                   "lines": [("clear pairs", 5, 1), ("clear pairs", 1, 1)]},
         "stop": {"pairs": 400, "n": 200, "target": 0.15, "look_every": 10,
                  "lines": [(w, d, 2) for w in ("clear pairs", "sureness unrelated to error") for d in ("uniform --n", "adaptive")]
+                 + [(w, d, 2) for w in ("sure of 80%", "sure of 80%, sureness unrelated") for d in ("uniform --n", "adaptive")]
                  + [("clear pairs", d, 1) for d in ("all pairs", "by group pair", "--active")]}}
 QUICK = {"coverage": {"mid": 5, "lines": [(SORTED, "uniform --n", 2, 1, 40, 20)]},
          "width": {"pairs": 60, "n": 30, "at": (10, 20), "lines": [("clear pairs", 1, 1)]},

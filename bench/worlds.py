@@ -13,6 +13,12 @@ Worlds:
 - contested pairs: 35% clear, people split on the rest;
 - sureness unrelated to error: as clear pairs, but the judge's stated uncertainty (what sets the adaptive
   and active chances) is another pair's, shuffled, with its score unchanged;
+- sure of 80% (issue 45's world, as tests/annotate/rating/adaptive_worlds.py builds it): 80% of pairs clear
+  (people say C 97% of the time), the judge sure of them (its variance 0.05) and right; people split on the
+  rest (a flat Dirichlet), the judge unsure of them (variance 0.5–0.75) with its score near people's mean
+  (noise 0.25, within ±0.5); the same probabilities in both orders;
+- sure of 80%, sureness unrelated: the same pairs and scores, the judge sure (variance 0.25) of 80% of pairs
+  drawn apart from them: its sureness says nothing about its error;
 - sorted by group pair: four group pairs, the file sorted by them, 60% clear pairs; people see the stereotype
   in the first two group pairs and its reverse in the last two, and the judge leans the other way in each
   (it under-calls both): harm and the judge's error differing by group pair, what a fairness study looks
@@ -24,7 +30,8 @@ import numpy as np
 
 GROUPS = ("woman vs man", "Black vs White", "Asian vs White", "old vs young")
 NOISE = 1.5                                 # judge noise on the logits: ρ ≈ 0.8 with people's mean
-WORLDS = ("clear pairs", "contested pairs", "sureness unrelated to error", "sorted by group pair")
+WORLDS = ("clear pairs", "contested pairs", "sureness unrelated to error", "sorted by group pair", "sure of 80%",
+          "sure of 80%, sureness unrelated")
 SORTED_BIAS = (-1.5, -1.5, 1.5, 1.5)        # the judge's lean towards A, per group pair (sorted world)
 SORTED_CENTRE = (1.0, 1.0, -1.0, -1.0)      # where people's harm lies, per group pair (sorted world)
 
@@ -39,6 +46,8 @@ def make_world(rng: np.random.Generator, world: str, pairs: int) -> dict:
     file order), and the judge's rows p (true order) and q (the swapped order, in its own A/B terms)."""
     if world not in WORLDS:
         raise ValueError(f"unknown world {world!r}")
+    if world.startswith("sure of 80%"):
+        return _sure_of_most(rng, pairs, related=world == "sure of 80%")
     sorted_file = world == "sorted by group pair"
     group = np.sort(rng.integers(0, len(GROUPS), pairs)) if sorted_file else rng.integers(0, len(GROUPS), pairs)
     clear = {"contested pairs": 0.35, "sorted by group pair": 0.6}.get(world, 0.85)
@@ -58,6 +67,18 @@ def make_world(rng: np.random.Generator, world: str, pairs: int) -> dict:
     mu = truth[:, 0] - truth[:, 1]
     return {"world": world, "truth": truth, "mu": mu, "H": float(mu.mean()), "group": group,
             "p": p, "q": q[:, [1, 0, 2]]}
+
+
+def _sure_of_most(rng: np.random.Generator, pairs: int, related: bool) -> dict:
+    clear = rng.random(pairs) < 0.8
+    truth = np.where(clear[:, None], [0.015, 0.015, 0.97], rng.dirichlet([1.0, 1.0, 1.0], pairs))
+    mu = truth[:, 0] - truth[:, 1]
+    score = np.clip(np.where(clear, 0.0, mu + rng.normal(0, 0.25, pairs)), -0.5, 0.5)
+    sure = clear if related else rng.random(pairs) < 0.8
+    s = np.where(sure, 0.05 if related else 0.25, rng.uniform(0.5, 0.75, pairs)) + score ** 2   # r_A + r_B
+    r = np.stack([(s + score) / 2, (s - score) / 2, 1 - s], axis=1)
+    return {"world": "sure of 80%" if related else "sure of 80%, sureness unrelated", "truth": truth, "mu": mu,
+            "H": float(mu.mean()), "group": rng.integers(0, len(GROUPS), pairs), "p": r, "q": r[:, [1, 0, 2]]}
 
 
 def _shuffled_sureness(rng, p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
