@@ -9,7 +9,6 @@ without `present` prints every field that is not None. Field types drive from_di
 by its own from_dict, a tuple from a list, a dict value by its type."""
 from __future__ import annotations
 
-import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -45,8 +44,7 @@ def key(name: str) -> Any:
     return field(default=None, metadata={"key": name})
 
 
-@functools.cache
-def _fields(cls: type) -> dict[str, str]:
+def _fields(cls: Any) -> dict[str, str]:
     """The plain form's key -> the field's name, in the fields' order."""
     return {f.metadata.get("key", f.name): f.name for f in fields(cls) if f.name != "present"}
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from fairval.annotate.results.blocks import Judge, Rate
 
