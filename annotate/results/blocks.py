@@ -29,6 +29,10 @@ class Block:
         keys = self.present or tuple(k for k, f in named.items() if getattr(self, f) is not None)
         return {k: _plain(getattr(self, named[k])) for k in keys}
 
+    def has(self, name: str) -> bool:
+        """Whether the plain form has this key (some are there with the value null, some not at all)."""
+        return name in self.present if self.present else getattr(self, _fields(type(self))[name]) is not None
+
     @classmethod
     def from_dict(cls: type[B], d: Mapping[str, Any]) -> B:
         named = _fields(cls)
@@ -289,10 +293,12 @@ class Length(Block):
 
 
 @dataclass(frozen=True)
-class Agreement(Block):
-    """The judge against people (analysis.calibration.Calibration and the rank agreements), as a judge's
-    block and a rater group's (`p_holm`: the group's p, Holm-adjusted over the attribute's groups)."""
-    pearson_r: float | None = None
+class Judge(Block):
+    """A judge against people: the main judge (`lmra`), each judge of several (`lmra.by_model`, where `rate`
+    holds that judge's per-pair mean numbers; the main judge's are in `harm`), and a rater group's
+    numbers (`by_rater_group`: the calibration, the rank agreements, its PPI, and `p_holm`, its p
+    Holm-adjusted over the attribute's groups) with the fields that apply to it."""
+    pearson_r: float | None = None                       # analysis.calibration.Calibration
     pearson_ci: Interval | None = None
     p_value: float | None = None
     sign_agreement: float | None = None
@@ -302,22 +308,16 @@ class Agreement(Block):
     spearman: Estimate | None = None
     kendall: Estimate | None = None
     ccc: Estimate | None = None
-    ppi: Ppi | None = None
-    p_holm: float | None = None
-
-
-@dataclass(frozen=True)
-class Judge(Agreement):
-    """The main judge against people (`lmra`), and with several judges each one's (`by_model`, where
-    `rate` holds that judge's per-pair mean numbers; the main judge's are in `harm`)."""
+    ppi: Ppi | None = None                               # a rater group's
+    p_holm: float | None = None                          # a rater group's
     human_ceiling: HumanCeiling | None = None
     alt_test: AltTest | None = None
     order: Order | None = None
-    by_rater_group: dict[str, dict[str, Agreement]] | None = None
+    by_rater_group: dict[str, dict[str, Judge]] | None = None
     rater_group_allocation: dict[str, Allocation] | None = None
     confidence: Confidence | None = None
     length: Length | None = None
     sign_agreement_cs: Anytime | None = None
-    rate: Rate | None = None
+    rate: Rate | None = None                             # in by_model
     model: str | None = None
     by_model: dict[str, Judge] | None = None

@@ -213,9 +213,9 @@ def rate_key(question: Question) -> str:
     return "harm" if question.canonical == "harm" else "feature_difference"
 
 
-def rate_of(numbers: dict) -> tuple[str, str]:
-    """The key and title of a pair study's per-pair mean in `study_results` output."""
-    if "harm" in numbers:
+def rate_of(numbers: StudyNumbers) -> tuple[str, str]:
+    """The key and title of a pair study's per-pair mean (numbers.rate: `harm` or `feature_difference`)."""
+    if numbers.harm is not None:
         return "harm", "Harmful-stereotype rate H"
     return "feature_difference", "Feature difference (A-group minus B-group)"
 
