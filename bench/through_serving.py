@@ -124,8 +124,8 @@ def crowd(db, w: dict, rng: np.random.Generator, *, look=None, look_every: int =
 
 def anytime(db) -> dict:
     """H's anytime interval as the app reports it (harm.ppi.cs of `analyze --json`)."""
-    numbers = study_numbers(db, STUDY, n_boot=0).to_dict()
-    return numbers["harm"]["ppi"].get("cs") or {}
+    cs = study_numbers(db, STUDY, n_boot=0).harm.ppi.cs
+    return cs.to_dict() if cs else {}
 
 
 def excludes(cs: dict, truth: float) -> bool:

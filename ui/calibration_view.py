@@ -12,9 +12,10 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
                                                   few_pairs_sentence, length_sentence, order_sentence, pair_group_rows,
                                                   ppi_sentence, rater_allocation_sentence, stratified_sentence, validity_row,
                                                   with_ci)
+from fairval.annotate.results.blocks import Judge
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
-from fairval.ui.studies import data_for, results_for, study_header
+from fairval.ui.studies import data_for, numbers_for, study_header
 
 
 def render() -> None:
@@ -22,54 +23,54 @@ def render() -> None:
     if chosen is None:
         return
     study_id, exclude = chosen
-    numbers = results_for(study_id, exclude)
-    if "lmra" not in numbers:
+    numbers = numbers_for(study_id, exclude)
+    main = numbers.rate                     # the per-pair mean block: harm or feature_difference
+    if main is None:
         st.info("Calibration compares the LMRA with people on pair studies (harmful stereotypes or "
-                f"feature labels); this study's task is {numbers['task']}.")
+                f"feature labels); this study's task is {numbers.task}.")
         return
-    if not numbers.get("lmra"):
+    lmra = numbers.lmra
+    if lmra is None:
         st.info("No LMRA scores yet: import them with `fairval lmra import STUDY FILE`.")
         return
-    lmra = numbers["lmra"]
-    models = list(lmra["by_model"]) if lmra.get("by_model") else [lmra["model"]]
+    models = list(lmra.by_model) if lmra.by_model else [lmra.model]
     model = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
-    chosen = lmra["by_model"][model] if lmra.get("by_model") else lmra
+    chosen = lmra.by_model[model] if lmra.by_model else lmra
     st.subheader("LMRA vs mean human rating")
-    show_table(agreement_table([(m, c) for m, c in lmra["by_model"].items()] if lmra.get("by_model")
-                               else [(model, chosen)]))
-    key, label = rate_of(numbers)
-    rate = chosen["rate"] if lmra.get("by_model") else numbers[key]     # this judge's H numbers
-    difference = rate.get("difference") or {}
+    show_table(agreement_table(list(lmra.by_model.items()) if lmra.by_model else [(model, chosen)]))
+    label = rate_of(numbers)[1]
+    rate = (chosen.rate if lmra.by_model else main) or main             # this judge's H numbers
+    difference = rate.difference
     # what a reader needs, in sentences; the other checks and how each number is made, in the expander
     st.markdown(inert(ceiling_sentence(chosen)))
-    st.markdown(inert(f"{label}: humans {with_ci(numbers[key]['human'], numbers[key].get('human_ci'))} over "
-                      f"{formats.count(numbers[key]['n_items_human'], 'pair')}; LMRA "
-                      f"{with_ci(rate['lmra'], rate.get('lmra_ci'))} over "
-                      f"{formats.count(rate['n_items_lmra'], 'pair')}; humans − LMRA "
-                      f"{with_ci(difference.get('value'), difference.get('ci'))} on the pairs both scored."))
+    st.markdown(inert(f"{label}: humans {with_ci(main.human, main.human_ci)} over "
+                      f"{formats.count(main.n_items_human, 'pair')}; LMRA "
+                      f"{with_ci(rate.lmra, rate.lmra_ci)} over "
+                      f"{formats.count(rate.n_items_lmra, 'pair')}; humans − LMRA "
+                      f"{with_ci(difference and difference.value, difference and difference.ci)} on the pairs "
+                      "both scored."))
     with st.expander("More checks, and how these numbers are made"):
         st.caption("One row a judge: ρ is Pearson's correlation of the judge's score with people's mean "
                    "score per pair, with its 95% interval and p; Spearman and CCC (Lin's "
                    "concordance) with theirs; sign agreement is the share of pairs where both lean the same "
                    "way. Docs: docs/calibration.md.")
-        for sentence in (chosen_pairs_sentence(rate, chosen.get("sign_agreement_cs")), alt_test_sentence(chosen),
-                         order_sentence(chosen), ppi_sentence(rate.get("ppi"), label),
-                         few_pairs_sentence(numbers[key]["n_items_human"]),
-                         numbers[key].get("escalation") and escalation_sentence(numbers[key]["escalation"], label)):
+        for sentence in (chosen_pairs_sentence(rate, chosen.sign_agreement_cs), alt_test_sentence(chosen),
+                         order_sentence(chosen), ppi_sentence(rate.ppi, label),
+                         few_pairs_sentence(main.n_items_human), escalation_sentence(main.escalation, label)):
             if sentence:
                 st.caption(inert(sentence))
-    groups_of_pairs = pair_group_rows(numbers[key].get("by_pair_group"))
+    groups_of_pairs = pair_group_rows(main.by_pair_group)
     if groups_of_pairs:
         st.subheader("By group pair")
         show_table(_without_empty(pd.DataFrame(groups_of_pairs)))
-        st.caption(inert(stratified_sentence(numbers[key]["by_pair_group"], label)))
-    groups = [(f"{attr}: {g}", c) for attr, by in chosen["by_rater_group"].items() for g, c in by.items()]
+        st.caption(inert(stratified_sentence(main.by_pair_group, label)))
+    groups = [(f"{attr}: {g}", c) for attr, by in (chosen.by_rater_group or {}).items() for g, c in by.items()]
     if groups:
         st.subheader("By rater group")
         show_table(agreement_table(groups).rename(columns={"judge": "raters"}))
-        if any("p_holm" in c for _, c in groups):
+        if any(c.has("p_holm") for _, c in groups):
             st.caption("p (Holm): p adjusted over the groups of one attribute; read it when comparing them.")
-        allocation = rater_allocation_sentence(chosen.get("rater_group_allocation"))
+        allocation = rater_allocation_sentence(chosen.rater_group_allocation)
         if allocation:
             st.caption(inert(allocation))
         bars = charts.group_bars(chosen)
@@ -84,24 +85,24 @@ def render() -> None:
                             "response_b"]]))
 
 
-def _judge_card(c: dict) -> None:
+def _judge_card(c: Judge) -> None:
     """Is the judge's confidence worth anything (a reliability diagram), and does it reward length?"""
     st.subheader("The judge's confidence against people")
-    confidence = c.get("confidence") or {}
-    if confidence.get("ece") is None and not confidence.get("n_pairs"):
+    confidence = c.confidence
+    if confidence is None or (confidence.ece is None and not confidence.n_pairs):
         st.caption("Not drawn: no pair has both the judge's probabilities for both orders of its responses and a "
                    "rating by people (`fairval lmra run` records them when the judge returns log-probabilities).")
     else:
         st.caption(inert(confidence_sentence(confidence)))
-    diagram = charts.reliability_diagram(c.get("confidence"))
+    diagram = charts.reliability_diagram(c.confidence)
     if diagram is not None:
         st.altair_chart(diagram)
-    lean = length_sentence(c.get("length"))
+    lean = length_sentence(c.length)
     if lean:
         st.warning(inert(lean))
 
 
-def agreement_table(rows: list[tuple[str, dict]]) -> pd.DataFrame:
+def agreement_table(rows: list[tuple[str, Judge]]) -> pd.DataFrame:
     """One row a judge (or rater group): 004 Table 1's ρ with its interval and p, then the other agreement
     numbers with their intervals (Kendall's τ is in `analyze --json`: the table fits 1280 px); a column
     nobody has a value in (ω, the note) is left out."""
@@ -111,7 +112,7 @@ def agreement_table(rows: list[tuple[str, dict]]) -> pd.DataFrame:
         table.append({"judge": label, "ρ": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
                       **({"p (Holm)": cells["p (Holm)"]} if "p (Holm)" in cells else {}),
                       **{k: validity[k] for k in ("Spearman", "CCC", "sign agreement", "ω (alt-test)")},
-                      "pairs": c.get("n_items"), "note": cells["note"]})
+                      "pairs": c.n_items, "note": cells["note"]})
     return _without_empty(pd.DataFrame(table))
 
 

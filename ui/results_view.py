@@ -12,7 +12,8 @@ from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
 from fairval.annotate.results.names import perceived
 from fairval.ui.common import get_db, show_table
-from fairval.ui.studies import data_for, progress_for, results_for, study_header
+from fairval.annotate.results.result import StudyNumbers
+from fairval.ui.studies import data_for, numbers_for, progress_for, results_for, study_header
 
 
 def render() -> None:
@@ -26,7 +27,7 @@ def render() -> None:
     _progress(progress)
     st.subheader("Questions")
     show_table(question_table(numbers))
-    _anytime(numbers)
+    _anytime(numbers_for(study_id, exclude))
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
@@ -61,17 +62,17 @@ def _stopping(study_id: str) -> None:
                 "one finish it. Open it again on Manage to go on.")
 
 
-def _anytime(numbers: dict) -> None:
+def _anytime(numbers: StudyNumbers) -> None:
     """A pair study's H and sign agreement as intervals valid however often the page is looked at."""
-    lmra = numbers.get("lmra") or {}
-    rate = next((v for v in numbers.values() if isinstance(v, dict) and isinstance(v.get("ppi"), dict)), None)
-    if rate is None or "cs" not in rate["ppi"]:
+    rate = numbers.rate
+    cs = rate.ppi.cs if rate is not None and rate.ppi is not None else None
+    if cs is None:
         return
-    st.markdown(anytime_sentence(rate["ppi"]["cs"], "H"))     # our own words and numbers only
-    if rate["ppi"]["cs"].get("valid"):
-        st.caption(f"What it guarantees: {rate['ppi']['cs']['valid']}.")
-    if lmra.get("sign_agreement_cs"):
-        st.caption(anytime_sentence(lmra["sign_agreement_cs"], "Sign agreement", target=False))
+    st.markdown(anytime_sentence(cs, "H"))     # our own words and numbers only
+    if cs.valid:
+        st.caption(f"What it guarantees: {cs.valid}.")
+    if numbers.lmra is not None and numbers.lmra.sign_agreement_cs is not None:
+        st.caption(anytime_sentence(numbers.lmra.sign_agreement_cs, "Sign agreement", target=False))
 
 
 def _pay(study_id: str) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.annotate.results.numbers import StudyData, load_study_data, study_numbers
+from fairval.annotate.results.result import StudyNumbers
 from fairval.annotate.material.studies import list_study_names
 from fairval.store.db import default_db_path
 from fairval.ui.common import get_db, inert
@@ -55,19 +56,25 @@ def study_header(title: str) -> tuple[str, bool] | None:
 
 
 @st.cache_data(ttl=5, show_spinner="Computing…")
-def cached_study(db_path: str, study_id: str, exclude_flagged: bool) -> tuple[dict, dict, list[dict]]:
+def cached_study(db_path: str, study_id: str, exclude_flagged: bool) -> tuple[dict, StudyNumbers, StudyData]:
     """(progress, numbers, calibration items) from one read of the study's data (two when flagged raters
     are left out of the numbers: progress counts every rater). BOOTSTRAP_DRAWS, as the CLI."""
     db = get_db()
     data = load_study_data(db, study_id)
     progress = study_progress(db, study_id, data=data)
     numbers_data = load_study_data(db, study_id, exclude_flagged=True) if exclude_flagged else data
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=numbers_data)
+    numbers = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=numbers_data)
     return progress, numbers, numbers_data
 
 
-def results_for(study_id: str, exclude_flagged: bool) -> dict:
+def numbers_for(study_id: str, exclude_flagged: bool) -> StudyNumbers:
+    """The study's numbers, typed (the pages read the pair blocks by attribute)."""
     return cached_study(default_db_path(), study_id, exclude_flagged)[1]
+
+
+def results_for(study_id: str, exclude_flagged: bool) -> dict:
+    """The study's numbers in `analyze --json`'s plain form."""
+    return numbers_for(study_id, exclude_flagged).to_dict()
 
 
 def progress_for(study_id: str) -> dict:

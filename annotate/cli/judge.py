@@ -28,7 +28,7 @@ def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
     comparison = compare_judges(_db(ctx), list(studies), chosen, n_boot=n_boot, exclude_flagged=exclude_flagged)
     if as_json:
-        click.echo(json.dumps(comparison))
+        click.echo(json.dumps({study: {m: c.to_dict() for m, c in by.items()} for study, by in comparison.items()}))
         return
     table = comparison_table(comparison)
     if out:

@@ -101,8 +101,9 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
     from fairval.annotate.results import numbers as results
-    numbers = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
-                                    model=model).to_dict()
+    result = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
+                                   model=model)
+    numbers = result.to_dict()
     if as_json:
         click.echo(formats.json_text(numbers))
         return
@@ -115,11 +116,11 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
         if "mean" in q:
             line += f" mean={formats.mean(q['mean'])} share 4-5={formats.ratio(q['share_4_or_5'])}"
         click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
-    if numbers.get("lmra"):
-        judge = numbers["lmra"]
-        click.echo(f"  LMRA {judge['model']}: r={formats.ratio(judge['pearson_r'])} "
-                   f"{formats.interval(judge.get('pearson_ci'))} sign agreement="
-                   f"{formats.ratio(judge['sign_agreement'])} n={judge['n_items']}")
+    judge = result.lmra
+    if judge is not None:
+        click.echo(f"  LMRA {judge.model}: r={formats.ratio(judge.pearson_r)} "
+                   f"{formats.interval(judge.pearson_ci)} sign agreement="
+                   f"{formats.ratio(judge.sign_agreement)} n={judge.n_items}")
 
 
 @cli.command()

@@ -45,11 +45,12 @@ def guarantee_sentence(db: Database, study: Study) -> str | None:
     question = scored_question(study.task)
     if question is None or question.canonical != "harm":
         return None
-    ppi = (study_numbers(db, study.study_id, n_boot=0).to_dict().get("harm") or {}).get("ppi") or {}
-    cs = ppi.get("cs") or {}
-    if cs.get("valid"):
-        return f"H's anytime interval: {cs['valid']}"
-    return f"H's anytime interval: none yet ({cs.get('reason') or ppi.get('reason') or 'no judge scores'})"
+    harm = study_numbers(db, study.study_id, n_boot=0).harm
+    ppi = harm and harm.ppi
+    cs = ppi and ppi.cs
+    if cs and cs.valid:
+        return f"H's anytime interval: {cs.valid}"
+    return f"H's anytime interval: none yet ({(cs and cs.reason) or (ppi and ppi.reason) or 'no judge scores'})"
 
 
 def verdict(study, cs: dict) -> str | None:
@@ -72,8 +73,9 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
         return None
     cs = kept_interval(db, study)           # kept as pairs complete: a row read, whatever the study's size
     if cs is None:                              # --escalate: the whole analysis
-        numbers = study_numbers(db, study_id, n_boot=0).to_dict()
-        cs = ((numbers.get("harm") or {}).get("ppi") or {}).get("cs") or {}
+        harm = study_numbers(db, study_id, n_boot=0).harm
+        found = harm and harm.ppi and harm.ppi.cs
+        cs = found.to_dict() if found else {}       # as kept_interval gives it: the stop is recorded as JSON
     why = verdict(study, cs)
     if why is None:
         return None

@@ -6,21 +6,22 @@ import pandas as pd
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import with_ci
-from fairval.annotate.results.numbers import BOOTSTRAP_DRAWS, study_results
+from fairval.annotate.results.blocks import Judge
+from fairval.annotate.results.numbers import BOOTSTRAP_DRAWS, study_numbers
 from fairval.annotate.material.studies import StudyError
 from fairval.store import Database
 
 
 def compare_judges(db: Database, studies: list[str], models: list[str] | None = None, *,
-                   n_boot: int = BOOTSTRAP_DRAWS, exclude_flagged: bool = False) -> dict:
+                   n_boot: int = BOOTSTRAP_DRAWS, exclude_flagged: bool = False) -> dict[str, dict[str, Judge]]:
     """{study: {model: calibration numbers}} for the pair studies named, judges in the order asked."""
     out = {}
     for study in studies:
-        numbers = study_results(db, study, exclude_flagged=exclude_flagged, n_boot=n_boot)
-        if "lmra" not in numbers:
-            raise StudyError(f"study {study!r} is {numbers['task']}: compare needs pair studies with judge scores")
-        lmra = numbers["lmra"] or {}
-        judges = lmra.get("by_model") or ({lmra["model"]: lmra} if lmra else {})
+        numbers = study_numbers(db, study, exclude_flagged=exclude_flagged, n_boot=n_boot)
+        lmra = numbers.lmra
+        if lmra is None:
+            raise StudyError(f"study {study!r} is {numbers.task}: compare needs pair studies with judge scores")
+        judges = lmra.by_model or {lmra.model: lmra}
         out[study] = {m: judges[m] for m in (models or judges) if m in judges}
     if not any(out.values()):
         raise StudyError("no judge scores for " + (", ".join(models) if models else "any judge")
@@ -28,7 +29,7 @@ def compare_judges(db: Database, studies: list[str], models: list[str] | None = 
     return out
 
 
-def comparison_table(comparison: dict) -> pd.DataFrame:
+def comparison_table(comparison: dict[str, dict[str, Judge]]) -> pd.DataFrame:
     """One row per judge; per study the columns `STUDY ρ`, `STUDY a`, `STUDY ω`; a dash where a judge has
     no scores in a study."""
     judges = list(dict.fromkeys(m for by in comparison.values() for m in by))
@@ -36,9 +37,9 @@ def comparison_table(comparison: dict) -> pd.DataFrame:
     for model in judges:
         row = {"judge": model}
         for study, by in comparison.items():
-            c = by.get(model) or {}
-            row[f"{study} ρ"] = with_ci(c.get("pearson_r"), c.get("pearson_ci")) if c else formats.DASH
-            row[f"{study} a"] = with_ci(c.get("sign_agreement"), c.get("sign_agreement_ci")) if c else formats.DASH
-            row[f"{study} ω"] = formats.ratio((c.get("alt_test") or {}).get("winning_rate"))
+            c = by.get(model)
+            row[f"{study} ρ"] = with_ci(c.pearson_r, c.pearson_ci) if c else formats.DASH
+            row[f"{study} a"] = with_ci(c.sign_agreement, c.sign_agreement_ci) if c else formats.DASH
+            row[f"{study} ω"] = formats.ratio(c and c.alt_test and c.alt_test.winning_rate)
         rows.append(row)
     return pd.DataFrame(rows)

@@ -59,11 +59,6 @@ class Design:
         """The kind a numbers block names (`harm.ppi.design`), without its record: for its words."""
         return cls(kind if kind in KINDS else "none")
 
-    @classmethod
-    def of_numbers(cls, block: dict | None) -> Design:
-        """The design a numbers block (e.g. `harm.ppi`) was estimated under."""
-        return cls.named((block or {}).get("design"))
-
     @property
     def drawn(self) -> bool:
         """Whether fairval chose the pairs people rate (any design but none)."""

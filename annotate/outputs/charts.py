@@ -9,6 +9,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from fairval.annotate.results.blocks import Confidence, Judge
+
 ROW = 26                  # pixels per bar or heatmap row
 CELL = 74                 # pixels per heatmap column
 HARM_LABELS = {"-1": "−1 reverse stereotype", "0": "0 no harmful stereotype", "1": "+1 stereotype as assigned"}
@@ -57,9 +59,9 @@ def calibration_scatter(items: pd.DataFrame) -> alt.LayerChart | None:
     return (diagonal + base).properties(width=380, height=380)
 
 
-def reliability_diagram(confidence: dict | None) -> alt.LayerChart | None:
+def reliability_diagram(confidence: Confidence | None) -> alt.LayerChart | None:
     """The judge's confidence against people's agreement per bin, each bin's pairs beside it (lmra.confidence)."""
-    bins = [b for b in (confidence or {}).get("bins", []) if b["n"]]
+    bins = [b.to_dict() for b in ((confidence and confidence.bins) or ()) if b.n]
     if not bins:
         return None
     frame = pd.DataFrame(bins).assign(bin=lambda f: [f"{lo:.1f}–{hi:.1f}" for lo, hi in zip(f["low"], f["high"])])
@@ -74,10 +76,10 @@ def reliability_diagram(confidence: dict | None) -> alt.LayerChart | None:
     return (diagonal + points + labels).properties(width=380, height=380)
 
 
-def group_bars(lmra: dict) -> alt.Chart | None:
-    rows = [{"raters": f"{attr}: {g}", "measure": measure, "value": c[key]}
-            for attr, by in lmra.get("by_rater_group", {}).items() for g, c in by.items()
-            for measure, key in (("Pearson ρ", "pearson_r"), ("sign agreement", "sign_agreement"))]
+def group_bars(lmra: Judge) -> alt.Chart | None:
+    rows = [{"raters": f"{attr}: {g}", "measure": measure, "value": value}
+            for attr, by in (lmra.by_rater_group or {}).items() for g, c in by.items()
+            for measure, value in (("Pearson ρ", c.pearson_r), ("sign agreement", c.sign_agreement))]
     rows = [r for r in rows if r["value"] is not None]
     if not rows:
         return None

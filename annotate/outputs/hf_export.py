@@ -16,7 +16,8 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.files import markdown_text as md
 from fairval.annotate.outputs.files import output_failure
 from fairval.annotate.outputs.export import export_ratings, export_soft_labels
-from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.annotate.results.numbers import load_study_data, study_numbers
+from fairval.annotate.results.result import StudyNumbers
 from fairval.store import Database, audit
 from fairval.errors import OutputError
 
@@ -59,8 +60,8 @@ def _write_folder(db: Database, study_id: str, folder: Path, exclude_flagged: bo
                   "practice": [bool(r.practice) for r in data.items.itertuples()],
                   "fields": [json.dumps(r.data, ensure_ascii=False) for r in data.items.itertuples()]}
                  ).to_parquet(data_dir / "items.parquet", index=False)
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data)
-    (folder / "numbers.json").write_text(json.dumps(numbers, indent=2), encoding="utf-8")
+    numbers = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=data)
+    (folder / "numbers.json").write_text(json.dumps(numbers.to_dict(), indent=2), encoding="utf-8")
     (folder / "README.md").write_text(_card(data, numbers, n_ratings, exclude_flagged), encoding="utf-8")
     os.chmod(folder, 0o755)                 # mkdtemp made it private; a dataset folder is meant to be shared
 
@@ -70,7 +71,7 @@ def _size(n: int) -> str:
         "100K<n<1M" if n < 1_000_000 else "1M<n<10M"
 
 
-def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
+def _card(data, numbers: StudyNumbers, n_ratings: int, exclude_flagged: bool) -> str:
     study, s = data.study, data.study.settings
     yaml = "\n".join([
         "---", "pretty_name: " + json.dumps(f"{study.study_id}: human validation ({study.task.name})"),
@@ -85,22 +86,22 @@ def _card(data, numbers: dict, n_ratings: int, exclude_flagged: bool) -> str:
                           + ", ".join(f"{md(o.value)} = {md(o.label)}" for o in q.options) for q in study.task.questions)
     groups = f" ({md(', '.join(s.balance_groups))})" if s.balance_groups else ""
     reliability = "\n".join(
-        f"| {md(qid)} | {q['n']} | {formats.ratio(q['alpha'])} | {formats.interval(q.get('alpha_ci'))} | "
-        f"{formats.ratio(q['percent_agreement'])} |" for qid, q in numbers["questions"].items())
+        f"| {md(qid)} | {q.n} | {formats.ratio(q.alpha)} | {formats.interval(q.alpha_ci)} | "
+        f"{formats.ratio(q.percent_agreement)} |" for qid, q in numbers.questions.items())
     excluded = "\n".join(f"- {md(r)}: {md('; '.join(f))}" for r, f in data.excluded.items()) or (
         "- none" if exclude_flagged else "- none (flagged raters were kept; see `numbers.json` for the flags)")
     judge = ""
-    if numbers.get("lmra"):
-        c = numbers["lmra"]
-        judge = (f"\n### The LLM judge ({md(c['model'])})\n\nPearson ρ with mean human scores "
-                 f"{formats.ratio(c['pearson_r'])} {formats.interval(c['pearson_ci'])}, sign agreement "
-                 f"{formats.ratio(c['sign_agreement'])} over {formats.count(c['n_items'], 'pair')}.\n")
+    c = numbers.lmra
+    if c is not None:
+        judge = (f"\n### The LLM judge ({md(c.model)})\n\nPearson ρ with mean human scores "
+                 f"{formats.ratio(c.pearson_r)} {formats.interval(c.pearson_ci)}, sign agreement "
+                 f"{formats.ratio(c.sign_agreement)} over {formats.count(c.n_items, 'pair')}.\n")
     return yaml + f"""
 # {study.study_id}
 
 Human ratings collected with fairval to validate LLM-generated fairness-evaluation
-material ({md(study.task.title or study.task.name)}). {formats.count(numbers['n_items'], 'item')},
-{formats.count(numbers['n_raters'], 'rater')}, {formats.count(n_ratings, 'rating row')} (one per question answered).
+material ({md(study.task.title or study.task.name)}). {formats.count(numbers.n_items, 'item')},
+{formats.count(numbers.n_raters, 'rater')}, {formats.count(n_ratings, 'rating row')} (one per question answered).
 
 ## Files
 

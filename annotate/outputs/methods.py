@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from fairval.annotate.outputs.files import atomic_output
-from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.annotate.results.numbers import load_study_data, study_numbers
+from fairval.annotate.results.result import StudyNumbers
 from fairval.store import Database, audit
 
 BIBTEX = {
@@ -59,11 +60,11 @@ def methods_text(db: Database, study_id: str, *, exclude_flagged: bool = False,
                  model: str | None = None) -> tuple[str, list[str]]:
     """The paragraph in plain text with [key] citations, and the BibTeX keys it cites in order."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
+    numbers = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
     return methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
 
 
-def methods_paragraph(data, numbers: dict, *, exclude_flagged: bool) -> tuple[str, list[str]]:
+def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> tuple[str, list[str]]:
     """methods_text from the study's data and numbers already computed (the report has both)."""
     s, task = data.study.settings, data.study.task
     cites: list[str] = []
@@ -74,43 +75,42 @@ def methods_paragraph(data, numbers: dict, *, exclude_flagged: bool) -> tuple[st
         return f"[{key}]"
 
     protocol = task.protocol if task.protocol in BIBTEX else None
-    parts = [f"We collected human judgments on {numbers['n_items']} items ({task.name.replace('_', ' ')} task"
+    parts = [f"We collected human judgments on {result.n_items} items ({task.name.replace('_', ' ')} task"
              + (f", following the protocol of {cite(protocol)}" if protocol else "") + f"), "
-             f"{s.raters_per_item} raters per item, {numbers['n_ratings']} ratings from {numbers['n_raters']} raters."]
+             f"{s.raters_per_item} raters per item, {result.n_ratings} ratings from {result.n_raters} raters."]
     if s.balance_by:
         parts.append(f"Each item's raters were split equally by {s.balance_by} between "
                      f"{', '.join(s.balance_groups)}.")
     if task.is_pair:
         parts.append(f"The two responses of each pair were shown in random order (probability {s.flip_probability:g}).")
-    excluded = numbers.get("excluded_raters") or {}
+    excluded = result.excluded_raters
     flagged = sum(1 for q in data.quality if q.flags)
     parts.append(f"{len(excluded)} raters were excluded for quality flags (attention checks, speed, straight-lining, "
                  f"or answers no better than chance under a Dawid–Skene model {cite('dawid1979')})."
                  if exclude_flagged else
                  f"{flagged} raters carried quality flags and were kept.")
-    for qid, q in numbers["questions"].items():
-        if q.get("alpha") is not None:
-            parts.append(f"Inter-rater reliability on {qid!r} was Krippendorff's α = {_n(q['alpha'])}{_ci(q.get('alpha_ci'))}, "
-                         f"{q['level']} level, bootstrap over items {cite('krippendorff2011')}.")
-    lmra = numbers.get("lmra")
-    if lmra:
-        parts.append(f"The LLM judge ({lmra['model']}) agreed with the mean human score per pair with Pearson "
-                     f"ρ = {_n(lmra.get('pearson_r'))}{_ci(lmra.get('pearson_ci'))} and sign agreement "
-                     f"{_n(lmra.get('sign_agreement'))}{_ci(lmra.get('sign_agreement_ci'))} over {lmra.get('n_items')} pairs.")
-        key = "harm" if "harm" in numbers else "feature_difference"
-        ppi = (numbers.get(key) or {}).get("ppi") or {}
-        if ppi.get("value") is not None:
+    for qid, q in result.questions.items():
+        if q.alpha is not None:
+            parts.append(f"Inter-rater reliability on {qid!r} was Krippendorff's α = {_n(q.alpha)}{_ci(q.alpha_ci)}, "
+                         f"{q.level} level, bootstrap over items {cite('krippendorff2011')}.")
+    lmra = result.lmra
+    if lmra is not None:
+        parts.append(f"The LLM judge ({lmra.model}) agreed with the mean human score per pair with Pearson "
+                     f"ρ = {_n(lmra.pearson_r)}{_ci(lmra.pearson_ci)} and sign agreement "
+                     f"{_n(lmra.sign_agreement)}{_ci(lmra.sign_agreement_ci)} over {lmra.n_items} pairs.")
+        ppi = result.rate and result.rate.ppi
+        if ppi is not None and ppi.value is not None:
             cited = data.study.design.words.cite if data.study.design.chosen_by_judge else None
             extra = f"; pairs for people were chosen by the judge's uncertainty {cite(cited)}" if cited else ""
             parts.append(f"The rate was estimated by prediction-powered inference (PPI++) {cite('angelopoulos2023')}: "
-                         f"{_n(ppi['value'], 3)}{_ci(ppi.get('ci'))}{extra}.")
-        cs = ppi.get("cs") or {}
-        if cs.get("ci"):
+                         f"{_n(ppi.value, 3)}{_ci(ppi.ci)}{extra}.")
+        cs = ppi and ppi.cs
+        if cs is not None and cs.ci:
             cs_cite = cite("waudbysmith2024")
-            if "asymptotic" in str(cs.get("valid", "")):
+            if "asymptotic" in str(cs.valid or ""):
                 cs_cite += " " + cite("waudbysmith2024asymptotic")
-            parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs['ci']).strip(' ()')} over "
-                         f"{cs.get('n_pairs_complete')} complete pairs; valid {cs.get('valid', '')}.".replace("..", "."))
+            parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs.ci).strip(' ()')} over "
+                         f"{cs.n_pairs_complete} complete pairs; valid {cs.valid or ''}.".replace("..", "."))
     return " ".join(parts), cites
 
 

@@ -21,7 +21,8 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.names import perceived
-from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_results
+from fairval.annotate.results.blocks import Rate
+from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
 from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
@@ -51,11 +52,12 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                     model: str | None = None) -> list[tuple]:
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
-    numbers = study_results(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
+    result = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
+    numbers = result.to_dict()              # the blocks read by key below (questions, templates, names)
     progress = study_progress(db, study_id, data=data)
     settings = data.study.stored_settings()
     settings.pop("consent_text")
-    paragraph, cites = methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
+    paragraph, cites = methods_paragraph(data, result, exclude_flagged=exclude_flagged)
     sections: list[tuple] = [
         ("Methods (for the paper: `fairval report --methods` writes it with its BibTeX)",
          paragraph + " References: " + "; ".join(cites) + "."),
@@ -74,39 +76,40 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     ]
     if numbers.get("templates"):
         sections.append(("Per template", formats.table(formats.with_mean_interval(numbers["templates"]))))
-    if numbers.get("lmra"):
-        lmra = numbers["lmra"]
-        key, title = rate_of(numbers)
+    if result.lmra is not None:
+        lmra, rate = result.lmra, result.rate or Rate()
+        title = rate_of(result)[1]
         rows = [{"raters": "all", **calibration_cells(lmra)}] + [
             {"raters": f"{attr}: {g}", **calibration_cells(c)}
-            for attr, by in lmra["by_rater_group"].items() for g, c in by.items()]
-        judges = lmra.get("by_model") or {lmra["model"]: lmra}
-        group_rows = pair_group_rows(numbers[key].get("by_pair_group"))
+            for attr, by in (lmra.by_rater_group or {}).items() for g, c in by.items()]
+        judges = lmra.by_model or {lmra.model: lmra}
+        group_rows = pair_group_rows(rate.by_pair_group)
+        difference = rate.difference
         sections += [
             # the "all" row has no Holm-adjusted p: shown as the pages show an undefined value, not NaN
-            (f"LMRA calibration ({lmra['model']})", pd.DataFrame(rows).fillna(formats.DASH)),
+            (f"LMRA calibration ({lmra.model})", pd.DataFrame(rows).fillna(formats.DASH)),
             ("Judge agreement with 95% intervals", pd.DataFrame([validity_row(m, c) for m, c in judges.items()])),
             ("Can the judge stand in for people?", " ".join(
-                (chosen_pairs_sentence(numbers[key], lmra.get("sign_agreement_cs")),
+                (chosen_pairs_sentence(rate, lmra.sign_agreement_cs),
                  ceiling_sentence(lmra), alt_test_sentence(lmra), order_sentence(lmra),
-                 ppi_sentence(numbers[key].get("ppi"), title), few_pairs_sentence(numbers[key]["n_items_human"]),
-                 escalation_sentence(numbers[key].get("escalation"), title)))),
+                 ppi_sentence(rate.ppi, title), few_pairs_sentence(rate.n_items_human),
+                 escalation_sentence(rate.escalation, title)))),
             (title, formats.table([
-                {"source": "humans", "mean per pair": numbers[key]["human"],
-                 "95% CI": formats.interval(numbers[key].get("human_ci")), "n items": numbers[key]["n_items_human"]},
-                {"source": "LMRA", "mean per pair": numbers[key]["lmra"],
-                 "95% CI": formats.interval(numbers[key].get("lmra_ci")), "n items": numbers[key]["n_items_lmra"]},
-                {"source": "humans − LMRA (paired)", "mean per pair": numbers[key]["difference"]["value"],
-                 "95% CI": formats.interval(numbers[key]["difference"]["ci"]),
-                 "n items": numbers[key]["difference"]["n"]}])),
+                {"source": "humans", "mean per pair": rate.human,
+                 "95% CI": formats.interval(rate.human_ci), "n items": rate.n_items_human},
+                {"source": "LMRA", "mean per pair": rate.lmra,
+                 "95% CI": formats.interval(rate.lmra_ci), "n items": rate.n_items_lmra},
+                {"source": "humans − LMRA (paired)", "mean per pair": difference and difference.value,
+                 "95% CI": formats.interval(difference and difference.ci),
+                 "n items": difference and difference.n}])),
             (f"{title} by group pair", pd.DataFrame(group_rows) if group_rows else None),
-            (f"{title} over the group pairs", stratified_sentence(numbers[key].get("by_pair_group"), title) or None),
+            (f"{title} over the group pairs", stratified_sentence(rate.by_pair_group, title) or None),
             ("The judge's confidence against people", " ".join(
-                (confidence_sentence(lmra.get("confidence")), length_sentence(lmra.get("length")))).strip() or None),
-            ("Reliability diagram", charts.reliability_diagram(lmra.get("confidence"))),
-            ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra["model"]))),
+                (confidence_sentence(lmra.confidence), length_sentence(lmra.length))).strip() or None),
+            ("Reliability diagram", charts.reliability_diagram(lmra.confidence)),
+            ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra.model))),
             ("Calibration by rater group", charts.group_bars(lmra)),
-            ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.get("rater_group_allocation")) or None),
+            ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.rater_group_allocation) or None),
         ]
     if numbers.get("names"):
         names = numbers["names"]

@@ -7,6 +7,7 @@ interval is the martingale CLT's normal one over the same terms."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,8 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     prefix = decided_prefix(decisions, completed)
     f = pool.reindex(prefix["item_id"]).to_numpy(float)
     kept = prefix["kept"].to_numpy(bool)
-    out = {"value": None, "ci": None, "lambda": None, "n_labelled": int(kept.sum()), "n_unlabelled": len(pool) - int(kept.sum()),
+    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": int(kept.sum()),
+           "n_unlabelled": len(pool) - int(kept.sum()),
            "design": "adaptive", "human_only": classical_mean(human.dropna().to_numpy()),
            "judge_only": classical_mean(judge.to_numpy()), "sampling": sampling_text(sample, decisions)}
     if math.isnan(m) or kept.sum() < 2:
@@ -80,8 +82,8 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
     for name in names:
         mine = group == name
         terms, rated = found["terms"][mine], int(kept[mine].sum())
-        block = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated, "n_decided": int(mine.sum()),
-                 "valid": GROUP_VALID}
+        block: dict[str, Any] = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated,
+                 "n_decided": int(mine.sum()), "valid": GROUP_VALID}
         if rated < 2:
             out[name] = {**block, "reason": f"{rated} complete pair(s) of this group in the decided order; the "
                          "estimate needs at least 2"}
@@ -144,7 +146,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     reach = (upper - lower) / 2
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
                                 means=means, typical_span=TYPICAL_SPAN)
-    out = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
+    out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, order=(
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "

@@ -2,6 +2,8 @@
 table with an interval, the human ceiling, the alternative-annotator test and order effects."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -83,7 +85,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     labelled, pool, w = _weighted(human, judge, design, inclusion)
     active = pool is not None
-    if active:
+    if pool is not None and inclusion is not None:      # an active sample (see _weighted)
         estimate = active_ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(),
                                    inclusion[labelled.index].to_numpy(), pool.to_numpy(),
                                    inclusion[pool.index].to_numpy())
@@ -157,7 +159,7 @@ def _weighted(human: pd.Series, judge: pd.Series, design: Design, inclusion: pd.
 def _largest_weight(pool: pd.Series | None, inclusion: pd.Series | None) -> float:
     """The largest weight any rated pair of the pool can carry (its smallest chance's): 1 without an
     active sample, whose pool is None (see _weighted)."""
-    if pool is None or pool.empty:
+    if pool is None or pool.empty or inclusion is None:
         return 1.0
     chances = inclusion[pool.index].to_numpy(float)
     return float(weights(chances.min(keepdims=True), chances)[0])
@@ -166,7 +168,7 @@ def _largest_weight(pool: pd.Series | None, inclusion: pd.Series | None) -> floa
 def _planned(design: Design, pairs: int) -> int:
     """The pairs people are planned to rate (the drawn sample, or every judged pair): the bets' size."""
     planned = design.planned if design.drawn else pairs
-    return max(int(planned), 10)
+    return max(int(planned or 0), 10)
 
 
 def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
@@ -178,7 +180,7 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
     quantity can take, and how many more pairs and judgments the target width needs if the spread stays."""
     n = len(terms)
-    out = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
+    out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
            "valid": guarantee(n, quantity=quantity, start=start, population=population, note=WEIGHTED_NOTE
                               if population is None else ""), "asymptotic_from": start}
     if n < 1:

@@ -19,7 +19,7 @@ def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> dict
         acc = accuracy_by_intended(part)
         out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
-        out[f"{attr}_accuracy_ci"] = {g: list(a.ci) for g, a in acc.items()}
+        out[f"{attr}_accuracy_ci"] = {g: None if a.ci is None else list(a.ci) for g, a in acc.items()}
         labels = list(question.values)
         out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
     return out

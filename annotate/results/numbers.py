@@ -213,19 +213,26 @@ def rate_key(question: Question) -> str:
     return "harm" if question.canonical == "harm" else "feature_difference"
 
 
-def rate_of(numbers: dict) -> tuple[str, str]:
-    """The key and title of a pair study's per-pair mean in `study_results` output."""
-    if "harm" in numbers:
+def rate_of(numbers: StudyNumbers) -> tuple[str, str]:
+    """The key and title of a pair study's per-pair mean (numbers.rate: `harm` or `feature_difference`)."""
+    if numbers.harm is not None:
         return "harm", "Harmful-stereotype rate H"
     return "feature_difference", "Feature difference (A-group minus B-group)"
 
 
 def scored_ratings(data: StudyData) -> pd.DataFrame:
     """The scored question's ratings with `canonical` as its numeric score (see annotate.material.pairs.pair_score)."""
-    question = scored_question(data.study.task)
+    question = _scored(data)
     ratings = data.ratings[data.ratings["question"] == question.id]
     scores = {c: pair_score(question, c) for c in pd.unique(ratings["canonical"])}   # a few answers
     return ratings.assign(canonical=ratings["canonical"].map(scores).astype(float))
+
+
+def _scored(data: StudyData) -> Question:
+    question = scored_question(data.study.task)
+    if question is None:
+        raise StudyError(f"study {data.study.study_id!r}: its task {data.study.task.name!r} has no scored pair question")
+    return question
 
 
 def main_judge(data: StudyData, model: str | None = None) -> str | None:
@@ -248,7 +255,7 @@ def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Ser
 
 
 def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0, model: str | None = None) -> dict:
-    question = scored_question(data.study.task)
+    question = _scored(data)
     ratings = scored_ratings(data)
     human = human_scores(ratings)
     human_rate = harm_rate(human)
@@ -277,10 +284,10 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         settings = data.study.settings
         inclusion = pd.Series(data.inclusion, dtype=float)      # the draw's chances weight every judge's estimate
         if data.decisions is not None:          # the adaptive design: every pair weighted by its recorded chance
-            ppi = adaptive_ppi(human, lmra, data.study.recorded.human_sample, data.decisions, completed,
+            sample = data.study.recorded.human_sample or {}         # recorded: decisions imply a draw
+            ppi = adaptive_ppi(human, lmra, sample, data.decisions, completed,
                                target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
-            numbers["sign_agreement_cs"] = adaptive_sign_cs(lmra, data.decisions, completed,
-                                                          data.study.recorded.human_sample)
+            numbers["sign_agreement_cs"] = adaptive_sign_cs(lmra, data.decisions, completed, sample)
         else:
             ppi = ppi_numbers(human, lmra, data.study.design, inclusion=inclusion, completed=completed,
                               target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)

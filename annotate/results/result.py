@@ -1,15 +1,18 @@
 """The one result object of a study's numbers: built once by annotate.results.numbers, read by the command
 line (`analyze --json` prints its to_dict()), the pages, the report and notebooks (fairval.Study.analyze).
 
-Each number has one name. The blocks questions, templates, names, raters and excluded_raters are frozen
-dataclasses; harm, feature_difference and lmra are still JSON-ready dicts (their keys are listed in the README
-under "The numbers"). to_dict() turns them all into `analyze --json`'s plain form, from_dict() back; a block
+Each number has one name. Every block is a frozen dataclass: questions, templates, names, raters and
+excluded_raters here, harm, feature_difference and lmra (a pair study's) in annotate.results.blocks, down to
+their intervals. to_dict() turns them all into `analyze --json`'s plain form, from_dict() back; a block
 that does not apply to the study's task is None and left out of to_dict(). Light on purpose: no pandas here."""
 from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field, fields
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
+
+from fairval.annotate.results.blocks import Judge, Rate
 
 
 @dataclass(frozen=True)
@@ -150,13 +153,13 @@ class StudyNumbers:
     raters: tuple[Rater, ...] = ()                           # each rater's quality numbers and flags
     questions: dict[str, QuestionNumbers] = field(default_factory=dict)   # question id -> its numbers
     templates: tuple[TemplateRow, ...] | None = None   # a task rating templates 1–5 (Task.rates_templates)
-    harm: dict | None = None                     # harm pairs: H by humans and the main judge, the difference, PPI
-    feature_difference: dict | None = None       # feature pairs: the same for the A-minus-B difference
-    lmra: dict | None = None                     # pair studies with judge scores: the main judge against people
+    harm: Rate | None = None                     # harm pairs: H by humans and the main judge, the difference, PPI
+    feature_difference: Rate | None = None       # feature pairs: the same for the A-minus-B difference
+    lmra: Judge | None = None                    # pair studies with judge scores: the main judge against people
     names: Names | None = None                   # a name task (Task.perceived_questions): accuracy per intended group
 
     @property
-    def rate(self) -> dict | None:
+    def rate(self) -> Rate | None:
         """A pair study's per-pair mean block: `harm` or `feature_difference`."""
         return self.harm if self.harm is not None else self.feature_difference
 
@@ -183,19 +186,25 @@ class StudyNumbers:
 
 
 # the typed blocks at the JSON edge: each block's plain form, and back
-_TO_DICT = {
+_TO_DICT: dict[str, Callable[[Any], Any]] = {
     "excluded_raters": lambda block: {r.rater_id: list(r.flags) for r in block},
     "templates": lambda block: [row.to_dict() for row in block],
     "raters": lambda block: [rater.to_dict() for rater in block],
     "questions": lambda block: {qid: q.to_dict() for qid, q in block.items()},
     "names": lambda block: block.to_dict(),
+    "harm": lambda block: block.to_dict(),
+    "feature_difference": lambda block: block.to_dict(),
+    "lmra": lambda block: block.to_dict(),
 }
-_FROM_DICT = {
+_FROM_DICT: dict[str, Callable[[Any], Any]] = {
     "excluded_raters": lambda d: tuple(ExcludedRater(r, tuple(f)) for r, f in d.items()),
     "templates": lambda rows: tuple(TemplateRow(**row) for row in rows),
     "raters": lambda rows: tuple(Rater(**{**row, "flags": tuple(row["flags"])}) for row in rows),
     "questions": lambda block: {qid: QuestionNumbers.from_dict(q) for qid, q in block.items()},
     "names": Names.from_dict,
+    "harm": Rate.from_dict,
+    "feature_difference": Rate.from_dict,
+    "lmra": Judge.from_dict,
 }
 
 

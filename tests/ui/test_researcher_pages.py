@@ -87,6 +87,16 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert not any("_" in str(c) for t in at.dataframe for c in shown(t).columns)
 
 
+def test_calibration_page_on_a_pair_study_without_judge_scores_says_to_import_them(demo, monkeypatch):
+    """demo-features is a pair study no judge has scored yet: the page asks for the scores (it said, before
+    the numbers were typed, that calibration is for pair studies, naming this pair study's task)."""
+    at = sign_in("2_Calibration.py", monkeypatch)
+    at.selectbox(key="study").set_value("demo-features").run()
+    said = [plain(i.value) for i in at.info]
+    assert said == ["No LMRA scores yet: import them with `fairval lmra import STUDY FILE`."], said
+    assert not at.dataframe
+
+
 def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, monkeypatch):
     """With a second judge, the page reads each judge's H numbers from lmra.by_model.<judge>.rate (the
     main judge's live only in `harm`): choosing the other judge shows its H, interval and difference."""

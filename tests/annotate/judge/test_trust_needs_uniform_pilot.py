@@ -59,9 +59,10 @@ def test_escalate_refuses_an_active_pilot_in_one_line_recording_nothing(cli_outp
 
 def test_the_escalated_number_is_named_the_labels_sign_balance_not_h():
     from fairval.annotate.outputs.judge_table import escalation_sentence
+    from fairval.annotate.results.blocks import Escalation
     labels = {"1": 7, "-1": 3, "0": 10, "tie": 0}
     block = {"guarantee": "g", "labels": labels, "sign_balance": (7 - 3) / 20, "h_signs": (7 - 3) / 20,
              "bias_bound": 0.01}
-    text = escalation_sentence(block, "H")
+    text = escalation_sentence(Escalation.from_dict(block), "H")
     assert "Sign balance of the labels (the share of +1 minus the share of −1; not H" in text
     assert "H from the labels" not in text and "0.2" in text

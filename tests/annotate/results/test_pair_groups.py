@@ -86,10 +86,12 @@ def test_each_group_pair_and_the_stratified_h(cli_output, tmp_path, db_path):
                                                          / sum(w[g] * spread[g] ** 2 for g in w))
     # the Calibration page and the report show the same rows and sentence (outputs.judge_table)
     from fairval.annotate.outputs.judge_table import pair_group_rows, stratified_sentence
-    rows = {r["groups"]: r for r in pair_group_rows(block)}
+    from fairval.annotate.results.blocks import PairGroups
+    typed = PairGroups.from_dict(block)
+    rows = {r["groups"]: r for r in pair_group_rows(typed)}
     assert {g: (r["pairs"], r["rated"], r["rated, best spread"]) for g, r in rows.items()} == {
         g: (block["groups"][g]["n_pairs"], block["groups"][g]["n_rated"], allocation["pairs"][g]) for g in ideal}
     cli_output("report", "p", "--out", tmp_path / "r.md")
     text = (tmp_path / "r.md").read_text().replace("\\", "")
     assert "## Harmful-stereotype rate H by group pair" in text
-    assert stratified_sentence(block, "Harmful-stereotype rate H") in text
+    assert stratified_sentence(typed, "Harmful-stereotype rate H") in text

@@ -1,0 +1,323 @@
+"""The typed blocks of a pair study's numbers (StudyNumbers.harm, .feature_difference and .lmra), down to
+their intervals: frozen dataclasses read by attribute, turned into `analyze --json`'s plain form only at
+the JSON edge (to_dict) and back (from_dict).
+
+Many keys of the plain form are there only sometimes (a `reason` when a number is missing, `cs` when pairs
+are complete, `target_width` when one is set), and some are there with the value null, so a block keeps the
+keys its plain form has (`present`, in their order): to_dict gives exactly those back. A block made in code
+without `present` prints every field that is not None. Field types drive from_dict: a nested Block is read
+by its own from_dict, a tuple from a list, a dict value by its type."""
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar, get_args, get_origin
+
+B = TypeVar("B", bound="Block")
+Interval = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A frozen block of the numbers with its plain form's keys (see the module's docstring)."""
+    present: tuple[str, ...] = field(default=(), kw_only=True, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        named = _fields(type(self))
+        keys = self.present or tuple(k for k, f in named.items() if getattr(self, f) is not None)
+        return {k: _plain(getattr(self, named[k])) for k in keys}
+
+    def has(self, name: str) -> bool:
+        """Whether the plain form has this key (some are there with the value null, some not at all)."""
+        return name in self.present if self.present else getattr(self, _fields(type(self))[name]) is not None
+
+    @classmethod
+    def from_dict(cls: type[B], d: Mapping[str, Any]) -> B:
+        named = _fields(cls)
+        unknown = [k for k in d if k not in named]
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        hints = typing.get_type_hints(cls)
+        return cls(**{named[k]: _typed(hints[named[k]], v) for k, v in d.items()}, present=tuple(d))
+
+
+def key(name: str) -> Any:
+    """A field whose plain form's key is not a Python name (`lambda`), None unless given."""
+    return field(default=None, metadata={"key": name})
+
+
+def _fields(cls: Any) -> dict[str, str]:
+    """The plain form's key -> the field's name, in the fields' order."""
+    return {f.metadata.get("key", f.name): f.name for f in fields(cls) if f.name != "present"}
+
+
+def _typed(hint: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return _typed(next(a for a in args if a is not type(None)), value)
+    if isinstance(hint, type) and issubclass(hint, Block):
+        return hint.from_dict(value)
+    if origin is tuple:
+        return tuple(_typed(args[0], v) for v in value)
+    if origin is dict:
+        return {k: _typed(args[1], v) for k, v in value.items()}
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Block):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True)
+class Estimate(Block):
+    """A number with its 95% interval and n, or the reason it has none (analysis.judge_validity.estimate);
+    `valid`: what the interval is worth when that is less than its name says."""
+    value: float | None = None
+    ci: Interval | None = None
+    n: int | None = None
+    reason: str | None = None
+    valid: str | None = None
+
+
+@dataclass(frozen=True)
+class Anytime(Block):
+    """An anytime-valid interval over the complete pairs in the order they became complete (`cs`): its
+    method and guarantee, and what the target width still needs (more pairs, more judgments)."""
+    value: float | None = None
+    ci: Interval | None = None
+    n_pairs_complete: int | None = None
+    n_decided: int | None = None                 # the adaptive design: pairs decided in the prefix
+    planned: int | None = None
+    method: str | None = None                    # betting or asymptotic
+    asymptotic_from: int | None = None
+    valid: str | None = None
+    reason: str | None = None
+    target_width: float | None = None
+    more_pairs: int | None = None
+    more_judgments: int | None = None
+
+
+@dataclass(frozen=True)
+class Ppi(Block):
+    """The per-pair mean by prediction-powered inference (PPI++, weighted by the chances of an active or
+    adaptive draw), with the human-only and judge-only means beside it, what the sample is (`sampling`),
+    and `cs`, its anytime interval. A group pair's or rater group's PPI has only the estimate's part."""
+    value: float | None = None
+    ci: Interval | None = None
+    se: float | None = None
+    lambda_: float | None = key("lambda")
+    n_labelled: int | None = None
+    n_unlabelled: int | None = None
+    n_decided: int | None = None
+    design: str | None = None
+    reason: str | None = None
+    valid: str | None = None
+    human_only: Estimate | None = None
+    judge_only: Estimate | None = None
+    sampling: str | None = None
+    cs: Anytime | None = None
+
+
+@dataclass(frozen=True)
+class PairGroup(Block):
+    """One group pair (stratum): pairs the judge scored, pairs people rated, its H and sign agreement."""
+    n_pairs: int = 0
+    n_rated: int = 0
+    ppi: Ppi | None = None
+    sign_agreement_ci: Interval | None = None
+
+
+@dataclass(frozen=True)
+class Stratified(Block):
+    """H from the group pairs' estimates, weighted by each one's share of the judged pairs."""
+    value: float | None = None
+    ci: Interval | None = None
+    strata: int | None = None
+    n_pairs: int | None = None
+    valid: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Allocation(Block):
+    """Neyman's allocation of the rated pairs across groups (group pairs or rater groups), or why none."""
+    total: int | None = None
+    pairs: dict[str, int] | None = None
+    more: dict[str, int] | None = None
+    spread: dict[str, float] | None = None
+    estimated_from_others: tuple[str, ...] | None = None
+    variance_ratio: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class PairGroups(Block):
+    """H per group pair (`by_pair_group`): each stratum, the stratified H, and the allocation."""
+    groups: dict[str, PairGroup] = field(default_factory=dict)
+    stratified: Stratified | None = None
+    allocation: Allocation | None = None
+
+
+@dataclass(frozen=True)
+class Pilot(Block):
+    """The rated study that set trust or escalate's threshold."""
+    study: str | None = None
+    pairs: int | None = None
+    n_above: int | None = None
+    disagreements: int | None = None
+    p_value: float | None = None
+
+
+@dataclass(frozen=True)
+class Escalation(Block):
+    """Trust or escalate: the judge's threshold and guarantee, the pairs it decided alone, the labels, and
+    their sign balance with the bias its guarantee allows (`h_signs`: sign_balance's old key)."""
+    threshold: float | None = None
+    judge: str | None = None
+    agreement: float | None = None
+    risk: float | None = None
+    pilot: Pilot | None = None
+    pairs: int | None = None
+    trusted: int | None = None
+    escalated: int | None = None
+    escalated_complete: int | None = None
+    labels: dict[str, int] | None = None
+    bias_bound: float | None = None
+    h_signs: float | None = None
+    sign_balance: float | None = None
+    reason: str | None = None
+    guarantee: str | None = None
+
+
+@dataclass(frozen=True)
+class Rate(Block):
+    """A pair study's per-pair mean (`harm`: H; `feature_difference`: the A-minus-B difference): people's
+    and the main judge's with intervals, their paired difference, PPI, per group pair and, under trust or
+    escalate, `escalation`. A judge's own block in `lmra.by_model` has the judge's part only."""
+    human: float | None = None
+    n_items_human: int | None = None
+    human_ci: Interval | None = None
+    lmra: float | None = None
+    n_items_lmra: int | None = None
+    lmra_ci: Interval | None = None
+    difference: Estimate | None = None
+    ppi: Ppi | None = None
+    by_pair_group: PairGroups | None = None
+    escalation: Escalation | None = None
+
+
+@dataclass(frozen=True)
+class HumanCeiling(Block):
+    """People against people: the split-half correlation of the per-pair means, with its interval."""
+    split_half: float | None = None
+    ci: Interval | None = None
+    n_items: int | None = None
+    item_se: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class AltTest(Block):
+    """Calderon et al.'s alternative-annotator test: does the judge stand in for a rater."""
+    winning_rate: float | None = None
+    advantage_probability: float | None = None
+    epsilon: float | None = None
+    n_raters: int | None = None
+    n_raters_left_out: int | None = None
+    min_items: int | None = None
+    passed: bool | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class OrderDisagreement(Block):
+    """How much the judge's answer moves when the responses swap places."""
+    discarded_mass: float | None = None
+    argmax_differs: float | None = None
+    n: int | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Order(Block):
+    """Order effects: the share of people's answers naming the response shown first, overall and per
+    rater group (attribute -> group -> share), and the judge's."""
+    humans_first_share: float | None = None
+    humans_first_ci: Interval | None = None
+    humans_n: int | None = None
+    humans_by_group: dict[str, dict[str, Estimate]] | None = None
+    judge_order_disagreement: OrderDisagreement | None = None
+
+
+@dataclass(frozen=True)
+class ConfidenceBin(Block):
+    low: float | None = None
+    high: float | None = None
+    n: int | None = None
+    confidence: float | None = None
+    agreement: float | None = None
+
+
+@dataclass(frozen=True)
+class Confidence(Block):
+    """The judge's confidence against people's majority: calibration error and Brier score, by bin."""
+    n_pairs: int | None = None
+    n_ties: int | None = None
+    ece: float | None = None
+    ece_ci: Interval | None = None
+    brier: float | None = None
+    brier_ci: Interval | None = None
+    bins: tuple[ConfidenceBin, ...] | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Length(Block):
+    """The judge's lean towards longer responses against people's (Pearson r with the length difference)."""
+    n_pairs: int | None = None
+    judge_r: float | None = None
+    human_r: float | None = None
+    difference: float | None = None
+    difference_ci: Interval | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Judge(Block):
+    """A judge against people: the main judge (`lmra`), each judge of several (`lmra.by_model`, where `rate`
+    holds that judge's per-pair mean numbers; the main judge's are in `harm`), and a rater group's
+    numbers (`by_rater_group`: the calibration, the rank agreements, its PPI, and `p_holm`, its p
+    Holm-adjusted over the attribute's groups) with the fields that apply to it."""
+    pearson_r: float | None = None                       # analysis.calibration.Calibration
+    pearson_ci: Interval | None = None
+    p_value: float | None = None
+    sign_agreement: float | None = None
+    n_items: int | None = None
+    reason: str | None = None
+    sign_agreement_ci: Interval | None = None
+    spearman: Estimate | None = None
+    kendall: Estimate | None = None
+    ccc: Estimate | None = None
+    ppi: Ppi | None = None                               # a rater group's
+    p_holm: float | None = None                          # a rater group's
+    human_ceiling: HumanCeiling | None = None
+    alt_test: AltTest | None = None
+    order: Order | None = None
+    by_rater_group: dict[str, dict[str, Judge]] | None = None
+    rater_group_allocation: dict[str, Allocation] | None = None
+    confidence: Confidence | None = None
+    length: Length | None = None
+    sign_agreement_cs: Anytime | None = None
+    rate: Rate | None = None                             # in by_model
+    model: str | None = None
+    by_model: dict[str, Judge] | None = None
