@@ -262,10 +262,10 @@ LIVE_FLOORS = tuple(k / 10 for k in range(1, 11))
 FLOOR_EVERY = 10               # τ is chosen again after every 10 more complete kept pairs
 # τ before PILOT_MIN_PAIRS complete kept pairs can say anything: the live design leans on the judge from its
 # first decision, keeping 70% of the uniform chance. Where the judge's uncertainty says nothing of its error
-# that costs at most E[1/π]·E[π] − 1 ≈ 3% in variance over those first pairs (1.09 at τ = 0.5, 1.20 at
-# 0.3 on a clear-pairs judge's uncertainties); where it does, it is most of the saving in a study that
-# stops at about 80 pairs (bench/through_serving.py stop: 0.94x → 0.75x the judgments of a uniform sample,
-# sureness unrelated 0.94x → 0.9x, seeds 10–39; τ = 0.5 and 0.6 cost 1.12x and 1.01x unrelated on seeds 0–9).
+# that costs E[1/π]·E[π] − 1 ≈ 3% in variance over those first pairs (5% at τ = 0.6, 8% at 0.5, on the bench
+# worlds' uncertainties); where it does, a study stopping at about 80 pairs gains most of its saving there
+# (bench/through_serving.py stop, issue 45's world: 0.81x → 0.75x the judgments of a uniform sample, median;
+# sureness unrelated 0.94x → 1.00x; on seeds 0–9 of the clear-pairs world τ = 0.5 cost 1.12x unrelated).
 LIVE_PRIOR = 0.7
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.worlds import WORLDS, answer, item_rows, judge_rows, judge_score, make_world
+from bench.worlds import WORLDS, answer, item_rows, judge_rows, judge_score, make_world, mix_ceiling
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study, study_status
@@ -302,8 +302,9 @@ def run(folder, quick: bool = False, parts=("coverage", "width", "stop"), lines:
                f"itself at width {c['target']} (checked every {c['look_every']} complete pairs): median judgments "
                f"{judged:,.0f}{ratio} over {studies} studies, stopped in {sum(r['stopped'] for r in found)}, "
                f"covering H at the stop in {sum(r['covered'] for r in found)} of {studies}"
-               + (f"; decisions leaning on the judge {np.mean([r['leaned'] for r in found]):.0%}"
-                  if design == "adaptive" else "")
+               + (f"; decisions leaning on the judge {np.mean([r['leaned'] for r in found]):.0%}; the design's "
+                  "rule at its best τ, from the truth: {:.2f}x a uniform sample's variance per judgment (τ = {})".format(
+                      *mix_ceiling(world, c["pairs"], c["n"])) if design == "adaptive" else "")
                + (f"; seeds {chosen.start}:{chosen.stop}, judgments {[r['judgments'] for r in found]}, "
                   f"stopped {[int(r['stopped']) for r in found]}, covered {[int(r['covered']) for r in found]}"
                   if seeds is not None else ""))

@@ -129,3 +129,24 @@ def judge_score(w: dict) -> np.ndarray:
     r = np.minimum(w["p"], q_true)
     r = r / r.sum(1, keepdims=True)
     return r[:, 0] - r[:, 1]
+
+
+def mix_ceiling(world: str, pairs: int, budget: int, seeds: range = range(10)) -> tuple[float, float]:
+    """What the adaptive design's rule can save at best in a world, from the truth (never from the app):
+    per τ of the live floors, the variance per judgment of the weighted terms, mean(e²/π_τ) · mean(π_τ),
+    against a uniform sample's, mean(e²), with e² a pair's expected squared residual (one rater's variance
+    over 3 raters plus its (μ − λ f) off the mean, λ people's regression on the judge in [0, 1]); the
+    least over τ, mean of `seeds` worlds. Returns (ratio, its τ). A design that picks τ from answers
+    cannot beat it, and a uniform sample's without-replacement interval gains beside it."""
+    from fairval.analysis.active import LIVE_FLOORS, inclusion_probabilities, judge_uncertainties
+    ratios = []
+    for seed in seeds:
+        w = make_world(np.random.default_rng(seed), world, pairs)
+        f, u, mu = judge_score(w), judge_uncertainties(w["p"], w["q"][:, [1, 0, 2]]), w["mu"]
+        lam = float(np.clip(np.cov(mu, f)[0, 1] / np.var(f, ddof=1), 0, 1))
+        off = mu - lam * f
+        e2 = (w["truth"][:, 0] + w["truth"][:, 1] - mu ** 2) / 3 + (off - off.mean()) ** 2
+        chances = [inclusion_probabilities(u, budget, floor=tau) for tau in LIVE_FLOORS]
+        ratios.append([float(np.mean(e2 / pi) * np.mean(pi) / np.mean(e2)) for pi in chances])
+    mean = np.mean(ratios, axis=0)
+    return float(mean.min()), LIVE_FLOORS[int(mean.argmin())]

@@ -62,10 +62,12 @@ def test_pairs_are_decided_only_when_a_rater_needs_one_with_each_chance_recorded
     # before any answer the design already leans on the judge, keeping PRIOR of the uniform chance: each
     # chance is the one τ = PRIOR gives its pair (the unsure pairs above budget / N, the sure below)
     u_all = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])
-    want = _bisected_chances(u_all, 20, PRIOR)[decided.index]
+    under_prior = _bisected_chances(u_all, 20, PRIOR)
+    sure = (frame["item_id"] < "p30").to_numpy()
+    assert under_prior[sure].max() < 20 / PAIRS < under_prior[~sure].min()     # the sure pairs below uniform
+    want = under_prior[decided.index]
     assert decided["mix"].tolist() == [PRIOR] * len(decided)
     assert decided["chance"].tolist() == pytest.approx(want.tolist(), rel=1e-6)
-    assert want.min() < 20 / PAIRS < want.max()
     # each coin is the pair's own seeded uniform, so the decisions are the ones the seed gives
     seed = load_study(db, "s").settings.seed
     coins = [np.random.default_rng([seed, 0xADA, k]).random() for k in decided["decision_order"]]
