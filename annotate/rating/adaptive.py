@@ -108,8 +108,7 @@ def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
     pair, count it, and at every FLOOR_EVERY-th choose τ again (from the complete kept pairs alone).
     Without a stored mix nothing is done (the next decision rebuilds it); a failure forgets the mix rather
     than cost the rater their answer."""
-    question = scored_question(study.task)
-    if not is_adaptive(study) or question is None:
+    if not is_adaptive(study) or (question := scored_question(study.task)) is None:
         return
     try:
         with immediate(db, study.study_id):
