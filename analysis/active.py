@@ -75,6 +75,15 @@ def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: fl
 def chance_rule(uncertainty: np.ndarray, budget: float, floor: float):
     """inclusion_probabilities as a rule: u ↦ π for any pair, with c set on these pairs (so a pilot's pairs
     can be given the chances they would have had in the study)."""
+    constants = rule_constants(uncertainty, budget, floor)
+    return lambda v: apply_rule(constants, v)
+
+
+def rule_constants(uncertainty: np.ndarray, budget: float, floor: float) -> dict:
+    """What chance_rule needs of all the pairs, set once (one sort): {"rule": "uniform", "chance"},
+    {"rule": "saturated", "rest"} (every unsure pair at 1, the sure ones share the rest) or {"rule":
+    "water", "slope", "base"} (min(1, slope · √u + base)); apply_rule then gives any pair its chance from
+    its own u alone, to the last bit what inclusion_probabilities gives it among all of them."""
     u = _root(uncertainty)
     n = len(u)
     if not 0 < budget < n:
@@ -83,12 +92,11 @@ def chance_rule(uncertainty: np.ndarray, budget: float, floor: float):
         raise ValueError(f"the floor must be in (0, 1], not {floor}")
     base = floor * budget / n
     if u.sum() == 0 or floor == 1:
-        return lambda v: np.full(len(np.atleast_1d(v)), budget / n)
+        return {"rule": "uniform", "chance": budget / n}
     unsure = int((u > 0).sum())
     if unsure + base * (n - unsure) <= budget:
         # the most the weighted part can spend: every unsure pair at 1; the sure ones share the rest
-        rest = (budget - unsure) / (n - unsure)
-        return lambda v: np.where(_root(v) > 0, 1.0, rest)
+        return {"rule": "saturated", "rest": (budget - unsure) / (n - unsure)}
     # water-filling: with the k largest √u capped at 1, the rest spend budget − k at slope a_k; the
     # least k whose next pair stays below 1 is the answer (exact, no search)
     ordered = np.sort(u)[::-1]
@@ -97,8 +105,16 @@ def chance_rule(uncertainty: np.ndarray, budget: float, floor: float):
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = (budget - k - (n - k) * base) / left
         fits = (left > 0) & (slope > 0) & (slope * ordered + base <= 1 + 1e-12)
-    a = float(slope[np.argmax(fits)])
-    return lambda v: np.minimum(1.0, a * _root(v) + base)
+    return {"rule": "water", "slope": float(slope[np.argmax(fits)]), "base": float(base)}
+
+
+def apply_rule(constants: Mapping[str, Any], uncertainty) -> np.ndarray:
+    """The chances rule_constants' rule gives pairs of these uncertainties (an array, or a list of one)."""
+    if constants["rule"] == "uniform":
+        return np.full(len(np.atleast_1d(uncertainty)), constants["chance"])
+    if constants["rule"] == "saturated":
+        return np.where(_root(uncertainty) > 0, 1.0, constants["rest"])
+    return np.minimum(1.0, constants["slope"] * _root(uncertainty) + constants["base"])
 
 
 def _root(uncertainty) -> np.ndarray:
@@ -353,3 +369,16 @@ def adaptive_step(sums: list[float], human: float | None, judge: float, chance: 
     reach = (1 + lam) / float(least)
     after = [total + w, sy + w * y, sf + w * f, syf + w * (y * f), sff + w * (f * f)]
     return term, lam * judge_mean - reach, lam * judge_mean + reach, after
+
+
+def live_floor_by_rules(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, rules: Mapping[float, Mapping],
+                        *, rated_chance: np.ndarray | None = None, floors: tuple[float, ...] = LIVE_FLOORS) -> float:
+    """live_floor with each mix's chance rule given as its rule_constants (rules: τ -> constants, for every
+    τ of floors and 1) instead of the study's uncertainties: the same τ without a pass over every pair,
+    so the live design can choose it as answers come in whatever the study's size."""
+    n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
+    if n < PILOT_MIN_PAIRS or set(floors) == {1.0}:
+        return prior_floor(floors)
+    weight = None if rated_chance is None else 1 / np.asarray(rated_chance, float)[:n]
+    chances = {tau: apply_rule(rules[tau], np.asarray(rated_uncertainty, float)[:n]) for tau in set(floors) | {1.0}}
+    return least_variance(mix_evidence(np.asarray(rated_residual, float)[:n], chances, weight))

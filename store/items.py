@@ -107,8 +107,8 @@ def plan_decisions(db: Database, study_id: str, order: dict[str, int], uncertain
 
 
 def next_undecided(db: Database, study_id: str) -> dict | None:
-    """The first pair of the decision order not decided yet (item_id, position, decision_order)."""
-    rows = db.query("SELECT item_id, position, decision_order FROM items WHERE study_id = ? AND decided_at IS NULL "
+    """The first pair of the decision order not decided yet (item_id, position, decision_order, uncertainty)."""
+    rows = db.query("SELECT item_id, position, decision_order, uncertainty FROM items WHERE study_id = ? AND decided_at IS NULL "
                     "AND decision_order IS NOT NULL ORDER BY decision_order LIMIT 1", [study_id])
     return rows[0] if rows else None
 

@@ -328,8 +328,19 @@ def _v20_decision_order(db: Database) -> None:
     db.ddl("CREATE INDEX items_by_decision ON items (study_id, decision_order)")
 
 
+def _v21_design_mixes(db: Database) -> None:
+    # The adaptive design's mix τ as answers come in (annotate/rating/adaptive.py): the complete kept pairs
+    # counted and the τ chosen from them, stepped when an answer completes a kept pair, so deciding a pair
+    # reads a row instead of every rating; a missing row is rebuilt from the study's answers (store/mixes.py).
+    db.ddl("""CREATE TABLE design_mixes (
+        study_id TEXT PRIMARY KEY REFERENCES studies(study_id),
+        complete INTEGER NOT NULL,           -- complete kept pairs counted
+        mix REAL NOT NULL                    -- τ chosen from the first FLOOR_EVERY·k of them
+    )""")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order]
+              _v20_decision_order, _v21_design_mixes]

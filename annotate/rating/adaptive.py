@@ -6,15 +6,21 @@ chosen from the human answers so far (analysis.active: live_floor, inclusion_pro
 (the bound of its term, known before the pair is). A pair is
 decided when a rater needs one and no kept pair is open, inside the transaction that serves it, so
 raters never wait, and a stop at any moment leaves a valid sample: the decided pairs are a prefix of a
-random order, each with its chance on record (results: H weighted by 1/π, analysis.active.adaptive_terms)."""
+random order, each with its chance on record (results: H weighted by 1/π, analysis.active.adaptive_terms).
+
+A decision costs the same whatever the study's size: each mix's chance rule is set over all the pairs
+once, at start (analysis.active.rule_constants, recorded with the design with the least chance it gives),
+and τ is kept as answers complete kept pairs (store.mixes; chosen again from those pairs only at every
+FLOOR_EVERY-th), so deciding a pair reads its own uncertainty and one row."""
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
 
-from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, PILOT_MIN_PAIRS, inclusion_probabilities, live_floor,
-                                     prior_floor, uncertainties_of, weighted_lambda)
+from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, inclusion_probabilities,
+                                     live_floor_by_rules, rule_constants, uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
 from fairval.annotate.rating.sampling import samplable
@@ -22,6 +28,7 @@ from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
+from fairval.store import mixes as mix_store
 from fairval.store import ratings as rating_store
 from fairval.store import studies as study_store
 
@@ -64,9 +71,11 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
             raise StudyError(f"study {study_id!r} has served or rated pairs already; choose the adaptive design "
                              "before raters start")
         item_store.plan_decisions(db, study_id, order, uncertainty)
+        design["rules"] = _rules_of(item_store.decisions_frame(db, study_id), design)   # as stored, read back
         study_store.update_study(db, study_id, settings=stored_settings(study, human_sample=design))
         loads.rebuild(db, study_id, study.settings.load_rules(), now - study.settings.timeout_seconds)
-        audit.record(db, "study.design", study_id, at=now, **{k: v for k, v in design.items() if k != "drawn_at"})
+        audit.record(db, "study.design", study_id, at=now,
+                     **{k: v for k, v in design.items() if k not in ("drawn_at", "rules")})
     return design
 
 
@@ -77,52 +86,95 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
     pending = item_store.next_undecided(db, study.study_id)
     if pending is None:
         return None
-    frame = item_store.decisions_frame(db, study.study_id)
-    budget = study.recorded.human_sample["budget"]
-    mix = _floor(db, study, frame)
-    chances = inclusion_probabilities(frame["uncertainty"].to_numpy(float), budget, floor=mix)
-    at = dict(zip(frame["item_id"], range(len(frame))))
-    least = float(chances.min())            # set before the next pair is known: bounds its term
-    rules = study.settings.load_rules()
+    rules = _rules(db, study)
+    mix = _mix(db, study, rules)
+    rule = rules[mix]
+    least = rule["least"]                   # set before the next pair is known: bounds its term
+    load_rules = study.settings.load_rules()
     while pending is not None:
         k = pending["decision_order"]
-        chance = float(chances[at[pending["item_id"]]])
+        chance = float(apply_rule(rule, [pending["uncertainty"]])[0])
         kept = bool(np.random.default_rng([study.settings.seed, 0xADA, k]).random() < chance)
         item_store.record_decision(db, study.study_id, pending["item_id"], chance, least, kept, now, mix)
         if kept:
-            loads.add_items(db, study.study_id, [(pending["item_id"], pending["position"], False)], rules)
+            loads.add_items(db, study.study_id, [(pending["item_id"], pending["position"], False)], load_rules)
             return pending["item_id"]
         pending = item_store.next_undecided(db, study.study_id)
     return None
 
 
-def _floor(db: Database, study: Study, frame) -> float:
-    """τ from the kept pairs people have completed, in the order they became complete: their judge
-    uncertainty, residual y − λ f (λ as the terms weigh it) and the chance each was kept with (live_floor;
-    the prior mix until there are enough)."""
+def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
+    """Inside the write transaction that stored a rater's new answer to item_id: when it completed a kept
+    pair, count it, and at every FLOOR_EVERY-th choose τ again (from the complete kept pairs alone).
+    Without a stored mix nothing is done (the next decision rebuilds it); a failure forgets the mix rather
+    than cost the rater their answer."""
+    if not is_adaptive(study) or (question := scored_question(study.task)) is None:
+        return
+    try:
+        with immediate(db, study.study_id):
+            state = mix_store.state(db, study.study_id)
+            if state is None or not mix_store.completes_kept(db, study.study_id, item_id, question.id, rater_id,
+                                                             study.settings.raters_per_item):
+                return
+            if (state["complete"] + 1) % FLOOR_EVERY:
+                mix_store.save(db, study.study_id, state["complete"] + 1, state["mix"])
+            else:
+                _rebuilt_mix(db, study, _rules(db, study))
+    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next decision rebuilds
+        logging.getLogger("fairval").exception("the adaptive mix of %s could not be stepped", study.study_id)
+        with immediate(db, study.study_id):
+            mix_store.forget(db, study.study_id)
+
+
+def _rules(db: Database, study: Study) -> dict[float, dict]:
+    """τ -> its chance rule's constants and least chance, as recorded at start (designs recorded before
+    they were kept: set here from every pair, as decisions then were)."""
+    design = study.recorded.human_sample
+    rules = design.get("rules") or _rules_of(item_store.decisions_frame(db, study.study_id), design)
+    return {float(r["mix"]): r for r in rules}
+
+
+def _rules_of(frame, design: dict) -> list[dict]:
+    """Per mix τ of the design (and 1): its rule over the design's pairs and the least chance it gives any."""
+    uncertainty = frame["uncertainty"].to_numpy(float)
+    rules = []
+    for tau in sorted(set(design.get("floors", LIVE_FLOORS)) | {1.0}):
+        least = float(inclusion_probabilities(uncertainty, design["budget"], floor=tau).min())
+        rules.append({"mix": float(tau), **rule_constants(uncertainty, design["budget"], tau), "least": least})
+    return rules
+
+
+def _mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
+    state = mix_store.state(db, study.study_id)
+    return state["mix"] if state is not None else _rebuilt_mix(db, study, rules)
+
+
+def _rebuilt_mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
+    """τ from the kept pairs people have completed, in the order they became complete (each from its first
+    raters_per_item raters, each rater's first answer): their judge uncertainty, residual y − λ f (λ as
+    the terms weigh it) and the chance each was kept with (analysis.active.live_floor_by_rules; the prior
+    mix until there are enough), stored with their count."""
     question = scored_question(study.task)
-    ratings = rating_store.ratings_frame(db, study.study_id)
-    ratings = ratings[(ratings["question"] == question.id) & ratings["item_id"].isin(frame.loc[frame["kept"], "item_id"])]
-    floors = tuple(study.recorded.human_sample.get("floors", LIVE_FLOORS))
-    if ratings.empty:
-        return prior_floor(floors)
-    first = ratings.drop_duplicates(["item_id", "rater_id"])
-    first = first[first.groupby("item_id", observed=True).cumcount() < study.settings.raters_per_item]
-    first = first.assign(score=[pair_score(question, str(c)) for c in first["canonical"]], at=np.arange(len(first)))
-    per_item = first.groupby("item_id", observed=True).agg(n=("score", "size"), human=("score", "mean"), at=("at", "max"))
-    done = per_item[per_item["n"] >= study.settings.raters_per_item].sort_values("at")
-    done = done.iloc[:len(done) // FLOOR_EVERY * FLOOR_EVERY]          # τ changes only at these counts
-    if len(done) < PILOT_MIN_PAIRS:
-        return prior_floor(floors)
-    judge = lmra_store.scores_frame(db, study.study_id)
-    judge = judge[judge["model"] == study.recorded.human_sample["judge"]].set_index("item_id")["score"]
-    by_id = frame.set_index("item_id")
-    y, f = done["human"].to_numpy(float), judge.reindex(done.index).to_numpy(float)
-    chance = by_id["chance"].reindex(done.index).to_numpy(float)
+    design = study.recorded.human_sample
+    raters = study.settings.raters_per_item
+    scores: dict[str, dict[str, float]] = {}
+    done = []                                   # (uncertainty, chance, judge, scores), in completion order
+    for item, rater, canonical, uncertainty, chance, judge in mix_store.kept_answers(
+            db, study.study_id, question.id, design["judge"]):
+        first = scores.setdefault(item, {})
+        if rater in first or len(first) >= raters:
+            continue
+        first[rater] = pair_score(question, str(canonical))
+        if len(first) == raters:
+            done.append((uncertainty, chance, judge, first))
+    counted = done[:len(done) // FLOOR_EVERY * FLOOR_EVERY]             # τ changes only at these counts
+    u, chance, f = (np.array([row[k] for row in counted], float) for k in range(3))
+    y = np.array([np.mean(list(row[3].values())) for row in counted], float)
     residual = y - weighted_lambda(y, f, 1 / chance) * f
-    return live_floor(by_id["uncertainty"].reindex(done.index).to_numpy(float), residual,
-                      frame["uncertainty"].to_numpy(float), study.recorded.human_sample["budget"], rated_chance=chance,
-                      floors=floors)
+    mix = live_floor_by_rules(u, residual, rules, rated_chance=chance,
+                              floors=tuple(design.get("floors", LIVE_FLOORS)))
+    mix_store.save(db, study.study_id, len(done), mix)
+    return mix
 
 
 def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:

@@ -286,6 +286,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
             running.advance(db, study, item_id)
+            adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0
