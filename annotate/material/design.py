@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from fairval.analysis.active import LIVE_FLOORS, PILOT_MIN_PAIRS, prior_floor
+
 Kind = Literal["none", "uniform", "stratified", "active", "adaptive", "escalate"]
 KINDS: tuple[Kind, ...] = ("none", "uniform", "stratified", "active", "adaptive", "escalate")
 
@@ -125,8 +127,11 @@ class Design:
         if self.kind == "adaptive":
             return (f"adaptive: about {r['budget']:,} of {r['of']:,} pairs to people, each decided when a rater "
                     f"needs one, with a chance that grows with the uncertainty of judge {r['judge']!r}, mixed with "
-                    f"the uniform chance: a set share of it until 30 pairs are complete, then as much as the "
-                    f"answers so far show pays (seed {r['seed']})")
+                    f"the uniform chance: {prior_floor(tuple(r.get('floors') or LIVE_FLOORS)):.0%} uniform until "
+                    f"{PILOT_MIN_PAIRS} pairs people rated are complete, then "
+                    + ("the mix the answers so far show narrows H's interval most" if r["budget"] >= PILOT_MIN_PAIRS else
+                       f"still (a budget under {PILOT_MIN_PAIRS} never gets there)")
+                    + f" (seed {r['seed']})")
         how = self.words.drawn + (f" ({self.by_group_pair()})" if self.kind == "stratified" else "")
         return f"{r.get('n', '?')} of {r.get('of', '?')} pairs drawn {how} for people (seed {r.get('seed')})"
 

@@ -194,9 +194,13 @@ def escalation_sentence(block: Escalation | None, label: str) -> str:
 
 def _kind(cs: Anytime) -> str:
     """The guarantee in a few words: exact, or asymptotic from which pair (the full text is cs.valid)."""
-    if cs.method == "asymptotic":
-        return f"; asymptotic, from the {cs.asymptotic_from}th pair"
+    if cs.method == "asymptotic":           # the adaptive design counts decided pairs, rated or left to the judge
+        return f"; asymptotic, from the {cs.asymptotic_from}th {'decided ' if cs.n_decided is not None else ''}pair"
     return "; exact" if cs.method == "betting" else ""
+
+
+def _decided(cs: Anytime) -> str:
+    return "" if cs.n_decided is None else f", {cs.n_decided:,} decided"
 
 
 def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> str:
@@ -208,7 +212,7 @@ def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> 
         return f"{label}: no anytime-valid interval yet ({cs.reason})."
     low, high = (formats.ratio(v) for v in cs.ci)
     text = (f"{label} is between {low} and {high}, valid however often you look "
-            f"({formats.count(cs.n_pairs_complete, 'pair')} complete{_kind(cs)}).")
+            f"({formats.count(cs.n_pairs_complete, 'pair')} complete{_decided(cs)}{_kind(cs)}).")
     if not target:
         return text
     if cs.target_width is None:

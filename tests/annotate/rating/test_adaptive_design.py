@@ -276,3 +276,15 @@ def test_h_per_group_pair_under_the_design_is_each_groups_own_terms(cli_output, 
         half = 1.959963984540054 * np.std(mine, ddof=1) / math.sqrt(len(mine))
         assert got["ci"] == pytest.approx([max(np.mean(mine) - half, -1), min(np.mean(mine) + half, 1)])
     assert block["stratified"]["value"] is None            # harm.ppi is the study's H under the design
+
+
+@pytest.mark.parametrize("budget", [20, 40])
+def test_study_show_says_the_set_share_and_whether_the_answers_can_take_over(cli_output, study, budget):
+    """The design's sentence names the prior's uniform share, and says the answers take over only where the
+    budget can reach the 30 complete pairs they need (a budget of 20 never does)."""
+    cli_output("study", "set", "s", "design=adaptive", f"budget={budget}")
+    shown = cli_output("study", "show", "s")
+    assert f"mixed with the uniform chance: {PRIOR:.0%} uniform until 30 pairs people rated are complete" in shown
+    takes_over = "then the mix the answers so far show narrows H's interval most" in shown
+    assert takes_over == (budget >= 30)
+    assert ("a budget under 30 never gets there" in shown) == (budget < 30)

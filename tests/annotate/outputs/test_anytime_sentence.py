@@ -1,0 +1,15 @@
+"""The anytime interval in words (Results, the report): the adaptive design's switch to the asymptotic
+sequence counts decided pairs, not complete ones, and the sentence says which."""
+from fairval.annotate.outputs.judge_table import anytime_sentence
+from fairval.annotate.results.blocks import Anytime
+
+
+def test_the_adaptive_designs_sentence_counts_decided_pairs():
+    adaptive = Anytime.from_dict({"value": 0.1, "ci": [-0.2, 0.4], "n_pairs_complete": 22, "n_decided": 40,
+                                  "method": "asymptotic", "asymptotic_from": 30})
+    said = anytime_sentence(adaptive, "H", target=False)
+    assert said == ("H is between -0.200 and 0.400, valid however often you look (22 pairs complete, 40 decided; "
+                    "asymptotic, from the 30th decided pair).")
+    uniform = Anytime.from_dict({"value": 0.1, "ci": [-0.2, 0.4], "n_pairs_complete": 40, "method": "asymptotic",
+                                 "asymptotic_from": 30})
+    assert anytime_sentence(uniform, "H", target=False).endswith("(40 pairs complete; asymptotic, from the 30th pair).")
