@@ -312,13 +312,10 @@ def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncert
     weighted by 1/their chance so they stand for every decided pair. A τ below 1 needs the answers to
     show it narrows the interval (whose width follows the terms' variance); target_width is not needed
     for that and is ignored."""
-    n = len(rated_uncertainty) // FLOOR_EVERY * FLOOR_EVERY
-    if n < PILOT_MIN_PAIRS or set(floors) == {1.0}:
-        return prior_floor(floors)
-    weight = None if rated_chance is None else 1 / np.asarray(rated_chance, float)[:n]
-    chances = {tau: chance_rule(uncertainty, budget, tau)(np.asarray(rated_uncertainty, float)[:n])
-               for tau in set(floors) | {1.0}}
-    return least_variance(mix_evidence(np.asarray(rated_residual, float)[:n], chances, weight))
+    if len(rated_uncertainty) < PILOT_MIN_PAIRS or set(floors) == {1.0}:
+        return prior_floor(floors)           # before the rules are set: the answers cannot speak yet
+    rules = {tau: rule_constants(uncertainty, budget, tau) for tau in set(floors) | {1.0}}
+    return live_floor_by_rules(rated_uncertainty, rated_residual, rules, rated_chance=rated_chance, floors=floors)
 
 
 def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from fairval.store import mixes
 from fairval.store.engine import Database
 
 
@@ -38,7 +39,7 @@ def forget(db: Database, study_id: str) -> None:
     """Inside the caller's write transaction: the state no longer matches the study's data (nor does the
     adaptive design's mix, chosen from the same answers and judge scores: store/mixes.py)."""
     db.execute("DELETE FROM running_intervals WHERE study_id = ?", [study_id])
-    db.execute("DELETE FROM design_mixes WHERE study_id = ?", [study_id])
+    mixes.forget(db, study_id)
 
 
 def completing_pair(db: Database, study_id: str, item_id: str, question: str) -> dict | None:

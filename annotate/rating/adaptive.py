@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, inclusion_probabilities,
-                                     live_floor_by_rules, rule_constants, uncertainties_of, weighted_lambda)
+from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, live_floor_by_rules, rule_constants,
+                                     uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study, StudyError, stored_settings
 from fairval.annotate.rating.sampling import samplable
@@ -139,8 +139,8 @@ def _rules_of(frame, design: dict) -> list[dict]:
     uncertainty = frame["uncertainty"].to_numpy(float)
     rules = []
     for tau in sorted(set(design.get("floors", LIVE_FLOORS)) | {1.0}):
-        least = float(inclusion_probabilities(uncertainty, design["budget"], floor=tau).min())
-        rules.append({"mix": float(tau), **rule_constants(uncertainty, design["budget"], tau), "least": least})
+        rule = rule_constants(uncertainty, design["budget"], tau)
+        rules.append({"mix": float(tau), **rule, "least": float(apply_rule(rule, uncertainty).min())})
     return rules
 
 
