@@ -57,7 +57,7 @@ def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(installed)
     for needed in ("fairval/app.py", "fairval/serve.py", "fairval/pages/1_Results.py",
                    "fairval/pages/3_Manage.py", "fairval/server/boot.js", "fairval/ui/answer_card.js",
                    "fairval/ui/answer_card.css", "fairval/ui/rater.css", "fairval/examples/pairs.jsonl",
-                   "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py"):
+                   "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py", "fairval/py.typed"):
         assert needed in names, f"{needed} is not in {wheel.name}"
     assert not any(n.startswith(("fairval/tests", "fairval/bench", "fairval/docs", "fairval/deploy")) for n in names)
 
