@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8501
 
-.PHONY: app test chromium postgresql haproxy bench
+.PHONY: app check test chromium postgresql haproxy bench
 
 # Quiet: pip's and setuptools' output goes to .venv/install.log, shown only when the install fails.
 $(STAMP): pyproject.toml constraints.txt
@@ -31,6 +31,11 @@ haproxy:
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
 app: $(STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
+
+# The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.
+check: $(STAMP)
+	$(PY) tools/lint.py
+	$(PY) -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_bench.py
 
 # Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
 test: $(STAMP) chromium postgresql haproxy

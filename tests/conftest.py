@@ -21,9 +21,17 @@ DISCRIM_EVAL = SHARED_DATA / "discrim-eval"
 BACKENDS = ["sqlite", "postgresql"]
 
 
+def pytest_addoption(parser):
+    # `make check`, the fast loop: SQLite only; `make test` (CI) runs both stores.
+    parser.addoption("--sqlite-only", action="store_true",
+                     help="run tests marked both_backends on SQLite only and skip those that need PostgreSQL")
+
+
 @pytest.fixture(scope="session")
-def postgres_cluster():
+def postgres_cluster(request):
     """Started on first use, for the whole session (see tests/postgres.py)."""
+    if request.config.getoption("--sqlite-only"):
+        pytest.skip("--sqlite-only (make check): PostgreSQL runs in make test")
     from tests.postgres import PostgresCluster
 
     cluster = PostgresCluster()
@@ -41,7 +49,8 @@ def location(backend: str, request, tmp_path: Path) -> Path | str:
 def pytest_generate_tests(metafunc):
     """Modules marked both_backends run every test using the database on SQLite and on PostgreSQL."""
     if "db_path" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
-        metafunc.parametrize("db_path", BACKENDS, indirect=True)
+        backends = ["sqlite"] if metafunc.config.getoption("--sqlite-only") else BACKENDS
+        metafunc.parametrize("db_path", backends, indirect=True)
 
 
 @pytest.fixture
