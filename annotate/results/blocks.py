@@ -270,10 +270,12 @@ class ConfidenceBin(Block):
 
 @dataclass(frozen=True)
 class Confidence(Block):
-    """The judge's confidence against people's majority: calibration error and Brier score, by bin."""
+    """The judge's confidence against people's answers: calibration error (plug-in and debiased) and Brier
+    score, by bin; n_ties: pairs whose top answers tie (their agreement split between them)."""
     n_pairs: int | None = None
     n_ties: int | None = None
     ece: float | None = None
+    ece_debiased: float | None = None
     ece_ci: Interval | None = None
     brier: float | None = None
     brier_ci: Interval | None = None
@@ -304,6 +306,7 @@ class Judge(Block):
     sign_agreement: float | None = None
     n_items: int | None = None
     reason: str | None = None
+    n_human_zero: int | None = None                      # items left out of sign agreement (human mean 0)
     sign_agreement_ci: Interval | None = None
     spearman: Estimate | None = None
     kendall: Estimate | None = None
