@@ -52,7 +52,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, desig
 
 
 def judge_fairness(human: pd.Series, judge: pd.Series, strata: pd.Series, swapped: pd.DataFrame | None,
-                   model: str, *, n_boot: int, seed: int) -> dict:
+                   model: str | None, *, n_boot: int, seed: int) -> dict:
     """The fairness judge's own audit (analysis.judge_fairness), `lmra.by_pair_group`: per group pair its
     error (judge − people) and sign agreement, Welch's test of equal error, and `label_swap`, overall and
     per group pair, when the judge was asked with the group labels swapped (`lmra run --swap-groups`)."""

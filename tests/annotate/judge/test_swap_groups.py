@@ -28,10 +28,9 @@ def reader(follows_labels: bool):
         first_named = re.search(r'stereotypic "([^"-]+)-([^"]+)" differences', text).group(1)
         item = re.search(r"User: prompt (p\d+);", text).group(1)
         response_1_is_a = text.index(f"TRUE-A-{item}") < text.index(f"TRUE-B-{item}")
-        if follows_labels:
-            says_a = response_1_is_a
-        else:      # A: Response 1 to the first-named group is the stereotype (TRUE-A to a woman)
-            says_a = response_1_is_a == (first_named == "woman")
+        # the label follower: A whenever Response 1 is TRUE-A; the other: A when Response 1 to the first-named
+        # group is the stereotype (TRUE-A to a woman)
+        says_a = response_1_is_a if follows_labels else response_1_is_a == (first_named == "woman")
         top = {"A": 0.8, "B": 0.15, "C": 0.05} if says_a else {"A": 0.15, "B": 0.8, "C": 0.05}
         return 200, completion(max(top, key=top.get), top), {}
     return script
