@@ -17,6 +17,10 @@ def _with_ci(value, ci) -> str:
     return formats.ratio(value) if not ci else f"{formats.ratio(value)} {formats.interval(ci)}"
 
 
+def _p(p: float) -> str:
+    return f"p {formats.p_value(p)}" if p < 0.001 else f"p = {formats.p_value(p)}"
+
+
 def audit_rows(block: JudgeFairness | None) -> list[dict]:
     """One row a group pair: the judge's mean error (judge − people) with its interval, its sign agreement,
     and with the labels swapped, the share of its verdicts that followed the labels."""
@@ -33,7 +37,7 @@ def _swap_words(swap: LabelSwap | None) -> str:
     if swap is None or not swap.n:
         return ""
     return (f"asked again with the group labels swapped, its verdict followed the labels rather than the responses on "
-            f"{_with_ci(swap.follows_labels, swap.follows_labels_ci)} of {formats.count(swap.n, 'pair')}")
+            f"a share {_with_ci(swap.follows_labels, swap.follows_labels_ci)} of {formats.count(swap.n, 'pair')}")
 
 
 def audit_sentence(block: JudgeFairness | None) -> str:
@@ -47,7 +51,7 @@ def audit_sentence(block: JudgeFairness | None) -> str:
         errors = {n: g.mean_error for n, g in block.groups.items() if g.mean_error is not None}
         low = min(errors, key=lambda n: errors[n])
         words = (f"Is the judge's error the same for every group pair? Welch's test over "
-                 f"{formats.count(len(test.group_pairs or ()), 'group pair')}: p = {formats.p_value(test.p_value)}"
+                 f"{formats.count(len(test.group_pairs or ()), 'group pair')}: {_p(test.p_value)}"
                  + (" (it is not: its error differs by group pair)" if test.p_value < 0.05 else "")
                  + f"; the most negative error (the judge reports less harm than people) is {low}'s, "
                  f"{formats.ratio(errors[low])}.")
@@ -67,5 +71,5 @@ def methods_sentence(block: JudgeFairness | None, cite: Callable[[str], str]) ->
     return (f"We audited the judge's own fairness: its mean error (judge minus people's mean score) per group pair, "
             f"with 95% intervals, was compared across {len(test.group_pairs or ())} group pairs by Welch's "
             f"heteroscedastic one-way test {cite(WELCH)} (F({test.df[0]:.0f}, {test.df[1]:.1f}) = {test.f:.2f}, "
-            f"p = {formats.p_value(test.p_value)})" + (f"; {swap.replace('[', '(95% CI ').replace(']', ')')}"
+            f"{_p(test.p_value)})" + (f"; {swap.replace('[', '(95% CI ').replace(']', ')')}"
                                                         if swap else "") + ".")

@@ -100,7 +100,6 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
         parts.append(f"The LLM judge ({lmra.model}) agreed with the mean human score per pair with Pearson "
                      f"ρ = {_n(lmra.pearson_r)}{_ci(lmra.pearson_ci)} and sign agreement "
                      f"{_n(lmra.sign_agreement)}{_ci(lmra.sign_agreement_ci)} over {lmra.n_items} pairs.")
-        parts.append(methods_sentence(lmra.by_pair_group, cite))
         ppi = result.rate and result.rate.ppi
         if ppi is not None and ppi.value is not None:
             cited = data.study.design.words.cite if data.study.design.chosen_by_judge else None
@@ -114,6 +113,7 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
                 cs_cite += " " + cite("waudbysmith2024asymptotic")
             parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs.ci).strip(' ()')} over "
                          f"{cs.n_pairs_complete} complete pairs; valid {cs.valid or ''}.".replace("..", "."))
+        parts.append(methods_sentence(lmra.by_pair_group, cite))        # the judge's own fairness audit
     return " ".join(p for p in parts if p), cites
 
 
