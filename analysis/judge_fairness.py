@@ -57,9 +57,10 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
         estimate = jv.mean_with_interval(mine, n_boot, seed, bounds=(-2.0, 2.0))
         in_group = judge[judge.index.isin(ids)]
         agreement = jv.sign_agreement(human, in_group)
+        reason = estimate.get("reason") or ("one rated pair: no interval" if len(mine) == 1 and n_boot else None)
         groups[str(name)] = {"n_rated": len(mine), "mean_error": estimate["value"], "mean_error_ci": estimate["ci"],
                              "sign_agreement": agreement["value"], "sign_agreement_ci": agreement["ci"],
-                             **({"reason": estimate["reason"]} if "reason" in estimate else {})}
+                             **({"reason": reason} if reason else {})}
         if len(mine) >= 2 and np.ptp(mine.to_numpy(float)) > 0:
             tested[str(name)] = mine.to_numpy(float)
     if len(tested) < 2:
