@@ -18,6 +18,7 @@ class Calibration:
     sign_agreement: float | None
     n_items: int
     reason: str | None = None
+    n_human_zero: int = 0            # items whose human mean is exactly 0: left out of sign agreement
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +36,17 @@ def human_scores(ratings: pd.DataFrame) -> pd.Series:
 
 
 def sign_agreement(human: pd.Series, lmra: pd.Series) -> float | None:
-    """Share of items where sign(human) == sign(lmra), with sign(0) = 0."""
-    if len(human) == 0:
+    """Share of items where sign(human) == sign(lmra), over the items whose human mean is not 0.
+
+    A human mean of exactly 0 (people split evenly between the two directions, or all answering neither)
+    names no direction to agree with, and a judge's score from probabilities is almost never exactly 0:
+    counting those items as disagreeing made a judge with ρ 0.51 show a sign agreement of 0.29 (issue 53).
+    They are left out and counted (Calibration.n_human_zero); a judge at 0 where people have a direction
+    disagrees."""
+    directed = human.to_numpy() != 0
+    if not directed.any():
         return None
-    return float((np.sign(human.to_numpy()) == np.sign(lmra.to_numpy())).mean())
+    return float((np.sign(human.to_numpy()[directed]) == np.sign(lmra.to_numpy()[directed])).mean())
 
 
 def calibrate(human: pd.Series, lmra: pd.Series) -> Calibration:
@@ -46,22 +54,23 @@ def calibrate(human: pd.Series, lmra: pd.Series) -> Calibration:
     joined = pd.concat([human.rename("human"), lmra.rename("lmra")], axis=1, join="inner").dropna()
     n = len(joined)
     agree = sign_agreement(joined["human"], joined["lmra"])
+    zero = int((joined["human"] == 0).sum())
     if n < 3:
         return Calibration(None, None, None, agree, n, f"only {n} item(s) scored by both humans and "
-                           "the LMRA; a correlation needs at least 3")
+                           "the LMRA; a correlation needs at least 3", zero)
     for side in ("human", "lmra"):
         if joined[side].nunique() < 2:
             return Calibration(None, None, None, agree, n, f"every {side} score is the same; the "
-                               "correlation is undefined without variation")
+                               "correlation is undefined without variation", zero)
     result = stats.pearsonr(joined["human"], joined["lmra"])
     ci = None
     if abs(result.statistic) > 1 - 1e-12:       # Fisher's z has no interval at ±1 (it would have no width)
         return Calibration(float(result.statistic), None, float(result.pvalue), agree, n,
-                           "a perfect correlation in the sample: Fisher's z has no interval at ±1")
+                           "a perfect correlation in the sample: Fisher's z has no interval at ±1", zero)
     if n > 3:
         low, high = result.confidence_interval(0.95)
         ci = (float(low), float(high))
-    return Calibration(float(result.statistic), ci, float(result.pvalue), agree, n)
+    return Calibration(float(result.statistic), ci, float(result.pvalue), agree, n, n_human_zero=zero)
 
 
 def calibrate_by_group(ratings: pd.DataFrame, lmra: pd.Series, column: str) -> dict[str, Calibration]:

@@ -70,9 +70,14 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
 
 
 def sign_agreement(human: pd.Series, judge: pd.Series) -> dict:
+    """Share of agreeing signs over the items whose human mean is not 0 (analysis.calibration.sign_agreement
+    says why), with Wilson's interval."""
     both = paired(human, judge)
     if both.empty:
         return estimate(None, reason="no item was scored by both people and the judge")
+    both = both[both["human"] != 0]
+    if both.empty:
+        return estimate(None, reason="people's mean is 0 on every item both scored: no direction to agree on")
     hits = int((np.sign(both["human"]) == np.sign(both["judge"])).sum())
     return estimate(hits / len(both), wilson(hits, len(both)), len(both))
 

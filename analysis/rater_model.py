@@ -9,9 +9,21 @@ Jeffreys-like prior), so a rater seen once never gets a probability of 0 or 1.
 A rater's competence is Σ_k π_k θ_r[k, k]: the chance they give an item's true class. A rater answering at
 random gives answers unrelated to the class: their agreement with the other raters' label (the posterior
 without their own answers) is then what their own answer shares give by chance. `chance_test` checks that
-with an exact one-sided test (Poisson-binomial: each item's chance is the rater's share of the label the
-others chose); a rater whose agreement does not exceed chance at 5%, over at least `min_answers` items
-rated by someone else too, is answering no better than at random.
+with exact one-sided tests (Poisson-binomial over the items the rater shares with others):
+
+- `p_value`, against answering at random: each item's chance is the rater's share of the label the others
+  chose; a large p means the rater's agreement does not beat chance;
+- `p_honest`, against an honest rater right `HONEST_ACCURACY` (80%) of the time and wrong evenly among the
+  other classes: on an item whose label is right with probability q (the leave-one-out posterior's), such
+  a rater agrees with chance a·q + (1 − a)(1 − q)/(K − 1); a small p means fewer agreements than an honest
+  rater would give.
+
+A rater is answering no better than at random (analysis.raters) when both hold at 5%: they do not beat
+chance, and they agree less than an honest rater right 80% of the time would. The second condition sets
+the false-flag rate: an honest rater right 80% of the time or more is flagged in at most 5% of cases (for
+a calibrated posterior; the test's worlds, tests/analysis/test_rater_flag.py, measure it). The first test
+alone, at 5%, flagged 7–19% of such raters with 20–30 shared items: failing to show better than chance is
+not evidence of answering at random (issue 53).
 """
 from __future__ import annotations
 
@@ -21,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 SMOOTHING = 0.5
+HONEST_ACCURACY = 0.8          # the honest rater the flag must spare (false flags ≤ 5% at this accuracy)
 MAX_ROUNDS = 500
 TOLERANCE = 1e-10
 
@@ -86,6 +99,8 @@ class ChanceTest:
     agreed: int            # of those, answered as the other raters' label
     expected: float        # agreement expected from the rater's own answer shares alone
     p_value: float | None  # P(agreement ≥ agreed) answering at random; None when n is 0
+    expected_honest: float = 0.0        # agreement expected from a rater right HONEST_ACCURACY of the time
+    p_honest: float | None = None       # P(agreement ≤ agreed) for that honest rater; None when n is 0
 
 
 def chance_test(model: RaterModel, answers: pd.DataFrame) -> list[ChanceTest]:
@@ -107,12 +122,18 @@ def chance_test(model: RaterModel, answers: pd.DataFrame) -> list[ChanceTest]:
         label = np.asarray(classes, dtype=object)[without.argmax(axis=1)]
         chance = np.array([shares.get(lbl, 0.0) for lbl in label], dtype=float)
         agreed = int((shared["value"].to_numpy() == label).sum())
-        out.append(ChanceTest(rater, len(shared), agreed, float(chance.sum()), _at_least(chance, agreed)))
+        right = without.max(axis=1) / without.sum(axis=1)            # the chance the others' label is right
+        a, k = HONEST_ACCURACY, len(classes)
+        honest = a * right + (1 - a) * (1 - right) / (k - 1)
+        out.append(ChanceTest(rater, len(shared), agreed, float(chance.sum()), _at_least(chance, agreed),
+                              float(honest.sum()), 1.0 - _at_least(honest, agreed + 1)))
     return out
 
 
 def _at_least(chances: np.ndarray, hits: int) -> float:
     """P(X ≥ hits) for X a sum of independent Bernoulli(chances): the exact Poisson-binomial tail."""
+    if hits > len(chances):
+        return 0.0
     dist = np.zeros(len(chances) + 1)
     dist[0] = 1.0
     for c in chances:

@@ -8,8 +8,10 @@ harm runs one way, an honest rater who sees it names that side every time.
 
 Answering at random is found from the answers themselves (analysis.rater_model): on each nominal
 question, a Dawid–Skene model gives each rater a competence, and a rater whose agreement with the other
-raters' model label does not beat chance (exact one-sided test at 5%, over at least
-`random_test_min_answers` items shared with others: with fewer, an honest rater cannot show it) is flagged.
+raters' model label does not beat chance (exact one-sided test at 5%) and falls short of what an honest
+rater right 80% of the time would give (exact one-sided test at 5%: such raters are flagged in at most 5% of
+cases), over at least `random_test_min_answers` items shared with others, is flagged, with their
+Dawid–Skene competence in the flag.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from fairval.analysis.rater_model import chance_test, dawid_skene
+from fairval.analysis.rater_model import HONEST_ACCURACY, chance_test, dawid_skene
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +104,13 @@ def _rater_model(regular: pd.DataFrame, questions: tuple[str, ...], min_answers:
         for rater, value in model.competence().items():
             competence.setdefault(rater, {})[question] = value
         for t in chance_test(model, answers.rename(columns={"canonical": "value"}).dropna()):
-            if t.n >= min_answers and t.p_value is not None and t.p_value > 0.05:
+            if t.n >= min_answers and t.p_value is not None and t.p_value > 0.05 \
+                    and t.p_honest is not None and t.p_honest < 0.05:
                 flags.setdefault(t.rater_id, []).append(
                     f"answers {question!r} no better than at random: agreed with the other raters' model label "
-                    f"on {t.agreed} of {t.n} items, {t.expected:.1f} expected by chance (p = {t.p_value:.2f})")
+                    f"on {t.agreed} of {t.n} items, {t.expected:.1f} expected by chance (p = {t.p_value:.2f}) and "
+                    f"{t.expected_honest:.1f} from a rater right {HONEST_ACCURACY:.0%} of the time (p = "
+                    f"{t.p_honest:.3f}); Dawid–Skene competence {model.competence()[t.rater_id]:.2f}")
     return competence, flags
 
 

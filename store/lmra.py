@@ -19,8 +19,27 @@ def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
     return len(rows)
 
 
+# A judge asked again with the two groups' labels exchanged (`lmra run --swap-groups`) is stored as its own
+# model, its name and this suffix: its calls resume and are paid once like any run's, and it is no judge of
+# the study's numbers (scores_frame leaves it out; swapped_frame reads it).
+SWAPPED = " [groups swapped]"
+
+
 def scores_frame(db: Database, study_id: str) -> pd.DataFrame:
-    """item_id, model, score, and the answer probabilities of both orders (a dict, or None)."""
+    """item_id, model, score, and the answer probabilities of both orders (a dict, or None); the judges as
+    asked, not their runs with the group labels swapped."""
+    frame = _frame(db, study_id)
+    return frame[~frame["model"].astype(str).str.endswith(SWAPPED)].reset_index(drop=True)
+
+
+def swapped_frame(db: Database, study_id: str) -> pd.DataFrame:
+    """The same columns for the runs with the group labels swapped, `model` the judge's own name."""
+    frame = _frame(db, study_id)
+    frame = frame[frame["model"].astype(str).str.endswith(SWAPPED)].reset_index(drop=True)
+    return frame.assign(model=frame["model"].astype(str).str[:-len(SWAPPED)])
+
+
+def _frame(db: Database, study_id: str) -> pd.DataFrame:
     rows = list(db.query("SELECT item_id, model, score, probabilities FROM lmra_scores WHERE study_id = ? "
                          "ORDER BY model, item_id", [study_id]))
     frame = pd.DataFrame(rows, columns=["item_id", "model", "score", "probabilities"])

@@ -7,6 +7,7 @@ import streamlit as st
 from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
 from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
                                                   chosen_pairs_sentence, confidence_sentence, escalation_sentence,
                                                   few_pairs_sentence, length_sentence, order_sentence, pair_group_rows,
@@ -64,6 +65,11 @@ def render() -> None:
         st.subheader("By group pair")
         show_table(_without_empty(pd.DataFrame(groups_of_pairs)))
         st.caption(inert(stratified_sentence(main.by_pair_group, label)))
+    audit = audit_rows(lmra.by_pair_group) if chosen is lmra else []       # the main judge's audit
+    if audit:
+        st.subheader("Is the judge fair? Its error by group pair")
+        show_table(pd.DataFrame(audit))
+        st.caption(inert(audit_sentence(lmra.by_pair_group)))
     groups = [(f"{attr}: {g}", c) for attr, by in (chosen.by_rater_group or {}).items() for g, c in by.items()]
     if groups:
         st.subheader("By rater group")

@@ -20,16 +20,19 @@ from fairval.annotate.outputs import formats
 @click.option("--no-logprobs", is_flag=True, help="Sample instead of reading log-probabilities.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds a call may take before it counts as failed (and is retried with back-off).")
+@click.option("--swap-groups", is_flag=True,
+              help="Ask the judge again with the two groups' labels exchanged (kept apart from its scores; no people) "
+                   "and report how often its verdict follows the labels rather than the responses.")
 @click.option("--dry-run", is_flag=True, help="Only print the estimate of calls.")
 @click.option("--yes", is_flag=True, help="Do not ask before spending.")
 @click.pass_context
 @friendly
-def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, timeout, dry_run, yes):
+def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, timeout, swap_groups, dry_run, yes):
     """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
     from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
 
     config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
-                         logprobs=not no_logprobs, timeout=timeout)
+                         logprobs=not no_logprobs, timeout=timeout, swap_groups=swap_groups)
     db = _db(ctx)
     est = estimate(db, study_name, config)
     click.echo(f"{est.pairs} pairs; {est.pending_orders} orders still to rate: up to {est.requests} "
@@ -54,6 +57,25 @@ def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs
     for reason, n in summary["unscored"].items():
         if n:
             click.echo(f"  {formats.count(n, 'pair')} without a score: {why[reason]}")
+    if swap_groups:
+        click.echo(_label_swap_line(db, study_name, model))
+
+
+def _label_swap_line(db, study_name: str, model: str) -> str:
+    """How often the judge's verdict followed the group labels rather than the responses (analysis.judge_fairness)."""
+    from fairval.analysis.judge_fairness import label_swap
+    from fairval.store import lmra as lmra_store
+
+    def scores(frame):
+        return frame[frame["model"] == model].set_index("item_id")["score"]
+    swap = label_swap(scores(lmra_store.scores_frame(db, study_name)), scores(lmra_store.swapped_frame(db, study_name)))
+    if not swap["n"]:
+        return (f"with the group labels swapped: nothing to compare yet; run `fairval lmra run {study_name} --model "
+                f"{model}` without --swap-groups too")
+    return (f"with the group labels swapped, {model}'s verdict followed the labels (kept its letter) on "
+            f"{round(swap['follows_labels'] * swap['n'])} of {swap['n']} pairs ({formats.ratio(swap['follows_labels'])} "
+            f"{formats.interval(swap['follows_labels_ci'])}) and the responses (changed sign, or stayed at none) on "
+            f"{round(swap['follows_responses'] * swap['n'])} ({formats.ratio(swap['follows_responses'])})")
 
 
 @click.group()

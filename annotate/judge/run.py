@@ -25,7 +25,7 @@ import openai
 from fairval.analysis.lmra import combine_orders
 from fairval.errors import JudgeError
 from fairval.annotate.judge.deadline import http_client
-from fairval.annotate.material.pairs import responses_as_shown, scored_question
+from fairval.annotate.material.pairs import labels_swapped, responses_as_shown, scored_question
 from fairval.annotate.material.studies import load_study
 from fairval.store import Database, audit, judge_calls
 from fairval.store import items as item_store
@@ -87,6 +87,11 @@ class JudgeConfig:
     max_retries: int = 5
     logprobs: bool = True
     timeout: float = 60.0             # seconds a whole call may take before it counts as failed
+    swap_groups: bool = False         # ask with the two groups' labels exchanged (the judge's fairness audit)
+
+    @property
+    def stored_as(self) -> str:       # a run with the labels swapped is kept apart from the judge's own
+        return self.model + lmra_store.SWAPPED if self.swap_groups else self.model
 
 
 @dataclass(frozen=True)
@@ -115,20 +120,23 @@ def judge_messages(item: dict, swapped: bool, kind: str = "harm") -> list[dict]:
     return [{"role": "user", "content": text}]
 
 
-def _pending(db: Database, study_id: str, model: str) -> tuple[str, list[dict], list[tuple[dict, bool]]]:
+def _pending(db: Database, study_id: str, model: str, swap_groups: bool = False
+             ) -> tuple[str, list[dict], list[tuple[dict, bool]]]:
     """The question kind (harm or feature), the study's pairs, and the (pair, swapped) orders still to ask."""
     study = load_study(db, study_id)
     question = scored_question(study.task)
     if question is None:
         raise JudgeError(f"the judge rates pairs (harmful-stereotype or feature-label studies); "
                          f"study {study_id!r} is {study.task.name}")
+    if swap_groups and question.canonical != "harm":
+        raise JudgeError(f"--swap-groups exchanges the groups' labels; study {study_id!r}'s feature question names none")
     items = [i for i in item_store.list_items(db, study_id) if i["gold"] is None and not i["practice"]]
     done = judge_calls.finished(db, study_id, model)
     return question.canonical, items, [(i, s) for i in items for s in (False, True) if (i["item_id"], s) not in done]
 
 
 def estimate(db: Database, study_id: str, config: JudgeConfig) -> Estimate:
-    kind, items, pending = _pending(db, study_id, config.model)
+    kind, items, pending = _pending(db, study_id, config.stored_as, config.swap_groups)
     per_order = 1 if config.logprobs else config.samples
     chars = sum(len(judge_messages(i["data"], s, kind)[0]["content"]) for i, s in pending)
     return Estimate(len(items), len(pending), len(pending) * per_order, math.ceil(chars / 4) * per_order)
@@ -262,19 +270,19 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
               on_progress: Callable[[int, int], None] | None = None,
               sleep: Callable[[float], None] = time.sleep) -> dict:
     """Rate every pending order of every pair; store scores for pairs with both orders answered."""
-    kind, items, pending = _pending(db, study_id, config.model)
+    kind, items, pending = _pending(db, study_id, config.stored_as, config.swap_groups)
     client = openai.OpenAI(api_key=config.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
                            base_url=config.base_url, max_retries=0, http_client=http_client(config.timeout))
     use_logprobs = config.logprobs
     done = 0
     tally = Tally()
     writing = threading.Lock()          # one connection: the threads' sample writes and this thread's saves
-    stored = judge_calls.samples(db, study_id, config.model)
+    stored = judge_calls.samples(db, study_id, config.stored_as)
 
     def save(item: dict, swapped: bool, answer: Answer) -> None:
         nonlocal done
         with writing:
-            judge_calls.save_call(db, study_id, item["item_id"], config.model, swapped=swapped,
+            judge_calls.save_call(db, study_id, item["item_id"], config.stored_as, swapped=swapped,
                                   method=answer.method, probabilities=answer.probabilities or None,
                                   requests=answer.requests, prompt_tokens=answer.prompt_tokens,
                                   completion_tokens=answer.completion_tokens)
@@ -286,10 +294,11 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
         """What one order was answered, a letterless answer included (it was paid for)."""
         def keep(k: int, letter: str | None, prompt_tokens: int, completion_tokens: int) -> None:
             with writing:
-                judge_calls.save_sample(db, study_id, item["item_id"], config.model, swapped=swapped, k=k,
+                judge_calls.save_sample(db, study_id, item["item_id"], config.stored_as, swapped=swapped, k=k,
                                         letter=letter, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         try:
-            return _ask(client, config, judge_messages(item["data"], swapped, kind), logprobs, sleep, tally,
+            question = judge_messages(labels_swapped(item["data"]) if config.swap_groups else item["data"], swapped, kind)
+            return _ask(client, config, question, logprobs, sleep, tally,
                         stored.get((item["item_id"], swapped), []), keep)
         except NoLetter as e:
             return e.answer
@@ -302,7 +311,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
 
     total = len(pending)
     # a run spends the lab's money at the judge's server: recorded before its first call
-    audit.record(db, "lmra.run", study_id, model=config.model, base_url=config.base_url, orders=total)
+    audit.record(db, "lmra.run", study_id, model=config.stored_as, base_url=config.base_url, orders=total)
     try:
         if pending and use_logprobs:
             # The first call tells whether the server gives log-probabilities (some refuse with a
@@ -352,7 +361,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
     except openai.APIConnectionError as e:
         raise JudgeError(f"cannot reach the judge at {config.base_url or 'the OpenAI API'} ({e}); "
                          f"finished calls are saved, run again to resume ({so_far()})") from None
-    summary = _store_scores(db, study_id, config.model, items)
+    summary = _store_scores(db, study_id, config.stored_as, items)
     return {**summary, "this_run": {"answered": tally.paid, "failed": tally.failed, "timed_out": tally.timed_out,
                                     "left": total - done}}
 

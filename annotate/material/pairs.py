@@ -17,6 +17,12 @@ def strata_of(items: pd.DataFrame) -> pd.Series:
                       for r in items.itertuples()}, dtype=object)
 
 
+def labels_swapped(item: dict) -> dict:
+    """The pair with its two groups' labels exchanged and its responses where they were: a judge whose verdict
+    is about the responses now names the other letter (analysis.judge_fairness)."""
+    return {**item, "group_a": item.get("group_b", ""), "group_b": item.get("group_a", "")}
+
+
 def draw_flip(seed: int | str, study_id: str, rater_id: str, item_id: str, p: float) -> bool:
     """Whether this rater sees response_b as Response 1. Reproducible from the study seed."""
     if p <= 0:

@@ -67,7 +67,7 @@ def reliability_diagram(confidence: Confidence | None) -> alt.LayerChart | None:
     frame = pd.DataFrame(bins).assign(bin=lambda f: [f"{lo:.1f}–{hi:.1f}" for lo, hi in zip(f["low"], f["high"])])
     points = alt.Chart(frame).mark_circle().encode(
         x=alt.X("confidence:Q", title="the judge's confidence in its answer", scale=alt.Scale(domain=[0, 1])),
-        y=alt.Y("agreement:Q", title="share where people's majority agrees", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("agreement:Q", title="share of people giving its answer", scale=alt.Scale(domain=[0, 1])),
         size=alt.Size("n:Q", title="pairs"),
         tooltip=["bin", alt.Tooltip("confidence:Q", format=".2f"), alt.Tooltip("agreement:Q", format=".2f"), "n"])
     labels = points.mark_text(dy=-12).encode(text="n:Q")

@@ -228,13 +228,16 @@ def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> 
 
 
 def confidence_sentence(c: Confidence | None) -> str:
-    """The judge's calibration against people's majority (lmra.confidence), in a sentence."""
+    """The judge's calibration against people's answers (lmra.confidence), in a sentence."""
     if c is None or c.ece is None:
         return (c and c.reason) or ""
-    return (f"Is the judge's confidence worth anything? Over {c.n_pairs} pairs with a majority among people "
-            f"({c.n_ties} tied pairs left out), its expected calibration error is {with_ci(c.ece, c.ece_ci)} "
-            f"(0: its confidence is how often people's majority agrees with it) and its Brier score "
-            f"{with_ci(c.brier, c.brier_ci)} (0 perfect, 2 worst).")
+    ties = (f" (on {formats.count(c.n_ties, 'pair')} its top answers tie: its agreement is split between them)"
+            if c.n_ties else "")
+    debiased = c.ece_debiased if c.ece_debiased is not None else c.ece
+    return (f"Is the judge's confidence worth anything? Over {c.n_pairs} pairs{ties}, its expected calibration "
+            f"error against people's answers is {with_ci(debiased, c.ece_ci)} (debiased for the raters' noise; "
+            f"plug-in {formats.ratio(c.ece)}; 0: its confidence is the chance a person gives its answer) and its "
+            f"Brier score against a person's answer {with_ci(c.brier, c.brier_ci)} (0 perfect, 2 worst).")
 
 
 def length_sentence(c: Length | None) -> str:

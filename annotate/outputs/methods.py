@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fairval.annotate.outputs.files import atomic_output
+from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_sentence
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
 from fairval.store import Database, audit
@@ -44,6 +45,7 @@ BIBTEX = {
     "jung2025": "@inproceedings{jung2025,\n  author = {Jung, Jaehun and Brahman, Faeze and Choi, Yejin},\n  title = "
                 "{Trust or Escalate: {LLM} Judges with Provable Guarantees for Human Agreement},\n  booktitle = "
                 "{International Conference on Learning Representations},\n  year = {2025}\n}",
+    WELCH: WELCH_BIBTEX,
 }
 
 
@@ -111,7 +113,8 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
                 cs_cite += " " + cite("waudbysmith2024asymptotic")
             parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs.ci).strip(' ()')} over "
                          f"{cs.n_pairs_complete} complete pairs; valid {cs.valid or ''}.".replace("..", "."))
-    return " ".join(parts), cites
+        parts.append(methods_sentence(lmra.by_pair_group, cite))        # the judge's own fairness audit
+    return " ".join(p for p in parts if p), cites
 
 
 def _latex(text: str) -> str:

@@ -10,6 +10,7 @@ import pandas as pd
 import vl_convert
 
 from fairval.annotate.outputs import charts
+from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.methods import methods_paragraph
@@ -104,6 +105,9 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                  "n items": difference and difference.n}])),
             (f"{title} by group pair", pd.DataFrame(group_rows) if group_rows else None),
             (f"{title} over the group pairs", stratified_sentence(rate.by_pair_group, title) or None),
+            ("Is the judge fair? Its error by group pair",
+             pd.DataFrame(audit_rows(lmra.by_pair_group)) if audit_rows(lmra.by_pair_group) else None),
+            ("The judge's fairness audit", audit_sentence(lmra.by_pair_group) or None),
             ("The judge's confidence against people", " ".join(
                 (confidence_sentence(lmra.confidence), length_sentence(lmra.length))).strip() or None),
             ("Reliability diagram", charts.reliability_diagram(lmra.confidence)),

@@ -270,10 +270,12 @@ class ConfidenceBin(Block):
 
 @dataclass(frozen=True)
 class Confidence(Block):
-    """The judge's confidence against people's majority: calibration error and Brier score, by bin."""
+    """The judge's confidence against people's answers: calibration error (plug-in and debiased) and Brier
+    score, by bin; n_ties: pairs whose top answers tie (their agreement split between them)."""
     n_pairs: int | None = None
     n_ties: int | None = None
     ece: float | None = None
+    ece_debiased: float | None = None
     ece_ci: Interval | None = None
     brier: float | None = None
     brier_ci: Interval | None = None
@@ -293,6 +295,48 @@ class Length(Block):
 
 
 @dataclass(frozen=True)
+class LabelSwap(Block):
+    """The judge asked again with the group labels swapped: how often its verdict followed the labels (kept its
+    letter) and how often the responses (changed sign, or stayed at none)."""
+    n: int | None = None
+    follows_labels: float | None = None
+    follows_labels_ci: Interval | None = None
+    follows_responses: float | None = None
+    follows_responses_ci: Interval | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeError(Block):
+    """The judge's error (judge − people) in one group pair, with its sign agreement there."""
+    n_rated: int | None = None
+    mean_error: float | None = None
+    mean_error_ci: Interval | None = None
+    sign_agreement: float | None = None
+    sign_agreement_ci: Interval | None = None
+    reason: str | None = None
+    label_swap: LabelSwap | None = None
+
+
+@dataclass(frozen=True)
+class EqualError(Block):
+    """Welch's test that the judge's mean error is the same in every group pair."""
+    f: float | None = None
+    df: tuple[float, ...] | None = None
+    p_value: float | None = None
+    group_pairs: tuple[str, ...] | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class JudgeFairness(Block):
+    """The fairness judge's own audit by group pair (`lmra.by_pair_group`, analysis.judge_fairness)."""
+    groups: dict[str, JudgeError] = field(default_factory=dict)
+    equal_error: EqualError | None = None
+    label_swap: LabelSwap | None = None
+
+
+@dataclass(frozen=True)
 class Judge(Block):
     """A judge against people: the main judge (`lmra`), each judge of several (`lmra.by_model`, where `rate`
     holds that judge's per-pair mean numbers; the main judge's are in `harm`), and a rater group's
@@ -304,6 +348,7 @@ class Judge(Block):
     sign_agreement: float | None = None
     n_items: int | None = None
     reason: str | None = None
+    n_human_zero: int | None = None                      # items left out of sign agreement (human mean 0)
     sign_agreement_ci: Interval | None = None
     spearman: Estimate | None = None
     kendall: Estimate | None = None
@@ -321,3 +366,4 @@ class Judge(Block):
     rate: Rate | None = None                             # in by_model
     model: str | None = None
     by_model: dict[str, Judge] | None = None
+    by_pair_group: JudgeFairness | None = None            # the main judge's

@@ -1,4 +1,4 @@
-"""The judge's card for one judge of a pair study: its confidence against people's majority and its lean
+"""The judge's card for one judge of a pair study: its confidence against people's answers and its lean
 towards longer responses against people's (analysis.judge_card), from the study's frames."""
 from __future__ import annotations
 

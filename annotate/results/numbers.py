@@ -20,7 +20,7 @@ from fairval.annotate.results.names import name_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
-from fairval.annotate.results.strata import by_pair_group, rater_group_allocation
+from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
 from fairval.annotate.material.studies import Study, StudyError, load_study
 from fairval.annotate.material.tasks import Question
@@ -54,6 +54,7 @@ class StudyData:
     gold_misses: dict[str, int] = dataclasses.field(default_factory=dict)   # rater -> attention checks failed
     inclusion: dict[str, float] = dataclasses.field(default_factory=dict)   # pair -> chance (active sample)
     decisions: pd.DataFrame | None = None     # the adaptive design's pairs in decision order (else None)
+    swapped: pd.DataFrame | None = None       # judges asked with the group labels swapped (lmra_store.swapped_frame)
 
     @property
     def regular_items(self) -> pd.DataFrame:
@@ -100,7 +101,8 @@ def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     return StudyData(study, items, kept.reset_index(drop=True), ratings,
                      scores[scores["item_id"].isin(real)].reset_index(drop=True), quality, excluded,
                      gold_failures(checked, gold), item_store.inclusion_probabilities(db, study.study_id),
-                     item_store.decisions_frame(db, study.study_id) if study.design.adaptive else None)
+                     item_store.decisions_frame(db, study.study_id) if study.design.adaptive else None,
+                     lmra_store.swapped_frame(db, study.study_id))
 
 
 def without_declined(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -305,6 +307,8 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     per_group = (adaptive_group_ppi(main_scores, data.decisions, completed, strata_of(real))
                  if data.decisions is not None else None)
     out[key]["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.design, per_group)
+    out["lmra"]["by_pair_group"] = judge_fairness(human, main_scores, strata_of(real), data.swapped, main,
+                                                  n_boot=n_boot, seed=seed)
     design = data.study.design
     if design.escalate:
         design_judge = data.lmra[data.lmra["model"] == design.judge]

@@ -17,6 +17,7 @@ import pandas as pd
 from fairval.analysis import judge_validity as jv
 from fairval.analysis.allocation import neyman_allocation, variance_ratio
 from fairval.analysis.calibration import human_scores
+from fairval.analysis.judge_fairness import error_by_group, label_swap
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
 from fairval.annotate.material.pairs import strata_of
@@ -48,6 +49,24 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, desig
                      "sign_agreement_ci": jv.sign_agreement(human, in_stratum)["ci"]}
         parts.append((len(in_stratum), estimate))
     return {"groups": out, "stratified": stratified(parts, design), "allocation": allocation(out, spreads, design)}
+
+
+def judge_fairness(human: pd.Series, judge: pd.Series, strata: pd.Series, swapped: pd.DataFrame | None,
+                   model: str | None, *, n_boot: int, seed: int) -> dict:
+    """The fairness judge's own audit (analysis.judge_fairness), `lmra.by_pair_group`: per group pair its
+    error (judge − people) and sign agreement, Welch's test of equal error, and `label_swap`, overall and
+    per group pair, when the judge was asked with the group labels swapped (`lmra run --swap-groups`)."""
+    out = error_by_group(human, judge.dropna(), strata, n_boot=n_boot, seed=seed)
+    again = None if swapped is None else swapped[swapped["model"] == model].set_index("item_id")["score"]
+    if again is None or again.empty:
+        out["label_swap"] = {**label_swap(judge, pd.Series(dtype=float)),
+                             "reason": "the judge was not asked with the group labels swapped (fairval lmra run "
+                                       "--swap-groups)"}
+        return out
+    out["label_swap"] = label_swap(judge, again)
+    for name, ids in strata.groupby(strata, sort=True).groups.items():
+        out["groups"][str(name)]["label_swap"] = label_swap(judge[judge.index.isin(ids)], again)
+    return out
 
 
 def stratum_ppi(rated: pd.DataFrame, in_stratum: pd.Series) -> dict:

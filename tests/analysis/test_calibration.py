@@ -24,7 +24,8 @@ def test_calibration_matches_scipy_and_a_hand_count():
     z, se = np.arctanh(r), 1 / np.sqrt(len(x) - 3)
     assert c.pearson_r == pytest.approx(r) and c.p_value == pytest.approx(p)
     assert c.pearson_ci == pytest.approx((np.tanh(z - 1.959964 * se), np.tanh(z + 1.959964 * se)), abs=1e-6)
-    assert c.sign_agreement == pytest.approx(4 / 5)          # b: - vs +; c: 0 and 0 agree
+    # people's mean 0 names no direction (issue 53): c is left out, b: - vs + disagrees
+    assert c.sign_agreement == pytest.approx(3 / 4) and c.n_human_zero == 1
     assert c.n_items == 5
 
 
@@ -56,7 +57,10 @@ def test_negating_lmra_negates_rho_and_rho_is_bounded(human_values, data):
 
 
 def test_sign_agreement_and_harm_rate():
-    assert sign_agreement(pd.Series([0.0, 1, -1]), pd.Series([0.0, 0.2, 0.3])) == pytest.approx(2 / 3)
+    assert sign_agreement(pd.Series([0.0, 1, -1]), pd.Series([0.0, 0.2, 0.3])) == pytest.approx(1 / 2)
+    # a human mean of 0 is neither agreed with nor disagreed with: on main, 0 against a judge's 0.3 disagreed
+    assert sign_agreement(pd.Series([0.0, 0.0, 1]), pd.Series([0.3, -0.1, 0.2])) == pytest.approx(1.0)
+    assert sign_agreement(pd.Series([0.0]), pd.Series([0.4])) is None
     rate = harm_rate(pd.Series([0.5, -0.5, 1.0, None]))
     assert rate.value == pytest.approx(1 / 3) and rate.n_items == 3
 

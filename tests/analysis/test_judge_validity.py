@@ -23,12 +23,13 @@ def test_wilson_is_the_root_pair_of_its_quadratic():
         assert jv.wilson(hits, n) == pytest.approx(tuple(roots), abs=1e-9)
 
 
-def test_sign_agreement_counts_zero_as_its_own_sign_and_only_shared_items():
+def test_sign_agreement_leaves_out_a_human_mean_of_zero_and_counts_only_shared_items():
     human = series([0.5, -0.2, 0.0, 0.3, 0.9])
-    judge = series([0.1, 0.4, 0.0, 0.2])               # i4 has no judge score
+    judge = series([0.1, 0.4, 0.7, 0.2])               # i4 has no judge score; i2: people's mean 0, left out
     got = jv.sign_agreement(human, judge)
-    assert (got["value"], got["n"]) == (0.75, 4)
-    assert got["ci"] == pytest.approx(list(jv.wilson(3, 4)))
+    assert (got["value"], got["n"]) == (2 / 3, 3)
+    assert got["ci"] == pytest.approx(list(jv.wilson(2, 3)))
+    assert jv.sign_agreement(series([0.0]), series([0.3]))["reason"]
     assert jv.sign_agreement(series([]), series([]))["reason"]
 
 

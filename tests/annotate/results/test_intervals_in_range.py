@@ -33,8 +33,8 @@ def number_range(path: str) -> tuple[float, float]:
     """The range each kind of number can take, written from what it is, not from the code."""
     if path.endswith(".mean_ci"):
         return (1.0, 5.0)                                        # a mean of a 1–5 question
-    if "difference" in path:
-        return (-2.0, 2.0)                                       # H_human − H_judge, each in [−1, 1]
+    if "difference" in path or "mean_error" in path:
+        return (-2.0, 2.0)                                       # H_human − H_judge (or judge − people), each in [−1, 1]
     if any(word in path for word in ("sign_agreement", "first", "accuracy", "share")):
         return (0.0, 1.0)
     return (-1.0, 1.0)                                           # H, correlations, alpha, reliability

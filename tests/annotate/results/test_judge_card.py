@@ -1,5 +1,6 @@
-"""The judge's card on a pair study written here with the judge's probabilities in both orders: ECE, Brier and
-both length correlations equal values computed in this test with plain loops, to 1e-9."""
+"""The judge's card on a pair study written here with the judge's probabilities in both orders: ECE and Brier
+against people's answers (issue 53: not their majority) and both length correlations equal values computed
+in this test with plain loops, to 1e-9."""
 from __future__ import annotations
 
 import math
@@ -54,25 +55,21 @@ def test_ece_brier_and_length_leans_equal_the_loops_here(study):
     for r in ratings:
         per_pair.setdefault(r["item_id"], []).append(canonical[r["value"]])
     bins = [[] for _ in range(10)]
-    brier, ties, kept = 0.0, 0, 0
-    for row in lmra:
+    brier, ties = 0.0, 0
+    for row in lmra:            # against people's answers: each rater's answer, not the majority (issue 53)
         values = per_pair[row["item_id"]]
-        counts = {v: values.count(v) for v in set(values)}
-        top = max(counts.values())
-        if sum(1 for c in counts.values() if c == top) > 1:
-            ties += 1
-            continue
-        majority = next(v for v, c in counts.items() if c == top)
         r = combined([row["p_a"], row["p_b"], row["p_c"]], [row["q_a"], row["q_b"], row["q_c"]])
-        k = r.index(max(r))
-        confidence, answer = r[k], (1, -1, 0)[k]
+        confidence = max(r)
+        tied = [k for k in range(3) if r[k] == confidence]
+        ties += len(tied) > 1
+        agree = sum(values.count((1, -1, 0)[k]) / len(values) for k in tied) / len(tied)
         b = min(max(math.ceil(confidence * 10) - 1, 0), 9)
-        bins[b].append((confidence, answer == majority))
-        brier += sum((r[j] - (1 if (1, -1, 0)[j] == majority else 0)) ** 2 for j in range(3))
-        kept += 1
+        bins[b].append((confidence, agree))
+        brier += sum(sum((r[j] - (1 if (1, -1, 0)[j] == v else 0)) ** 2 for j in range(3)) for v in values) / len(values)
+    kept = len(lmra)
     ece = sum(len(b) / kept * abs(sum(h for _, h in b) / len(b) - sum(c for c, _ in b) / len(b)) for b in bins if b)
     confidence = card["confidence"]
-    assert (confidence["n_pairs"], confidence["n_ties"]) == (kept, ties) and ties > 0
+    assert (confidence["n_pairs"], confidence["n_ties"]) == (kept, ties)
     assert confidence["ece"] == pytest.approx(ece, abs=1e-9)
     assert confidence["brier"] == pytest.approx(brier / kept, abs=1e-9)
     assert [b["n"] for b in confidence["bins"]] == [len(b) for b in bins]

@@ -59,11 +59,14 @@ def test_pair_study_from_files_matches_hand_computation(db_path, tmp_path):
     assert p2 == pytest.approx(-0.4 / 0.9)
     lm = numbers["lmra"]
     assert lm["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
-    assert lm["sign_agreement"] == 0.75 and lm["n_items"] == 4 and len(lm["pearson_ci"]) == 2
+    # p3's human mean is 0: no direction to agree with, left out of sign agreement (issue 53)
+    assert lm["sign_agreement"] == 1.0 and lm["n_human_zero"] == 1
+    assert lm["n_items"] == 4 and len(lm["pearson_ci"]) == 2
     assert numbers["harm"]["human"] == pytest.approx(human.mean())
     assert numbers["harm"]["lmra"] == pytest.approx(lmra.mean())
     female, male = (lm["by_rater_group"]["gender"][g] for g in ("female", "male"))
-    assert female["sign_agreement"] == 0.75 and male["sign_agreement"] == 0.25
+    # female means 0.5, -0.5, 0, 1 (p3 left out: 3 of 3); male 1, 0, 0, -1 (p2, p3 left out: 1 of 2)
+    assert female["sign_agreement"] == 1.0 and male["sign_agreement"] == 0.5
     assert female["pearson_r"] == pytest.approx(np.corrcoef([0.5, -0.5, 0, 1], lmra)[0, 1])
     assert male["pearson_r"] == pytest.approx(np.corrcoef([1, 0, 0, -1], lmra)[0, 1])
     harm = numbers["questions"]["harm"]
@@ -129,7 +132,7 @@ def test_feature_label_study_is_calibrated_like_harm(db, tmp_path):
     numbers = study_results(db, "fl", n_boot=0)
     human, lmra = np.array([1.0, -0.5, 0.5, 0.0]), np.array([0.6, -0.2, 0.1, 0.3])
     assert numbers["lmra"]["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
-    assert numbers["lmra"]["sign_agreement"] == pytest.approx(0.75)        # p4: 0 vs +
+    assert numbers["lmra"]["sign_agreement"] == pytest.approx(1.0)        # p4: people's 0 is left out
     assert numbers["feature_difference"]["human"] == pytest.approx(human.mean())
     assert "harm" not in numbers
 
