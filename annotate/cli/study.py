@@ -53,11 +53,19 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
             raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
     settings = {k: v for k, v in options.items() if v is not None}
     settings["demographics"] = list(options["demographics"])
+    matched = {}
     if balance_groups:
-        settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
+        from fairval.annotate.material import vocabulary
+        groups = [g.strip() for g in balance_groups.split(",") if g.strip()]
+        try:
+            settings["balance_groups"], matched = vocabulary.balance_groups(options.get("balance_by"), groups)
+        except vocabulary.LabelMismatch as e:
+            raise click.ClickException(f"--balance-groups: {e}") from None
     created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
     click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
                f"{created.settings.completion_code}")
+    if matched:
+        click.echo(f"balance groups matched to the raters' answers: {vocabulary.said(matched)}")
 
 
 @study.command("list")

@@ -13,6 +13,7 @@ from functools import cached_property
 from fairval.annotate.material.design import Design
 from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
+from fairval.annotate.material.vocabulary import RATER_ANSWERS, refusal
 from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
@@ -87,6 +88,12 @@ class StudySettings:
         if self.balance_groups and not self.balance_by:
             raise StudyError("balance_groups needs balance_by (the rater attribute the groups are of, e.g. "
                              "gender); give both, or neither")
+        if self.balance_by in RATER_ANSWERS:
+            for group in self.balance_groups:
+                if group not in RATER_ANSWERS[self.balance_by]:
+                    raise StudyError("balance group " + refusal(
+                        group, f"a {self.balance_by} raters can answer, so its share of each item would never "
+                        "fill", RATER_ANSWERS[self.balance_by], "use one of them"))
         if self.balance_by and len(self.balance_groups) < 2:
             raise StudyError("balance_by needs at least two balance_groups "
                              "(e.g. female,male) to split each item's raters between")

@@ -1,0 +1,57 @@
+"""The seeds' published layouts that are not already fairval's own fields (docs/formats.md has an example each).
+
+- whats-in-a-name's `templates_and_names.json` ({"name_groups": {group: [names]}, "templates": [{scenario,
+  variation, context_level, templates: [text with a {name} slot]}]}) is `generate fill` input: every template
+  with every name gives one row in the layout of its `just_prompts.csv` (scenario, variation, name_group,
+  name, context_level, prompt_text), which imports into a name study (name_group split by vocabulary).
+- implicit-bias's `decision_templates_gpt4.json` (a JSON array; each `prompt_template` a decision prompt)
+  is scenario material: a row without `scenario` reads its `prompt_template` as the scenario.
+"""
+from __future__ import annotations
+
+from fairval.annotate.material.records import Record
+from fairval.errors import GenerationError
+
+NAME_SLOT = "{name}"
+# a task's field -> the seeds' field that holds it, read when the row lacks the task's own
+SEED_FIELDS: dict[str, tuple[str, ...]] = {"scenario": ("prompt_template",)}
+
+
+def is_names_and_templates(doc) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("name_groups"), dict) and isinstance(doc.get("templates"),
+                                                                                           list)
+
+
+def fill_name_slots(doc: dict) -> list[dict]:
+    """Every template of a templates_and_names.json document with every name, in just_prompts.csv's layout
+    and order: per scenario and variation, each group's names in turn, each at every context level."""
+    groups = doc["name_groups"]
+    for group, names in groups.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            raise GenerationError(f"name group {group!r} needs a list of names")
+    blocks: dict[tuple, list[tuple[str, str]]] = {}
+    for k, entry in enumerate(doc["templates"], start=1):
+        texts = entry.get("templates") if isinstance(entry, dict) else None
+        if not isinstance(texts, list) or not texts:
+            raise GenerationError(f"template entry {k} has no 'templates' list")
+        for text in texts:
+            if not isinstance(text, str) or NAME_SLOT not in text:
+                raise GenerationError(f"template entry {k} ({entry.get('scenario')}, {entry.get('variation')}) "
+                                      f"has a template without the {NAME_SLOT} slot")
+            blocks.setdefault((entry.get("scenario"), entry.get("variation")), []).append(
+                (entry.get("context_level"), text))
+    return [{"scenario": scenario, "variation": variation, "name_group": group, "name": name,
+             "context_level": level, "prompt_text": text.replace(NAME_SLOT, name)}
+            for (scenario, variation), texts in blocks.items()
+            for group, names in groups.items() for name in names for level, text in texts]
+
+
+def with_seed_fields(rec: Record, required: tuple[str, ...]) -> Record:
+    """The row with each required field it lacks read from the seeds' field that holds it (SEED_FIELDS)."""
+    extra = {}
+    for field in required:
+        if rec.data.get(field) in (None, ""):
+            source = next((s for s in SEED_FIELDS.get(field, ()) if rec.data.get(s) not in (None, "")), None)
+            if source is not None:
+                extra[field] = rec.data[source]
+    return Record(rec.line, {**rec.data, **extra}, None, rec.format) if extra else rec
