@@ -55,7 +55,7 @@ def _import_items(db: Database, study_id: str, path, label_map: dict | None = No
     if study.design.drawn:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
                          "be part of it. Import every pair first, then draw the sample")
-    records = read_records(path)
+    records = layouts.read_items(path)
     path = source_label(path)
     rows, seen, matched = [], {}, {}
     perceived = {q.id: q.values for q in study.task.perceived_questions}

@@ -4,12 +4,16 @@
   variation, context_level, templates: [text with a {name} slot]}]}) is `generate fill` input: every template
   with every name gives one row in the layout of its `just_prompts.csv` (scenario, variation, name_group,
   name, context_level, prompt_text), which imports into a name study (name_group split by vocabulary).
+  Imported itself into a study, it gives one item per name: {name, name_group}.
 - implicit-bias's `decision_templates_gpt4.json` (a JSON array; each `prompt_template` a decision prompt)
   is scenario material: a row without `scenario` reads its `prompt_template` as the scenario.
 """
 from __future__ import annotations
 
-from fairval.annotate.material.records import Record
+import json
+from pathlib import Path
+
+from fairval.annotate.material.records import Record, read_records
 from fairval.errors import GenerationError
 
 NAME_SLOT = "{name}"
@@ -55,3 +59,25 @@ def with_seed_fields(rec: Record, required: tuple[str, ...]) -> Record:
             if source is not None:
                 extra[field] = rec.data[source]
     return Record(rec.line, {**rec.data, **extra}, None, rec.format) if extra else rec
+
+
+def read_items(source) -> list[Record]:
+    """An items file's records (records.read_records), or a templates_and_names.json's names, one row each,
+    numbered by the line the name is written on."""
+    if isinstance(source, (str, Path)) and str(source).lower().endswith(".json"):
+        try:
+            text = Path(source).read_text(encoding="utf-8-sig")
+            doc = json.loads(text)
+        except (OSError, ValueError):
+            doc = None
+        if is_names_and_templates(doc):
+            rows, at = [], 0
+            for group, names in doc["name_groups"].items():
+                for name in names if isinstance(names, list) else []:
+                    at = max(at, text.find(json.dumps(name, ensure_ascii=False)[1:-1], at))
+                    rows.append(Record(text.count("\n", 0, at) + 1, {"name": name, "name_group": group},
+                                       None, "json"))
+            if not rows:
+                raise GenerationError(f"{Path(source).name}: its name_groups hold no names")
+            return rows
+    return read_records(source)
