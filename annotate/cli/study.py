@@ -91,7 +91,9 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.order import order_sentence
+    from fairval.annotate.material import vocabulary
     from fairval.annotate.results.progress import study_progress
+    from fairval.store import audit
 
     db = _db(ctx)
     study = load_study(db, name)
@@ -118,6 +120,10 @@ def study_show(ctx, name, as_json):
         click.echo(f"  design: {design}")
     if study.recorded.stopped:
         click.echo(f"  {stopping.stop_sentence(study.recorded.stopped)}")
+    for entry in audit.entries(db, name):        # the labels each import matched, kept with the study
+        if entry["details"].get("labels_matched"):
+            click.echo(f"  {entry['details'].get('source')}: labels matched to the answers: "
+                       f"{audit.printable(vocabulary.said(entry['details']['labels_matched']))}")
     for key, value in settings.items():
         if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")

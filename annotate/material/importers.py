@@ -179,7 +179,8 @@ def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = 
                                     f"{stored[key]!r}; ratings are written once")
             skipped += 1
             continue
-        attrs = {a: require_text(path, rec, f"rater_{a}", optional=True) for a in ATTRIBUTES}
+        attrs = {a: _rater_answer(a, require_text(path, rec, f"rater_{a}", optional=True), matched)
+                 for a in ATTRIBUTES}
         _merge_rater(path, rec, raters, rater_id, attrs)
         rows.append({"item_id": item_id, "rater_id": rater_id, "question": qid, "value": value,
                      "canonical": canonical_value(question, value, flipped),
@@ -214,6 +215,17 @@ def _answer_of(path, rec: Record, field_name: str, question, value, label_map: d
         raise ImportProblem(path, rec.line, field_name, str(e)) from None
     if found.rule:
         matched[f"{field_name} {question.id} {value!r}"] = f"{found.answer!r} ({found.rule})"
+    return found.answer
+
+
+def _rater_answer(attribute: str, value: str | None, matched: dict) -> str | None:
+    """A rater's gender or race as the rater form stores it when the rule matches one (`m` -> male), so
+    balance groups and group numbers count them; other words are kept as self-described."""
+    found = vocabulary.match(value, vocabulary.RATER_ANSWERS[attribute]) \
+        if value is not None and attribute in vocabulary.RATER_ANSWERS else None
+    if found is None or not found.rule:
+        return value
+    matched[f"rater_{attribute} {value!r}"] = f"{found.answer!r} ({found.rule})"
     return found.answer
 
 

@@ -100,6 +100,8 @@ def test_whats_in_a_name_groups_import_with_the_mapping_said_and_score_the_rater
     from fairval.store import audit
     kept = [e for e in audit.entries(db, "wn") if e["action"] == "import.items"]
     assert "black_women" in json.dumps(kept)
+    code, out = run(db_path, "study", "show", "wn")
+    assert "names.csv: labels matched to the answers: name_group 'black_men' -> race 'Black'" in out
 
 
 @pytest.mark.parametrize("rows, field, words", [
@@ -142,10 +144,14 @@ def test_gold_answers_and_imported_ratings_in_other_words_are_matched_and_said(d
     assert item_store.get_item(db, "wn", "g1")["gold"] == {"gender": "male"}
     assert result.matched_line() == "labels matched to the answers: _gold gender 'Men' -> 'male' (synonym)"
     ratings = write_jsonl(tmp_path / "r.jsonl", [
-        {"item_id": "n1", "rater_id": "a", "question": "race", "value": "WHITE"},
-        {"item_id": "n1", "rater_id": "a", "question": "gender", "value": "woman"}])
+        {"item_id": "n1", "rater_id": "a", "question": "race", "value": "WHITE", "rater_gender": "F"},
+        {"item_id": "n1", "rater_id": "a", "question": "gender", "value": "woman", "rater_race": "in my words"}])
     done = import_ratings(db, "wn", ratings)
     assert done.written == 2 and "value race 'WHITE' -> 'white' (case)" in done.matched_line()
+    assert "rater_gender 'F' -> 'female' (synonym)" in done.matched_line()
+    from fairval.store import raters as rater_store
+    rater = rater_store.get_rater(db, "wn", "a")
+    assert (rater["gender"], rater["race"]) == ("female", "in my words")    # a self-description kept as given
     from fairval.store import ratings as rating_store
     assert sorted(rating_store.ratings_frame(db, "wn")["value"]) == ["female", "white"]
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"item_id": "n1", "rater_id": "b", "question": "race",
