@@ -38,7 +38,7 @@ def unscored_reason(group: str, answers) -> str:
     found = match(group, answers)
     near = found.answer if found else nearest(group, answers)
     return (f"no accuracy: {group!r} is not one of the answers raters could give ({', '.join(answers)})"
-            + (f"; it may mean {near!r}: re-import the items (labels are matched on import) or fix the file"
+            + (f"; it may mean {near!r}: import the items into a new study, where labels are matched, or fix them"
                if near else "; fix the items' labels"))
 
 
