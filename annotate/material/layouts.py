@@ -81,3 +81,25 @@ def read_items(source) -> list[Record]:
                 raise GenerationError(f"{Path(source).name}: its name_groups hold no names")
             return rows
     return read_records(source)
+
+
+def names_for_fill(source, races: list[str], genders: list[str], matched: dict) -> tuple[dict, int]:
+    """`generate fill --names`: {(race, gender): names} for the races and genders asked, from rows of name,
+    race, gender or of name, name_group (whats-in-a-name's file itself too), each label matched to the words
+    asked by vocabulary's rule (what was matched goes to `matched`). Also returns how many names belong to
+    no group asked, left out."""
+    from fairval.annotate.material import vocabulary
+
+    names: dict[tuple[str, str], list[str]] = {}
+    left_out = 0
+    for rec in read_items(source):
+        try:
+            data = vocabulary.intended(rec.data, {"race": races, "gender": genders}, None, matched)
+        except vocabulary.LabelMismatch:
+            left_out += 1
+            continue
+        if data.get("race") and data.get("gender") and isinstance(data.get("name"), str):
+            names.setdefault((data["race"], data["gender"]), []).append(data["name"])
+        else:
+            left_out += 1
+    return names, left_out
