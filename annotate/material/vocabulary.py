@@ -80,8 +80,10 @@ def match(label, answers: Sequence[str], given_map: Mapping[str, str] | None = N
 
 
 def nearest(label, answers: Sequence[str]) -> str | None:
-    found = difflib.get_close_matches(_key(str(label)), [_key(a) for a in answers], n=1, cutoff=0.5)
-    return next((a for a in answers if found and _key(a) == found[0]), None)
+    """The answer closest in spelling to the label or to one of its synonyms (`womn` -> female via women)."""
+    words = {_key(a): a for a in answers} | {w: a for w, a in SYNONYMS.items() if a in answers}
+    found = difflib.get_close_matches(_key(str(label)), list(words), n=1, cutoff=0.5)
+    return words[found[0]] if found else None
 
 
 def refusal(label, what: str, answers: Sequence[str], hint: str | None = None) -> str:
