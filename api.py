@@ -94,15 +94,18 @@ class Study:
         flags = stored[["gold", "practice", "judge_only"]]
         return pd.concat([stored[["item_id"]], fields, flags], axis=1)
 
-    def import_items(self, source: str | Path | Iterable[dict]) -> int:
-        """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new."""
+    def import_items(self, source: str | Path | Iterable[dict], label_map: dict[str, str] | None = None) -> int:
+        """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new.
+        label_map: {label: answer} read before fairval's own rule (docs/formats.md, "Labels and answers");
+        what was matched is kept in the study's audit trail."""
         from fairval.annotate.material.importers import import_items
-        return import_items(self.database._db, self.name, source).written
+        return import_items(self.database._db, self.name, source, label_map=label_map).written
 
-    def import_ratings(self, source: str | Path | Iterable[dict]) -> int:
-        """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*])."""
+    def import_ratings(self, source: str | Path | Iterable[dict], label_map: dict[str, str] | None = None) -> int:
+        """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*]);
+        label_map as for import_items."""
         from fairval.annotate.material.importers import import_ratings
-        return import_ratings(self.database._db, self.name, source).written
+        return import_ratings(self.database._db, self.name, source, label_map=label_map).written
 
     def import_lmra(self, source: str | Path | Iterable[dict]) -> int:
         """The judge's scores: item_id, model and score, or p_a, p_b, p_c, q_a, q_b, q_c."""

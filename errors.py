@@ -38,6 +38,11 @@ class ImportProblem(FairvalError):
         super().__init__(f"{where}: {message}")
 
 
+class LabelMismatch(FairvalError):
+    "A group label or answer that is none of the question's answers by fairval's rule; names them and the nearest."
+    field: str | None = None        # the file's field it came from, when a file is read
+
+
 class AnswerError(FairvalError):
     "An answer that cannot be recorded; says which question and what is allowed."
 

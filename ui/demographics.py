@@ -12,6 +12,7 @@ import streamlit as st
 
 from fairval.annotate.rating import session
 from fairval.annotate.material.studies import Study
+from fairval.annotate.material.vocabulary import RATER_ANSWERS
 from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.i18n import Translate
 
@@ -19,9 +20,10 @@ CONTEXT = "demographics"            # the catalogues' msgctxt for the rater's ow
 SELF_DESCRIBE = "prefer to self-describe"
 MENA = "Middle Eastern or North African"
 
-GENDERS = ["female", "male", "non-binary", SELF_DESCRIBE, PREFER_NOT_TO_SAY]
+# the values a balance group can name (vocabulary.RATER_ANSWERS), then the rater's own words or none
+GENDERS = [*RATER_ANSWERS["gender"], SELF_DESCRIBE, PREFER_NOT_TO_SAY]
 # every stored race value, in the order English offers them (the US's 2024 OMB categories, and mixed)
-RACES = ["white", "Black", "Asian", "Hispanic", "Native American", MENA, "mixed", SELF_DESCRIBE, PREFER_NOT_TO_SAY]
+RACES = [*RATER_ANSWERS["race"], SELF_DESCRIBE, PREFER_NOT_TO_SAY]
 _END = [SELF_DESCRIBE, PREFER_NOT_TO_SAY]
 
 # What each language offers, in its region's usual order (a language not listed offers RACES).

@@ -220,5 +220,7 @@ def _import(study_id: str) -> None:
                 result = IMPORTS[kind](get_db(), study_id, path)
                 st.success(f"Imported {result.written} rows into {study_id!r}"
                            + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
+                if result.matched:
+                    st.info(inert(result.matched_line()))
             except FairvalError as e:
                 st.error(inert(f"Nothing was imported. {e}"))

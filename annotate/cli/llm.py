@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -100,21 +101,37 @@ def _write_jsonl(path: str, rows: list[dict]) -> None:
 @click.option("--genders", default="male,female,non-binary", show_default=True)
 @click.option("--races", default="white,Black,Asian,Hispanic,Native American", show_default=True)
 @click.option("--names", "names_file", type=click.Path(exists=True, dir_okay=False),
-              help="Names (name, race, gender per row) for an implicit fill of [NAME].")
+              help="Names (name, race, gender or name, name_group per row; or whats-in-a-name's "
+                   "templates_and_names.json) for an implicit fill of [NAME].")
 @click.option("--seed", type=int, default=0, show_default=True)
 @friendly
 def generate_fill(templates, out, ages, genders, races, names_file, seed):
-    """Fill TEMPLATES (template, decision_question_id) with demographics, or with names."""
+    """Fill TEMPLATES (template, decision_question_id) with demographics, or with names.
+
+    TEMPLATES may also be whats-in-a-name's templates_and_names.json: each template's {name} slot is filled
+    with every name of its name_groups, in the layout of its just_prompts.csv."""
     from fairval.annotate.material.generate import GenerationError, fill_templates
+    from fairval.annotate.material.layouts import fill_name_slots, is_names_and_templates, names_for_fill
+    from fairval.annotate.material.vocabulary import said
     from fairval.annotate.material.records import read_records
+
+    doc = _json_document(templates)
+    if is_names_and_templates(doc):
+        if names_file:
+            raise click.UsageError(f"{templates} carries its own name_groups; leave out --names")
+        try:
+            filled = fill_name_slots(doc)
+        except GenerationError as e:
+            raise click.ClickException(f"{templates}: {e}") from None
+        _write_jsonl(out, filled)
+        click.echo(f"wrote {len(filled)} prompts ({len(doc['name_groups'])} name groups) to {out}")
+        return
 
     rows = [dict(r.data, decision_question_id=r.data.get("decision_question_id", r.data.get("id")))
             for r in read_records(templates)]
-    names = None
+    names, matched, left_out = None, {}, 0
     if names_file:
-        names = {}
-        for r in read_records(names_file):
-            names.setdefault((r.data.get("race"), r.data.get("gender")), []).append(r.data.get("name"))
+        names, left_out = names_for_fill(names_file, _list(races), _list(genders), matched)
     try:
         filled = fill_templates(rows, ages=[int(a) for a in _list(ages)], genders=_list(genders),
                                 races=_list(races), names=names, seed=seed)
@@ -122,6 +139,20 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
         raise click.ClickException(str(e)) from None
     _write_jsonl(out, filled)
     click.echo(f"wrote {len(filled)} filled questions to {out}")
+    if matched:
+        click.echo(f"names' groups matched to --races/--genders: {said(matched)}")
+    if left_out:
+        click.echo(f"left out {formats.count(left_out, 'name')} whose group is none of the races and genders asked")
+
+
+def _json_document(path: str):
+    """A .json file's one document (None for JSON Lines, CSV, or a file that is not one JSON document)."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError):
+        return None
 
 
 @generate.command("pairs")

@@ -67,24 +67,33 @@ def lmra():
     """LLM judge (LMRA) scores."""
 
 
-def _import_command(group: click.Group, importer: str, noun: str, help_text: str) -> None:
+MAP_HELP = ("LABEL=ANSWER: read LABEL as the question's answer ANSWER (repeatable); a combined group takes one "
+            "answer per question joined by +, e.g. black_women=Black+female. See docs/formats.md.")
+
+
+def _import_command(group: click.Group, importer: str, noun: str, help_text: str, labels: bool = False) -> None:
     """`fairval <group> import STUDY FILE`: the same shell around each importer, all or nothing."""
     @group.command("import", help=help_text)
     @click.argument("study_name")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False))
     @click.pass_context
     @friendly
-    def command(ctx, study_name, file):
-        from fairval.annotate.material import importers
-        result = getattr(importers, importer)(_db(ctx), study_name, file)
+    def command(ctx, study_name, file, label_map=()):
+        from fairval.annotate.material import importers, vocabulary
+        options = {"label_map": vocabulary.parse_map(label_map)} if labels else {}
+        result = getattr(importers, importer)(_db(ctx), study_name, file, **options)
         click.echo(f"imported {result.written} {noun} into {study_name!r}"
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
+        if result.matched:
+            click.echo(result.matched_line())
+    if labels:
+        click.option("--map", "label_map", multiple=True, metavar="LABEL=ANSWER", help=MAP_HELP)(command)
 
 
 _import_command(items, "import_items", "items",
-                "Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing.")
+                "Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing.", labels=True)
 _import_command(ratings, "import_ratings", "ratings",
-                "Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*]).")
+                "Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*]).", labels=True)
 _import_command(lmra, "import_lmra", "LMRA scores",
                 "Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c.")
 
@@ -101,6 +110,7 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
     from fairval.annotate.results import numbers as results
+    from fairval.annotate.results.names import perceived
     result = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
                                    model=model)
     numbers = result.to_dict()
@@ -116,6 +126,12 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
         if "mean" in q:
             line += f" mean={formats.mean(q['mean'])} share 4-5={formats.ratio(q['share_4_or_5'])}"
         click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
+    names = numbers.get("names") or {}
+    for attr in perceived(names):
+        click.echo(f"  {attr} accuracy: " + ", ".join(
+            f"{g} {formats.ratio(a)} (n={names[f'{attr}_n'][g]})" for g, a in names[f"{attr}_accuracy"].items()))
+        for why in (names.get(f"{attr}_unscored") or {}).values():
+            click.echo(f"    {why}")
     judge = result.lmra
     if judge is not None:
         click.echo(f"  LMRA {judge.model}: r={formats.ratio(judge.pearson_r)} "

@@ -53,11 +53,19 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
             raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
     settings = {k: v for k, v in options.items() if v is not None}
     settings["demographics"] = list(options["demographics"])
+    matched = {}
     if balance_groups:
-        settings["balance_groups"] = [g.strip() for g in balance_groups.split(",") if g.strip()]
+        from fairval.annotate.material import vocabulary
+        groups = [g.strip() for g in balance_groups.split(",") if g.strip()]
+        try:
+            settings["balance_groups"], matched = vocabulary.balance_groups(options.get("balance_by"), groups)
+        except vocabulary.LabelMismatch as e:
+            raise click.ClickException(f"--balance-groups: {e}") from None
     created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
     click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
                f"{created.settings.completion_code}")
+    if matched:
+        click.echo(f"balance groups matched to the raters' answers: {vocabulary.said(matched)}")
 
 
 @study.command("list")
@@ -83,7 +91,9 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.order import order_sentence
+    from fairval.annotate.material import vocabulary
     from fairval.annotate.results.progress import study_progress
+    from fairval.store import audit
 
     db = _db(ctx)
     study = load_study(db, name)
@@ -110,6 +120,10 @@ def study_show(ctx, name, as_json):
         click.echo(f"  design: {design}")
     if study.recorded.stopped:
         click.echo(f"  {stopping.stop_sentence(study.recorded.stopped)}")
+    for entry in audit.entries(db, name):        # the labels each import matched, kept with the study
+        if entry["details"].get("labels_matched"):
+            click.echo(f"  {entry['details'].get('source')}: labels matched to the answers: "
+                       f"{audit.printable(vocabulary.said(entry['details']['labels_matched']))}")
     for key, value in settings.items():
         if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairval.analysis.lmra import combine_orders
@@ -17,6 +17,7 @@ from fairval.annotate.material.records import (
     require_number,
     require_text,
 )
+from fairval.annotate.material import layouts, vocabulary
 from fairval.annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
 from fairval.store import Database, immediate, loads
 from fairval.store import items as item_store
@@ -24,7 +25,7 @@ from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store.raters import ATTRIBUTES
-from fairval.errors import NoSpace, RaterIdError, TaskError
+from fairval.errors import LabelMismatch, NoSpace, RaterIdError, TaskError
 from fairval.store import audit
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
@@ -36,6 +37,11 @@ PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
 class ImportResult:
     written: int
     skipped: int = 0      # rows identical to what was stored already
+    matched: dict[str, str] = field(default_factory=dict)   # labels matched to answers by a rule (vocabulary)
+
+    def matched_line(self) -> str:
+        """The labels matched this time, said in one line (empty when every label was an answer)."""
+        return f"labels matched to the answers: {vocabulary.said(self.matched)}" if self.matched else ""
 
 
 def derive_item_id(data: dict) -> str:
@@ -44,25 +50,29 @@ def derive_item_id(data: dict) -> str:
     return "i" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def _import_items(db: Database, study_id: str, path) -> ImportResult:
+def _import_items(db: Database, study_id: str, path, label_map: dict | None = None) -> ImportResult:
     study = load_study(db, study_id)
     if study.design.drawn:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
                          "be part of it. Import every pair first, then draw the sample")
-    records = read_records(path)
+    records = layouts.read_items(path)
     path = source_label(path)
-    rows, seen = [], {}
+    rows, seen, matched = [], {}, {}
+    perceived = {q.id: q.values for q in study.task.perceived_questions}
     for rec in records:
-        for field in study.task.required_fields:
-            require_text(path, rec, field)
-        item_id = _item_id(path, rec)
+        item_id = _item_id(path, rec)           # from the row as written, so the same row keeps its id
+        rec = layouts.with_seed_fields(rec, study.task.required_fields)
+        if perceived:
+            rec = _intended(path, rec, perceived, label_map, matched)
+        for required in study.task.required_fields:
+            require_text(path, rec, required)
         if item_id in seen:
             raise ImportProblem(path, rec.line, "id", f"repeats item id {item_id!r} from line "
                                 f"{seen[item_id]}" + ("" if "id" in rec.data else
                                                       " (the rows are identical)"))
         seen[item_id] = rec.line
         rows.append({"item_id": item_id, "data": rec.data, "source_line": rec.raw,
-                     "source_format": rec.format, "gold": _gold(path, rec, study),
+                     "source_format": rec.format, "gold": _gold(path, rec, study, label_map, matched),
                      "practice": _flag(path, rec, PRACTICE_FIELD)})
     try:
         with immediate(db, study.study_id):
@@ -74,7 +84,17 @@ def _import_items(db: Database, study_id: str, path) -> ImportResult:
         raise
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
-    return ImportResult(len(rows))
+    return ImportResult(len(rows), matched=matched)
+
+
+def _intended(path, rec: Record, perceived: dict, label_map: dict | None, matched: dict) -> Record:
+    """A name item with its intended groups as the questions' answers (vocabulary.intended)."""
+    try:
+        data = vocabulary.intended(rec.data, perceived, label_map, matched)
+    except LabelMismatch as e:
+        raise ImportProblem(path, rec.line, e.field, str(e)) from None
+    # a changed row is stored as matched (its source line as read would be stored as the item's data)
+    return rec if data == rec.data else Record(rec.line, data, None, rec.format)
 
 
 def _item_id(path, rec: Record) -> str:
@@ -86,7 +106,7 @@ def _item_id(path, rec: Record) -> str:
     return str(value)
 
 
-def _gold(path, rec: Record, study: Study) -> dict | None:
+def _gold(path, rec: Record, study: Study, label_map: dict | None, matched: dict) -> dict | None:
     raw = rec.data.get(GOLD_FIELD)
     if raw in (None, ""):
         return None
@@ -104,10 +124,7 @@ def _gold(path, rec: Record, study: Study) -> dict | None:
             question = study.task.question(qid)
         except TaskError as e:
             raise ImportProblem(path, rec.line, GOLD_FIELD, str(e)) from None
-        if str(value) not in question.values:
-            raise ImportProblem(path, rec.line, GOLD_FIELD, f"expects {value!r} for {qid!r}, which is "
-                                f"not one of {', '.join(question.values)}")
-        gold[qid] = str(value)
+        gold[qid] = _answer_of(path, rec, GOLD_FIELD, question, value, label_map, matched)
     return gold
 
 
@@ -120,7 +137,7 @@ def _flag(path, rec: Record, field: str) -> bool:
     raise ImportProblem(path, rec.line, field, f"must be true/false or 1/0, found {value!r}")
 
 
-def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
+def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = None) -> ImportResult:
     """Ratings collected elsewhere (SPEC §2): value as the rater saw it, flipped order optional."""
     study = load_study(db, study_id)
     records = read_records(path)
@@ -128,7 +145,7 @@ def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
     known_items = item_store.item_ids(db, study.study_id)
     judge_alone = item_store.judge_only_ids(db, study.study_id)
     stored = rating_store.stored_values(db, study.study_id)
-    rows, raters, seen, skipped = [], {}, {}, 0
+    rows, raters, seen, skipped, matched = [], {}, {}, 0, {}
     for rec in records:
         item_id = str(_required_id(path, rec, "item_id"))
         if item_id not in known_items:
@@ -146,12 +163,7 @@ def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
             question = study.task.question(qid)
         except TaskError as e:
             raise ImportProblem(path, rec.line, "question", str(e)) from None
-        value = _answer(path, rec, "value")
-        if question.is_likert and value not in question.values:
-            value = _whole_number_text(value)          # "4.0" from a spreadsheet means 4
-        if value not in question.values:
-            raise ImportProblem(path, rec.line, "value", f"{value!r} is not an answer to {qid!r}; "
-                                f"answers are {', '.join(question.values)}")
+        value = _answer_of(path, rec, "value", question, _answer(path, rec, "value"), label_map, matched)
         flipped = _flag(path, rec, "flipped")
         if flipped and not study.task.is_pair:
             raise ImportProblem(path, rec.line, "flipped", "only pair studies show responses flipped")
@@ -167,7 +179,8 @@ def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
                                     f"{stored[key]!r}; ratings are written once")
             skipped += 1
             continue
-        attrs = {a: require_text(path, rec, f"rater_{a}", optional=True) for a in ATTRIBUTES}
+        attrs = {a: _rater_answer(a, require_text(path, rec, f"rater_{a}", optional=True), matched)
+                 for a in ATTRIBUTES}
         _merge_rater(path, rec, raters, rater_id, attrs)
         rows.append({"item_id": item_id, "rater_id": rater_id, "question": qid, "value": value,
                      "canonical": canonical_value(question, value, flipped),
@@ -188,7 +201,32 @@ def _import_ratings(db: Database, study_id: str, path) -> ImportResult:
                     rater_store.update_rater(db, study.study_id, rater_id, **{a: v})
                     regrouped |= a == study.settings.balance_by
         written = loads.record_imported(db, study.study_id, rows, rated, rules, regrouped=regrouped)
-    return ImportResult(written, skipped)
+    return ImportResult(written, skipped, matched)
+
+
+def _answer_of(path, rec: Record, field_name: str, question, value, label_map: dict | None, matched: dict) -> str:
+    """A gold answer or an imported rating as one of the question's answers, by vocabulary's rule."""
+    value = str(value)
+    if question.is_likert and value not in question.values:
+        value = _whole_number_text(value)          # "4.0" from a spreadsheet means 4
+    try:
+        found = vocabulary.require(value, f"an answer to {question.id!r}", question.values, label_map)
+    except LabelMismatch as e:
+        raise ImportProblem(path, rec.line, field_name, str(e)) from None
+    if found.rule:
+        matched[f"{field_name} {question.id} {value!r}"] = f"{found.answer!r} ({found.rule})"
+    return found.answer
+
+
+def _rater_answer(attribute: str, value: str | None, matched: dict) -> str | None:
+    """A rater's gender or race as the rater form stores it when the rule matches one (`m` -> male), so
+    balance groups and group numbers count them; other words are kept as self-described."""
+    found = vocabulary.match(value, vocabulary.RATER_ANSWERS[attribute]) \
+        if value is not None and attribute in vocabulary.RATER_ANSWERS else None
+    if found is None or not found.rule:
+        return value
+    matched[f"rater_{attribute} {value!r}"] = f"{found.answer!r} ({found.rule})"
+    return found.answer
 
 
 def _merge_rater(path, rec, raters: dict, rater_id: str, attrs: dict) -> None:
@@ -265,10 +303,11 @@ def _import_lmra(db: Database, study_id: str, path) -> ImportResult:
 
 
 def _audited(kind: str, work):
-    def run(db: Database, study_id: str, path) -> ImportResult:
-        result = work(db, study_id, path)
+    def run(db: Database, study_id: str, path, **options) -> ImportResult:
+        result = work(db, study_id, path, **options)
         audit.record(db, f"import.{kind}", study_id, source=_source_name(path), rows=result.written,
-                     skipped=result.skipped, sha256=_fingerprint(path))
+                     skipped=result.skipped, sha256=_fingerprint(path),
+                     **({"labels_matched": result.matched} if result.matched else {}))
         return result
     run.__name__, run.__doc__ = f"import_{kind}", work.__doc__
     return run

@@ -17,7 +17,7 @@ class Record:
     line: int                 # 1-based line in the file (CSV: the line the row starts on)
     data: dict                # field -> value, in the file's order
     raw: str | None           # the JSONL line exactly as read (no newline); None for CSV
-    format: str               # 'jsonl' | 'csv'
+    format: str               # 'jsonl' | 'csv' | 'json' (one array of objects)
 
 
 def rater_key(rater_id: str) -> str:
@@ -60,7 +60,9 @@ def read_records(source) -> list[Record]:
         raise ImportProblem(path, line, None, f"is not UTF-8 text (byte 0x{blob[e.start]:02x} at "
                             f"offset {e.start}); save the file as UTF-8 and import again") from None
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson", ".json"):
+    if suffix == ".json" and text.lstrip().startswith("["):
+        records = _json_array(path, text)
+    elif suffix in (".jsonl", ".ndjson", ".json"):
         records = _jsonl(path, text)
     elif suffix in (".csv", ".tsv"):
         records = _csv(path, text, "\t" if suffix == ".tsv" else ",")
@@ -102,6 +104,32 @@ def _jsonl(path: Path, text: str) -> list[Record]:
         if not isinstance(value, dict):
             raise ImportProblem(path, number, None, f"must be a JSON object, found {type(value).__name__}")
         records.append(Record(number, value, line, "jsonl"))
+    return records
+
+
+def _json_array(path: Path, text: str) -> list[Record]:
+    """A .json file holding one array of objects (implicit-bias publishes its templates so), each numbered
+    by the line its object starts on."""
+    decoder, records = json.JSONDecoder(), []
+    at = text.index("[") + 1
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] == "]":
+            break
+        line = text.count("\n", 0, at) + 1
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError as e:
+            raise ImportProblem(path, e.lineno, None, f"is not valid JSON ({e.msg} at column {e.colno})") from None
+        except RecursionError:
+            raise ImportProblem(path, line, None, "is nested too deeply to read") from None
+        if not isinstance(value, dict):
+            raise ImportProblem(path, line, None, f"must be a JSON object, found {type(value).__name__}")
+        records.append(Record(line, value, None, "json"))
+    if text[at:].strip() != "]":
+        raise ImportProblem(path, text.count("\n", 0, at) + 1, None, "is not valid JSON (the array does not "
+                            "close with ] at the end of the file)")
     return records
 
 

@@ -13,6 +13,7 @@ from functools import cached_property
 from fairval.annotate.material.design import Design
 from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
+from fairval.annotate.material.vocabulary import RATER_ANSWERS, refusal
 from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
@@ -128,6 +129,15 @@ class StudySettings:
         system records itself, the drawn sample and the stop, is Recorded's, never settable)."""
         return {f.name: SETTING_HELP[f.name] for f in dataclasses.fields(cls)}
 
+    def refuse_unanswerable_groups(self) -> None:
+        """A gender or race balance group must be an answer raters can give, else its share of each item
+        never fills. Checked when groups are set (a study stored earlier still opens, to be corrected)."""
+        for group in self.balance_groups if self.balance_by in RATER_ANSWERS else ():
+            if group not in RATER_ANSWERS[str(self.balance_by)]:
+                raise StudyError("balance group " + refusal(
+                    group, f"a {self.balance_by} raters can answer, so its share of each item would never "
+                    "fill", RATER_ANSWERS[str(self.balance_by)], "use one of them"))
+
     def quota(self) -> dict[str, int] | None:
         """Per-item raters allowed from each balance group (rounded up; the total still caps)."""
         if not self.balance_by:
@@ -233,7 +243,9 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
         raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
     settings.setdefault("seed", secrets.randbelow(2**31))
     settings.setdefault("completion_code", secrets.token_hex(4).upper())
-    stored = StudySettings.from_dict(settings).to_dict()
+    checked = StudySettings.from_dict(settings)
+    checked.refuse_unanswerable_groups()
+    stored = checked.to_dict()
     if task_definition is not None:
         stored["task_definition"] = task_definition
     try:
@@ -298,7 +310,10 @@ def stored_settings(study: Study, **changes) -> dict:
     fields (human_sample, stopped) here; configure_study refuses them."""
     recorded = dataclasses.replace(study.recorded, **{k: v for k, v in changes.items() if k in RECORDED})
     researcher = {k: v for k, v in changes.items() if k not in RECORDED}
-    settings = {**StudySettings.from_dict({**study.settings.to_dict(), **researcher}).to_dict(), **recorded.to_dict()}
+    checked = StudySettings.from_dict({**study.settings.to_dict(), **researcher})
+    if {"balance_by", "balance_groups"} & set(researcher):
+        checked.refuse_unanswerable_groups()
+    settings = {**checked.to_dict(), **recorded.to_dict()}
     if study.definition is not None:
         settings["task_definition"] = study.definition
     return settings

@@ -118,8 +118,10 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     if numbers.get("names"):
         names = numbers["names"]
         for attr in perceived(names):
+            unscored = names.get(f"{attr}_unscored") or {}
             sections.append((f"Name perception: {attr} accuracy", formats.table(
-                [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]}
+                [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]} | ({"why": unscored.get(g, "")}
+                                                                                 if unscored else {})
                  for g, a in names[f"{attr}_accuracy"].items()])))
             sections.append((f"Name perception: {attr} confusion",
                              charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))

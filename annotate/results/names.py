@@ -17,12 +17,29 @@ def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> dict
         part = ratings[ratings["question"] == attr]
         part = part.assign(intended=part["item_id"].map(lambda i, attr=attr: intended[i].get(attr)))
         acc = accuracy_by_intended(part)
-        out[f"{attr}_accuracy"] = {g: a.share for g, a in acc.items()}
+        # a group no rater could ever answer (an item stored before labels were matched, or a custom task's
+        # label outside its options) gets no accuracy: 0.000 would read as "never perceived"
+        unscored = {g: unscored_reason(g, question.values) for g in acc if g not in question.values}
+        out[f"{attr}_accuracy"] = {g: None if g in unscored else a.share for g, a in acc.items()}
         out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
-        out[f"{attr}_accuracy_ci"] = {g: None if a.ci is None else list(a.ci) for g, a in acc.items()}
+        out[f"{attr}_accuracy_ci"] = {g: None if a.ci is None or g in unscored else list(a.ci)
+                                      for g, a in acc.items()}
+        if unscored:
+            out[f"{attr}_unscored"] = unscored
         labels = list(question.values)
         out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
     return out
+
+
+def unscored_reason(group: str, answers) -> str:
+    """Why a group has no accuracy, in one line, naming the nearest answer a rater could give."""
+    from fairval.annotate.material.vocabulary import match, nearest
+
+    found = match(group, answers)
+    near = found.answer if found else nearest(group, answers)
+    return (f"no accuracy: {group!r} is not one of the answers raters could give ({', '.join(answers)})"
+            + (f"; it may mean {near!r}: import the items into a new study, where labels are matched, or fix them"
+               if near else "; fix the items' labels"))
 
 
 def perceived(names: dict) -> list[str]:

@@ -91,10 +91,11 @@ class TemplateRow:
 class Perceived:
     """One question of a name task against each name's intended group (e.g. race): per group the share
     perceived as intended, its n and interval, and the confusion matrix (intended -> perceived -> count)."""
-    accuracy: dict[str, float]
+    accuracy: dict[str, float | None]
     n: dict[str, int]
-    accuracy_ci: dict[str, list[float]]
+    accuracy_ci: dict[str, list[float] | None]
     confusion: dict[str, dict[str, int]]
+    unscored: dict[str, str] = field(default_factory=dict)   # group -> why it has no accuracy
 
 
 @dataclass(frozen=True)
@@ -107,14 +108,17 @@ class Names:
         out: dict = {}
         for qid, p in self.by_question.items():
             out.update({f"{qid}_accuracy": dict(p.accuracy), f"{qid}_n": dict(p.n),
-                        f"{qid}_accuracy_ci": {g: list(ci) for g, ci in p.accuracy_ci.items()},
+                        f"{qid}_accuracy_ci": {g: None if ci is None else list(ci) for g, ci in p.accuracy_ci.items()},
                         f"{qid}_confusion": copy.deepcopy(p.confusion)})
+            if p.unscored:
+                out[f"{qid}_unscored"] = dict(p.unscored)
         return out
 
     @classmethod
     def from_dict(cls, d: dict) -> Names:
         qids = [k[:-len("_accuracy")] for k in d if k.endswith("_accuracy")]
-        return cls({q: Perceived(d[f"{q}_accuracy"], d[f"{q}_n"], d[f"{q}_accuracy_ci"], d[f"{q}_confusion"])
+        return cls({q: Perceived(d[f"{q}_accuracy"], d[f"{q}_n"], d[f"{q}_accuracy_ci"], d[f"{q}_confusion"],
+                                 dict(d.get(f"{q}_unscored") or {}))
                     for q in qids})
 
 

@@ -97,7 +97,7 @@ def test_ids_already_in_the_study_refuse_the_whole_file(db, template_study, tmp_
 
 def test_gold_answers_must_fit_the_task(db, template_study, tmp_path):
     path = write_jsonl(tmp_path / "g.jsonl", [{"id": "g", "filled_template": "Q", "_gold": {"quality": 9}}])
-    with pytest.raises(ImportProblem, match="not one of 1, 2, 3, 4, 5") as caught:
+    with pytest.raises(ImportProblem, match="the answers are 1, 2, 3, 4, 5") as caught:
         import_items(db, "tq", path)
     assert caught.value.field == "_gold"
     ok = write_jsonl(tmp_path / "ok.jsonl", [{"id": "g", "filled_template": "Q", "_gold": {"quality": 1}}])

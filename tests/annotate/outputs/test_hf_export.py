@@ -66,7 +66,8 @@ def test_the_card_draws_no_image_or_link_it_was_handed(db, db_path, tmp_path):
     from fairval.annotate.material.studies import create_study
     from tests.conftest import write_jsonl
 
-    create_study(db, "p", "harmful_stereotype", raters_per_item=2, balance_by="gender",
+    # country, whose groups are free text (a gender or race group must be an answer raters can give)
+    create_study(db, "p", "harmful_stereotype", raters_per_item=2, balance_by="country",
                  balance_groups=["[w](http://127.0.0.1:9/g)", "m"])
     pair = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
     import_items(db, "p", write_jsonl(tmp_path / "i.jsonl", [{"id": f"p{k}", **pair} for k in range(4)]))
@@ -75,7 +76,7 @@ def test_the_card_draws_no_image_or_link_it_was_handed(db, db_path, tmp_path):
                                                              for k in range(4)]))
     import_ratings(db, "p", write_jsonl(tmp_path / "r.jsonl", [
         {"item_id": f"p{k}", "rater_id": f"r{j}", "question": "harm", "value": "ABC"[(k + j) % 3],
-         "rater_gender": "m"} for k in range(4) for j in range(2)]))
+         "rater_country": "m"} for k in range(4) for j in range(2)]))
     out = tmp_path / "dataset"
     result = CliRunner().invoke(cli, ["--db", str(db_path), "export", "p", "--format", "hf", "--out", str(out)])
     assert result.exit_code == 0, result.output

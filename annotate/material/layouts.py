@@ -1,0 +1,105 @@
+"""The seeds' published layouts that are not already fairval's own fields (docs/formats.md has an example each).
+
+- whats-in-a-name's `templates_and_names.json` ({"name_groups": {group: [names]}, "templates": [{scenario,
+  variation, context_level, templates: [text with a {name} slot]}]}) is `generate fill` input: every template
+  with every name gives one row in the layout of its `just_prompts.csv` (scenario, variation, name_group,
+  name, context_level, prompt_text), which imports into a name study (name_group split by vocabulary).
+  Imported itself into a study, it gives one item per name: {name, name_group}.
+- implicit-bias's `decision_templates_gpt4.json` (a JSON array; each `prompt_template` a decision prompt)
+  is scenario material: a row without `scenario` reads its `prompt_template` as the scenario.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fairval.annotate.material.records import Record, read_records
+from fairval.errors import GenerationError
+
+NAME_SLOT = "{name}"
+# a task's field -> the seeds' field that holds it, read when the row lacks the task's own
+SEED_FIELDS: dict[str, tuple[str, ...]] = {"scenario": ("prompt_template",)}
+
+
+def is_names_and_templates(doc) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("name_groups"), dict) and isinstance(doc.get("templates"),
+                                                                                           list)
+
+
+def fill_name_slots(doc: dict) -> list[dict]:
+    """Every template of a templates_and_names.json document with every name, in just_prompts.csv's layout
+    and order: per scenario and variation, each group's names in turn, each at every context level."""
+    groups = doc["name_groups"]
+    for group, names in groups.items():
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            raise GenerationError(f"name group {group!r} needs a list of names")
+    blocks: dict[tuple, list[tuple[str, str]]] = {}
+    for k, entry in enumerate(doc["templates"], start=1):
+        texts = entry.get("templates") if isinstance(entry, dict) else None
+        if not isinstance(texts, list) or not texts:
+            raise GenerationError(f"template entry {k} has no 'templates' list")
+        for text in texts:
+            if not isinstance(text, str) or NAME_SLOT not in text:
+                raise GenerationError(f"template entry {k} ({entry.get('scenario')}, {entry.get('variation')}) "
+                                      f"has a template without the {NAME_SLOT} slot")
+            blocks.setdefault((entry.get("scenario"), entry.get("variation")), []).append(
+                (entry.get("context_level"), text))
+    return [{"scenario": scenario, "variation": variation, "name_group": group, "name": name,
+             "context_level": level, "prompt_text": text.replace(NAME_SLOT, name)}
+            for (scenario, variation), texts in blocks.items()
+            for group, names in groups.items() for name in names for level, text in texts]
+
+
+def with_seed_fields(rec: Record, required: tuple[str, ...]) -> Record:
+    """The row with each required field it lacks read from the seeds' field that holds it (SEED_FIELDS)."""
+    extra = {}
+    for field in required:
+        if rec.data.get(field) in (None, ""):
+            source = next((s for s in SEED_FIELDS.get(field, ()) if rec.data.get(s) not in (None, "")), None)
+            if source is not None:
+                extra[field] = rec.data[source]
+    return Record(rec.line, {**rec.data, **extra}, None, rec.format) if extra else rec
+
+
+def read_items(source) -> list[Record]:
+    """An items file's records (records.read_records), or a templates_and_names.json's names, one row each,
+    numbered by the line the name is written on."""
+    if isinstance(source, (str, Path)) and str(source).lower().endswith(".json"):
+        try:
+            text = Path(source).read_text(encoding="utf-8-sig")
+            doc = json.loads(text)
+        except (OSError, ValueError):
+            doc = None
+        if is_names_and_templates(doc):
+            rows, at = [], 0
+            for group, names in doc["name_groups"].items():
+                for name in names if isinstance(names, list) else []:
+                    at = max(at, text.find(json.dumps(name, ensure_ascii=False)[1:-1], at))
+                    rows.append(Record(text.count("\n", 0, at) + 1, {"name": name, "name_group": group},
+                                       None, "json"))
+            if not rows:
+                raise GenerationError(f"{Path(source).name}: its name_groups hold no names")
+            return rows
+    return read_records(source)
+
+
+def names_for_fill(source, races: list[str], genders: list[str], matched: dict) -> tuple[dict, int]:
+    """`generate fill --names`: {(race, gender): names} for the races and genders asked, from rows of name,
+    race, gender or of name, name_group (whats-in-a-name's file itself too), each label matched to the words
+    asked by vocabulary's rule (what was matched goes to `matched`). Also returns how many names belong to
+    no group asked, left out."""
+    from fairval.annotate.material import vocabulary
+
+    names: dict[tuple[str, str], list[str]] = {}
+    left_out = 0
+    for rec in read_items(source):
+        try:
+            data = vocabulary.intended(rec.data, {"race": races, "gender": genders}, None, matched)
+        except vocabulary.LabelMismatch:
+            left_out += 1
+            continue
+        if data.get("race") and data.get("gender") and isinstance(data.get("name"), str):
+            names.setdefault((data["race"], data["gender"]), []).append(data["name"])
+        else:
+            left_out += 1
+    return names, left_out
