@@ -84,9 +84,17 @@ def practice_feedback(task: Task, served: Served, chosen: dict, t: Translate = e
     return out
 
 
+# Each language's quotation marks and the ones a quotation inside them takes (the feedback's sentence quotes
+# the label in the outer ones; a pair option's label quotes its groups in them too).
+_NESTED = str.maketrans({"\u201c": "\u2018", "\u201d": "\u2019", "\u201e": "\u201a", "\u00ab": "\u201c",
+                         "\u00bb": "\u201d", "\u300c": "\u300e", "\u300d": "\u300f"})
+
+
 def _bare(label: str) -> str:
-    """A label quoted inside a sentence: without its own full stop, so the sentence ends once."""
-    return label.rstrip().rstrip(".")
+    """A label quoted inside a sentence: without its own full stop, so the sentence ends once, and with the
+    quotes it holds made inner ones, so quotes never nest in quotes of their kind."""
+    return label.rstrip().rstrip(".").replace("\u00ab\u00a0", "\u00ab").replace("\u00a0\u00bb", "\u00bb") \
+        .replace("\u00ab ", "\u00ab").replace(" \u00bb", "\u00bb").translate(_NESTED)
 
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str | None = None,
