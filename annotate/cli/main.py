@@ -164,7 +164,8 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
 @friendly
 def export_ratings_command(ctx, study_name, out, exclude_flagged, soft_labels):
     """Every rating, one row each, with rater attributes, order shown, canonical value and seconds; or, with
-    --soft-labels, one row per item, question and rater group with n_raters and share_<answer> columns."""
+    --soft-labels, one row per item, question and rater group with n_raters and a share_<question>_<answer>
+    column for each answer of each question (chosen or not; empty in other questions' rows)."""
     from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 
     if soft_labels:
