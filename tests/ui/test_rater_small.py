@@ -28,3 +28,94 @@ def test_pair_practice_feedback_never_nests_a_quote_in_quotes_of_its_kind(langua
     spans = re.findall(re.escape(opening) + "(.*?)" + re.escape(closing), text)
     assert len(spans) == 2, text
     assert all(opening not in span and closing not in span for span in spans), text
+
+
+ANSWER = {"quality": "5", "yes_positive": "4"}
+
+
+@pytest.fixture
+def one_item(db, tmp_path):
+    """One item, one rater each: the smallest study a rater can complete, or hold."""
+    from fairval.annotate.material.importers import import_items
+    from fairval.annotate.material.studies import create_study
+    from tests.conftest import write_jsonl
+
+    create_study(db, "one", "template_quality", raters_per_item=1, screen_out_code="NOT-NEEDED-3")
+    import_items(db, "one", write_jsonl(tmp_path / "i.jsonl", [{"id": "a", "filled_template": "Should the bank lend?"}]))
+    return db
+
+
+def rate_everything(rater: str) -> None:
+    from tests.ui.apptest import rater_app, submit, titles
+    at = rater_app(study="one", rater=rater)
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    submit(at, ANSWER)
+    assert titles(at) == ["Thank you, you have finished"]
+
+
+def test_a_rater_arriving_at_a_complete_study_is_told_at_once_with_prolifics_code(one_item):
+    """Not after consent, demographics, instructions and practice: before consent, with the screen-out code
+    the study gives Prolific participants (issue 54)."""
+    from tests.ui.apptest import rater_app, titles
+    rate_everything("r1")
+    late = rater_app(study="one", PROLIFIC_PID="p2", STUDY_ID="S", SESSION_ID="x")
+    assert titles(late) == ["No items left for you"]
+    assert not [b for b in late.button if b.key == "consent-yes"]
+    assert "already has all the ratings it needs" in " ".join(m.value for m in late.markdown)
+    assert [c.value for c in late.code] == ["NOT-NEEDED-3"]
+    assert list(late.get("link_button"))[0].proto.url.endswith("cc=NOT-NEEDED-3")
+    consent = one_item.execute("SELECT consent FROM raters WHERE rater_id = 'p2'").fetchone()
+    assert consent == (None,)                          # nothing asked of them, nothing recorded
+
+
+def test_an_item_held_by_a_left_tab_is_said_as_reserved_to_raters_and_in_study_show(one_item, db_path):
+    """r1 opened the item 10 minutes ago and left the tab: the study is not complete, its item is reserved
+    for 20 more minutes of the 30. A new rater reads that, not "every item has all its ratings"; `study
+    show` counts it (it said nothing: 0 items started)."""
+    import time
+
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating import session
+    from tests.ui.apptest import rater_app, titles
+
+    study = load_study(one_item, "one")
+    session.arrive(one_item, "one", "r1", source="link")
+    session.give_consent(one_item, "one", "r1", True)
+    served = session.serve_next_item(one_item, study, "r1", now=time.time() - 600)   # back-dated: 10 min ago
+    free_at = served.served_at + study.settings.timeout_seconds
+    before = time.time()
+    newcomer = rater_app(study="one", rater="r2")
+    after = time.time()
+    assert titles(newcomer) == ["No items left for you just now"]
+    said = " ".join(m.value for m in newcomer.markdown)
+    assert "being rated by someone else" in said and "all the ratings" not in said
+    minutes = re.search(r"try again in about (\d+) min", said)
+    assert minutes and -(-(free_at - after) // 60) <= int(minutes.group(1)) <= -(-(free_at - before) // 60), said
+    assert not newcomer.code                           # not screened out: the study may still need them
+
+    shown = CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", "one"]).output
+    assert re.search(r"items reserved 1 \(.*held 30 min.*the first comes free in (19|20) min\)", shown), shown
+    as_json = CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", "one", "--json"]).output
+    import json
+    assert json.loads(as_json)["progress"]["items_reserved"] == 1
+
+
+def test_once_the_hold_lapses_a_new_rater_is_served_the_item(one_item):
+    import time
+
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating import session
+    from tests.ui.apptest import current_item, rater_app, titles
+
+    study = load_study(one_item, "one")
+    session.arrive(one_item, "one", "r1", source="link")
+    session.serve_next_item(one_item, study, "r1", now=time.time() - study.settings.timeout_seconds - 60)
+    at = rater_app(study="one", rater="r2")
+    assert titles(at) == ["Consent"]
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    assert current_item(at) == "a"
