@@ -305,9 +305,9 @@ def _item(db, study: Study, rater_id: str) -> None:
     show_item(task, served, t)
     st.divider()
     saved = st.session_state.pop(SAVED, None)
-    status = (f"{saved}. " if saved else "") + t("New item; {progress}.", progress=done)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
-                status=status, t=t, language=study.settings.language)
+                status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
+                language=study.settings.language)
 
 
 def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:

@@ -133,7 +133,7 @@ def _visible(at) -> list[str]:
     for c in at.get("bidi_component"):
         if c.proto.component_name.endswith("fairval_answer_card"):
             data = json.loads(c.proto.json)
-            texts += [data["submit"], data["hint"], data["status"], data["missing"], data["busy"]]
+            texts += [data["submit"], data["hint"], data["status"], data["announce"], data["missing"], data["busy"]]
             for q in data["questions"]:
                 texts += [q["prompt"], *(o["label"] for o in q["options"])]
     return texts
