@@ -16,7 +16,7 @@ import streamlit as st
 
 from fairval.annotate.rating import session
 from fairval.annotate.serving import rater_links
-from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
+from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
 from fairval.ui.answer_card import answer_card
@@ -220,7 +220,7 @@ def _consent(db, study: Study, rater_id: str) -> None:
     t = _t(study)
     _title(t("Consent"))
     text = study.settings.consent_text
-    st.markdown(researcher_markdown(t(text) if text == DEFAULT_CONSENT else text))
+    st.markdown(researcher_markdown(t(text) if text in DEFAULT_CONSENTS else text))
     agree, decline = st.columns(2)
     if agree.button(t("I agree to take part"), type="primary", key="consent-yes"):
         session.give_consent(db, study.study_id, rater_id, True)

@@ -119,3 +119,39 @@ def test_once_the_hold_lapses_a_new_rater_is_served_the_item(one_item):
     at.button(key="consent-yes").click().run()
     at.button(key="start").click().run()
     assert current_item(at) == "a"
+
+
+ITEM_OF = {"template_quality": {"filled_template": "Should the bank lend?"},
+           "name_perception": {"name": "Ana Diaz", "race": "Hispanic", "gender": "female"},
+           "harmful_stereotype": {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman",
+                                  "group_b": "man"},
+           "feature_label": {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman",
+                             "group_b": "man", "axis_question": "Which is warmer?"},
+           "scenario_select": {"scenario": "A hiring manager reads two CVs."}}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "ar"])
+@pytest.mark.parametrize("task", sorted(ITEM_OF))
+def test_the_default_consent_names_stereotypes_only_where_the_task_does(db, tmp_path, task, language):
+    """Told "some texts may touch on stereotypes" before rating a template's wording or what a name suggests,
+    a rater knows what is looked for; a pair's or scenario's raters read about stereotypes in the task anyway
+    (issue 54). The words a rater reads, in the study's language, are compared with the catalogue's."""
+    from fairval.annotate.material.importers import import_items
+    from fairval.annotate.material.studies import create_study
+    from tests.conftest import write_jsonl
+    from tests.ui.apptest import rater_app, titles
+
+    create_study(db, "c", task, raters_per_item=2, language=language)
+    import_items(db, "c", write_jsonl(tmp_path / "i.jsonl", [{"id": "x", **ITEM_OF[task]}]))
+    at = rater_app(study="c", rater="r1")
+    t = translator(language)
+    assert titles(at) == [t("Consent")]
+    shown = " ".join(m.value for m in at.markdown)
+    stereotypes = t("Some texts may touch on stereotypes about groups of people.") if language == "en" else \
+        {"de": "Stereotyp", "ar": "نمطية"}[language]
+    fairness = {"en": "fairness", "de": "Fairness", "ar": "عدالة"}[language]
+    if task in ("harmful_stereotype", "feature_label", "scenario_select"):
+        assert stereotypes in shown, shown
+    else:
+        assert stereotypes not in shown and fairness not in shown, shown
+        assert {"en": "AI system", "de": "KI-System", "ar": "الذكاء الاصطناعي"}[language] in shown, shown
