@@ -155,3 +155,22 @@ def test_the_default_consent_names_stereotypes_only_where_the_task_does(db, tmp_
     else:
         assert stereotypes not in shown and fairness not in shown, shown
         assert {"en": "AI system", "de": "KI-System", "ar": "الذكاء الاصطناعي"}[language] in shown, shown
+
+
+def test_a_study_created_on_manage_gets_its_tasks_default_consent(db, monkeypatch):
+    """Manage's Create form shows the settings' default consent and sends it back unchanged: the study still
+    gets its task's default, and a text the researcher wrote is kept as written."""
+    from fairval.annotate.material.studies import DEFAULT_CONSENT, NEUTRAL_CONSENT, load_study
+    from tests.ui.apptest import signed_in
+
+    at = signed_in("3_Manage.py", monkeypatch)
+    at.text_input[0].set_value("made-here")
+    at.selectbox[0].set_value("template_quality")
+    at.button(key="FormSubmitter:create-study-Create study").click().run()
+    assert not at.exception and [s.value for s in at.success] == ["Created study 'made-here'."], at.error
+    assert load_study(db, "made-here").settings.consent_text == NEUTRAL_CONSENT
+    from fairval.annotate.material.studies import create_study
+    create_study(db, "own", "template_quality", consent_text="Our lab's own consent.")
+    create_study(db, "pairs", "harmful_stereotype", consent_text=NEUTRAL_CONSENT)
+    assert load_study(db, "own").settings.consent_text == "Our lab's own consent."
+    assert load_study(db, "pairs").settings.consent_text == DEFAULT_CONSENT
