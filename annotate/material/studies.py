@@ -245,10 +245,10 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
             raise StudyError(f"task definition: {e}") from None
     elif task not in PRESETS:
         raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
-    settings.setdefault("seed", secrets.randbelow(2**31))
-    settings.setdefault("completion_code", secrets.token_hex(4).upper())
     if settings.get("consent_text") in (None, *DEFAULT_CONSENTS):     # Manage's form sends the default back
         settings["consent_text"] = default_consent(task)
+    settings.setdefault("seed", secrets.randbelow(2**31))
+    settings.setdefault("completion_code", secrets.token_hex(4).upper())
     stored = StudySettings.from_dict(settings).to_dict()
     if task_definition is not None:
         stored["task_definition"] = task_definition
