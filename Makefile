@@ -3,16 +3,25 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+APP_STAMP := $(VENV)/.app-stamp
 PORT ?= 8501
 
 .PHONY: app check test chromium postgresql haproxy bench
 
-# Quiet: pip's and setuptools' output goes to .venv/install.log, shown only when the install fails.
-$(STAMP): pyproject.toml constraints.txt
+# Two stamps: `make app` installs what the app needs (fairval and its dependencies), `make test`/`check`
+# add the test extras (pytest, Playwright, ruff, mypy) on top. Quiet: pip's and setuptools' output goes
+# to .venv/install.log, shown only when the install fails.
+$(APP_STAMP): pyproject.toml constraints.txt
 	@echo "installing fairval and its packages into $(VENV)/ (log: $(VENV)/install.log)"
 	@$(PYTHON) -m venv $(VENV)
-	@{ $(PY) -m pip install -q --upgrade "pip>=24" && $(PY) -m pip install -q -c constraints.txt -e '.[test]'; } \
+	@{ $(PY) -m pip install -q --upgrade "pip>=24" && $(PY) -m pip install -q -c constraints.txt -e .; } \
 		> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; echo "install failed: see $(VENV)/install.log"; exit 1; }
+	@touch $(APP_STAMP)
+
+$(STAMP): $(APP_STAMP)
+	@echo "installing the test tools into $(VENV)/ (log: $(VENV)/install.log)"
+	@$(PY) -m pip install -q -c constraints.txt -e '.[test]' > $(VENV)/install.log 2>&1 \
+		|| { cat $(VENV)/install.log; echo "install failed: see $(VENV)/install.log"; exit 1; }
 	@touch $(STAMP)
 
 # Browser tests drive Debian's Chromium (no Playwright browser download on these machines).
@@ -29,7 +38,7 @@ haproxy:
 
 # The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
-app: $(STAMP)
+app: $(APP_STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
 # The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.

@@ -158,8 +158,12 @@ def _count_boot(out: Launch) -> None:
 async def _rate(page, context, url, name, out, gate, answered_one, ids) -> None:
     started = time.monotonic()
     await page.goto(f"{url}/?study=launch&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}", timeout=STEP_MS)
-    await page.get_by_role("button", name="I agree to take part").wait_for(timeout=STEP_MS)
+    await page.get_by_role("button", name="I agree to take part").or_(
+        page.get_by_text("No items left")).first.wait_for(timeout=STEP_MS)
     out.first_page[name] = time.monotonic() - started
+    if await page.get_by_text("No items left").count():     # a full (or fully reserved) study says so first
+        out.acknowledged[name] = []
+        return
     await _press(page, "I agree to take part", page.get_by_role("button", name="Start"))
     await _press(page, "Start", page.get_by_text(PROGRESS).or_(page.get_by_text("No items left")))
     out.acknowledged[name] = []

@@ -78,3 +78,13 @@ def any_lapsed(db: Database, study_id: str, since: float) -> bool:
     left; the next serve gives it back)?"""
     return db.scalar("""SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ? AND counted = 1
                           AND answered_at IS NULL AND served_at < ?)""", [study_id, since]) == 1
+
+
+def reserved(db: Database, study_id: str, since: float) -> tuple[int, float | None]:
+    """Regular items reserved by a slot served since `since` and not answered (a rater mid-item, or a tab
+    left open: it comes free at its serving + the timeout), and the earliest such serving."""
+    row = db.execute("""SELECT COUNT(DISTINCT a.item_id), MIN(a.served_at)
+                          FROM assignments a JOIN items i ON i.study_id = a.study_id AND i.item_id = a.item_id
+                         WHERE a.study_id = ? AND a.counted = 1 AND a.answered_at IS NULL AND a.served_at >= ?
+                           AND i.gold IS NULL AND i.practice = 0""", [study_id, since]).fetchone()
+    return int(row[0] or 0), (float(row[1]) if row[1] is not None else None)

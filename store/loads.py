@@ -310,6 +310,11 @@ def pairs_in_progress(db: Database, study_id: str, target: int) -> int:
                          "AND taken > 0 AND taken < ?", [study_id, target]))
 
 
+def open_total(db: Database, study_id: str) -> int:
+    """Regular items open in any group (a newcomer's group is not known yet)."""
+    return int(db.scalar("SELECT COALESCE(SUM(n), 0) FROM open_counts WHERE study_id = ?", [study_id]))
+
+
 def available(db: Database, study_id: str, rater_id: str, group: str | None) -> int:
     """Regular items still open to this rater: open in their group, less those they have seen."""
     if group is None:

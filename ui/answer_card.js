@@ -61,6 +61,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
   root.setAttribute("dir", data.dir || "ltr");
   // what a screen reader hears when a new item comes: the answer saved, and which item this is
   const status = el("p", "fv-status", data.status || "");
+  // the item's place is shown by the page's progress line: here it is for the screen reader only
+  if (data.announce) status.appendChild(el("span", "fv-sr", (data.status ? " " : "") + data.announce));
   status.setAttribute("role", "status");
   status.setAttribute("aria-live", "polite");
   root.appendChild(status);

@@ -34,9 +34,11 @@ HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit
 
 
 def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
-              handled: str | None = None, status: str = "", t: Translate = english, language: str = "en") -> dict:
+              handled: str | None = None, status: str = "", announce: str = "", t: Translate = english,
+              language: str = "en") -> dict:
     """What the card shows: prompts, options with their keys, as plain strings. `locked`: answers
-    already given, shown chosen and unchangeable, with practice feedback against served.expected."""
+    already given, shown chosen and unchangeable, with practice feedback against served.expected.
+    `status` is shown and read out; `announce` only read out (the progress line already shows it)."""
     questions = []
     for k, question in enumerate(task.questions):
         keys = SHORTCUT_ROWS[k] if k < len(SHORTCUT_ROWS) else ""
@@ -57,7 +59,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
     # `render` changes with every page the server sends: a card that sent its answer and is drawn again
     # with the same item knows the answer was not recorded and offers Submit again
     return {"item": served.item_id, "questions": questions, "submit": submit_label, "render": secrets.token_hex(6),
-            "hint": hint, "hint_mac": hint_mac, "handled": handled, "status": status, "lang": language,
+            "hint": hint, "hint_mac": hint_mac, "handled": handled, "status": status, "announce": announce,
+            "lang": language,
             "dir": direction(language),
             "busy": t("Your last answer is still being saved; that key was not used. Please wait a moment."),
             "missing": t("Please answer every question before submitting."), "saving": t("Saving…"),
@@ -84,14 +87,22 @@ def practice_feedback(task: Task, served: Served, chosen: dict, t: Translate = e
     return out
 
 
+# Each language's quotation marks and the ones a quotation inside them takes (the feedback's sentence quotes
+# the label in the outer ones; a pair option's label quotes its groups in them too).
+_NESTED = str.maketrans({"\u201c": "\u2018", "\u201d": "\u2019", "\u201e": "\u201a", "\u00ab": "\u201c",
+                         "\u00bb": "\u201d", "\u300c": "\u300e", "\u300d": "\u300f"})
+
+
 def _bare(label: str) -> str:
-    """A label quoted inside a sentence: without its own full stop, so the sentence ends once."""
-    return label.rstrip().rstrip(".")
+    """A label quoted inside a sentence: without its own full stop, so the sentence ends once, and with the
+    quotes it holds made inner ones, so quotes never nest in quotes of their kind."""
+    return label.rstrip().rstrip(".").replace("\u00ab\u00a0", "\u00ab").replace("\u00a0\u00bb", "\u00bb") \
+        .replace("\u00ab ", "\u00ab").replace(" \u00bb", "\u00bb").translate(_NESTED)
 
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str | None = None,
                 on_submit: Callable[[dict], None] | None = None, locked: dict | None = None, status: str = "",
-                t: Translate = english, language: str = "en"):
+                announce: str = "", t: Translate = english, language: str = "en"):
     """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
     page decides what to show, with payload {item, answers, comment}."""
     handled = []
@@ -103,7 +114,7 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
             st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
     result = _component(data=card_data(task, served, submit_label=submit_label or t("Submit"), locked=locked,
-                                       handled=st.session_state.get(HANDLED), status=status, t=t,
+                                       handled=st.session_state.get(HANDLED), status=status, announce=announce, t=t,
                                        language=language),
                         key=key, on_submit_change=callback)
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)

@@ -16,7 +16,7 @@ import streamlit as st
 
 from fairval.annotate.rating import session
 from fairval.annotate.serving import rater_links
-from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
+from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
 from fairval.ui.answer_card import answer_card
@@ -220,7 +220,7 @@ def _consent(db, study: Study, rater_id: str) -> None:
     t = _t(study)
     _title(t("Consent"))
     text = study.settings.consent_text
-    st.markdown(researcher_markdown(t(text) if text == DEFAULT_CONSENT else text))
+    st.markdown(researcher_markdown(t(text) if text in DEFAULT_CONSENTS else text))
     agree, decline = st.columns(2)
     if agree.button(t("I agree to take part"), type="primary", key="consent-yes"):
         session.give_consent(db, study.study_id, rater_id, True)
@@ -305,9 +305,9 @@ def _item(db, study: Study, rater_id: str) -> None:
     show_item(task, served, t)
     st.divider()
     saved = st.session_state.pop(SAVED, None)
-    status = (f"{saved}. " if saved else "") + t("New item; {progress}.", progress=done)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
-                status=status, t=t, language=study.settings.language)
+                status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
+                language=study.settings.language)
 
 
 def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
@@ -330,23 +330,32 @@ def _as_shown(study: Study, served: session.Served) -> session.Served:
 
 
 def _no_items(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
+    t, prolific = _t(study), st.query_params.get("PROLIFIC_PID")
+    vacancy = session.vacancy(db, study)      # reserved by raters mid-item (for now), or complete (for good)
+    if vacancy.busy and not (study.settings.balance_by and vacancy.open):
+        _title(t("No items left for you just now"))
+        st.write(t("Thank you for your interest. Every item left in this study is being rated by someone else "
+                   "just now; if one of them leaves, their item comes free again. Please try again in about "
+                   "{minutes} min with the same link.", minutes=vacancy.minutes_left()))
+        if prolific:
+            st.write(t("If you would rather not wait, you may return the study on Prolific."))
+        return
     _title(t("No items left for you"))
-    if study.settings.balance_by:
+    if study.settings.balance_by and vacancy.open:
         st.write(t("Thank you for your interest. Every item in this study already has the raters it needs from "
                    "people with your background, so there is nothing left to show you."))
     else:
         st.write(t("Thank you for your interest. Every item in this study already has all the ratings it needs, so "
                    "there is nothing left to show you."))
     code = study.settings.screen_out_code
-    if st.query_params.get("PROLIFIC_PID") and code:
+    if prolific and code:
         # Prolific's "no longer needed" path: this code screens the participant out, paid as the study says
         st.write(t("Please use this code on Prolific, so the study closes for you properly:"))
         _code(code)
         st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
         return
     st.write(t("Nothing further is needed from you, and you may return the study on Prolific.")
-             if st.query_params.get("PROLIFIC_PID") else t("Nothing further is needed from you."))
+             if prolific else t("Nothing further is needed from you."))
 
 
 def _code(code: str) -> None:

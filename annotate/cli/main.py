@@ -180,7 +180,8 @@ def export(ctx, study_name, out, kind, quality_min, yes_min, min_ratings, exclud
 @friendly
 def export_ratings_command(ctx, study_name, out, exclude_flagged, soft_labels):
     """Every rating, one row each, with rater attributes, order shown, canonical value and seconds; or, with
-    --soft-labels, one row per item, question and rater group with n_raters and share_<answer> columns."""
+    --soft-labels, one row per item, question and rater group with n_raters and a share_<question>_<answer>
+    column for each answer of each question (chosen or not; empty in other questions' rows)."""
     from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 
     if soft_labels:
@@ -291,6 +292,9 @@ def backup(ctx, destination):
                f"open it as it is: fairval --db {destination} …")
 
 
+_SERVING = "FAIRVAL_DEMO_SERVING"      # set for the child that makes the studies of a demo about to be served
+
+
 @cli.command()
 @click.option("--port", type=int)
 @click.option("--address", default="127.0.0.1", show_default=True,
@@ -302,27 +306,37 @@ def demo(ctx, port, address, no_serve):
     """Create the demo studies (once) and run the app on them."""
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
     if not no_serve:
+        from fairval.annotate.serving.server import port_taken, run
+
+        # said before anything is printed or made: Streamlit would say it only after the whole banner
+        if port_taken(address, port or 8501):
+            taken = port or 8501
+            raise click.ClickException(
+                f"port {taken} is already in use on {address} (a fairval started before? it is at "
+                f"http://localhost:{taken}/): stop it, or start this one on another port, e.g. PORT={taken + 1} "
+                f"make app (fairval demo --port {taken + 1})")
         # The studies are made by a child process, so the parent that then supervises the server never
         # loads pandas or scipy (the importers need them): it stays a small process beside Streamlit.
         import subprocess
         import sys
 
-        args = ["--db", ctx.obj["db_path"], "demo", "--no-serve"] + (["--port", str(port)] if port else [])
         made = subprocess.run([sys.executable, "-c", "import sys; from fairval.annotate.cli.main import main; "
-                               f"sys.argv[0] = {sys.argv[0]!r}; main()", *args])
+                               f"sys.argv[0] = {sys.argv[0]!r}; main()",
+                               "--db", ctx.obj["db_path"], "demo", "--no-serve"], env={**os.environ, _SERVING: "1"})
         if made.returncode:
             raise SystemExit(made.returncode)
-        from fairval.annotate.serving.server import run
-
+        click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
+        click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
         raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, demo=True,
                              extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
     from fairval.annotate.material.demo import ensure_demo
 
     created = ensure_demo(_db(ctx, create=True))
     click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")
-    click.echo(f"rater link:      http://localhost:{port or 8501}/?study=demo-templates&rater=you")
-    click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
     click.echo(f"numbers:         {_this_command()} --db {ctx.obj['db_path']} analyze demo-templates --json")
+    if not os.environ.get(_SERVING):          # run by hand: nothing is served, so no link is given
+        click.echo(f"to rate them:    {_this_command()} --db {ctx.obj['db_path']} demo  (serves the app; --port "
+                   "to choose its port)")
 
 
 lmra.add_command(lmra_run)

@@ -106,6 +106,11 @@ def study_show(ctx, name, as_json):
     click.echo(f"{name} ({study.task.name}), {study.status}")
     click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
                f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
+    if progress["items_reserved"]:
+        minutes = -(-progress["first_free_in_seconds"] // 60)
+        click.echo(f"  items reserved {progress['items_reserved']} (served to a rater and not answered yet: each is "
+                   f"held {study.settings.timeout_seconds / 60:g} min from serving, a tab left open too; the first "
+                   f"comes free in {max(1, int(minutes))} min)")
     for group, n in progress["judgments_by_group"].items():
         click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
     for rater, flags in progress["flagged_raters"].items():

@@ -30,6 +30,20 @@ DEFAULT_CONSENT = (
     "and closing the page keeps the answers you have already submitted. Your answers are stored "
     "with your participant ID and the background details you choose to give, used only for this "
     "research, and reported only in aggregate.")
+# The default for tasks whose raters should not be told what is looked for (a template's wording, what a name
+# suggests): naming stereotypes or fairness would say it. Pairs and scenarios name stereotypes themselves.
+NEUTRAL_CONSENT = (
+    "This study is part of research on AI systems. You will read short texts written by or for an AI system and "
+    "answer questions about them. Participation is voluntary: you may stop at any time, and closing the page "
+    "keeps the answers you have already submitted. Your answers are stored with your participant ID and the "
+    "background details you choose to give, used only for this research, and reported only in aggregate.")
+DEFAULT_CONSENTS = (DEFAULT_CONSENT, NEUTRAL_CONSENT)     # fairval's own words: shown in the study's language
+
+
+def default_consent(task: str | None) -> str:
+    """The consent text a study on this task gets unless the researcher writes one."""
+    preset = PRESETS.get(task or "")
+    return DEFAULT_CONSENT if preset is not None and preset.display in ("pair", "scenario") else NEUTRAL_CONSENT
 
 
 STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -241,6 +255,8 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
             raise StudyError(f"task definition: {e}") from None
     elif task not in PRESETS:
         raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
+    if settings.get("consent_text") in (None, *DEFAULT_CONSENTS):     # Manage's form sends the default back
+        settings["consent_text"] = default_consent(task)
     settings.setdefault("seed", secrets.randbelow(2**31))
     settings.setdefault("completion_code", secrets.token_hex(4).upper())
     checked = StudySettings.from_dict(settings)

@@ -165,7 +165,16 @@ def soft_label_table(db: Database, study_id: str, *, exclude_flagged: bool = Fal
     column = f"rater_{s.balance_by}" if s.balance_by else None
     groups = tuple(s.balance_groups) if s.balance_by else ()
     ratings = data.ratings if column is None or column in data.ratings else data.ratings.assign(**{column: None})
-    return soft_labels(ratings, group_column=column, groups=groups)
+    return soft_labels(ratings, options={q.id: answers_in_true_order(q) for q in data.study.task.questions},
+                       group_column=column, groups=groups)
+
+
+def answers_in_true_order(question) -> list[str]:
+    """A question's answers as `canonical` writes them: a pair's harm as -1, 0, 1 (the stereotype reversed,
+    none, as assigned), other questions' options as listed."""
+    if question.canonical == "harm":
+        return ["-1", "0", "1"]
+    return [o.value for o in question.options]
 
 
 def export_soft_labels(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:

@@ -111,8 +111,9 @@ material ({md(study.task.title or study.task.name)}). {formats.count(numbers.n_i
 - `data/items.parquet` (config `items`): the items as imported (`fields`, JSON), and whether each is an
   attention check (`gold`) or practice.
 - `data/soft_labels.parquet` (config `soft_labels`): each answer's share per real item, question and rater
-  group (`all`, and each group of the study's balance attribute), with `n_raters` and a `share_<answer>`
-  column per answer in true order: the form perspectivist datasets publish.
+  group (`all`, and each group of the study's balance attribute), with `n_raters` and a
+  `share_<question>_<answer>` column per answer of each question, in true order (empty in other questions'
+  rows): the form perspectivist datasets publish.
 - `numbers.json`: every number `fairval analyze --json` gives for this study.
 
 ## Protocol

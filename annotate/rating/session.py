@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fairval.annotate.rating import adaptive, running
+from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
 from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, choose_item, gold_due, last_template,
                                                 reachable, template_to_spread)
 from fairval.annotate.material.pairs import canonical_value, draw_flip
@@ -65,7 +66,8 @@ def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = 
     if status != "open":
         return "paused" if status == "paused" else "closed"
     if rater is None or rater["consent"] is None:
-        return "consent"
+        # a study with nothing to serve says so before consent, not after onboarding (issue 54)
+        return "consent" if vacancy(db, study, now=now).open else "no_items"
     if any(rater[a] is None for a in study.settings.asks()):
         return "demographics"
     if not rater["instructions_done"] and _group_full(db, study, rater_id, now):
@@ -75,6 +77,11 @@ def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = 
     if not rater["practice_done"] and item_store.has_practice(db, study.study_id):
         return "practice"
     return "item"
+
+
+def vacancy(db: Database, study: Study, *, now: float | None = None) -> Vacancy:
+    """Whether a rater who has seen nothing could be served (annotate/rating/vacancy.py)."""
+    return for_newcomer(db, study, now=now)
 
 
 def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool) -> None:

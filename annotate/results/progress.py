@@ -19,6 +19,7 @@ def study_progress(db: Database, study_id: str, *, data: StudyData | None = None
     attribute = s.balance_by or "gender"
     by_group = _judgments_by_group(judged, attribute, asked=attribute in s.asks())
     seconds = judged["seconds"].dropna()
+    reserved, first = ledger.reserved(db, data.study.study_id, now - s.timeout_seconds)
     return {
         "n_items": len(regular),
         "items_complete": int(regular["item_id"].isin(complete).sum()),
@@ -27,6 +28,9 @@ def study_progress(db: Database, study_id: str, *, data: StudyData | None = None
         "judgments_by_group": by_group,
         "group_attribute": attribute,
         "active_raters": ledger.active_raters(db, data.study.study_id, now - s.timeout_seconds),
+        # served and not answered yet: held for their rater (a tab left open too) until the timeout
+        "items_reserved": reserved,
+        "first_free_in_seconds": None if first is None else max(0.0, first + s.timeout_seconds - now),
         "median_seconds": float(seconds.median()) if len(seconds) else None,
         "flagged_raters": {q.rater_id: list(q.flags) for q in data.quality if q.flags},
         "status": data.study.status,

@@ -70,6 +70,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_taken(address: str | None, port: int) -> bool:
+    """Whether something already listens on the port (binding as Streamlit's server does, address reused)."""
+    with socket.socket(socket.AF_INET6 if ":" in (address or "") else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(((address or "").strip("[]") or "0.0.0.0", port))
+        except OSError:
+            return True
+    return False
+
+
 def loopback(address: str | None) -> bool:
     """Whether only this machine can reach the address (None is every interface)."""
     if not address:

@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 from fairval.annotate.material.demo import ensure_demo  # noqa: F401  (the demo's studies stay English)
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.languages import LANGUAGES
-from fairval.annotate.material.studies import DEFAULT_CONSENT, create_study
+from fairval.annotate.material.studies import DEFAULT_CONSENTS, create_study
 from fairval.annotate.material.tasks import PRESETS
 from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR
@@ -49,7 +49,7 @@ def messages() -> list[str]:
         for question in task.questions:
             found += [question.prompt, *(o.label for o in question.options)]
     found += [CONTEXT + SEPARATOR + value for value in dict.fromkeys(GENDERS + RACES)]
-    found += [DEFAULT_CONSENT, "Annotation study", *STREAMLIT_WORDS]
+    found += [*DEFAULT_CONSENTS, "Annotation study", *STREAMLIT_WORDS]
     return [m for m in dict.fromkeys(found) if m and not SLOT.fullmatch(m)]     # {axis_question} is the item's
 
 
@@ -133,7 +133,7 @@ def _visible(at) -> list[str]:
     for c in at.get("bidi_component"):
         if c.proto.component_name.endswith("fairval_answer_card"):
             data = json.loads(c.proto.json)
-            texts += [data["submit"], data["hint"], data["status"], data["missing"], data["busy"]]
+            texts += [data["submit"], data["hint"], data["status"], data["announce"], data["missing"], data["busy"]]
             for q in data["questions"]:
                 texts += [q["prompt"], *(o["label"] for o in q["options"])]
     return texts

@@ -25,8 +25,8 @@ def test_soft_label_shares_equal_the_counts(db_path, tmp_path, suffix):
     real = set(items.loc[~items["practice"].astype(bool) & items["gold"].isna(), "item_id"])
     ratings = study.ratings()
     ratings = ratings[ratings["item_id"].isin(real)]
-    values = sorted({str(v) for v in ratings["canonical"]}, key=float)
-    assert [c for c in soft.columns if c.startswith("share_")] == [f"share_{v}" for v in values]
+    values = ["-1", "0", "1"]          # the harm question's answers in true order, each a column, chosen or not
+    assert [c for c in soft.columns if c.startswith("share_")] == [f"share_harm_{v}" for v in values]
     expected_rows = 0
     for (item, question), part in ratings.groupby(["item_id", "question"]):
         for group in ("all", "female", "male"):
@@ -39,7 +39,7 @@ def test_soft_label_shares_equal_the_counts(db_path, tmp_path, suffix):
             counts = Counter(str(v) for v in chosen["canonical"])
             assert int(row["n_raters"].iloc[0]) == chosen["rater_id"].nunique()
             for v in values:
-                assert row[f"share_{v}"].iloc[0] == pytest.approx(counts[v] / len(chosen), abs=1e-12)
+                assert row[f"share_harm_{v}"].iloc[0] == pytest.approx(counts[v] / len(chosen), abs=1e-12)
     assert len(soft) == expected_rows
     assert set(soft["item_id"]) == real
 
@@ -61,3 +61,35 @@ def test_a_pair_export_gives_the_crowd_models_label_beside_the_mean(db_path, tmp
     assert set(table.index) == real
     for item in real:
         assert table.loc[item, "model_label"] == str(labels[item])
+
+
+def test_each_question_has_its_own_columns_over_all_its_answers(db, tmp_path):
+    """A names study asks race and gender: their shares never share a column (a race row read
+    share_male = 0), and an answer nobody chose still has its column (0), so two exports of the same
+    study design have the same columns whatever the raters answered (issue 54)."""
+    from fairval.annotate.material.importers import import_items, import_ratings
+    from fairval.annotate.material.studies import create_study
+    from fairval.annotate.outputs.export import soft_label_table
+    from tests.conftest import write_jsonl
+
+    create_study(db, "names", "name_perception", raters_per_item=3)
+    import_items(db, "names", write_jsonl(tmp_path / "i.jsonl", [
+        {"id": "n1", "name": "Keisha", "race": "Black", "gender": "female"},
+        {"id": "n2", "name": "Connor", "race": "white", "gender": "male"}]))
+    answers = {("n1", "r1"): ("Black", "female"), ("n1", "r2"): ("Black", "female"), ("n1", "r3"): ("white", "male"),
+               ("n2", "r1"): ("white", "male"), ("n2", "r2"): ("white", "male")}
+    import_ratings(db, "names", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": i, "rater_id": r, "question": q, "value": v}
+        for (i, r), (race, gender) in answers.items() for q, v in (("race", race), ("gender", gender))]))
+    soft = soft_label_table(db, "names")
+    race = ["white", "Black", "Asian", "Hispanic", "Native American", "can't tell"]
+    gender = ["male", "female", "non-binary", "can't tell"]
+    assert [c for c in soft.columns if c.startswith("share_")] == (
+        [f"share_race_{v}" for v in race] + [f"share_gender_{v}" for v in gender])
+    for (item, question), row in soft.set_index(["item_id", "question"]).iterrows():
+        mine, other = (race, gender) if question == "race" else (gender, race)
+        chosen = Counter(a[0 if question == "race" else 1] for (i, _r), a in answers.items() if i == item)
+        for v in mine:                                      # counted here, from the answers written above
+            assert row[f"share_{question}_{v}"] == pytest.approx(chosen[v] / sum(chosen.values()), abs=1e-12)
+        other_question = "gender" if question == "race" else "race"
+        assert all(pd.isna(row[f"share_{other_question}_{v}"]) for v in other), (item, question)
