@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from fairval.annotate.serving import sign_in
+from fairval.annotate.serving import origins, sign_in
 from fairval.store import audit, researchers, sign_ins
 from fairval.store.researchers import ROLES
-from fairval.ui.common import get_db
+from fairval.ui.common import get_db, no_uploads_here
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
@@ -117,7 +117,11 @@ def is_researcher() -> bool:
 
 def signed_in() -> Identity | None:
     """Who is signed in in this session, or by a valid sign-in cookie that came with the page. Checked on
-    every run: a removed researcher, a changed password or a sign-out elsewhere ends it at once."""
+    every run: a removed researcher, a changed password or a sign-out elsewhere ends it at once. Nobody is
+    signed in in a session another page opened (its Origin is not fairval's own: annotate/serving/origins.py)."""
+    headers = st.context.headers
+    if not origins.is_own(headers.get("Origin"), headers.get("Host")):
+        return None
     db = get_db()
     everyone = identities(db)
     if not everyone:
@@ -169,6 +173,7 @@ def _holds(db, token: str, identity: Identity) -> bool:
 def require_researcher(role: str = "viewer") -> Identity:
     """Show a sign-in form and stop the page unless this browser signed in; then stop it, with a sentence,
     unless the researcher's role allows `role` (checked here, on the server, each run)."""
+    no_uploads_here()                        # until Manage's Import draws its uploader again
     db = get_db()
     everyone = identities(db)
     if not everyone:

@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from fairval.annotate.outputs.files import markdown_text
+from fairval.annotate.serving import uploads
 from fairval.errors import FairvalError
 from fairval.store import Database, open_db
 from fairval.store.db import default_db_path
@@ -25,6 +26,28 @@ def guarded(render) -> None:
         LOG.exception("fairval: a page failed")
         st.error("Something went wrong in fairval itself (a bug, not your input). The server's log has the "
                  "details; please report it. Nothing you had saved is lost.")
+
+
+def _session_id() -> str | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else None
+
+
+def no_uploads_here() -> None:
+    """First thing of every run: the upload route is closed to this session until its page draws an
+    uploader (annotate/serving/uploads.py)."""
+    session_id = _session_id()
+    if session_id:
+        uploads.withdraw(session_id)
+
+
+def file_uploader(label: str, **options):
+    """st.file_uploader, with the upload route opened to this session for this run, within its caps."""
+    session_id = _session_id()
+    if session_id:
+        uploads.permit(session_id)
+    return st.file_uploader(label, **options)
 
 
 def get_db() -> Database:

@@ -22,7 +22,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from fairval.annotate.serving.uploads import MOST_BYTES
 from fairval.errors import ServeRefused
+
+MOST_UPLOAD_MB = MOST_BYTES // (1024 * 1024)
 
 
 def app_file() -> Path:
@@ -56,7 +59,11 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
            "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal",
            # no "Download as CSV" on st.dataframe: it skips the role check and the formula guard of
            # Export's files (the same in .streamlit/config.toml)
-           "--client.disableDataExport", "true"]
+           "--client.disableDataExport", "true",
+           # Streamlit's own defaults, said aloud: the upload route and the websocket check the XSRF token,
+           # and other origins get no CORS answer; Import's files are capped (annotate/serving/uploads.py)
+           "--server.enableXsrfProtection", "true", "--server.enableCORS", "true",
+           "--server.maxUploadSize", str(MOST_UPLOAD_MB)]
     if port:
         cmd += ["--server.port", str(port)]
     if address:
