@@ -210,6 +210,7 @@ def test_no_key_or_front_secret_is_ever_on_disk_and_none_outlives_a_sigkill(tmp_
     """HAProxy reads the certificate with its key and its configuration (which holds the front's secret)
     from in-memory files: none is in TMPDIR while `serve` runs, and nothing is left after `serve` is killed
     by SIGKILL, when no `finally` of its own runs. The worker cookie and Streamlit's XSRF cookie are Secure."""
+    import contextlib
     import os
     import signal
     import ssl
@@ -246,10 +247,8 @@ def test_no_key_or_front_secret_is_ever_on_disk_and_none_outlives_a_sigkill(tmp_
         else:
             raise AssertionError("HAProxy or a worker outlived `fairval serve`")
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     assert _holding(temporary, [key_line, "X-Fairval-Front"]) == [], list(temporary.rglob("*"))
 
 
