@@ -24,7 +24,7 @@ from fairval.ui.common import get_db, no_uploads_here
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
-COOKIE = "fairval_researcher"
+COOKIE = sign_in.COOKIE
 LIFETIME = sign_in.LIFETIME
 SIGN_IN_ROUTE, SIGN_OUT_ROUTE = "/fairval/sign-in", "/fairval/sign-out"
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
@@ -37,8 +37,10 @@ _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
   if (data.binding) {          // the grant's other half, which a link from elsewhere cannot bring
-    const secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = `fairval_grant=${data.binding}; path=/fairval/sign-in; max-age=60; SameSite=Strict${secure}`;
+    // under HTTPS a __Host- cookie (Secure, Path=/): annotate/serving/sign_in.py, cookie_names
+    const where = location.protocol === "https:" ? "__Host-fairval_grant=%s; path=/; Secure"
+                                                  : "fairval_grant=%s; path=/fairval/sign-in";
+    document.cookie = `${where.replace("%s", data.binding)}; max-age=60; SameSite=Strict`;
   }
   const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
   fetch(`${data.route}${query}`, { method: data.method || "GET", credentials: "same-origin", cache: "no-store" });
@@ -139,7 +141,7 @@ def signed_in() -> Identity | None:
         st.session_state.pop(_TOKEN, None)
         st.session_state[_SIGNED_OUT] = True
         return None
-    token = st.context.cookies.get(COOKIE)
+    token = _cookie()
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
         return None
     for identity in everyone:
@@ -148,6 +150,14 @@ def signed_in() -> Identity | None:
             st.session_state[_TOKEN] = token
             return identity
     return None
+
+
+def _cookie() -> str | None:
+    """The sign-in cookie that came with the page: under HTTPS (the front says so) only the __Host- one,
+    which no page of another port or scheme can have set."""
+    forwarded = st.context.headers.get("X-Forwarded-Proto")
+    secure = isinstance(forwarded, str) and forwarded.strip().lower() == "https"
+    return st.context.cookies.get(sign_in.cookie_names(secure)[0])
 
 
 def session_token() -> str | None:
@@ -263,7 +273,7 @@ def _navigation() -> None:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
-            for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
+            for token in {st.session_state.pop(_TOKEN, None), _cookie()} - {None}:
                 sign_in.revoke(get_db(), token)
             audit.record(get_db(), "sign-out")
             st.session_state.pop(_SIGNED_IN, None)
