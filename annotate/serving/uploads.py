@@ -14,14 +14,16 @@ from dataclasses import dataclass, field
 
 MOST_BYTES = 50 * 1024 * 1024        # one Import file; the largest seed layout is a few MiB
 MOST_HELD = 3                        # files a session holds at once (a replaced file is deleted after the new one)
-MOST_SENT = 20                       # files a session may send under one permit (one page run)
+MOST_SENT = 20                       # files a browser session may send in all (a reload starts a new one)
+MOST_SESSIONS = 10_000               # sessions remembered (only pages with an uploader add one)
 MULTIPART_MARGIN = 64 * 1024         # the form's boundaries and headers around the file
 
 
 @dataclass
 class _Permit:
+    open: bool = True                # the page of the session's latest run draws an uploader
     held: set[str] = field(default_factory=set)
-    sent: int = 0
+    sent: int = 0                    # kept across runs, so a rerun does not renew the session's share
 
 
 _permits: dict[str, _Permit] = {}
@@ -31,13 +33,17 @@ _lock = threading.Lock()
 def permit(session_id: str) -> None:
     """The session's page draws an uploader in this run."""
     with _lock:
-        _permits.setdefault(session_id, _Permit())
+        if session_id not in _permits and len(_permits) >= MOST_SESSIONS:
+            _permits.pop(next(iter(_permits)))                   # the oldest: long gone, in practice
+        _permits.setdefault(session_id, _Permit()).open = True
 
 
 def withdraw(session_id: str) -> None:
     """A run starts: its page has no uploader until it draws one (files already held stay Streamlit's)."""
     with _lock:
-        _permits.pop(session_id, None)
+        held = _permits.get(session_id)
+        if held is not None:
+            held.open = False
 
 
 def take(session_id: str, file_id: str, declared_bytes: int) -> str | None:
@@ -46,17 +52,17 @@ def take(session_id: str, file_id: str, declared_bytes: int) -> str | None:
         return f"a file here is at most {MOST_BYTES // (1024 * 1024)} MiB"
     with _lock:
         held = _permits.get(session_id)
-        if held is None:
+        if held is None or not held.open:
             return "this page takes no files"
         if held.sent >= MOST_SENT or len(held.held - {file_id}) >= MOST_HELD:
-            return f"at most {MOST_SENT} files per visit to this page, {MOST_HELD} at once: reload the page"
+            return f"at most {MOST_SENT} files per visit, {MOST_HELD} at once: reload the page"
         held.sent += 1
         held.held.add(file_id)
     return None
 
 
 def give_back(session_id: str, file_id: str) -> None:
-    """The file was refused after all, or deleted by its page."""
+    """The file was refused after all, or deleted by its page (it still counts as sent)."""
     with _lock:
         held = _permits.get(session_id)
         if held is not None:
