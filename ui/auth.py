@@ -183,10 +183,11 @@ def _holds(db, token: str, identity: Identity) -> bool:
 def require_researcher(role: str = "viewer") -> Identity:
     """Show a sign-in form and stop the page unless this browser signed in; then stop it, with a sentence,
     unless the researcher's role allows `role` (checked here, on the server, each run)."""
-    no_uploads_here()                        # until Manage's Import draws its uploader again
+    no_uploads_here()                        # another page than Import's has no uploader
     db = get_db()
     everyone = identities(db)
     if not everyone:
+        no_uploads_here(whatever_page=True)
         st.error("Researcher pages are locked: no password is configured. Set the environment "
                  "variable FAIRVAL_RESEARCHER_PASSWORD or `researcher_password` in "
                  ".streamlit/secrets.toml, or add a researcher (`fairval researcher add NAME --role owner`), "
@@ -199,11 +200,13 @@ def require_researcher(role: str = "viewer") -> Identity:
         audit.acting_as(identity.label(client_of()), "page")
         _navigation()
         if not identity.may(role):
+            no_uploads_here(whatever_page=True)
             st.error(f"This page needs the {role} role or above; {identity.name or 'you'} "
                      f"{'is' if identity.name else 'are'} a {identity.role}. An owner can change it "
                      "(`fairval researcher set NAME --role …`).")
             st.stop()
         return identity
+    no_uploads_here(whatever_page=True)                    # the sign-in form is all this page draws
     if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
         _go(data={"route": SIGN_OUT_ROUTE, "grant": None, "method": "POST"}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")

@@ -3,8 +3,10 @@
 Streamlit takes a file from any live session that names itself in the address, whether or not its page
 has a file uploader: a rater's link was enough to hold 100 MiB per request in the worker's memory, without
 end. fairval opens the route per session instead: a page that draws an uploader (Manage's Import, for an
-editor) permits its own session just before, every run of every page withdraws the permit first, and the
-web server (server/uploads.py) refuses every other session before reading a byte of the body.
+editor) permits its own session just before, a run of any other page (or of that page for someone who may
+not import) withdraws the permit, and the web server (server/uploads.py) refuses every other session before
+reading a byte of the body. A rerun of the uploader's own page keeps it: the browser may be sending a file
+while that rerun runs.
 
 Process-wide and in memory, like the sessions it names: each worker knows its own."""
 from __future__ import annotations
@@ -21,7 +23,8 @@ MULTIPART_MARGIN = 64 * 1024         # the form's boundaries and headers around 
 
 @dataclass
 class _Permit:
-    open: bool = True                # the page of the session's latest run draws an uploader
+    open: bool = True                # the session's page draws an uploader
+    page: str = ""                   # which page (Streamlit's page script hash)
     held: set[str] = field(default_factory=set)
     sent: int = 0                    # kept across runs, so a rerun does not renew the session's share
 
@@ -30,19 +33,21 @@ _permits: dict[str, _Permit] = {}
 _lock = threading.Lock()
 
 
-def permit(session_id: str) -> None:
+def permit(session_id: str, page: str) -> None:
     """The session's page draws an uploader in this run."""
     with _lock:
         if session_id not in _permits and len(_permits) >= MOST_SESSIONS:
             _permits.pop(next(iter(_permits)))                   # the oldest: long gone, in practice
-        _permits.setdefault(session_id, _Permit()).open = True
+        held = _permits.setdefault(session_id, _Permit())
+        held.open, held.page = True, page
 
 
-def withdraw(session_id: str) -> None:
-    """A run starts: its page has no uploader until it draws one (files already held stay Streamlit's)."""
+def withdraw(session_id: str, page: str | None = None) -> None:
+    """A run of `page` starts (None: the page will draw no uploader, whichever it is): another page than the
+    uploader's has none (files already held stay Streamlit's)."""
     with _lock:
         held = _permits.get(session_id)
-        if held is not None:
+        if held is not None and (page is None or page != held.page):
             held.open = False
 
 
