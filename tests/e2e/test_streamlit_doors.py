@@ -68,7 +68,7 @@ def _xsrf(port: int) -> str:
     return cookie.split(";", 1)[0].split("=", 1)[1]
 
 
-def _put(port: int, session_id: str, file_id: str, xsrf: str, size: int) -> int | None:
+def _put(port: int, session_id: str, file_id: str, xsrf: str, size: int, cookie: str | None = None) -> int | None:
     """A file of `size` bytes to Streamlit's upload route, multipart as its frontend sends it: the status,
     or None when the server hung up before answering."""
     boundary = "fairval-test-boundary"
@@ -81,7 +81,7 @@ def _put(port: int, session_id: str, file_id: str, xsrf: str, size: int) -> int 
         conn.putheader("Content-Type", f"multipart/form-data; boundary={boundary}")
         conn.putheader("Content-Length", str(len(head) + size + len(tail)))
         conn.putheader("X-Xsrftoken", xsrf)
-        conn.putheader("Cookie", f"_streamlit_xsrf={xsrf}")
+        conn.putheader("Cookie", f"_streamlit_xsrf={cookie or xsrf}")
         conn.endheaders()
         conn.send(head)
         block = b'{"id": "x"}\n' * (MIB // 12) + b"\n" * (MIB % 12)
@@ -120,8 +120,9 @@ def test_a_raters_session_sends_no_file_to_the_worker(server):
 
 
 def test_the_researchers_import_takes_a_file_within_its_caps(server):
-    """Manage's Import draws an uploader for a signed-in editor: a small file is taken (204), one declared
-    past 50 MiB is refused before it is read (413), and the session's share of files ends (403)."""
+    """Manage's Import draws an uploader for a signed-in editor: a PUT without the XSRF cookie's token is
+    refused (403), a small file is taken (204), one declared past 50 MiB is refused before it is read (413),
+    and the session's share of files ends (403)."""
     from fairval.annotate.serving.uploads import MOST_SENT
 
     xsrf = _xsrf(server.port)
@@ -133,16 +134,21 @@ def test_the_researchers_import_takes_a_file_within_its_caps(server):
             await tab.submit_form({"Password": PASSWORD}, "Sign in")
             await tab.run()
             tab.widget("JSON Lines or CSV file")
+            other = _xsrf(server.port)                     # another visitor's token, beside this browser's cookie
+            assert other.split("|")[2] != xsrf.split("|")[2]
+            forged = await asyncio.to_thread(_put, server.port, tab.session_id, "forged", other, 1000, xsrf)
             small = [await asyncio.to_thread(_put, server.port, tab.session_id, f"s{k}", xsrf, 1000)
                      for k in range(2)]
             huge = await asyncio.to_thread(_put, server.port, tab.session_id, "huge", xsrf, 60 * MIB)
             more = [await asyncio.to_thread(_put, server.port, tab.session_id, "s1", xsrf, 1000)
                     for _ in range(MOST_SENT)]
-            return small, huge, more
-    small, huge, more = asyncio.run(researcher())
+            return forged, small, huge, more
+    forged, small, huge, more = asyncio.run(researcher())
+    assert forged == 403                          # Streamlit's XSRF check, on: a token the cookie does not hold
     assert small == [204, 204], small
     assert huge in (413, None), huge
-    assert more[:MOST_SENT - 2] == [204] * (MOST_SENT - 2) and set(more[MOST_SENT - 2:]) == {403}, more
+    # the forged one counted as sent: a session's share is what it sends, not what is kept
+    assert more[:MOST_SENT - 3] == [204] * (MOST_SENT - 3) and set(more[MOST_SENT - 3:]) == {403}, more
 
 
 @pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:9999", "http://evil.example"])
@@ -186,3 +192,37 @@ def test_a_researcher_cookie_sent_by_another_ports_page_drives_nothing(server):
     assert "JSON Lines or CSV file" in own, own                      # fairval's own page: signed in
     with pytest.raises(websockets.exceptions.InvalidStatus):
         asyncio.run(manage("http://127.0.0.1:9999"))
+
+
+def test_without_fairvals_gate_no_sign_in_is_honoured_for_another_pages_origin(tmp_path):
+    """app.py run by plain `streamlit run` (no serve.py, so no gate in front of the websocket): Streamlit
+    lets a page on 127.0.0.1:9999 in, and the researcher's cookie comes along; the page itself then signs
+    nobody in (ui/auth.py), while the same cookie from fairval's own origin is signed in."""
+    import sys
+
+    from bench.streamlit_server import Running, free_port
+    from fairval.annotate.material.studies import create_study
+    from fairval.annotate.serving import sign_in
+    from tests.conftest import ROOT
+
+    db = open_db(tmp_path / "d.db")
+    create_study(db, "tq", "template_quality", raters_per_item=3, seed=5)
+    token = sign_in.issue_token(sign_in.server_secret(db), PASSWORD)
+    db.close()
+    port = free_port()
+    plain = Running([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+                     "--server.address", "127.0.0.1", "--server.headless", "true"], port,
+                    {"FAIRVAL_DB": str(tmp_path / "d.db"), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD})
+
+    async def manage(origin: str):
+        async with connect(plain.url, {"Cookie": f"fairval_researcher={token}", "Origin": origin}) as ws:
+            tab = Tab(ws, page="Manage", query="study=tq")
+            await tab.run()
+            return [getattr(e, "label", "") for e in tab.elements]
+    try:
+        own = asyncio.run(manage(plain.url))
+        foreign = asyncio.run(manage("http://127.0.0.1:9999"))
+    finally:
+        plain.stop()
+    assert "JSON Lines or CSV file" in own, own
+    assert "JSON Lines or CSV file" not in foreign and "Password" in foreign, foreign
