@@ -12,6 +12,16 @@ import os
 from urllib.parse import urlsplit
 
 
+def refuse_unreadable(value: str) -> None:
+    """`fairval serve` checks FAIRVAL_PUBLIC_URL before it starts: a typo would otherwise leave the lab's
+    address refused (or fall back to the browser's Host) without a word."""
+    from fairval.errors import ServeRefused
+    for url in value.split():
+        if not _origin(url):
+            raise ServeRefused(f"FAIRVAL_PUBLIC_URL: {url!r} is not an address such as https://fairval.lab.example "
+                               "(scheme http or https, a host, an optional port)")
+
+
 def configured() -> list[str]:
     """FAIRVAL_PUBLIC_URL: the origins (scheme://host[:port]) browsers reach fairval at, space-separated."""
     return [_origin(u) for u in os.environ.get("FAIRVAL_PUBLIC_URL", "").split() if _origin(u)]

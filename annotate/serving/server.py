@@ -22,6 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from fairval.annotate.serving.origins import refuse_unreadable
 from fairval.annotate.serving.uploads import MOST_BYTES
 from fairval.errors import ServeRefused
 
@@ -127,6 +128,7 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
     env["FORWARDED_ALLOW_IPS"] = ""
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
+    refuse_unreadable(env.get("FAIRVAL_PUBLIC_URL", ""))
     secrets_held = _Secrets()
     try:
         pem = secrets_held.add("front.pem", _pem(tls)) if tls else None
