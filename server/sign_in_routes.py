@@ -16,7 +16,7 @@ from starlette.routing import Route
 from fairval.annotate.serving import sign_in
 from fairval.store import open_db
 from fairval.store.db import default_db_path
-COOKIE = "fairval_researcher"
+COOKIE = sign_in.COOKIE
 
 
 def _secure(request: Request) -> bool:
@@ -24,17 +24,19 @@ def _secure(request: Request) -> bool:
 
 
 async def set_cookie(request: Request) -> Response:
+    secure = _secure(request)
+    name, binding = sign_in.cookie_names(secure)
     db = open_db(default_db_path())
     try:
-        token = sign_in.redeem(db, request.query_params.get("grant", ""), request.cookies.get(sign_in.BINDING_COOKIE))
+        token = sign_in.redeem(db, request.query_params.get("grant", ""), request.cookies.get(binding))
     finally:
         db.close()
     if token is None:
         return PlainTextResponse("This sign-in link has been used or has expired; sign in again.", status_code=403)
     response = Response(status_code=204)
-    response.delete_cookie(sign_in.BINDING_COOKIE, path="/fairval/sign-in", samesite="strict", secure=_secure(request))
-    response.set_cookie(COOKIE, token, max_age=sign_in.LIFETIME, path="/", httponly=True, samesite="strict",
-                        secure=_secure(request))
+    response.delete_cookie(binding, path="/" if secure else "/fairval/sign-in", samesite="strict", secure=secure)
+    response.set_cookie(name, token, max_age=sign_in.LIFETIME, path="/", httponly=True, samesite="strict",
+                        secure=secure)
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -53,7 +55,8 @@ async def clear_cookie(request: Request) -> Response:
     if not same_origin(request):
         return PlainTextResponse("Sign out from fairval's own pages.", status_code=403)
     response = Response(status_code=204)
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict", secure=_secure(request))
+    secure = _secure(request)
+    response.delete_cookie(sign_in.cookie_names(secure)[0], path="/", httponly=True, samesite="strict", secure=secure)
     response.headers["Cache-Control"] = "no-store"
     return response
 

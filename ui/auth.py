@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from fairval.annotate.serving import sign_in
+from fairval.annotate.serving import origins, sign_in
 from fairval.store import audit, researchers, sign_ins
 from fairval.store.researchers import ROLES
-from fairval.ui.common import get_db
+from fairval.ui.common import get_db, no_uploads_here
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
-COOKIE = "fairval_researcher"
+COOKIE = sign_in.COOKIE
 LIFETIME = sign_in.LIFETIME
 SIGN_IN_ROUTE, SIGN_OUT_ROUTE = "/fairval/sign-in", "/fairval/sign-out"
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
@@ -37,8 +37,10 @@ _go = st.components.v2.component(
     "fairval_cookie_route", html="<span hidden></span>",
     js="""export default function ({ data }) {
   if (data.binding) {          // the grant's other half, which a link from elsewhere cannot bring
-    const secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = `fairval_grant=${data.binding}; path=/fairval/sign-in; max-age=60; SameSite=Strict${secure}`;
+    // under HTTPS a __Host- cookie (Secure, Path=/): annotate/serving/sign_in.py, cookie_names
+    const where = location.protocol === "https:" ? "__Host-fairval_grant=%s; path=/; Secure"
+                                                  : "fairval_grant=%s; path=/fairval/sign-in";
+    document.cookie = `${where.replace("%s", data.binding)}; max-age=60; SameSite=Strict`;
   }
   const query = data.grant ? `?grant=${encodeURIComponent(data.grant)}` : "";
   fetch(`${data.route}${query}`, { method: data.method || "GET", credentials: "same-origin", cache: "no-store" });
@@ -117,7 +119,11 @@ def is_researcher() -> bool:
 
 def signed_in() -> Identity | None:
     """Who is signed in in this session, or by a valid sign-in cookie that came with the page. Checked on
-    every run: a removed researcher, a changed password or a sign-out elsewhere ends it at once."""
+    every run: a removed researcher, a changed password or a sign-out elsewhere ends it at once. Nobody is
+    signed in in a session another page opened (its Origin is not fairval's own: annotate/serving/origins.py)."""
+    headers = st.context.headers
+    if not origins.is_own(headers.get("Origin"), headers.get("Host")):
+        return None
     db = get_db()
     everyone = identities(db)
     if not everyone:
@@ -135,7 +141,7 @@ def signed_in() -> Identity | None:
         st.session_state.pop(_TOKEN, None)
         st.session_state[_SIGNED_OUT] = True
         return None
-    token = st.context.cookies.get(COOKIE)
+    token = _cookie()
     if not isinstance(token, str) or st.session_state.get(_SIGNED_OUT):
         return None
     for identity in everyone:
@@ -144,6 +150,14 @@ def signed_in() -> Identity | None:
             st.session_state[_TOKEN] = token
             return identity
     return None
+
+
+def _cookie() -> str | None:
+    """The sign-in cookie that came with the page: under HTTPS (the front says so) only the __Host- one,
+    which no page of another port or scheme can have set."""
+    forwarded = st.context.headers.get("X-Forwarded-Proto")
+    secure = isinstance(forwarded, str) and forwarded.strip().lower() == "https"
+    return st.context.cookies.get(sign_in.cookie_names(secure)[0])
 
 
 def session_token() -> str | None:
@@ -169,9 +183,11 @@ def _holds(db, token: str, identity: Identity) -> bool:
 def require_researcher(role: str = "viewer") -> Identity:
     """Show a sign-in form and stop the page unless this browser signed in; then stop it, with a sentence,
     unless the researcher's role allows `role` (checked here, on the server, each run)."""
+    no_uploads_here()                        # another page than Import's has no uploader
     db = get_db()
     everyone = identities(db)
     if not everyone:
+        no_uploads_here(whatever_page=True)
         st.error("Researcher pages are locked: no password is configured. Set the environment "
                  "variable FAIRVAL_RESEARCHER_PASSWORD or `researcher_password` in "
                  ".streamlit/secrets.toml, or add a researcher (`fairval researcher add NAME --role owner`), "
@@ -184,11 +200,13 @@ def require_researcher(role: str = "viewer") -> Identity:
         audit.acting_as(identity.label(client_of()), "page")
         _navigation()
         if not identity.may(role):
+            no_uploads_here(whatever_page=True)
             st.error(f"This page needs the {role} role or above; {identity.name or 'you'} "
                      f"{'is' if identity.name else 'are'} a {identity.role}. An owner can change it "
                      "(`fairval researcher set NAME --role …`).")
             st.stop()
         return identity
+    no_uploads_here(whatever_page=True)                    # the sign-in form is all this page draws
     if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
         _go(data={"route": SIGN_OUT_ROUTE, "grant": None, "method": "POST"}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")
@@ -258,7 +276,7 @@ def _navigation() -> None:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
-            for token in {st.session_state.pop(_TOKEN, None), st.context.cookies.get(COOKIE)} - {None}:
+            for token in {st.session_state.pop(_TOKEN, None), _cookie()} - {None}:
                 sign_in.revoke(get_db(), token)
             audit.record(get_db(), "sign-out")
             st.session_state.pop(_SIGNED_IN, None)

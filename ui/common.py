@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from fairval.annotate.outputs.files import markdown_text
+from fairval.annotate.serving import uploads
 from fairval.errors import FairvalError
 from fairval.store import Database, open_db
 from fairval.store.db import default_db_path
@@ -25,6 +26,29 @@ def guarded(render) -> None:
         LOG.exception("fairval: a page failed")
         st.error("Something went wrong in fairval itself (a bug, not your input). The server's log has the "
                  "details; please report it. Nothing you had saved is lost.")
+
+
+def _session_and_page() -> tuple[str, str] | None:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+    ctx = get_script_run_ctx()
+    return (ctx.session_id, ctx.page_script_hash) if ctx is not None and ctx.session_id else None
+
+
+def no_uploads_here(*, whatever_page: bool = False) -> None:
+    """First thing of every run: the upload route is closed to this session unless this is the page that
+    drew its uploader (annotate/serving/uploads.py); `whatever_page`: closed in any case (the page stops
+    before its uploader: a sign-in form, a role that may not import)."""
+    held = _session_and_page()
+    if held:
+        uploads.withdraw(held[0], None if whatever_page else held[1])
+
+
+def file_uploader(label: str, **options):
+    """st.file_uploader, with the upload route opened to this session for this run, within its caps."""
+    held = _session_and_page()
+    if held:
+        uploads.permit(*held)
+    return st.file_uploader(label, **options)
 
 
 def get_db() -> Database:

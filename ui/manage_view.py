@@ -15,7 +15,7 @@ from fairval.errors import FairvalError
 from fairval.store.db import default_db_path
 from fairval.ui import plan_view
 from fairval.store import audit
-from fairval.ui.common import get_db, inert, show_table
+from fairval.ui.common import file_uploader, get_db, inert, show_table
 from fairval.ui.studies import pick_study
 
 ATTRS = ["gender", "race", "country"]
@@ -211,7 +211,7 @@ def _escalate(study) -> None:
 
 def _import(study_id: str) -> None:
     kind = st.radio("What the file holds", list(IMPORTS), horizontal=True)
-    upload = st.file_uploader("JSON Lines or CSV file", type=["jsonl", "ndjson", "json", "csv"])
+    upload = file_uploader("JSON Lines or CSV file", type=["jsonl", "ndjson", "json", "csv"])
     if upload is not None and st.button("Import", type="primary"):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(upload.name).name

@@ -22,7 +22,7 @@ from fairval.store.engine import unavailable_errors
 from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
-from fairval.ui.common import get_db, researcher_markdown
+from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
@@ -64,6 +64,7 @@ def _style() -> str:
 
 
 def run() -> None:
+    no_uploads_here()                        # a rater's page never takes a file
     st.set_page_config(page_title="fairval", layout="centered")
     st.html(_style())
     try:

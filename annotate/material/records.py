@@ -35,6 +35,46 @@ def rater_key(rater_id: str) -> str:
     return key
 
 
+# Fields whose values become keys of the database's indexes (item, rater, question, model, template ids).
+# PostgreSQL refuses an index entry past about 2.7 KB, and one key holds several of these at up to 4 bytes
+# a character: 200 characters each keeps any key within it, and is far past any id a real file uses.
+KEY_FIELDS = ("id", "item_id", "rater_id", "question", "model", "decision_question_id")
+MOST_KEY_CHARS = 200
+
+
+def check_text(path, rec: Record) -> None:
+    """Refuse, naming the line and field, what no database stores the same way on SQLite and PostgreSQL:
+    a lone surrogate (JSON's escaped \\ud800, half of a character: not encodable as UTF-8), a NUL character
+    (PostgreSQL text never holds one), and an id longer than MOST_KEY_CHARS."""
+    for field, value in rec.data.items():
+        for text in _texts(field, value):
+            odd = next((c for c in text if c == "\x00" or "\ud800" <= c <= "\udfff"), None)
+            if odd == "\x00":
+                raise ImportProblem(path, rec.line, field, "holds a NUL character (U+0000), which a database "
+                                    "text cannot hold; remove it and import again")
+            if odd is not None:
+                raise ImportProblem(path, rec.line, field, f"holds a lone surrogate (U+{ord(odd):04X}), half of a "
+                                    "character and no text on its own (an escape such as \\ud800 without its "
+                                    "pair); fix it and import again")
+        if field in KEY_FIELDS and isinstance(value, (str, int)) and len(str(value)) > MOST_KEY_CHARS:
+            raise ImportProblem(path, rec.line, field, f"is {len(str(value))} characters long; an id is at most "
+                                f"{MOST_KEY_CHARS}")
+
+
+def _texts(field: str, value):
+    """The field's name and every text inside its value (keys of nested objects included)."""
+    stack = [field, value]
+    while stack:
+        held = stack.pop()
+        if isinstance(held, str):
+            yield held
+        elif isinstance(held, dict):
+            stack.extend(held.keys())
+            stack.extend(held.values())
+        elif isinstance(held, (list, tuple)):
+            stack.extend(held)
+
+
 ROWS = "rows"      # what messages call rows given as Python dicts, where a file would be named
 
 
@@ -71,6 +111,8 @@ def read_records(source) -> list[Record]:
                             "use .jsonl (JSON Lines) or .csv")
     if not records:
         raise ImportProblem(path, None, None, "the file holds no rows")
+    for rec in records:
+        check_text(path, rec)
     return records
 
 
@@ -82,7 +124,9 @@ def _rows(rows) -> list[Record]:
     for number, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             raise ImportProblem(ROWS, number, None, f"must be a dict, found {type(row).__name__}")
-        records.append(Record(number, dict(row), json.dumps(row, ensure_ascii=False, default=str), "jsonl"))
+        record = Record(number, dict(row), None, "jsonl")
+        check_text(ROWS, record)
+        records.append(Record(number, record.data, json.dumps(row, ensure_ascii=False, default=str), "jsonl"))
     if not records:
         raise ImportProblem(ROWS, None, None, "no rows were given")
     return records
@@ -98,6 +142,8 @@ def _jsonl(path: Path, text: str) -> list[Record]:
             value = json.loads(line)
         except json.JSONDecodeError as e:
             raise ImportProblem(path, number, None, f"is not valid JSON ({e.msg} at column {e.colno})") from None
+        except ValueError as e:          # an integer past Python's 4,300 digits
+            raise ImportProblem(path, number, None, f"cannot be read ({e})") from None
         except RecursionError:
             raise ImportProblem(path, number, None, "is nested too deeply to read (objects or lists inside each "
                                 "other more than about a thousand levels); no row of the file was imported") from None

@@ -22,7 +22,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from fairval.annotate.serving.origins import refuse_unreadable
+from fairval.annotate.serving.uploads import MOST_BYTES
 from fairval.errors import ServeRefused
+
+MOST_UPLOAD_MB = MOST_BYTES // (1024 * 1024)
 
 
 def app_file() -> Path:
@@ -56,7 +60,11 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
            "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal",
            # no "Download as CSV" on st.dataframe: it skips the role check and the formula guard of
            # Export's files (the same in .streamlit/config.toml)
-           "--client.disableDataExport", "true"]
+           "--client.disableDataExport", "true",
+           # Streamlit's own defaults, said aloud: the upload route and the websocket check the XSRF token,
+           # and other origins get no CORS answer; Import's files are capped (annotate/serving/uploads.py)
+           "--server.enableXsrfProtection", "true", "--server.enableCORS", "true",
+           "--server.maxUploadSize", str(MOST_UPLOAD_MB)]
     if port:
         cmd += ["--server.port", str(port)]
     if address:
@@ -131,26 +139,59 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
     env["FORWARDED_ALLOW_IPS"] = ""
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
-    pem = _pem(tls) if tls else None
-    if env.get("FAIRVAL_COOKIE_SECRET_FILE") and not env.get("FAIRVAL_COOKIE_SECRET"):
-        from fairval.annotate.serving.sign_in import configured_secret
-        configured_secret()                    # an unreadable or short file is refused before anything starts
-    if env.get("FAIRVAL_COOKIE_SECRET"):       # one secret on every host, so a moved browser keeps its XSRF cookie
-        env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
-    if workers <= 1 and pem is None:
-        return _single(env, port, address)
+    refuse_unreadable(env.get("FAIRVAL_PUBLIC_URL", ""))
+    secrets_held = _Secrets()
     try:
+        pem = secrets_held.add("front.pem", _pem(tls)) if tls else None
+        if env.get("FAIRVAL_COOKIE_SECRET_FILE") and not env.get("FAIRVAL_COOKIE_SECRET"):
+            from fairval.annotate.serving.sign_in import configured_secret
+            configured_secret()                # an unreadable or short file is refused before anything starts
+        if env.get("FAIRVAL_COOKIE_SECRET"):   # one secret on every host, so a moved browser keeps its XSRF cookie
+            env["STREAMLIT_SERVER_COOKIE_SECRET"] = env["FAIRVAL_COOKIE_SECRET"]
+        if workers <= 1 and pem is None:
+            return _single(env, port, address)
         return _several(env, port or (8443 if pem else 8501), address or "0.0.0.0", workers, pem=pem,
-                        http_port=http_port)
+                        http_port=http_port, secrets_held=secrets_held)
     finally:
-        if pem is not None:                # the copy of the private key goes with the run
-            shutil.rmtree(Path(pem).parent, ignore_errors=True)
+        secrets_held.close()                   # the copy of the private key goes with the run
+
+
+class _Secrets:
+    """What HAProxy must read from a file but no disk may keep: the TLS key with its certificate, and the
+    configuration that holds the front's secret. On Linux each is an anonymous in-memory file (memfd)
+    that HAProxy opens as /dev/fd/N: nothing is ever written to a folder, and the kernel frees it with the
+    last process holding it, however `serve` ends (SIGKILL, a refused start). Elsewhere: a private folder,
+    removed when `serve` returns."""
+
+    def __init__(self):
+        self.fds: list[int] = []
+        self.folder: Path | None = None
+
+    def add(self, name: str, text: str) -> str:
+        if hasattr(os, "memfd_create"):
+            fd = os.memfd_create(name, os.MFD_CLOEXEC)
+            self.fds.append(fd)
+            os.write(fd, text.encode())
+            return f"/dev/fd/{fd}"
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
+        path = self.folder / name
+        path.touch(mode=0o600)
+        path.write_text(text)
+        return str(path)
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _pem(tls: tuple[str, str]) -> str:
-    """HAProxy takes the certificate (and its chain) and the key in one file: made private, in a folder of
-    its own, for this run."""
+    """HAProxy takes the certificate (and its chain) and the key in one file: its text."""
     certificate, key = (Path(p) for p in tls)
+    texts = []
     for path, what in ((certificate, "certificate"), (key, "key")):
         try:
             text = path.read_text(encoding="ascii")
@@ -158,11 +199,8 @@ def _pem(tls: tuple[str, str]) -> str:
             raise ServeRefused(f"cannot read the TLS {what} {path}: {getattr(e, 'strerror', None) or e}") from None
         if "-----BEGIN" not in text:
             raise ServeRefused(f"the TLS {what} {path} is not a PEM file (it has no -----BEGIN line)")
-    folder = Path(tempfile.mkdtemp(prefix="fairval-tls-"))
-    pem = folder / "front.pem"
-    pem.touch(mode=0o600)
-    pem.write_text(certificate.read_text().rstrip() + "\n" + key.read_text().rstrip() + "\n")
-    return str(pem)
+        texts.append(text.rstrip() + "\n")
+    return "".join(texts)
 
 
 def _die_with_parent() -> None:
@@ -207,7 +245,7 @@ class _Worker:
 
 
 def _several(env: dict, port: int, address: str, count: int, *, pem: str | None = None,
-             http_port: int | None = None) -> int:
+             http_port: int | None = None, secrets_held: _Secrets) -> int:
     from fairval.annotate.serving.front import config, connection_limit, haproxy_binary
 
     binary = haproxy_binary()                 # refused before anything starts when it is missing
@@ -218,7 +256,6 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
     # the workers believe X-Forwarded-For only beside this secret, which only this HAProxy sends
     front_secret = secrets.token_hex(32)
     workers = [_Worker({**env, "FAIRVAL_FRONT_SECRET": front_secret}, free_port(), cookie_secret) for _ in range(count)]
-    folder = Path(tempfile.mkdtemp(prefix="fairval-front-"))
     front: subprocess.Popen | None = None
     stopping = threading.Event()
     try:
@@ -230,11 +267,11 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
                 print("fairval: a worker did not start; stopping", file=sys.stderr)
                 return 1
             time.sleep(0.3)
-        cfg = folder / "haproxy.cfg"
-        cfg.write_text(config(f"{address}:{port}", [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)],
-                              maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
-                              redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
-        front = subprocess.Popen([binary, "-db", "-f", str(cfg)], preexec_fn=_die_with_parent)
+        servers = [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)]
+        cfg = secrets_held.add("haproxy.cfg", config(
+            f"{address}:{port}", servers, maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
+            redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
+        front = subprocess.Popen([binary, "-db", "-f", cfg], preexec_fn=_die_with_parent, pass_fds=secrets_held.fds)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
         print(f"fairval: {count} worker(s) behind {'https' if pem else 'http'}://{address}:{port} (HAProxy)",
               file=sys.stderr, flush=True)
@@ -254,7 +291,6 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _exit(signum, _frame) -> None:

@@ -131,6 +131,17 @@ def password_matches(given: str, password: str) -> bool:
 
 
 BINDING_COOKIE = "fairval_grant"
+COOKIE = "fairval_researcher"
+HOST_ONLY = "__Host-"
+
+
+def cookie_names(secure: bool) -> tuple[str, str]:
+    """The sign-in cookie's and the grant binding's names. Under HTTPS they carry the __Host- prefix: a
+    browser takes such a cookie only when it is Secure, for Path=/, with no Domain, from an HTTPS page, so
+    no plain-HTTP page on another port of the host (cookies are not kept apart by port) and no sibling
+    domain can plant one to sign a researcher's browser into the attacker's account. Plain HTTP cannot be
+    defended so (docs/security.md)."""
+    return (HOST_ONLY + COOKIE, HOST_ONLY + BINDING_COOKIE) if secure else (COOKIE, BINDING_COOKIE)
 
 
 def grant(db: Database, token: str, now: float | None = None) -> tuple[str, str]:

@@ -176,38 +176,90 @@ def test_nobody_fills_the_servers_memory_without_signing_in(server):
     assert grown["VmHWM"] <= 40 and grown["VmRSS"] <= 6, grown
 
 
-def test_no_copy_of_the_tls_key_outlives_the_server(tmp_path):
-    """HAProxy takes certificate and key in one file, which `fairval serve` writes for the run: after SIGTERM,
-    nothing of it is left in the temporary folder, and the worker cookie was Secure meanwhile."""
+def _serve_tls(tmp_path, temporary, port: int, env: dict | None = None):
     import os
-    import signal
-    import ssl
     import subprocess
     import sys
-    import urllib.request
 
-    from tests.e2e.conftest import PASSWORD, ROOT, free_port
-    from tests.e2e.test_https_browser import answers, self_signed
+    from tests.e2e.conftest import PASSWORD, ROOT
+    from tests.e2e.test_https_browser import self_signed
 
     open_db(tmp_path / "d.db").close()
     cert, key = self_signed(tmp_path)
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(tmp_path / "d.db"),
          "serve", "--port", str(port), "--address", "127.0.0.1", "--tls-cert", str(cert), "--tls-key", str(key)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         env={**os.environ, "TMPDIR": str(temporary), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
-             "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"})
+             "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none", **(env or {})})
+    return process, key.read_text().strip()
+
+
+def _holding(folder, secret_lines: list[str]) -> list[str]:
+    """Every file under `folder` that holds one of the lines (a key's, a front secret's)."""
+    found = []
+    for path in folder.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            if any(line in text for line in secret_lines):
+                found.append(str(path))
+    return found
+
+
+def test_no_key_or_front_secret_is_ever_on_disk_and_none_outlives_a_sigkill(tmp_path):
+    """HAProxy reads the certificate with its key and its configuration (which holds the front's secret)
+    from in-memory files: none is in TMPDIR while `serve` runs, and nothing is left after `serve` is killed
+    by SIGKILL, when no `finally` of its own runs. The worker cookie and Streamlit's XSRF cookie are Secure."""
+    import contextlib
+    import os
+    import signal
+    import ssl
+    import time
+    import urllib.request
+
+    from tests.e2e.conftest import free_port
+    from tests.e2e.test_https_browser import answers
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    port = free_port()
+    process, key = _serve_tls(tmp_path, temporary, port)
+    key_line = key.splitlines()[1]                                 # the first line of the key's own text
     try:
         assert answers(f"https://127.0.0.1:{port}")
-        held = list(temporary.rglob("*.pem"))
-        assert held and key.read_text().strip() in held[0].read_text()            # the run's copy, while it runs
-        page = urllib.request.urlopen(f"https://127.0.0.1:{port}/", context=ssl._create_unverified_context(), timeout=10)
-        worker_cookie = [c for c in page.headers.get_all("Set-Cookie") if c.startswith("fairval_worker=")]
-        assert worker_cookie and "Secure" in worker_cookie[0], worker_cookie
+        page = urllib.request.urlopen(f"https://127.0.0.1:{port}/_stcore/health",
+                                      context=ssl._create_unverified_context(), timeout=10)
+        cookies = page.headers.get_all("Set-Cookie")
+        worker_cookie = [c for c in cookies if c.startswith("fairval_worker=")]
+        assert worker_cookie and "Secure" in worker_cookie[0], cookies
+        xsrf_cookie = [c for c in cookies if c.startswith("_streamlit_xsrf=")]
+        assert xsrf_cookie and "secure" in xsrf_cookie[0].lower(), cookies
+        assert _holding(temporary, [key_line, "X-Fairval-Front"]) == []         # while it runs
+        os.kill(process.pid, signal.SIGKILL)                       # `serve` alone: its children follow it
+        process.wait(10)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(process.pid, 0)
+                time.sleep(0.3)
+            except ProcessLookupError:
+                break
+        else:
+            raise AssertionError("HAProxy or a worker outlived `fairval serve`")
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
-    assert not list(temporary.rglob("*.pem")), list(temporary.rglob("*"))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert _holding(temporary, [key_line, "X-Fairval-Front"]) == [], list(temporary.rglob("*"))
+
+
+def test_a_start_refused_after_the_key_is_read_leaves_no_copy(tmp_path):
+    """A cookie secret file that cannot be read refuses the start after the TLS files were read: nothing of
+    them is left in TMPDIR."""
+    from tests.e2e.conftest import free_port
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    process, key = _serve_tls(tmp_path, temporary, free_port(),
+                              env={"FAIRVAL_COOKIE_SECRET_FILE": str(tmp_path / "no-such-secret")})
+    assert process.wait(60) != 0
+    assert _holding(temporary, [key.splitlines()[1]]) == [], list(temporary.rglob("*"))

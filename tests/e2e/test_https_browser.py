@@ -1,6 +1,6 @@
 """`fairval serve --tls-cert --tls-key --http-port`: HTTPS at the HAProxy front with a self-signed
 certificate, in a real Chromium: the study runs, plain HTTP is redirected to HTTPS, the responses carry
-HSTS, and the researcher's sign-in cookie is Secure."""
+HSTS, and the researcher's sign-in cookie is Secure and __Host- prefixed, Streamlit's XSRF cookie Secure."""
 import os
 import signal
 import ssl
@@ -75,10 +75,16 @@ def test_a_study_over_https(browser, tmp_path):
         page.get_by_role("button", name="Sign in").click()
         wait_text(page, "Items complete")
         deadline = time.monotonic() + 30
-        while not [c for c in context.cookies() if c["name"] == "fairval_researcher"] and time.monotonic() < deadline:
+        while not [c for c in context.cookies() if c["name"] == "__Host-fairval_researcher"] and time.monotonic() < deadline:
             time.sleep(0.2)
-        cookie = next(c for c in context.cookies() if c["name"] == "fairval_researcher")
-        assert cookie["secure"] and cookie["httpOnly"]
+        cookie = next(c for c in context.cookies() if c["name"] == "__Host-fairval_researcher")
+        assert cookie["secure"] and cookie["httpOnly"] and cookie["path"] == "/"
+        assert not [c for c in context.cookies() if c["name"] == "fairval_researcher"]
+        xsrf = next(c for c in context.cookies() if c["name"] == "_streamlit_xsrf")
+        assert xsrf["secure"], xsrf
+        again = context.new_page()                       # a new tab: signed in by the __Host- cookie alone
+        again.goto(f"{url}/Results")
+        wait_text(again, "Items complete")
         context.close()
     finally:
         os.killpg(process.pid, signal.SIGTERM)

@@ -100,8 +100,15 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
     assert again.status_code == 403 and "fairval_researcher" not in again.headers.get("set-cookie", "")  # used once
     code, binding = sign_in.grant(db, token)
     client.cookies.set(sign_in.BINDING_COOKIE, binding, path="/fairval/sign-in")
+    # under HTTPS only __Host- cookies count: a binding without the prefix (any page of the host, any port,
+    # could have set it) redeems nothing, and the sign-in cookie is __Host-, Secure, for Path=/
+    plain = client.get(f"/fairval/sign-in?grant={code}", headers={"X-Forwarded-Proto": "https"})
+    assert plain.status_code == 403
+    client.cookies.set("__Host-" + sign_in.BINDING_COOKIE, binding, path="/")
     secure = client.get(f"/fairval/sign-in?grant={code}", headers={"X-Forwarded-Proto": "https"})
-    assert "Secure" in secure.headers["set-cookie"]
+    set_cookie = next(c for c in secure.headers.get_list("set-cookie") if c.startswith("__Host-fairval_researcher="))
+    assert set_cookie.startswith(f"__Host-fairval_researcher={token};") and "Secure" in set_cookie, set_cookie
+    assert "Path=/;" in set_cookie and "Domain" not in set_cookie, set_cookie
     out = client.post("/fairval/sign-out", headers={"Origin": str(client.base_url).rstrip("/")})
     assert 'fairval_researcher=""' in out.headers["set-cookie"] and "Max-Age=0" in out.headers["set-cookie"]
 
