@@ -14,11 +14,13 @@ from importlib import resources
 
 import streamlit as st
 
+from fairval.annotate.rating.payload import COMMENT_LIMIT
 from fairval.annotate.rating.session import Served
 from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
-from fairval.ui.i18n import Translate, direction, english
+from fairval.ui.i18n import N_, Translate, direction, english
 
 SUBMIT = "submit"
+COMMENT_COUNT = N_("{count} of {limit} characters")
 
 
 def _asset(name: str) -> str:
@@ -62,6 +64,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
             "busy": t("Your last answer is still being saved; that key was not used. Please wait a moment."),
             "missing": t("Please answer every question before submitting."), "saving": t("Saving…"),
             "comment": t("Comment (optional)") if task.comment else None, "locked": locked,
+            # the counter's words with {count} and {limit} left for the card to fill as the rater types
+            "comment_count": t(COMMENT_COUNT), "comment_limit": COMMENT_LIMIT,
             "feedback": practice_feedback(task, served, locked, t) if locked else None}
 
 
