@@ -33,6 +33,18 @@ _component = st.components.v2.component("fairval_answer_card", html='<div class=
 
 
 HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit the server took
+UNREAD = "fv-card-unread"          # the key of a card whose Submit fired but whose payload was not readable
+
+
+def unread_submit(drawn_key: str | None) -> str | None:
+    """The key of a card whose Submit fired this run but which is not drawn again (`drawn_key`: the card the
+    page is about to draw, or None): its answer was never read, so never stored, and the rater must be told.
+    (A second tab's card, drawn in its session's first run, whose item the first tab answered meanwhile.)"""
+    unread = st.session_state.get(UNREAD)
+    if unread is None or unread == drawn_key:
+        return None
+    st.session_state.pop(UNREAD)
+    return unread
 
 
 def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
@@ -106,6 +118,10 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
             handled.append(payload)
             st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
+        elif on_submit is not None:
+            # the Submit fired, but its payload is readable only from the card drawn again with this key
+            # (a card first drawn in its session's first run): see unread_submit
+            st.session_state[UNREAD] = key
     result = _component(data=card_data(task, served, submit_label=submit_label or t("Submit"), locked=locked,
                                        handled=st.session_state.get(HANDLED), status=status, t=t,
                                        language=language),
@@ -113,6 +129,8 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
     # finds no callback registered yet: record it here, then draw the page that follows from it.
     payload = getattr(result, SUBMIT, None)
+    if st.session_state.get(UNREAD) == key:
+        st.session_state.pop(UNREAD)
     if payload and on_submit is not None and not handled:
         st.session_state[HANDLED] = payload.get("nonce")
         on_submit(payload)

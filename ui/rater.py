@@ -19,14 +19,15 @@ from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENT, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
-from fairval.ui.answer_card import answer_card
+from fairval.ui.answer_card import answer_card, unread_submit
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
-from fairval.ui.rater_submit import ANSWER_WAITS, LANGUAGE, NOTICE, PENDING, SAVED, record_submit, retry_pending
+from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
+                                     retry_pending)
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
@@ -254,6 +255,8 @@ def _practice(db, study: Study, rater_id: str) -> None:
 
 def _item(db, study: Study, rater_id: str) -> None:
     served = session.serve_next_item(db, study, rater_id)
+    if unread_submit(f"card:{served.item_id}" if served is not None else None):
+        st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
     if served is None:
         if session.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)

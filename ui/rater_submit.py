@@ -18,6 +18,8 @@ NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "ref
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
 LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
 PENDING = "rater_pending"        # (study, rater, payload): an answer the database could not take yet
+NOT_KEPT = N_("This item was already answered in another tab or window; the answer given there is kept, and "
+              "this one was not saved.")
 SLOT_TAKEN = N_("Your last answer was not saved: your time for this item ran out and other raters answered it "
                 "meanwhile.")
 ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is kept on this page, which tries "
@@ -67,9 +69,7 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
             st.session_state[NOTICE] = ("saved", t("Answer saved"))
             _stop_if_answered(db, study, item)
         else:                           # the same link open twice: the first answer is the one kept
-            st.session_state[NOTICE] = ("refused", t(
-                "This item was already answered in another tab or window; the answer given there is kept, "
-                "and this one was not saved."))
+            st.session_state[NOTICE] = ("refused", t(NOT_KEPT))
     except session.StudyClosed:
         st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
                                                  "arrived."))

@@ -245,3 +245,26 @@ def test_a_full_disk_keeps_the_answer_on_the_page_and_stores_it_once_space_retur
     assert ANSWER_WAITS not in after_texts and after_card["item"] != item and "Answer saved" in after_card["status"]
     assert _query(db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'filler' "
                            "ORDER BY rating_id") == [(item, q, v) for q, v in ANSWER.items()]
+
+
+def test_a_second_tab_that_answers_second_is_told_its_answer_was_not_saved(server):
+    """Issue 55: the same link open in two tabs, the second drawn straight at the item; the first answers, then
+    the second answers differently. Its Submit fired with nothing the page could read and it was shown the next
+    item as if all were well; now it is told its answer was not saved, and the first answer is the one kept."""
+    async def go():
+        async with connect(server.url) as ws1, connect(server.url) as ws2:
+            first = Tab(ws1, query="study=plain&rater=two-tabs")
+            await _to_first_item(first)
+            second = Tab(ws2, query="study=plain&rater=two-tabs")
+            await second.run()                                  # a reload or a new tab: the same item
+            item = json.loads(_card(first).json)["item"]
+            assert json.loads(_card(second).json)["item"] == item
+            await _submit(first, {"item": item, "answers": ANSWER, "comment": None, "nonce": "t1"})
+            await _submit(second, {"item": item, "answers": {"quality": "1", "yes_positive": "1"}, "comment": None,
+                                   "nonce": "t2"})
+            return item, second.texts(), json.loads(_card(second).json)
+    item, texts, card = asyncio.run(go())
+    assert any("this one was not saved" in t for t in texts), texts
+    assert "Answer saved" not in card["status"] and card["item"] != item
+    assert _query(server.db_path, "SELECT question, value FROM ratings WHERE rater_id = 'two-tabs'") == list(
+        ANSWER.items())
