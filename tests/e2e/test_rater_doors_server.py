@@ -268,3 +268,82 @@ def test_a_second_tab_that_answers_second_is_told_its_answer_was_not_saved(serve
     assert "Answer saved" not in card["status"] and card["item"] != item
     assert _query(server.db_path, "SELECT question, value FROM ratings WHERE rater_id = 'two-tabs'") == list(
         ANSWER.items())
+
+
+def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_once_it_is_back(tmp_path):
+    """The database stops (a PostgreSQL restart) between a rater's page and their Submit: one sentence, no
+    traceback, the answer waits on the page and is stored once when the server is back."""
+    from fairval.ui.rater_submit import ANSWER_WAITS
+    from tests.postgres import server_binaries
+    if server_binaries() is None:
+        pytest.skip("PostgreSQL's server is not installed (make test installs it)")
+    cluster = _RestartableCluster()
+    running = None
+    try:
+        url = cluster.create_database("doors")
+        db = open_db(url)
+        create_study(db, "plain", "template_quality", raters_per_item=2, seed=1)
+        import_items(db, "plain", _items(tmp_path))
+        db.close()
+        running = Server(url)
+
+        async def go():
+            async with connect(running.url) as ws:
+                tab = Tab(ws, query="study=plain&rater=pg-rater")
+                await _to_first_item(tab)
+                item = json.loads(_card(tab).json)["item"]
+                cluster.halt()
+                await _submit(tab, {"item": item, "answers": ANSWER, "comment": None, "nonce": "p1"})
+                away = (list(tab.texts()), _exceptions(tab))
+                cluster.start()
+                await tab.run()                                   # the page's timer, the server back
+                await tab.run()
+                return item, away, json.loads(_card(tab).json), list(tab.texts())
+        item, (away_texts, away_exceptions), card, after = asyncio.run(go())
+        assert not away_exceptions and ANSWER_WAITS in away_texts, away_texts
+        assert not any("Traceback" in t or "psycopg" in t for t in away_texts)
+        assert card["item"] != item and ANSWER_WAITS not in after
+        assert _query(url, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'pg-rater' "
+                           "ORDER BY rating_id") == [(item, q, v) for q, v in ANSWER.items()]
+    finally:
+        if running is not None:
+            running.stop()
+        cluster.stop()
+
+
+class _RestartableCluster:
+    """tests/postgres.py's cluster, stopped ("fast" shutdown, as a restart does) and started again on its data."""
+
+    def __init__(self):
+        from tests.postgres import PostgresCluster
+        self.cluster = PostgresCluster()
+        self.create_database = self.cluster.create_database
+
+    def halt(self) -> None:
+        import signal
+        self.cluster.process.send_signal(signal.SIGINT)
+        self.cluster.process.wait(30)
+
+    def start(self) -> None:
+        import time
+
+        import psycopg
+
+        from tests.postgres import server_binaries
+        c = self.cluster
+        user = "postgres" if os.geteuid() == 0 else None
+        c.process = subprocess.Popen(
+            [server_binaries() / "postgres", "-D", c.folder / "data", "-p", str(c.port), "-k", c.folder,
+             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=300"],
+            stdout=c.log, stderr=subprocess.STDOUT, user=user, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(c.admin_url, connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline, "postgres did not start again"
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.cluster.stop()

@@ -3,11 +3,15 @@ in the ratings and validated CSVs with each such character as its visible code, 
 order it was typed."""
 import csv
 
+import pytest
+
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.outputs.export import export_ratings, export_validated
 from fairval.annotate.rating import session
 from tests.conftest import write_jsonl
+
+pytestmark = pytest.mark.both_backends
 
 TYPED = "fine \u202egpj.exe\u202c and\u200b \u2066x\u2069\ufeff"
 SHOWN = "fine <U+202E>gpj.exe<U+202C> and<U+200B> <U+2066>x<U+2069><U+FEFF>"

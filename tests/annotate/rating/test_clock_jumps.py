@@ -10,6 +10,8 @@ from fairval.annotate.rating import session
 from fairval.annotate.material.studies import create_study
 from tests.annotate.rating.test_session import ANSWER, onboard, setup_items
 
+pytestmark = pytest.mark.both_backends
+
 HOURS_2 = 7200.0
 
 
