@@ -2,13 +2,18 @@
 study and rater; a study with signed_links=true refuses an unsigned, altered or other rater's link, a
 typed id and Prolific's parameters (which cannot carry the signature); each rater's source is stored, and an
 open study never continues a Prolific id as an in-house one or the reverse."""
+import sqlite3
 from urllib.parse import parse_qs, urlparse
+
+import psycopg
+import pytest
 
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.ui.apptest import rater_app, titles
 
@@ -78,3 +83,21 @@ def test_an_unsigned_study_is_as_before(db, db_path, tmp_path):
     import_items(db, "open", write_jsonl(tmp_path / "items.jsonl", [{"id": "q0", "filled_template": "Q0?"}]))
     at = rater_app(study="open", rater="anyone")
     assert not _refused(at) and "Consent" in titles(at)
+
+
+@pytest.mark.parametrize("db_path", ["sqlite", "postgresql"], indirect=True)
+def test_the_store_keeps_only_the_four_sources(db_path):
+    """Schema v22: a rater row says how the id arrived, one of four ways, on both stores."""
+    db = open_db(db_path)
+    try:
+        create_study(db, "s", "template_quality")
+        db.insert("raters", [{"study_id": "s", "rater_id": f"r-{source}", "source": source, "started_at": 0.0}
+                             for source in ("prolific", "signed", "link", "import")])
+        with pytest.raises((sqlite3.IntegrityError, psycopg.errors.IntegrityError)):
+            db.insert("raters", [{"study_id": "s", "rater_id": "r-x", "source": "guessed", "started_at": 0.0}])
+        if db.dialect == "postgresql":
+            db.rollback()
+        with pytest.raises((sqlite3.IntegrityError, psycopg.errors.IntegrityError)):
+            db.execute("UPDATE raters SET source = 'guessed' WHERE rater_id = 'r-link'")
+    finally:
+        db.close()
