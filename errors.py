@@ -51,8 +51,16 @@ class StudyClosed(AnswerError):
     "The study closed before the answer arrived: it takes no more answers."
 
 
+class SlotTaken(AnswerError):
+    "A late answer to an item that, meanwhile, other raters filled to the study's raters per item."
+
+
 class RaterIdError(FairvalError):
     "A rater id that cannot be stored (empty, too long, or holding invisible characters)."
+
+
+class RaterSourceError(RaterIdError):
+    "A rater id that arrived one way (Prolific, a signed link, an open link) presented another way."
 
 
 class GenerationError(FairvalError):

@@ -45,6 +45,21 @@ def release_for_ratings(db: Database, study_id: str, pairs: list[tuple[str, str]
     return new
 
 
+def late_and_full(db: Database, study_id: str, assignment: dict, target: int) -> bool:
+    """A released slot's answer (its time ran out, or the clock jumped) when the item is a regular one that
+    `target` other raters already hold (rated, or a slot still counted): keeping it would pass the cap."""
+    item_id, rater_id = assignment["item_id"], assignment["rater_id"]
+    row = db.execute(
+        """SELECT i.gold IS NULL AND i.practice = 0,
+                  EXISTS (SELECT 1 FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?),
+                  (SELECT COUNT(*) FROM (SELECT rater_id FROM ratings WHERE study_id = ? AND item_id = ?
+                                         UNION SELECT rater_id FROM assignments
+                                          WHERE study_id = ? AND item_id = ? AND counted = 1) AS holders)
+             FROM items i WHERE i.study_id = ? AND i.item_id = ?""",
+        [study_id, item_id, rater_id, study_id, item_id, study_id, item_id, study_id, item_id]).fetchone()
+    return row is not None and bool(row[0]) and not row[1] and row[2] >= target
+
+
 def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int]:
     """(regular items answered, gold items answered) by this rater."""
     row = db.execute(

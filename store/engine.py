@@ -99,9 +99,10 @@ class Database:
 
 def unavailable_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean the database cannot store or give data just now (a full or read-only disk, a
-    lock held too long, a PostgreSQL server restarting): worth trying again in a moment."""
+    lock held too long, a PostgreSQL server restarting): worth trying again in a moment. NoSpace is
+    immediate()'s sentence for a full disk, raised in place of the engine's own error."""
     import sys
-    errors: list[type[BaseException]] = [sqlite3.OperationalError]
+    errors: list[type[BaseException]] = [sqlite3.OperationalError, NoSpace]
     if "psycopg" in sys.modules:               # loaded only when a PostgreSQL URL is in use
         import psycopg
         import psycopg_pool

@@ -34,8 +34,10 @@ def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict
 
 
 def comment_of(db: Database, study_id: str, item_id: str, rater_id: str) -> str | None:
-    """The comment stored with one rater's answer to one item (the same on each of its question rows)."""
-    return db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? LIMIT 1",
+    """The comment stored with one rater's answer to one item (on its first question row; rows stored
+    before issue 55 repeat it on each)."""
+    return db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? "
+                     "AND comment IS NOT NULL LIMIT 1",
                      [study_id, item_id, rater_id])
 
 

@@ -339,8 +339,23 @@ def _v21_design_mixes(db: Database) -> None:
     )""")
 
 
+def _v22_rater_sources(db: Database) -> None:
+    # How each rater id arrived, now one of four (issue 55): 'prolific' (Prolific's PROLIFIC_PID), 'signed' (a
+    # link of `fairval study links`), 'link' (an open link or a typed id), 'import' (imported ratings). The
+    # rater page never continues a Prolific id as an in-house one or the reverse (annotate/rating/session.py
+    # arrive); the database refuses any other source. Rows from before keep 'link' (signed or not, unknown).
+    sources = "('prolific', 'signed', 'link', 'import')"
+    if db.dialect == "sqlite":
+        for verb in ("INSERT", "UPDATE OF source"):
+            db.ddl(f"CREATE TRIGGER raters_source_{verb.split()[0].lower()} BEFORE {verb} ON raters "
+                   f"WHEN NEW.source NOT IN {sources} "
+                   "BEGIN SELECT RAISE(ABORT, 'a rater comes from prolific, signed, link or import'); END")
+    else:
+        db.ddl(f"ALTER TABLE raters ADD CONSTRAINT raters_source CHECK (source IN {sources})")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order, _v21_design_mixes]
+              _v20_decision_order, _v21_design_mixes, _v22_rater_sources]

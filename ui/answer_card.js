@@ -126,9 +126,21 @@ export default function ({ data, parentElement, setTriggerValue }) {
     comment.id = `${data.item}-comment`;
     label.htmlFor = comment.id;
     comment.value = state.comment || "";
-    comment.addEventListener("input", () => { state.comment = comment.value; });
+    // the server takes at most comment_limit characters: the box stops there and says so as the rater types
+    comment.maxLength = data.comment_limit;
+    const count = el("p", "fv-note fv-comment-count", "");
+    count.id = `${data.item}-comment-count`;
+    comment.setAttribute("aria-describedby", count.id);
+    const counted = () => {
+      const number = (n) => n.toLocaleString(data.lang);
+      count.textContent = data.comment_count.replace("{count}", number(comment.value.length))
+        .replace("{limit}", number(data.comment_limit));
+    };
+    counted();
+    comment.addEventListener("input", () => { state.comment = comment.value; counted(); });
     block.appendChild(label);
     block.appendChild(comment);
+    block.appendChild(count);
     root.appendChild(block);
   }
   const alert = el("p", "fv-alert");

@@ -14,11 +14,13 @@ from importlib import resources
 
 import streamlit as st
 
+from fairval.annotate.rating.payload import COMMENT_LIMIT
 from fairval.annotate.rating.session import Served
 from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
-from fairval.ui.i18n import Translate, direction, english
+from fairval.ui.i18n import N_, Translate, direction, english
 
 SUBMIT = "submit"
+COMMENT_COUNT = N_("{count} of {limit} characters")
 
 
 def _asset(name: str) -> str:
@@ -31,6 +33,18 @@ _component = st.components.v2.component("fairval_answer_card", html='<div class=
 
 
 HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit the server took
+UNREAD = "fv-card-unread"          # the key of a card whose Submit fired but whose payload was not readable
+
+
+def unread_submit(drawn_key: str | None) -> str | None:
+    """The key of a card whose Submit fired this run but which is not drawn again (`drawn_key`: the card the
+    page is about to draw, or None): its answer was never read, so never stored, and the rater must be told.
+    (A second tab's card, drawn in its session's first run, whose item the first tab answered meanwhile.)"""
+    unread = st.session_state.get(UNREAD)
+    if unread is None or unread == drawn_key:
+        return None
+    st.session_state.pop(UNREAD)
+    return unread
 
 
 def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | None = None,
@@ -65,6 +79,8 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
             "busy": t("Your last answer is still being saved; that key was not used. Please wait a moment."),
             "missing": t("Please answer every question before submitting."), "saving": t("Saving…"),
             "comment": t("Comment (optional)") if task.comment else None, "locked": locked,
+            # the counter's words with {count} and {limit} left for the card to fill as the rater types
+            "comment_count": t(COMMENT_COUNT), "comment_limit": COMMENT_LIMIT,
             "feedback": practice_feedback(task, served, locked, t) if locked else None}
 
 
@@ -113,6 +129,10 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
             handled.append(payload)
             st.session_state[HANDLED] = payload.get("nonce")
             on_submit(payload)
+        elif on_submit is not None:
+            # the Submit fired, but its payload is readable only from the card drawn again with this key
+            # (a card first drawn in its session's first run): see unread_submit
+            st.session_state[UNREAD] = key
     result = _component(data=card_data(task, served, submit_label=submit_label or t("Submit"), locked=locked,
                                        handled=st.session_state.get(HANDLED), status=status, announce=announce, t=t,
                                        language=language),
@@ -120,6 +140,8 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
     # finds no callback registered yet: record it here, then draw the page that follows from it.
     payload = getattr(result, SUBMIT, None)
+    if st.session_state.get(UNREAD) == key:
+        st.session_state.pop(UNREAD)
     if payload and on_submit is not None and not handled:
         st.session_state[HANDLED] = payload.get("nonce")
         on_submit(payload)

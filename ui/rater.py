@@ -19,21 +19,22 @@ from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, StudyError, list_study_names, load_study
 from fairval.errors import FairvalError
 from fairval.store.engine import unavailable_errors
-from fairval.ui.answer_card import answer_card
+from fairval.ui.answer_card import answer_card, unread_submit
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import N_, direction, translator
 from fairval.ui.page_language import page_language
+from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
+                                     retry_pending)
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
 GROUP_FIELDS = ("group_a", "group_b")      # an item's fields that name a group (filled into the questions)
-NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
-SAVED = "rater_saved"            # "Answer saved", for the next card's status line
-LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
 
+
+REFUSED = N_("This link is not one this study gave out. Please use the link you were given, as it is.")
 
 RETRY_SECONDS = 5
 UNAVAILABLE = N_("The study's server cannot store or show answers just now. Nothing is lost: this page tries "
@@ -70,7 +71,7 @@ def run() -> None:
     try:
         _run()
     except unavailable_errors():
-        st.warning(_browser_t()(UNAVAILABLE))
+        st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
         _try_again_soon()
 
 
@@ -98,11 +99,9 @@ def _run() -> None:
         return
     t = _t(study)
     page_language(study.settings.language, direction(study.settings.language), t)
-    rater_id = params.get("PROLIFIC_PID") or params.get("rater")
-    source = "prolific" if params.get("PROLIFIC_PID") else "link"
-    if source == "link" and study.settings.signed_links and not (
-            rater_id and rater_links.signed(db, study.study_id, rater_id, params.get(rater_links.PARAM))):
-        st.error(t("This link is not one this study gave out. Please use the link you were given, as it is."))
+    rater_id, source = _who(db, study, params)
+    if source is None:
+        st.error(t(REFUSED))
         return
     if not rater_id:
         _ask_rater_id(study)
@@ -111,64 +110,32 @@ def _run() -> None:
         rater = session.arrive(db, study.study_id, rater_id, source=source,
                                platform_study_id=params.get("STUDY_ID"),
                                platform_session_id=params.get("SESSION_ID"))
+    except session.RaterSourceError:
+        st.error(t(REFUSED))
+        return
     except FairvalError as e:
         st.error(t("The participant ID in this link cannot be used ({reason}). Please check the link you were "
                    "given.", reason=str(e)))
         return
     rater_id = rater["rater_id"]            # as stored (trimmed)
+    retry_pending(study.study_id, rater_id)
     _notice()
     STEPS[session.next_step(db, study, rater_id)](db, study, rater_id)
 
 
-def _record(study_id: str, rater_id: str):
-    """The answer card's Submit: store the answers to the item the rater saw, then say how it went."""
-    def record(payload: dict) -> None:
-        db = get_db()
-        t = translator(None)
-        try:
-            study = load_study(db, study_id)
-            t = _t(study)
-            item, answers = str(payload.get("item")), payload.get("answers") or {}
-            # with a stopping rule the next item is served after the check (the page serves it), so the
-            # answer that stops the study does not hand its rater a pair first
-            if (session.record_answer(db, study, rater_id, item, answers, comment=payload.get("comment"),
-                                      serve_next=not _has_rule(study))
-                    or session.answer_is_stored(db, study, rater_id, item, answers, payload.get("comment"))):
-                st.session_state[NOTICE] = ("saved", t("Answer saved"))
-                _stop_if_answered(db, study, item)
-            else:                           # the same link open twice: the first answer is the one kept
-                st.session_state[NOTICE] = ("refused", t(
-                    "This item was already answered in another tab or window; the answer given there is kept, "
-                    "and this one was not saved."))
-        except session.StudyClosed:
-            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
-                                                     "arrived."))
-        except (session.AnswerError, StudyError):
-            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved. Please answer every question "
-                                                     "and press Submit again."))
-        except unavailable_errors():
-            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study's server could "
-                                                     "not store it just now. Please press Submit again in a moment."))
-    return record
-
-
-def _has_rule(study: Study) -> bool:
-    from fairval.annotate.crowd import stopping
-    return stopping.has_rule(study)
-
-
-def _stop_if_answered(db, study: Study, item: str) -> None:
-    """A study with a stopping rule checks it when an answer completes a pair (the only moment the anytime
-    interval moves); the rater's answer is stored whatever the check finds."""
-    from fairval.annotate.crowd import stopping
-    from fairval.store import ratings as rating_store
-
-    if stopping.has_rule(study) and rating_store.raters_of_item(db, study.study_id, item) == study.settings.raters_per_item:
-        try:
-            stopping.check(db, study.study_id)
-        except Exception:  # noqa: BLE001 — the check must never cost the rater their answer; logged
-            import logging
-            logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
+def _who(db, study: Study, params) -> tuple[str | None, str | None]:
+    """The rater id this link carries and how it came ('prolific', 'signed', 'link'); source None when the
+    study refuses the link. A signed_links study is for its list of in-house raters only: every way in needs
+    the link's signature, and Prolific's parameters (which cannot carry one) are refused. A link naming both
+    a Prolific participant and an in-house rater names nobody."""
+    prolific, rater_id = params.get("PROLIFIC_PID"), params.get("rater")
+    if prolific and rater_id:
+        return None, None
+    if study.settings.signed_links:
+        if prolific or not (rater_id and rater_links.signed(db, study.study_id, rater_id, params.get(rater_links.PARAM))):
+            return None, None
+        return rater_id, "signed"
+    return (prolific, "prolific") if prolific else (rater_id, "link")
 
 
 def _notice() -> None:
@@ -289,6 +256,8 @@ def _practice(db, study: Study, rater_id: str) -> None:
 
 def _item(db, study: Study, rater_id: str) -> None:
     served = session.serve_next_item(db, study, rater_id)
+    if unread_submit(f"card:{served.item_id}" if served is not None else None):
+        st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
     if served is None:
         if session.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)
@@ -306,7 +275,7 @@ def _item(db, study: Study, rater_id: str) -> None:
     show_item(task, served, t)
     st.divider()
     saved = st.session_state.pop(SAVED, None)
-    answer_card(task, served, key=f"card:{served.item_id}", on_submit=_record(study.study_id, rater_id),
+    answer_card(task, served, key=f"card:{served.item_id}", on_submit=record_submit(study.study_id, rater_id),
                 status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
                 language=study.settings.language)
 

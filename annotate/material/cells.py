@@ -10,6 +10,19 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
+# Direction overrides and embeddings (U+202A–202E), isolates (U+2066–2069) and zero-width characters: invisible
+# in a cell, yet they reorder or split what a researcher reads (a comment that shows "gpj.exe" as "exe.jpg").
+_INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2060\ufeff]")
+
+
+def inert_text(value):
+    """A rater's free text as an export shows it: each invisible direction or zero-width character replaced
+    by its visible code, <U+202E>, so the cell reads in the order it was typed and nothing hides in it."""
+    if isinstance(value, str):
+        return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", value)
+    return value
+
+
 def _guarded(value: str) -> bool:
     """Whether a spreadsheet would run the text as a formula once its leading apostrophes are taken off
     (one apostrophe is the guard; a text that itself starts with apostrophes before a formula gets one

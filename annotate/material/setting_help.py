@@ -29,7 +29,7 @@ SETTING_HELP = {
     "language": "the language raters see fairval's words in, e.g. ar, de, es",
     "stop_when_excludes": "stop the study once H's anytime interval excludes this value (-1 to 1)",
     "prolific_study_id": "the Prolific study paused with this one when it stops itself",
-    "signed_links": "in-house raters need the signed links `fairval study links` prints (true/false)",
+    "signed_links": "in-house raters need the signed links `fairval study links` prints; Prolific links are refused (true/false)",
     "group_labels": 'the groups an item names as raters read them, per language, e.g. {"ar": {"woman": "امرأة"}} '
                     "(stored groups and numbers unchanged)",
 }

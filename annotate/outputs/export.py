@@ -12,6 +12,7 @@ from fairval.analysis.rater_model import dawid_skene
 from fairval.analysis.scores import as_numbers
 from fairval.analysis.soft_labels import soft_labels
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
+from fairval.annotate.material.cells import inert_text
 from fairval.annotate.material.importers import CONTROL_FIELDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
@@ -142,7 +143,7 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
         rows.append({"item_id": item, **{f: texts[item].get(f, "") for f in fields}, "question": q,
                      "n": len(part), "top_answer": counts.index[0], "top_share": float(counts.iloc[0] / len(part)),
                      "model_label": model_labels.get(q, {}).get(str(item)),
-                     "comments": " | ".join(c for c in part["comment"].dropna())})
+                     "comments": inert_text(" | ".join(c for c in part["comment"].dropna()))})
     return pd.DataFrame(rows, columns=["item_id", *fields, "question", "n", "top_answer", "top_share", "model_label",
                                        "comments"])
 
@@ -194,6 +195,8 @@ def _export_table(db: Database, study_id: str, out: str | Path, action: str, tab
     fmt = output_format(out, ("csv", "parquet"))
     frame = table(db, study_id, exclude_flagged=exclude_flagged)
     if fmt == "csv":
+        if "comment" in frame.columns:          # a rater's free text, with nothing invisible left in it
+            frame = frame.assign(comment=frame["comment"].map(inert_text))
         write_csv(frame, out)
     else:
         with atomic_output(out) as path:

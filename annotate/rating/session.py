@@ -17,7 +17,8 @@ from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, cho
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
-from fairval.errors import AnswerError, StudyClosed  # noqa: F401  (the pages catch them from here)
+from fairval.annotate.rating.payload import clean_comment
+from fairval.errors import AnswerError, RaterSourceError, SlotTaken, StudyClosed  # noqa: F401  (the pages catch them from here)
 from fairval.store import Database, immediate
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -48,10 +49,22 @@ class Progress:
 
 def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
            platform_study_id: str | None = None, platform_session_id: str | None = None) -> dict:
+    """The rater's row, made on first arrival. `source` is how this arrival came: 'prolific' (Prolific's
+    PROLIFIC_PID), 'signed' (a link of `fairval study links`) or 'link' (an open link or a typed id). An id
+    first seen from Prolific is never continued by an in-house link, nor the reverse (RaterSourceError):
+    the two are different people who happen to share a string."""
     rater_id = rater_key(rater_id)
-    return rater_store.ensure_rater(db, study_id, rater_id, source=source,
-                                    platform_study_id=platform_study_id,
-                                    platform_session_id=platform_session_id)
+    row = rater_store.ensure_rater(db, study_id, rater_id, source=source,
+                                   platform_study_id=platform_study_id,
+                                   platform_session_id=platform_session_id)
+    if (row["source"] == "prolific") != (source == "prolific"):
+        raise RaterSourceError(f"the rater id {rater_id!r} arrived as a {_SOURCES.get(row['source'], row['source'])}, "
+                               f"not a {_SOURCES.get(source, source)}")
+    return row
+
+
+_SOURCES = {"prolific": "Prolific participant", "signed": "signed in-house link", "link": "open link",
+            "import": "rater of imported ratings"}
 
 
 def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
@@ -253,6 +266,8 @@ def _served(db: Database, study: Study, assignment: dict) -> Served:
 
 
 def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
+    if not isinstance(answers, dict):
+        raise AnswerError(f"the answers are a {type(answers).__name__}, not question: value pairs")
     clean = {}
     for q in study.task.questions:
         value = answers.get(q.id)
@@ -275,6 +290,7 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
     """
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
+    comment = clean_comment(comment, asked=study.task.comment)
     with immediate(db, study.study_id):
         if study_status(db, study.study_id) == "closed":
             raise StudyClosed("the study closed before this answer arrived")
@@ -282,13 +298,19 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
         if assignment is None:
             raise AnswerError(f"item {item_id!r} was never served to rater {rater_id!r}")
+        if not assignment["counted"] and ledger.late_and_full(db, study.study_id, assignment,
+                                                              study.settings.raters_per_item):
+            raise SlotTaken(f"item {item_id!r} was given to other raters after this rater's time ran out")
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
+        # a clock set back since the item was shown: the answer is not before it was shown, and its
+        # duration is unknown (NULL), not 0 s (the speed flag would read that as a rushed answer)
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
                  "canonical": canonical_value(q, clean[q.id], flipped),
                  "flipped": int(flipped) if study.task.is_pair else None,
-                 "comment": (comment or "").strip() or None, "shown_at": shown, "answered_at": now,
-                 "seconds": max(0.0, now - shown), "source": "app"} for q in study.task.questions]
+                 "comment": comment if k == 0 else None, "shown_at": shown, "answered_at": max(now, shown),
+                 "seconds": now - shown if now >= shown else None, "source": "app"}
+                for k, q in enumerate(study.task.questions)]       # the comment once, on the first row
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
@@ -305,8 +327,10 @@ def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, an
     not others (given first in another tab or window: the first answer is the one kept, and a second tab
     whose comment differs is told its answer was not saved)."""
     stored = rating_store.answers_of(db, study.study_id, item_id, rater_id)
-    return (bool(stored) and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
-            and rating_store.comment_of(db, study.study_id, item_id, rater_id) == ((comment or "").strip() or None))
+    return (bool(stored) and isinstance(answers, dict)
+            and all(stored.get(q.id) == str(answers.get(q.id)) for q in study.task.questions)
+            and rating_store.comment_of(db, study.study_id, item_id, rater_id) == clean_comment(
+                comment, asked=study.task.comment))
 
 
 def finish(db: Database, study_id: str, rater_id: str) -> None:

@@ -1,8 +1,8 @@
 """Signed rater links for in-house studies: `fairval study links NAME --raters FILE` gives each rater a link
 whose `sig` is an HMAC of the study and the rater id under the server's secret. A study set to
-`signed_links=true` takes a link-rater only with a right `sig`, so knowing (or guessing) another in-house
-rater's id is not enough to continue as them. Prolific's links stay as Prolific sends them: Prolific
-identifies its participants, and its own parameters cannot carry our signature."""
+`signed_links=true` takes a rater only with a right `sig`, so knowing (or guessing) another in-house
+rater's id is not enough to continue as them. Prolific's parameters cannot carry our signature, so such a
+study refuses them (ui/rater.py): it is for its list of in-house raters only."""
 from __future__ import annotations
 
 import base64

@@ -70,6 +70,9 @@ def test_typing_in_the_comment_changes_nothing_but_the_comment(server, browser, 
     assert box.input_value() == EXPECTED                  # every character reached the box
     assert pressed.all_inner_texts() == before            # and no answer moved
     assert page.get_by_text("Ctrl+Enter").count() == 1    # the way to submit from the box is on screen
+    # the box's cap, said as the rater types (issue 55): the count follows the box, which stops at 2,000
+    expect(page.get_by_text(f"{len(EXPECTED)} of 2,000 characters")).to_be_visible()
+    assert box.get_attribute("maxlength") == "2000"
     box.press("Control+Enter")
     page.get_by_text("1 of").first.wait_for(timeout=30_000)
     bot.settle(page)
@@ -78,5 +81,5 @@ def test_typing_in_the_comment_changes_nothing_but_the_comment(server, browser, 
     rows = db.query("SELECT question, value, comment FROM ratings WHERE study_id = ? AND rater_id = ?", [study, rater])
     db.close()
     assert {r["question"]: r["value"] for r in rows} == chosen
-    assert {r["comment"] for r in rows} == {EXPECTED}
+    assert [r["comment"] for r in rows if r["comment"] is not None] == [EXPECTED]      # once, not on each row
     page.context.close()

@@ -23,7 +23,7 @@ from fairval.ui.page_language import STREAMLIT_WORDS
 from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, rater_app, submit, titles
 
-RATER_FILES = ("ui/rater.py", "ui/answer_card.py", "ui/answers.py", "ui/demographics.py")
+RATER_FILES = ("ui/rater.py", "ui/rater_submit.py", "ui/answer_card.py", "ui/answers.py", "ui/demographics.py")
 SLOT = re.compile(r"\{(\w+)\}")
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 # Babel's keywords for fairval's calls: t("..."), N_("...") for a constant shown later, t.pgettext(ctx, "...")
@@ -293,3 +293,20 @@ def test_a_self_described_race_is_kept_in_the_raters_words(db, tmp_path):
     at.text_input(key="race-described").set_value(" Mswahili wa pwani ")
     at.button[0].click().run()
     assert db.execute("SELECT race FROM raters WHERE rater_id = 'r1'").fetchone()[0] == "Mswahili wa pwani"
+
+
+@pytest.mark.parametrize("language", ["de", "ja"])
+def test_an_answer_waiting_for_the_database_is_said_in_the_studys_language(db, db_path, tmp_path, language):
+    """A Submit the database cannot take (issue 55): the one sentence is the study's language's."""
+    from fairval.ui.rater_submit import ANSWER_WAITS
+    from tests.ui.test_rater_page import read_only
+    create_study(db, "w", "template_quality", raters_per_item=1, language=language)
+    import_items(db, "w", write_jsonl(tmp_path / "items.jsonl", [{"id": "q0", "filled_template": "Q0?"}]))
+    at = rater_app(study="w", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.button(key="start").click().run()
+    held = at.session_state["_fairval_db"][1]
+    held.conn = read_only(db_path).conn
+    submit(at, {"quality": "4", "yes_positive": "5"})
+    assert [w.value for w in at.warning] == [translator(language)(ANSWER_WAITS)]
+    assert translator(language)(ANSWER_WAITS) != ANSWER_WAITS

@@ -223,21 +223,26 @@ def read_only(db_path):
 
 
 def test_an_answer_the_database_cannot_take_is_said_in_words_and_taken_once_it_can(db, db_path, study):
-    """Submit while the database refuses writes: the rater reads a plain sentence (no traceback), the
-    same item stays with Submit offered again, and once the fault clears the answer is stored once."""
+    """Submit while the database refuses writes: the rater reads one plain sentence (no traceback) that the
+    answer waits on the page; the page's own timer stores it once the fault clears, once."""
+    from fairval.ui.rater_submit import ANSWER_WAITS
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     item = current_item(at)
     path, held = at.session_state["_fairval_db"]
     working, held.conn = held.conn, read_only(db_path).conn
     submit(at, ANSWER)
-    assert not at.exception and current_item(at) == item
-    assert [w.value for w in at.warning] == ["Your last answer was not saved: the study's server could not "
-                                             "store it just now. Please press Submit again in a moment."]
+    assert not at.exception
+    assert [w.value for w in at.warning] == [ANSWER_WAITS]
     assert rating_store.rating_count(db, "tq") == 0
+    at.run()                                                  # the timer's next run: still refused
+    assert [w.value for w in at.warning] == [ANSWER_WAITS] and rating_store.rating_count(db, "tq") == 0
     held.conn.close()
     held.conn = working                                       # the fault clears
-    submit(at, ANSWER)
-    assert rating_store.rating_count(db, "tq") == 2 and current_item(at) != item
+    at.run()
+    assert rating_store.rating_count(db, "tq") == 2 and current_item(at) != item and not at.warning
+    assert "Answer saved" in card(at)["status"]
+    at.run()
+    assert rating_store.rating_count(db, "tq") == 2
 
 
 def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, db_path, study):

@@ -129,8 +129,20 @@ def test_an_unanswered_slot_goes_back_to_the_pool_after_the_timeout(db, tmp_path
     assert session.serve_next_item(db, study, "quitter", now=1000.0).item_id == "t0"
     assert session.serve_next_item(db, study, "other", now=1030.0) is None       # still held
     assert session.serve_next_item(db, study, "other", now=1061.0).item_id == "t0"  # released
-    # the quitter's late answer is still kept: they saw it accepted
-    assert session.record_answer(db, study, "quitter", "t0", ANSWER, now=1100.0) is True
+    # issue 55: the quitter's late answer would be the item's second rater of one: refused, and "other" answers
+    with pytest.raises(session.SlotTaken):
+        session.record_answer(db, study, "quitter", "t0", ANSWER, now=1100.0)
+    assert session.record_answer(db, study, "other", "t0", ANSWER, now=1101.0) is True
+
+
+def test_a_late_answer_is_kept_while_nobody_else_took_the_item(db, tmp_path):
+    study = create_study(db, "s", "template_quality", raters_per_item=1, timeout_seconds=60)
+    setup_items(db, tmp_path, "s", n=1)
+    onboard(db, study, "slow")
+    assert session.serve_next_item(db, study, "slow", now=1000.0).item_id == "t0"
+    assert session.serve_next_item(db, study, "slow", now=1100.0) is None         # the lapsed slot is released
+    assert db.scalar("SELECT counted FROM assignments WHERE rater_id = 'slow'") == 0
+    assert session.record_answer(db, study, "slow", "t0", ANSWER, now=1200.0) is True
 
 
 def test_balance_quota_per_group(db, tmp_path):

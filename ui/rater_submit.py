@@ -1,0 +1,99 @@
+"""The rater's Submit: the answer card's payload stored for the item the rater saw, and what the rater is
+told of it. A payload a lying client shapes wrong is refused in one sentence (annotate/rating/payload.py).
+When the database cannot take the answer just now (a full disk, a PostgreSQL server restarting) it is kept
+in the session and stored by the page's next run, which the rater page's own timer brings: stored once when
+the database is back, and "saved" when a Submit whose acknowledgement was lost had been stored after all."""
+from __future__ import annotations
+
+import streamlit as st
+
+from fairval.annotate.material.studies import Study, StudyError, load_study
+from fairval.annotate.rating import session
+from fairval.annotate.rating.payload import answers_of as payload_answers
+from fairval.store.engine import unavailable_errors
+from fairval.ui.common import get_db
+from fairval.ui.i18n import N_, translator
+
+NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
+SAVED = "rater_saved"            # "Answer saved", for the next card's status line
+LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
+PENDING = "rater_pending"        # (study, rater, payload): an answer the database could not take yet
+NOT_KEPT = N_("This item was already answered in another tab or window; the answer given there is kept, and "
+              "this one was not saved.")
+SLOT_TAKEN = N_("Your last answer was not saved: your time for this item ran out and other raters answered it "
+                "meanwhile.")
+ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is kept on this page, which tries "
+                  "again by itself every few seconds; please keep this page open.")
+
+
+def _t(study: Study):
+    st.session_state[LANGUAGE] = study.settings.language
+    return translator(study.settings.language)
+
+
+def record_submit(study_id: str, rater_id: str):
+    """The answer card's Submit: store the answers to the item the rater saw, then say how it went. When the
+    database cannot take it just now (a full disk, a server restarting) the answer is kept in the session
+    and stored by the page's next run (retry_pending), which the page's own timer brings."""
+    def record(payload: dict) -> None:
+        try:
+            _store(study_id, rater_id, payload)
+        except unavailable_errors():
+            st.session_state[PENDING] = (study_id, rater_id, payload)
+    return record
+
+
+def retry_pending(study_id: str, rater_id: str) -> None:
+    """Store the answer the database could not take at its Submit; an unavailable database raises on (the
+    page says so in one sentence and comes back here a few seconds later)."""
+    pending = st.session_state.get(PENDING)
+    if pending is None or pending[:2] != (study_id, rater_id):
+        return
+    _store(study_id, rater_id, pending[2])
+    st.session_state.pop(PENDING, None)
+
+
+def _store(study_id: str, rater_id: str, payload: dict) -> None:
+    db = get_db()
+    t = translator(None)
+    try:
+        study = load_study(db, study_id)
+        t = _t(study)
+        answers = payload_answers(payload)
+        item, comment = str(payload.get("item")), payload.get("comment")
+        # with a stopping rule the next item is served after the check (the page serves it), so the
+        # answer that stops the study does not hand its rater a pair first
+        if (session.record_answer(db, study, rater_id, item, answers, comment=comment,
+                                  serve_next=not _has_rule(study))
+                or session.answer_is_stored(db, study, rater_id, item, answers, comment)):
+            st.session_state[NOTICE] = ("saved", t("Answer saved"))
+            _stop_if_answered(db, study, item)
+        else:                           # the same link open twice: the first answer is the one kept
+            st.session_state[NOTICE] = ("refused", t(NOT_KEPT))
+    except session.StudyClosed:
+        st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
+                                                 "arrived."))
+    except session.SlotTaken:
+        st.session_state[NOTICE] = ("refused", t(SLOT_TAKEN))
+    except (session.AnswerError, StudyError):
+        st.session_state[NOTICE] = ("refused", t("Your last answer was not saved. Please answer every question "
+                                                 "and press Submit again."))
+
+
+def _has_rule(study: Study) -> bool:
+    from fairval.annotate.crowd import stopping
+    return stopping.has_rule(study)
+
+
+def _stop_if_answered(db, study: Study, item: str) -> None:
+    """A study with a stopping rule checks it when an answer completes a pair (the only moment the anytime
+    interval moves); the rater's answer is stored whatever the check finds."""
+    from fairval.annotate.crowd import stopping
+    from fairval.store import ratings as rating_store
+
+    if stopping.has_rule(study) and rating_store.raters_of_item(db, study.study_id, item) == study.settings.raters_per_item:
+        try:
+            stopping.check(db, study.study_id)
+        except Exception:  # noqa: BLE001 — the check must never cost the rater their answer; logged
+            import logging
+            logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
