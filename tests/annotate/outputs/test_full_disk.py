@@ -87,7 +87,7 @@ def test_a_dataset_folder_on_a_full_disk_is_not_left_half_made(demo, small_disk)
 
 def test_a_draw_whose_file_cannot_be_written_is_not_recorded(db_path, small_disk, tmp_path):
     assert run(db_path, "study", "create", "p", "--task", "harmful_stereotype").exit_code == 0
-    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"pair-{k:03d}-{'x' * 200}", **PAIR} for k in range(60)])
+    write_jsonl(tmp_path / "pairs.jsonl", [{"id": f"pair-{k:03d}-{'x' * 190}", **PAIR} for k in range(60)])
     assert run(db_path, "items", "import", "p", tmp_path / "pairs.jsonl").exit_code == 0
     fill(small_disk)
     result = run(db_path, "study", "sample", "p", "--n", "30", "--seed", "1", "--out", small_disk / "s.csv")
