@@ -96,7 +96,7 @@ def _judge_card(c: Judge) -> None:
         st.caption(inert(confidence_sentence(confidence)))
     diagram = charts.reliability_diagram(c.confidence)
     if diagram is not None:
-        st.altair_chart(diagram, width=460)          # about square at 1280 px; the screen's width on a phone
+        st.altair_chart(diagram, width=460, height=420)    # about square at 1280 px; the screen's width on a phone
         st.caption(charts.RELIABILITY_NOTE)
     lean = length_sentence(c.length)
     if lean:

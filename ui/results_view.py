@@ -45,7 +45,8 @@ def render() -> None:
         raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)
-        if "competence" in raters and (raters["competence"] == formats.DASH).all():      # no nominal question (a template study's scale)
+        # no nominal question (a template study's 1–5 scale): no competence to show
+        if "competence" in raters and (raters["competence"] == formats.DASH).all():
             raters = raters.drop(columns="competence")
         show_table(raters, narrow=("flags", "competence"))
     _pay(study_id)

@@ -28,7 +28,8 @@ from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
-th{background:#f3f3f3}figure{margin:1em 0;overflow-x:auto}figure svg{max-width:100%;height:auto}.note{color:#666;font-size:.9em}"""
+th{background:#f3f3f3}figure{margin:1em 0;overflow-x:auto}figure svg{max-width:100%;height:auto}
+.note{color:#666;font-size:.9em}"""
 
 
 def setting_text(value, key: str = "") -> str:

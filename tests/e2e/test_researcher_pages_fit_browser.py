@@ -38,7 +38,9 @@ PAGE_TEXT, CHART_TEXT = 48, 20                                # px: the page tit
 DRAWN = """(sign) => {
   const text = document.querySelector('[data-testid="stMain"]')?.innerText || "";
   const seen = window.__drawn ||= {length: -1, since: 0};
-  if (text.length !== seen.length || !text.includes(sign)) { seen.length = text.length; seen.since = performance.now(); return false; }
+  if (text.length !== seen.length || !text.includes(sign)) {
+    seen.length = text.length; seen.since = performance.now(); return false;
+  }
   return performance.now() - seen.since > 1000;
 }"""
 # what a page shows that does not fit: text too large, elements past the screen's edge, tables cut off, "{}"/"()"
@@ -58,9 +60,11 @@ CHECKS = r"""([pageText, chartText]) => {
     if (size > bound) found.push(`text ${size}px tall (over ${bound}): ${name(e)}`);
   }
   // width: the page itself, then each element not inside something that scrolls by itself
-  if (document.documentElement.scrollWidth > W + 1) found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth}px wide on ${W}`);
+  const page = document.documentElement.scrollWidth;
+  if (page > W + 1) found.push(`the page scrolls sideways: ${page}px wide on ${W}`);
   const block = document.querySelector('[data-testid="stMainBlockContainer"]');
-  if (block && block.scrollWidth > block.clientWidth + 1) found.push(`the main block is ${block.scrollWidth}px wide in ${block.clientWidth}`);
+  if (block && block.scrollWidth > block.clientWidth + 1)
+    found.push(`the main block is ${block.scrollWidth}px wide in ${block.clientWidth}`);
   const scrolls = (e) => { for (let a = e.parentElement; a && a !== main; a = a.parentElement) {
     const x = getComputedStyle(a).overflowX; if (x === "auto" || x === "scroll") return true; } return false; };
   const wide = [];                                            // the outermost of each, not all it holds
@@ -79,10 +83,12 @@ CHECKS = r"""([pageText, chartText]) => {
     if (grid && grid.scrollWidth > grid.clientWidth + 1 && box.width < column.width - 2 && W > 800)
       found.push(`table cut off: ${headers.join(", ")}`);
     for (const cell of t.querySelectorAll('[role="gridcell"], [role="columnheader"]'))
-      if (/^\s*(\{\}|\(\))\s*$|[:=]\s*(\{\}|\(\))/.test(cell.textContent)) found.push(`empty value in a table: ${headers.join(", ")}: ${cell.textContent}`);
+      if (/^\s*(\{\}|\(\))\s*$|[:=]\s*(\{\}|\(\))/.test(cell.textContent))
+        found.push(`empty value in a table: ${headers.join(", ")}: ${cell.textContent}`);
   }
   // prose: no empty braces or brackets where a value belongs (code blocks show commands, left out)
-  const prose = '[data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"], [data-testid="stAlert"], [data-testid="stMetric"]';
+  const prose = ['stMarkdownContainer', 'stCaptionContainer', 'stAlert', 'stMetric']
+    .map((t) => `[data-testid="${t}"]`).join(", ");
   for (const block of main.querySelectorAll(prose)) {
     if (!visible(block)) continue;
     const copy = block.cloneNode(true);
@@ -188,3 +194,25 @@ def test_every_researcher_page_fits_and_reads(server, browser, shots, device):
     finally:
         context.close()
     assert problems == [], "\n".join(problems)
+
+
+def test_manage_stays_on_the_tab_where_a_study_is_first_picked(server, browser):
+    """Signed in on Manage, a study picked at once in Configure: the page (which draws again after signing in,
+    and again when the pick rewrites the address) stays on Configure, showing that study, not back on Create."""
+    context = browser.new_context(**DEVICES["desktop"])
+    page = context.new_page()
+    try:
+        page.goto(server.url + "/Manage")
+        page.get_by_role("textbox", name="Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        wait_text(page, "Manage studies")
+        page.get_by_role("tab", name="Configure").click()
+        page.get_by_role("tabpanel").filter(visible=True).get_by_test_id("stSelectbox").first.click()
+        page.get_by_role("option", name="demo-names", exact=True).click()
+        wait_text(page, "Name perception (task")
+        page.wait_for_timeout(3000)                  # the sign-in's second drawing comes within a few seconds
+        bot.settle(page)
+        assert page.get_by_role("tab", selected=True).inner_text() == "Configure"
+        assert page.get_by_text("Name perception (task", exact=False).filter(visible=True).count() == 1
+    finally:
+        context.close()
