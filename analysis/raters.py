@@ -80,7 +80,8 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
             flags.append(f"gold accuracy {gold_acc:.0%} below {rules.min_gold_accuracy:.0%} "
                          f"({n_hit} of {n_gold})")
         if med is not None and rules.min_median_seconds and med < rules.min_median_seconds:
-            flags.append(f"median {med:.1f} s per item, under the minimum {rules.min_median_seconds:g} s")
+            flags.append(f"median {_below(med, rules.min_median_seconds)} s per item, under the minimum "
+                         f"{rules.min_median_seconds:g} s")
         if top is not None and line is not None and top["n"] >= rules.straightline_min_answers \
                 and line >= rules.max_straightline:
             flags.append(f"straight-lining: {top['what']} ({round(line * top['n'])} of {top['n']})")
@@ -88,6 +89,16 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
         out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags),
                                 competence.get(str(rater), {})))
     return out
+
+
+def _below(value: float, limit: float) -> str:
+    """value (under limit) with the fewest decimals that still read as under it: 0.96 under 1 is "0.96",
+    never "1.0", which would contradict the flag."""
+    for digits in range(1, 7):
+        text = f"{value:.{digits}f}"
+        if float(text) < limit:
+            return text
+    return f"{value:.12g}"
 
 
 def _rater_model(regular: pd.DataFrame, questions: tuple[str, ...], min_answers: int

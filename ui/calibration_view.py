@@ -63,7 +63,7 @@ def render() -> None:
     groups_of_pairs = pair_group_rows(main.by_pair_group)
     if groups_of_pairs:
         st.subheader("By group pair")
-        show_table(_without_empty(pd.DataFrame(groups_of_pairs)))
+        show_table(_without_empty(pd.DataFrame(groups_of_pairs)), narrow=("note",))
         st.caption(inert(stratified_sentence(main.by_pair_group, label)))
     audit = audit_rows(lmra.by_pair_group) if chosen is lmra else []       # the main judge's audit
     if audit:
@@ -88,7 +88,7 @@ def render() -> None:
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
     show_table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
-                            "response_b"]]))
+                            "response_b"]]), narrow=("prompt", "response_a", "response_b"))
 
 
 def _judge_card(c: Judge) -> None:
@@ -102,7 +102,8 @@ def _judge_card(c: Judge) -> None:
         st.caption(inert(confidence_sentence(confidence)))
     diagram = charts.reliability_diagram(c.confidence)
     if diagram is not None:
-        st.altair_chart(diagram)
+        st.altair_chart(diagram, width=460, height=420)    # about square at 1280 px; the screen's width on a phone
+        st.caption(charts.RELIABILITY_NOTE)
     lean = length_sentence(c.length)
     if lean:
         st.warning(inert(lean))

@@ -78,13 +78,16 @@ def inert(text) -> str:
     return markdown_text(text)
 
 
-def show_table(frame) -> None:
+def show_table(frame, *, narrow: tuple[str, ...] = ()) -> None:
     """A table of participant-supplied or imported text: st.dataframe draws every cell as plain text (no
-    Markdown, no link, no image), where st.table would render cells as Markdown."""
+    Markdown, no link, no image), where st.table would render cells as Markdown. The `narrow` columns (long
+    text: a template, a note) get a fixed width, their cells shortened with "…" (whole on hover), so the
+    table's other columns fit the page rather than being pushed out of it."""
     import pandas as pd
 
     from fairval.annotate.outputs.formats import readable
 
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})
-    st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex))
+    config = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
+    st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None)

@@ -89,7 +89,8 @@ def render() -> None:
                       else "."))
         shown = numbers.assign(text=numbers["template"].map(texts))
         show_table(formats.table(shown[["template", "text", "passed"]
-                                       + [c for c in numbers.columns if c not in ("template", "passed")]]))
+                                       + [c for c in numbers.columns if c not in ("template", "passed")]]),
+                   narrow=("text",))
         if not passing:
             st.info("No template passes these thresholds, so the validated set would be empty: lower them, or "
                     "collect more ratings. The numbers (JSON sidecar) say why each template failed.")

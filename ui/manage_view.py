@@ -25,7 +25,10 @@ IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": impor
 
 def render() -> None:
     st.title("Manage studies")
-    create, configure, upload, planner, trail = st.tabs(["Create", "Configure", "Import", "Plan", "Audit trail"])
+    # keyed: the server keeps which tab is open, so a study first picked in Configure or Import (a rerun that
+    # rewrites the address) leaves the researcher on that tab, not back on Create
+    create, configure, upload, planner, trail = st.tabs(["Create", "Configure", "Import", "Plan", "Audit trail"],
+                                                        key="manage-tab", on_change="rerun")
     with create:
         _create()
     with configure:
@@ -56,7 +59,7 @@ def _audit_trail() -> None:
     show_table(pd.DataFrame([{"when (UTC)": pd.Timestamp(r["at"], unit="s").strftime("%Y-%m-%d %H:%M:%S"),
                               "who": r["actor"], "via": r["via"], "action": r["action"], "study": r["study_id"] or "",
                               "details": ", ".join(f"{k}={v}" for k, v in r["details"].items() if v is not None)}
-                             for r in rows]))
+                             for r in rows]), narrow=("details",))
 
 
 def settings_fields(current: StudySettings, key: str) -> dict:

@@ -50,10 +50,12 @@ def render(study_id: str, db_path: str) -> None:
     label = c1.selectbox("Statistic", list(COLUMNS), key="plan-statistic")
     target = c2.number_input("Target 95% interval width", 0.01, 2.0, 0.2, 0.01, key="plan-target")
     currency = load_study(get_db(), study_id).settings.currency
-    c1, c2, c3, c4 = st.columns(4)
+    # labels of one line, inputs aligned at the bottom: a longer label would push its input out of line
+    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
     pay = Pay(c1.number_input(f"Pay per judgment ({currency})", 0.0, 100.0, 0.50, 0.05, key="plan-judgment"),
-              c2.number_input(f"Pay per rater, for the instructions ({currency})", 0.0, 100.0, 1.15, 0.05,
-                              key="plan-rater", help="`fairval plan --pay-per-rater`"),
+              c2.number_input(f"Pay per rater ({currency})", 0.0, 100.0, 1.15, 0.05, key="plan-rater",
+                              help="Paid once to each rater, for the consent, instructions and practice "
+                                   "(`fairval plan --pay-per-rater`)."),
               c3.number_input("Platform fee", 0.0, 2.0, 0.43, 0.01, key="plan-fee"),
               int(c4.number_input("Judgments per rater", 1, 10000, 20, key="plan-per-rater")))
     statistic, column = COLUMNS[label]

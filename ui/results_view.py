@@ -31,7 +31,8 @@ def render() -> None:
     _distributions(numbers)
     if numbers.get("templates"):
         st.subheader("Per template")
-        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers["templates"]))))
+        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers["templates"]))),
+                   narrow=("text",))
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")
     if numbers.get("names"):
@@ -43,7 +44,11 @@ def render() -> None:
         # short headings: the table fits the page's width at 1280 px, its last column not cut off
         raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
                                         "consensus_agreement": "agreement"})
-        show_table(formats.table(raters))
+        raters = formats.table(raters)
+        # no nominal question (a template study's 1–5 scale): no competence to show
+        if "competence" in raters and (raters["competence"] == formats.DASH).all():
+            raters = raters.drop(columns="competence")
+        show_table(raters, narrow=("flags", "competence"))
     _pay(study_id)
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")
@@ -119,10 +124,13 @@ def question_table(numbers: dict) -> pd.DataFrame:
 
 
 def _distributions(numbers: dict) -> None:
-    chart = charts.distributions(numbers)
-    if chart is not None:
+    panels = charts.distribution_panels(numbers)
+    if panels:
         st.subheader("Distributions")
-        st.altair_chart(chart)
+        # a column a question, up to three a row: side by side at 1280 px, one under another on a phone
+        for start in range(0, len(panels), 3):
+            for column, panel in zip(st.columns(3), panels[start:start + 3]):
+                column.altair_chart(panel)
 
 
 def _names(names: dict) -> None:

@@ -89,6 +89,7 @@ def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
     from fairval.annotate.crowd import stopping
     from fairval.annotate.material.studies import load_study, prolific_link_query
+    from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.order import order_sentence
     from fairval.annotate.material import vocabulary
@@ -129,7 +130,7 @@ def study_show(ctx, name, as_json):
         if entry["details"].get("labels_matched"):
             click.echo(f"  {entry['details'].get('source')}: labels matched to the answers: "
                        f"{audit.printable(vocabulary.said(entry['details']['labels_matched']))}")
-    for key, value in settings.items():
+    for key, value in settings_text(study, settings).items():
         if key not in ("consent_text", "human_sample", "stopped"):
             click.echo(f"  {key}: {value}")
 

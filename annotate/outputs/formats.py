@@ -70,7 +70,10 @@ SECONDS_COLUMNS = {"median_seconds", "median seconds"}
 
 
 def cell(column: str, value):
-    """A table cell: floats formatted by their column's kind, everything else as it is."""
+    """A table cell: floats formatted by their column's kind, a mapping as its "key value" pairs (a dash when
+    empty: never "{}"), everything else as it is."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k} {cell(column, v)}" for k, v in value.items()) or DASH
     if isinstance(value, (list, tuple)):
         return interval(value) if len(value) == 2 and all(isinstance(v, float) for v in value) \
             else ", ".join(map(str, value))

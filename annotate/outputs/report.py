@@ -22,13 +22,15 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
 from fairval.annotate.results.names import perceived
+from fairval.annotate.material.studies import Study
 from fairval.annotate.results.blocks import Rate
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
 from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
-th{background:#f3f3f3}figure{margin:1em 0}.note{color:#666;font-size:.9em}"""
+th{background:#f3f3f3}figure{margin:1em 0;overflow-x:auto}figure svg{max-width:100%;height:auto}
+.note{color:#666;font-size:.9em}"""
 
 
 def setting_text(value, key: str = "") -> str:
@@ -36,6 +38,8 @@ def setting_text(value, key: str = "") -> str:
     blocks in parentheses), moments (`drawn_at`, `at`) as UTC times, not JSON."""
     if value is None:
         return "–"
+    if isinstance(value, (list, tuple, dict)) and not value:
+        return "none"                       # an empty setting in words, never "()" or "{}"
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value))
     if isinstance(value, dict):
@@ -47,6 +51,17 @@ def setting_text(value, key: str = "") -> str:
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
+
+
+def settings_text(study: Study, settings: dict) -> dict[str, str]:
+    """Settings as a reader reads them (setting_text), demographics as the raters are asked them: the
+    balance attribute is asked too, even where the researcher's list leaves it out."""
+    shown = {k: setting_text(v, k) for k, v in settings.items()}
+    if "demographics" in shown:
+        asked, balance = study.settings.asks(), study.settings.balance_by
+        shown["demographics"] = setting_text(asked) + (
+            f" ({balance} asked for balance_by)" if balance and balance not in study.settings.demographics else "")
+    return shown
 
 
 def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False,
@@ -67,7 +82,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
                                  "ratings": numbers["n_ratings"],
                                  "items complete": f"{progress['items_complete']} / {progress['n_items']}",
                                  "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
-        ("Settings", pd.DataFrame([{"setting": k, "value": setting_text(v)} for k, v in settings.items()])),
+        ("Settings", pd.DataFrame([{"setting": k, "value": v} for k, v in settings_text(data.study, settings).items()])),
         ("Questions: reliability and scores", formats.table([
             {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
              "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],
@@ -111,6 +126,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("The judge's confidence against people", " ".join(
                 (confidence_sentence(lmra.confidence), length_sentence(lmra.length))).strip() or None),
             ("Reliability diagram", charts.reliability_diagram(lmra.confidence)),
+            ("", charts.RELIABILITY_NOTE if charts.reliability_diagram(lmra.confidence) is not None else None),
             ("LMRA vs human score per pair", charts.calibration_scatter(calibration_items(data, lmra.model))),
             ("Calibration by rater group", charts.group_bars(lmra)),
             ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.rater_group_allocation) or None),
@@ -159,7 +175,8 @@ def render_html(study_id: str, sections: list[tuple]) -> str:
     for title, body in sections:
         if body is None:
             continue
-        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if title:                           # an untitled section continues the one before (a figure's note)
+            parts.append(f"<h2>{html.escape(title)}</h2>")
         if isinstance(body, pd.DataFrame):
             parts.append(body.to_html(index=False, escape=True, border=0))
         elif isinstance(body, str):
@@ -181,8 +198,8 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 def render_markdown(study_id: str, sections: list[tuple]) -> str:
     parts = [f"# Study report: {study_id}", ""]           # a study name is letters, digits, - _ . only
     for title, body in sections:
-        if body is None or not isinstance(body, (pd.DataFrame, str)):
-            continue            # charts live in the HTML report
+        if body is None or not isinstance(body, (pd.DataFrame, str)) or not title:
+            continue            # charts, and the notes under them, live in the HTML report
         parts += [f"## {markdown_text(title)}", "", markdown_text(body) if isinstance(body, str) else _markdown_table(body), ""]
     return "\n".join(parts)
 
