@@ -157,6 +157,12 @@ def has_other_template(db: Database, study_id: str, template: str) -> bool:
                      "AND template <> ?)", [study_id, template]) == 1
 
 
+def gold_count(db: Database, study_id: str) -> int:
+    """The study's gold items (attention checks) that raters can be served: not practice ones."""
+    return int(db.scalar("SELECT COUNT(*) FROM items WHERE study_id = ? AND gold IS NOT NULL AND practice = 0",
+                         [study_id]))
+
+
 def has_practice(db: Database, study_id: str) -> bool:
     return db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
                       [study_id]).fetchone()[0] == 1

@@ -145,6 +145,7 @@ def _configure(study_id: str) -> None:
                 st.rerun()
             except FairvalError as e:
                 st.error(inert(e))
+    notes = st.container()          # filled after the form: what a Save just changed is what it says
     with st.form(f"configure-{study_id}"):
         values = settings_fields(study.settings, f"cfg-{study_id}")
         if st.form_submit_button("Save settings", type="primary"):
@@ -153,7 +154,18 @@ def _configure(study_id: str) -> None:
                 st.success("Saved.")
             except FairvalError as e:
                 st.error(inert(e))
+    with notes:
+        _notices(study_id)
     _design(study)
+
+
+def _notices(study_id: str) -> None:
+    """What the settings leave undone: gold items never served at a gold rate of 0."""
+    from fairval.annotate.material.gold_checks import unused_gold_notice
+
+    notice = unused_gold_notice(get_db(), study_id)
+    if notice:
+        st.warning(inert(notice[0].upper() + notice[1:] + "."))
 
 
 def _design(study) -> None:
@@ -220,5 +232,7 @@ def _import(study_id: str) -> None:
                 result = IMPORTS[kind](get_db(), study_id, path)
                 st.success(f"Imported {result.written} rows into {study_id!r}"
                            + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
+                for notice in result.notices:
+                    st.warning(notice[0].upper() + notice[1:] + ".")
             except FairvalError as e:
                 st.error(inert(f"Nothing was imported. {e}"))

@@ -79,6 +79,8 @@ def _import_command(group: click.Group, importer: str, noun: str, help_text: str
         result = getattr(importers, importer)(_db(ctx), study_name, file)
         click.echo(f"imported {result.written} {noun} into {study_name!r}"
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
+        for notice in result.notices:
+            click.echo(notice)
 
 
 _import_command(items, "import_items", "items",

@@ -80,6 +80,7 @@ def study_list(ctx):
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
     from fairval.annotate.crowd import stopping
+    from fairval.annotate.material.gold_checks import checks_sentence
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.order import order_sentence
@@ -98,6 +99,9 @@ def study_show(ctx, name, as_json):
                f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
     for group, n in progress["judgments_by_group"].items():
         click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
+    checks = checks_sentence(progress["gold_items"], progress["gold_rate"], progress["checks_met"])
+    if checks:
+        click.echo(f"  {checks}")
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
@@ -260,6 +264,11 @@ def study_set(ctx, name, assignments):
         _set_design(_db(ctx), name, design, budget, changes)
     configure_study(_db(ctx), name, status=status, **changes)
     click.echo(f"study {name!r} updated")
+    if "gold_rate" in changes:
+        from fairval.annotate.material.gold_checks import unused_gold_notice
+        notice = unused_gold_notice(_db(ctx), name)
+        if notice:
+            click.echo(notice)
 
 
 def _set_design(db, name, design, budget, changes):

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairval.analysis.lmra import combine_orders
+from fairval.annotate.material import gold_checks
+from fairval.annotate.material.identity import content_key
 from fairval.annotate.material.pairs import canonical_value
 from fairval.annotate.material.records import (
     ImportProblem,
@@ -36,6 +38,7 @@ PROBABILITY_FIELDS = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
 class ImportResult:
     written: int
     skipped: int = 0      # rows identical to what was stored already
+    notices: tuple[str, ...] = ()     # one line each the importer must say (gold items a rate of 0 never serves)
 
 
 def derive_item_id(data: dict) -> str:
@@ -63,7 +66,8 @@ def _import_items(db: Database, study_id: str, path) -> ImportResult:
         seen[item_id] = rec.line
         rows.append({"item_id": item_id, "data": rec.data, "source_line": rec.raw,
                      "source_format": rec.format, "gold": _gold(path, rec, study),
-                     "practice": _flag(path, rec, PRACTICE_FIELD)})
+                     "practice": _flag(path, rec, PRACTICE_FIELD), "line": rec.line})
+    _refuse_stored_content(db, study.study_id, path, rows)
     try:
         with immediate(db, study.study_id):
             rules = ready_loads(db, study)
@@ -74,7 +78,23 @@ def _import_items(db: Database, study_id: str, path) -> ImportResult:
         raise
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
-    return ImportResult(len(rows))
+    unused = gold_checks.unused_gold_notice(db, study.study_id)
+    return ImportResult(len(rows), notices=(unused,) if unused and any(r["gold"] for r in rows) else ())
+
+
+def _refuse_stored_content(db: Database, study_id: str, path, rows: list[dict]) -> None:
+    """Refuse rows whose content is an item of the study already under another id: the same rows read
+    from another format (a CSV's "30.0" is a JSON line's 30.0) derive other ids. Ids are left as they
+    are; a row with the same id is refused by the store, naming it."""
+    stored = {content_key(i["data"]): i["item_id"] for i in item_store.list_items(db, study_id)}
+    if not stored:
+        return
+    again = [(r, stored[k]) for r in rows if (k := content_key(r["data"])) in stored and stored[k] != r["item_id"]]
+    if again:
+        row, item_id = again[0]
+        raise ImportProblem(path, None, None, f"{len(again)} of the file's {len(rows)} rows are items of study "
+                            f"{study_id!r} already, with the same fields and values (line {row['line']} is item "
+                            f"{item_id!r}); nothing was imported")
 
 
 def _item_id(path, rec: Record) -> str:
