@@ -83,6 +83,7 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.material.gold_checks import checks_sentence
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.rating import adaptive
+    from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.order import order_sentence
     from fairval.annotate.results.progress import study_progress
 
@@ -106,6 +107,9 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {order_sentence(db, study)}")
+    fills = study_fill_plan(db, study).sentence(name)
+    if fills:
+        click.echo(f"  {fills}")
     guarantee = stopping.guarantee_sentence(db, study)
     if guarantee:
         click.echo(f"  {guarantee}")
