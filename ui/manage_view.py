@@ -104,6 +104,9 @@ def settings_fields(current: StudySettings, key: str) -> dict:
     values["completion_code"] = st.text_input("Completion code", current.completion_code, key=f"{key}-code")
     values["prolific_redirect"] = st.checkbox("Send finished raters back to Prolific",
                                               current.prolific_redirect, key=f"{key}-prolific")
+    values["fills_back_to_back"] = st.checkbox("Allow two fills of one template in a row (fewer raters for unequal "
+                                               "templates; a rater may see what varies)", current.fills_back_to_back,
+                                               key=f"{key}-back-to-back")
     return values
 
 
@@ -160,9 +163,15 @@ def _configure(study_id: str) -> None:
 
 
 def _notices(study_id: str) -> None:
-    """What the settings leave undone: gold items never served at a gold rate of 0."""
+    """What the settings mean for the raters needed (unequal templates), and what they leave undone (gold
+    items never served at a gold rate of 0)."""
     from fairval.annotate.material.gold_checks import unused_gold_notice
+    from fairval.annotate.rating.fills import study_fill_plan
 
+    plan = study_fill_plan(get_db(), study_id)
+    said = plan.sentence(study_id)
+    if said:
+        (st.warning if plan.single else st.info)(inert(said[0].upper() + said[1:] + "."))
     notice = unused_gold_notice(get_db(), study_id)
     if notice:
         st.warning(inert(notice[0].upper() + notice[1:] + "."))

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import Study, StudySettings
+from fairval.annotate.material.studies import Study, StudySettings, load_study
 from fairval.store import Database
 from fairval.store import assignments as ledger
 from fairval.store import loads
@@ -65,8 +65,8 @@ class FillPlan:
                     "back to back)")
         if not self.spread:
             return (f"raters needed: {self.raters} for {r} rating(s) of each fill; never two fills of one template "
-                    f"in a row leaves every rater every item (the largest template, {self.largest_fills} fills, "
-                    f"has at most one more than the others' {self.other_fills})")
+                    f"in a row still lets a rater take every item (the largest template has {self.largest_fills} "
+                    f"fills, the others {self.other_fills})")
         low, high = self.items_per_rater()
         each = f"{low}" if low == high else f"{low} to {high}"
         text = (f"raters needed: {self.raters} for {r} rating(s) of each fill, as never two fills of one template "
@@ -104,7 +104,10 @@ def fill_plan(sizes: Mapping[str, int], settings: StudySettings, *, single_items
     return plan
 
 
-def study_fill_plan(db: Database, study: Study) -> FillPlan:
+def study_fill_plan(db: Database, study: Study | str) -> FillPlan:
+    """The study's plan, from its items now and its settings."""
+    if isinstance(study, str):
+        study = load_study(db, study)
     sizes = item_store.template_sizes(db, study.study_id)
     return fill_plan({t: n for t, n in sizes.items() if t is not None}, study.settings,
                      single_items=sizes.get(None, 0))

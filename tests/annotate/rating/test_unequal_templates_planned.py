@@ -121,3 +121,20 @@ def test_a_template_too_large_for_the_rule_is_said_before_launch(db, db_path, tm
     # 3 * (8 - 2) = 18 raters; the 6 ratings of the smaller template part at most 6 raters' fills: 12 take one
     assert "raters needed: 18" in out and "12 of them would rate a single item" in out
     assert "fills_back_to_back=true" in out
+
+
+def test_plan_and_the_methods_paragraph_say_the_rule(db, db_path, discrim_eval):
+    from fairval.annotate.outputs.methods import methods_text
+    create_study(db, "pl", "template_quality", raters_per_item=RATERS_PER_ITEM)
+    for path in discrim_eval:
+        import_items(db, "pl", path)
+    expected = bound(rows_of(discrim_eval), RATERS_PER_ITEM)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["--db", str(db_path), "plan", "pl"])
+    assert out.exit_code == 0 and f"raters needed: {expected}" in out.output, out.output
+    as_json = runner.invoke(cli, ["--db", str(db_path), "plan", "pl", "--json"])
+    assert json.loads(as_json.output)["raters_needed"] == expected
+    assert "No rater was served two fills of one template (decision question) in a row." in methods_text(db, "pl")[0]
+    configure_study(db, "pl", fills_back_to_back=True)
+    text = methods_text(db, "pl")[0]
+    assert "could be served two fills of one template in a row" in text and "No rater was served" not in text
