@@ -21,9 +21,10 @@ def unused_gold_notice(db: Database, study_id: str) -> str | None:
     n_gold = item_store.gold_count(db, study_id)
     if not n_gold or load_study(db, study_id).settings.gold_rate > 0:
         return None
-    return (f"study {study_id!r} has {n_gold} gold item{'s' if n_gold != 1 else ''} (attention checks) but a gold "
-            f"rate of 0, so no rater is served one; set a rate, e.g. `fairval study set {study_id} "
-            f"gold_rate={PROPOSED_GOLD_RATE}` (one item in {round(1 / PROPOSED_GOLD_RATE)} a check)")
+    plural = "s" if n_gold != 1 else ""
+    return (f"study {study_id!r} has {n_gold} gold item{plural} (attention check{plural}) but a gold rate of 0, so "
+            f"no rater is served one; set a rate, e.g. fairval study set {study_id} gold_rate={PROPOSED_GOLD_RATE} "
+            f"(one item in {round(1 / PROPOSED_GOLD_RATE)} a check)")
 
 
 def checks_sentence(n_gold: int, gold_rate: float, met: Mapping[str, int]) -> str | None:
