@@ -95,9 +95,15 @@ class Study:
         return pd.concat([stored[["item_id"]], fields, flags], axis=1)
 
     def import_items(self, source: str | Path | Iterable[dict]) -> int:
-        """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new."""
+        """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new.
+        What the import must say (gold items a gold rate of 0 never serves) comes as a UserWarning."""
+        import warnings
+
         from fairval.annotate.material.importers import import_items
-        return import_items(self.database._db, self.name, source).written
+        result = import_items(self.database._db, self.name, source)
+        for notice in result.notices:
+            warnings.warn(notice, UserWarning, stacklevel=2)
+        return result.written
 
     def import_ratings(self, source: str | Path | Iterable[dict]) -> int:
         """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*])."""

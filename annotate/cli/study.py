@@ -91,9 +91,11 @@ def study_show(ctx, name, as_json):
     study = load_study(db, name)
     settings = study.stored_settings()
     progress = study_progress(db, name)
+    fill_plan = study_fill_plan(db, study)
     if as_json:
         click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
-                               "settings": settings, "progress": progress}))
+                               "settings": settings, "progress": progress,
+                               "raters_needed": fill_plan.raters, "fills": fill_plan.sentence(name)}))
         return
     click.echo(f"{name} ({study.task.name}), {study.status}")
     click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
@@ -107,7 +109,7 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {order_sentence(db, study)}")
-    fills = study_fill_plan(db, study).sentence(name)
+    fills = fill_plan.sentence(name)
     if fills:
         click.echo(f"  {fills}")
     guarantee = stopping.guarantee_sentence(db, study)

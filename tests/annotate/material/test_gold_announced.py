@@ -75,3 +75,10 @@ def test_no_word_of_gold_where_there_is_none_or_it_is_served(run, tmp_path):
     assert "attention checks" not in run("study", "show", "plain")
     run("study", "create", "checked", "--task", "template_quality", "--gold-rate", "0.2")
     assert "gold rate of 0" not in run("items", "import", "checked", items_file(tmp_path))
+
+
+def test_the_python_api_warns_of_unused_checks(db_path, tmp_path):
+    import fairval
+    study = fairval.open(db_path).create_study("api", "template_quality")
+    with pytest.warns(UserWarning, match="2 gold items .* gold rate of 0"):
+        assert study.import_items(items_file(tmp_path)) == 14
