@@ -97,9 +97,15 @@ class Study:
     def import_items(self, source: str | Path | Iterable[dict], label_map: dict[str, str] | None = None) -> int:
         """Items from a .jsonl/.csv file or an iterable of dicts, all or nothing; returns how many were new.
         label_map: {label: answer} read before fairval's own rule (docs/formats.md, "Labels and answers");
-        what was matched is kept in the study's audit trail."""
+        what was matched is kept in the study's audit trail. What the import must say (gold items a gold
+        rate of 0 never serves) comes as a UserWarning."""
+        import warnings
+
         from fairval.annotate.material.importers import import_items
-        return import_items(self.database._db, self.name, source, label_map=label_map).written
+        result = import_items(self.database._db, self.name, source, label_map=label_map)
+        for notice in result.notices:
+            warnings.warn(notice, UserWarning, stacklevel=2)
+        return result.written
 
     def import_ratings(self, source: str | Path | Iterable[dict], label_map: dict[str, str] | None = None) -> int:
         """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*]);

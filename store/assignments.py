@@ -78,6 +78,22 @@ def templates_served(db: Database, study_id: str, rater_id: str) -> list[str | N
             ORDER BY a.served_at, a.answered_at IS NULL, a.answered_at""", [study_id, rater_id])]
 
 
+def last_fill_elsewhere(db: Database, study_id: str, rater_id: str, template: str, since: float) -> int:
+    """Raters other than this one, not finished and active since `since`, whose last fill served (held or
+    answered) is of a template other than `template`: each of them wants a fill of `template` next."""
+    return int(db.scalar(
+        """SELECT COUNT(*) FROM assignments a
+             JOIN items i ON i.study_id = a.study_id AND i.item_id = a.item_id
+             JOIN raters p ON p.study_id = a.study_id AND p.rater_id = a.rater_id
+            WHERE a.study_id = :s AND a.rater_id <> :r AND p.finished_at IS NULL
+              AND COALESCE(a.answered_at, a.served_at) >= :since
+              AND i.gold IS NULL AND i.template IS NOT NULL AND i.template <> :t
+              AND NOT EXISTS (SELECT 1 FROM assignments b JOIN items j ON j.study_id = b.study_id AND j.item_id = b.item_id
+                               WHERE b.study_id = :s AND b.rater_id = a.rater_id AND b.served_at > a.served_at
+                                 AND j.gold IS NULL AND j.template IS NOT NULL)""",
+        {"s": study_id, "r": rater_id, "t": template, "since": since}))
+
+
 def any_served(db: Database, study_id: str) -> bool:
     return db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1
 
@@ -103,3 +119,15 @@ def reserved(db: Database, study_id: str, since: float) -> tuple[int, float | No
                          WHERE a.study_id = ? AND a.counted = 1 AND a.answered_at IS NULL AND a.served_at >= ?
                            AND i.gold IS NULL AND i.practice = 0""", [study_id, since]).fetchone()
     return int(row[0] or 0), (float(row[1]) if row[1] is not None else None)
+
+
+def arrival(db: Database, study_id: str, rater_id: str, now: float) -> int:
+    """How many raters of the study were first served before this one (ties by rater id; a rater not
+    served yet arrives `now`): the rater's place in the order of arrival, 0 the first."""
+    return int(db.scalar(
+        """SELECT COUNT(*) FROM (SELECT rater_id, MIN(served_at) AS first FROM assignments
+                                  WHERE study_id = :s AND rater_id <> :r GROUP BY rater_id) f
+            WHERE f.first < :mine OR (f.first = :mine AND f.rater_id < :r)""",
+        {"s": study_id, "r": rater_id, "mine": db.scalar(
+            "SELECT COALESCE(MIN(served_at), ?) FROM assignments WHERE study_id = ? AND rater_id = ?",
+            [now, study_id, rater_id])}))

@@ -151,10 +151,23 @@ def largest_template(db: Database, study_id: str) -> int:
                          "AND template IS NOT NULL GROUP BY template) t", [study_id]))
 
 
+def template_sizes(db: Database, study_id: str) -> dict[str | None, int]:
+    """Regular items (neither gold nor practice nor left to the judge) per template (None: of no template)."""
+    return {t: int(n) for t, n in db.execute(
+        "SELECT template, COUNT(*) FROM items WHERE study_id = ? AND gold IS NULL AND practice = 0 "
+        "AND judge_only = 0 GROUP BY template", [study_id]).fetchall()}
+
+
 def has_other_template(db: Database, study_id: str, template: str) -> bool:
     """Does any item of the study belong to a template other than this one (an index seek)?"""
     return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "
                      "AND template <> ?)", [study_id, template]) == 1
+
+
+def gold_count(db: Database, study_id: str) -> int:
+    """The study's gold items (attention checks) that raters can be served: not practice ones."""
+    return int(db.scalar("SELECT COUNT(*) FROM items WHERE study_id = ? AND gold IS NOT NULL AND practice = 0",
+                         [study_id]))
 
 
 def has_practice(db: Database, study_id: str) -> bool:

@@ -245,9 +245,12 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
 
 
 def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
-               avoid: Iterable[str] = (), template: str | None = None) -> list[dict]:
+               avoid: Iterable[str] = (), template: str | None = None, least_taken: bool = False) -> list[dict]:
     """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`
     (and, given `template`, fills of that template only).
+    `least_taken` (a study whose fills are spread over raters, annotate/rating/fills.py): the one least taken,
+    the serving order next, so the last ratings a study needs lie on many items, open to the last raters;
+    it reads the group's open rows.
     Regular: the first in the serving order among items others have started, and the first among items
     nobody holds (the policy prefers the former: depth-first); each an index seek on a partial index,
     costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next."""
@@ -266,10 +269,21 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
     if gold:
         return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} AND l.gold = 1 "
                         "ORDER BY l.taken, l.position LIMIT 1", params)     # `gold = 1` literal: its partial index
+    if least_taken:
+        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} ORDER BY l.taken, l.serve_rank, l.position "
+                        "LIMIT 1", params)
     # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v18)
     return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
         f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",
         params)]
+
+
+def open_of_template(db: Database, study_id: str, group: str | None, template: str) -> int:
+    """Regular items of this template open in `group`'s rows, to any rater."""
+    if group is None:
+        return 0
+    return int(db.scalar("SELECT COUNT(*) FROM item_loads WHERE study_id = ? AND grp = ? AND gold = 0 AND open = 1 "
+                         "AND template = ?", [study_id, group, template]))
 
 
 def open_fills(db: Database, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:

@@ -107,6 +107,9 @@ def settings_fields(current: StudySettings, key: str) -> dict:
     values["completion_code"] = st.text_input("Completion code", current.completion_code, key=f"{key}-code")
     values["prolific_redirect"] = st.checkbox("Send finished raters back to Prolific",
                                               current.prolific_redirect, key=f"{key}-prolific")
+    values["fills_back_to_back"] = st.checkbox("Allow two fills of one template in a row (fewer raters for unequal "
+                                               "templates; a rater may see what varies)", current.fills_back_to_back,
+                                               key=f"{key}-back-to-back")
     return values
 
 
@@ -148,6 +151,7 @@ def _configure(study_id: str) -> None:
                 st.rerun()
             except FairvalError as e:
                 st.error(inert(e))
+    notes = st.container()          # filled after the form: what a Save just changed is what it says
     with st.form(f"configure-{study_id}"):
         values = settings_fields(study.settings, f"cfg-{study_id}")
         if st.form_submit_button("Save settings", type="primary"):
@@ -156,7 +160,24 @@ def _configure(study_id: str) -> None:
                 st.success("Saved.")
             except FairvalError as e:
                 st.error(inert(e))
+    with notes:
+        _notices(study_id)
     _design(study)
+
+
+def _notices(study_id: str) -> None:
+    """What the settings mean for the raters needed (unequal templates), and what they leave undone (gold
+    items never served at a gold rate of 0)."""
+    from fairval.annotate.material.gold_checks import unused_gold_notice
+    from fairval.annotate.rating.fills import study_fill_plan
+
+    plan = study_fill_plan(get_db(), study_id)
+    said = plan.sentence(study_id)
+    if said:
+        (st.warning if plan.single else st.info)(inert(said[0].upper() + said[1:] + "."))
+    notice = unused_gold_notice(get_db(), study_id)
+    if notice:
+        st.warning(inert(notice[0].upper() + notice[1:] + "."))
 
 
 def _design(study) -> None:
@@ -225,5 +246,7 @@ def _import(study_id: str) -> None:
                            + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
                 if result.matched:
                     st.info(inert(result.matched_line()))
+                for notice in result.notices:
+                    st.warning(notice[0].upper() + notice[1:] + ".")
             except FairvalError as e:
                 st.error(inert(f"Nothing was imported. {e}"))

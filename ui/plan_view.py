@@ -10,7 +10,8 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
 from fairval.annotate.material.studies import StudyError, load_study
-from fairval.ui.common import get_db, show_table
+from fairval.annotate.rating.fills import study_fill_plan
+from fairval.ui.common import get_db, inert, show_table
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
            "H": ("harm", "harm_width")}
@@ -29,6 +30,9 @@ def _from_assumptions(rho: float, alpha: float, sd: float, harm: float) -> Study
 def render(study_id: str, db_path: str) -> None:
     st.subheader("Plan the crowd study")
     study = load_study(get_db(), study_id)
+    fills = study_fill_plan(get_db(), study).sentence(study_id)
+    if fills:
+        st.info(inert(fills[0].upper() + fills[1:] + "."))
     if scored_question(study.task) is None:
         st.info(f"Study {study_id!r} is {study.task.name}: the planner needs a pair study with a judge.")
         return

@@ -8,6 +8,7 @@ from fairval.annotate.outputs import charts
 
 from fairval.annotate.outputs import formats
 from fairval.annotate.crowd.prolific import cost_summary, owed
+from fairval.annotate.material.gold_checks import checks_sentence
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
 from fairval.annotate.results.names import perceived
@@ -109,6 +110,9 @@ def _progress(p: dict) -> None:
         show_table(pd.DataFrame({p["group_attribute"]: list(p["judgments_by_group"]),     # groups as typed
                                  "judgments": list(p["judgments_by_group"].values())}))
     st.caption(f"Study status: {p['status']} · flagged raters: {len(p['flagged_raters'])}")
+    checks = checks_sentence(p["gold_items"], p["gold_rate"], p["checks_met"])
+    if checks:
+        (st.warning if p["gold_rate"] <= 0 else st.caption)(checks[0].upper() + checks[1:] + ".")
 
 
 def question_table(numbers: dict) -> pd.DataFrame:

@@ -83,8 +83,8 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 
 @click.command()
 @click.argument("study_name", required=False)
-@click.option("--target-ci-width", "target", type=click.FloatRange(min=0, min_open=True), required=True,
-              help="The 95% interval's full width to reach, e.g. 0.2 for ρ within ±0.1.")
+@click.option("--target-ci-width", "target", type=click.FloatRange(min=0, min_open=True),
+              help="The 95% interval's full width to reach, e.g. 0.2 for ρ within ±0.1 (pair studies).")
 @click.option("--statistic", type=click.Choice(["rho", "sign", "harm"]), default="rho", show_default=True)
 @click.option("--model", help="The judge (default: the study's first).")
 @click.option("--assume-rho", type=float, help="No pilot: the judge's expected ρ with the mean of many people.")
@@ -101,9 +101,13 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, assume_sd, assume_h,
          pay_per_judgment, pay_per_rater, fee, judgments_per_rater, as_json):
     """How many pairs and raters per pair reach an interval width, and what they cost: from a study's
-    ratings so far (the pilot), or before any pilot from --assume-rho and --assume-alpha."""
+    ratings so far (the pilot), or before any pilot from --assume-rho and --assume-alpha. For a study of
+    several templates, first the raters that never two fills of one template in a row needs."""
     from fairval.analysis.planner import Assumptions, Pay, cheapest
     from fairval.annotate.judge.planning import plan_from_assumptions, plan_study
+    from fairval.annotate.material.pairs import scored_question
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating.fills import study_fill_plan
 
     assuming = assume_rho is not None or assume_alpha is not None
     if assuming == (study_name is not None):
@@ -111,13 +115,22 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
                                "to plan before any pilot (not both)")
     if assuming and (assume_rho is None or assume_alpha is None):
         raise click.ClickException("planning from assumed values needs both --assume-rho and --assume-alpha")
+    if study_name is not None:
+        fill_plan = study_fill_plan(_db(ctx), study_name)
+        fills = fill_plan.sentence(study_name)
+        if fills and scored_question(load_study(_db(ctx), study_name).task) is None:
+            # a study of templates: the raters the rule needs are its plan
+            click.echo(json.dumps({"raters_needed": fill_plan.raters, "fills": fills}) if as_json else fills)
+            return
+        if fills and not as_json:
+            click.echo(fills)
+    if target is None:
+        raise click.UsageError("Missing option '--target-ci-width'.")
     pay = Pay(pay_per_judgment, pay_per_rater, fee, judgments_per_rater)
     planned = (plan_from_assumptions(Assumptions(assume_rho, assume_alpha, assume_sd, assume_h)) if assuming
                else plan_study(_db(ctx), study_name, model=model))
     table = planned.designs
     best = cheapest(table, statistic, target, pay)
-    from fairval.annotate.material.studies import load_study
-
     currency = load_study(_db(ctx), study_name).settings.currency if study_name else "USD"
     if as_json:
         click.echo(json.dumps({"statistic": statistic, "target": target, "source": planned.source,

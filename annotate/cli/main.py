@@ -86,6 +86,8 @@ def _import_command(group: click.Group, importer: str, noun: str, help_text: str
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
         if result.matched:
             click.echo(result.matched_line())
+        for notice in result.notices:
+            click.echo(notice)
     if labels:
         click.option("--map", "label_map", multiple=True, metavar="LABEL=ANSWER", help=MAP_HELP)(command)
 

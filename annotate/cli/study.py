@@ -88,9 +88,11 @@ def study_list(ctx):
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
     from fairval.annotate.crowd import stopping
+    from fairval.annotate.material.gold_checks import checks_sentence
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating import adaptive
+    from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.order import order_sentence
     from fairval.annotate.material import vocabulary
     from fairval.annotate.results.progress import study_progress
@@ -100,9 +102,11 @@ def study_show(ctx, name, as_json):
     study = load_study(db, name)
     settings = study.stored_settings()
     progress = study_progress(db, name)
+    fill_plan = study_fill_plan(db, study)
     if as_json:
         click.echo(json.dumps({"study": name, "task": study.task.name, "status": study.status,
-                               "settings": settings, "progress": progress}))
+                               "settings": settings, "progress": progress,
+                               "raters_needed": fill_plan.raters, "fills": fill_plan.sentence(name)}))
         return
     click.echo(f"{name} ({study.task.name}), {study.status}")
     click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
@@ -114,10 +118,16 @@ def study_show(ctx, name, as_json):
                    f"comes free in {max(1, int(minutes))} min)")
     for group, n in progress["judgments_by_group"].items():
         click.echo(f"  judgments from rater {progress['group_attribute']} {group}: {n}")
+    checks = checks_sentence(progress["gold_items"], progress["gold_rate"], progress["checks_met"])
+    if checks:
+        click.echo(f"  {checks}")
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {order_sentence(db, study)}")
+    fills = fill_plan.sentence(name)
+    if fills:
+        click.echo(f"  {fills}")
     guarantee = stopping.guarantee_sentence(db, study)
     if guarantee:
         click.echo(f"  {guarantee}")
@@ -280,6 +290,11 @@ def study_set(ctx, name, assignments):
         _set_design(_db(ctx), name, design, budget, changes)
     configure_study(_db(ctx), name, status=status, **changes)
     click.echo(f"study {name!r} updated")
+    if "gold_rate" in changes:
+        from fairval.annotate.material.gold_checks import unused_gold_notice
+        notice = unused_gold_notice(_db(ctx), name)
+        if notice:
+            click.echo(notice)
 
 
 def _set_design(db, name, design, budget, changes):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairval.analysis.lmra import combine_orders
+from fairval.annotate.material import gold_checks
+from fairval.annotate.material.identity import content_key
 from fairval.annotate.material.pairs import canonical_value
 from fairval.annotate.material.records import (
     ImportProblem,
@@ -38,6 +40,7 @@ class ImportResult:
     written: int
     skipped: int = 0      # rows identical to what was stored already
     matched: dict[str, str] = field(default_factory=dict)   # labels matched to answers by a rule (vocabulary)
+    notices: tuple[str, ...] = ()     # one line each the importer must say (gold items a rate of 0 never serves)
 
     def matched_line(self) -> str:
         """The labels matched this time, said in one line (empty when every label was an answer)."""
@@ -73,7 +76,8 @@ def _import_items(db: Database, study_id: str, path, label_map: dict | None = No
         seen[item_id] = rec.line
         rows.append({"item_id": item_id, "data": rec.data, "source_line": rec.raw,
                      "source_format": rec.format, "gold": _gold(path, rec, study, label_map, matched),
-                     "practice": _flag(path, rec, PRACTICE_FIELD)})
+                     "practice": _flag(path, rec, PRACTICE_FIELD), "line": rec.line})
+    _refuse_stored_content(db, study.study_id, path, rows)
     try:
         with immediate(db, study.study_id):
             rules = ready_loads(db, study)
@@ -84,7 +88,9 @@ def _import_items(db: Database, study_id: str, path, label_map: dict | None = No
         raise
     except item_store.StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
-    return ImportResult(len(rows), matched=matched)
+    unused = gold_checks.unused_gold_notice(db, study.study_id)
+    return ImportResult(len(rows), matched=matched,
+                        notices=(unused,) if unused and any(r["gold"] for r in rows) else ())
 
 
 def _intended(path, rec: Record, perceived: dict, label_map: dict | None, matched: dict) -> Record:
@@ -95,6 +101,21 @@ def _intended(path, rec: Record, perceived: dict, label_map: dict | None, matche
         raise ImportProblem(path, rec.line, e.field, str(e)) from None
     # a changed row is stored as matched (its source line as read would be stored as the item's data)
     return rec if data == rec.data else Record(rec.line, data, None, rec.format)
+
+
+def _refuse_stored_content(db: Database, study_id: str, path, rows: list[dict]) -> None:
+    """Refuse rows whose content is an item of the study already under another id: the same rows read
+    from another format (a CSV's "30.0" is a JSON line's 30.0) derive other ids. Ids are left as they
+    are; a row with the same id is refused by the store, naming it."""
+    stored = {content_key(i["data"]): i["item_id"] for i in item_store.list_items(db, study_id)}
+    if not stored:
+        return
+    again = [(r, stored[k]) for r in rows if (k := content_key(r["data"])) in stored and stored[k] != r["item_id"]]
+    if again:
+        row, item_id = again[0]
+        raise ImportProblem(path, None, None, f"{len(again)} of the file's {len(rows)} rows are items of study "
+                            f"{study_id!r} already, with the same fields and values (line {row['line']} is item "
+                            f"{item_id!r}); nothing was imported")
 
 
 def _item_id(path, rec: Record) -> str:

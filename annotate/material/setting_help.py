@@ -14,6 +14,8 @@ SETTING_HELP = {
     "max_items_per_rater": "the most items one rater is given (null: no cap)",
     "max_fills_per_template": "the most fills of one template (decision_question_id) a rater gets (null: no cap; "
                               "1: every comparison between raters)",
+    "fills_back_to_back": "may a rater get two fills of one template in a row (true/false; default false: "
+                          "never, while the study has another template)",
     "demographics": 'what each rater is asked about themselves, e.g. ["gender","race","country"]',
     "consent_text": "the consent page's text",
     "instructions": "the instructions' text (empty: the task's own)",

@@ -61,6 +61,7 @@ class StudySettings:
     timeout_seconds: float = 1800.0             # a served, unanswered item goes back to the pool
     max_items_per_rater: int | None = None
     max_fills_per_template: int | None = None   # fills of one template a rater may get (1: compare between raters)
+    fills_back_to_back: bool = False            # may a rater get two fills of one template in a row
     demographics: tuple[str, ...] = ()          # asked of each rater, from ATTRIBUTES
     consent_text: str = DEFAULT_CONSENT
     instructions: str = ""                      # empty: the task's own instructions
@@ -125,6 +126,8 @@ class StudySettings:
                                                         or self.max_fills_per_template < 1):
             raise StudyError(f"max_fills_per_template must be a whole number of at least 1 (or none for no cap), "
                              f"not {self.max_fills_per_template!r}")
+        if not isinstance(self.fills_back_to_back, bool):
+            raise StudyError(f"fills_back_to_back must be true or false, not {self.fills_back_to_back!r}")
         if self.group_labels is not None and not (
                 isinstance(self.group_labels, dict) and all(
                     isinstance(lang, str) and isinstance(labels, dict)

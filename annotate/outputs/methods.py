@@ -11,6 +11,7 @@ from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_se
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
 from fairval.store import Database, audit
+from fairval.store.order import template_of
 
 BIBTEX = {
     "krippendorff2011": "@misc{krippendorff2011,\n  author = {Krippendorff, Klaus},\n  title = {Computing "
@@ -83,6 +84,9 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
     if s.balance_by:
         parts.append(f"Each item's raters were split equally by {s.balance_by} between "
                      f"{', '.join(s.balance_groups)}.")
+    if len({template_of(d) for d in data.regular_items["data"]} - {None}) > 1:      # the serving rule on templates
+        parts.append("A rater could be served two fills of one template in a row." if s.fills_back_to_back else
+                     "No rater was served two fills of one template (decision question) in a row.")
     if task.is_pair:
         parts.append(f"The two responses of each pair were shown in random order (probability {s.flip_probability:g}).")
     excluded = result.excluded_raters

@@ -12,7 +12,8 @@ def order_sentence(db: Database, study: Study) -> str:
     kind = "pair" if study.task.is_pair else "item"
     text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
             f"started and not complete (a new one opens only when no started one is open to a rater)")
-    text += "; no rater gets two fills of one template in a row"
+    if not s.fills_back_to_back:
+        text += "; no rater gets two fills of one template in a row"
     if s.max_fills_per_template is not None:
         text += f", nor more than {s.max_fills_per_template} of one template"
     return text

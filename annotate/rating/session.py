@@ -6,23 +6,22 @@ processes sharing the SQLite file cannot hand out the same slot twice or lose an
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from fairval.annotate.rating import adaptive, running
-from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
-from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, choose_item, gold_due, last_template,
-                                                reachable, template_to_spread)
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
+from fairval.annotate.rating import adaptive, running
+from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, choose_item, gold_due, last_template,
+                                                reachable, template_to_spread)
+from fairval.annotate.rating.fills import backed, fills_left, rater_share
 from fairval.annotate.rating.payload import clean_comment
+from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
 from fairval.errors import AnswerError, RaterSourceError, SlotTaken, StudyClosed  # noqa: F401  (the pages catch them from here)
-from fairval.store import Database, immediate
+from fairval.store import Database, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
-from fairval.store import loads
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 
@@ -191,7 +190,13 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     served = ledger.templates_served(db, study.study_id, rater_id)
     last = last_template(served)
     avoid = avoided_templates(served, s.max_fills_per_template, others_exist=last is not None
-                              and item_store.has_other_template(db, study.study_id, last))
+                              and not s.fills_back_to_back and item_store.has_other_template(db, study.study_id, last))
+    # a study of several templates: the rater's share of the fills (two index seeks spare the rest the count)
+    share = rater_share(db, study, rater_id, served, now) if item_store.template_span(db, study.study_id) > 1 else None
+    if share is not None and ((share.left is not None and share.left <= 0) or not backed(
+            db, study, rater_id, share, loads.open_fills(db, study.study_id, rater_id, row_group).get(share.largest, 0),
+            since, row_group)):
+        avoid |= share.others         # their share of the other templates' fills is served, or none could follow
 
     def choose(rows: list[dict], want_gold: bool) -> str | None:
         return choose_item([ItemLoad(r["item_id"], r["position"], r["taken"],
@@ -199,18 +204,19 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
                                      bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows],
                            seen=set(), target=s.raters_per_item, rater_group=group, quota=s.quota(),
                            want_gold=want_gold, avoid=avoid)
-    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid)
+    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
+                             least_taken=share is not None)
             + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
     if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
-            and _may_run_short(db, study, rater_id, row_group)):
+            and not s.fills_back_to_back and (share is not None or _may_run_short(db, study, rater_id, row_group))):
         # the order's next fill, unless it would leave the rater fewer items than they can still get
-        fills = _fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served)
+        fills = fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served, share)
         better = template_to_spread(fills, last, chosen["template"])
         if better is not None:
             item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
-                                              template=better), False) or item_id
+                                              template=better, least_taken=share is not None), False) or item_id
     if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
@@ -240,17 +246,6 @@ def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | N
 # item, and a study's items seldom change while it runs (items imported meanwhile are counted within it)
 LARGEST_TEMPLATE_TTL = 30.0
 _LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
-
-
-def _fills_left(study: Study, open_fills: dict[str | None, int], served: list[str | None]) -> dict[str, int]:
-    """The fills still open to this rater (`open_fills`: loads.open_fills), per template, each under the
-    rater's cap of fills of it (`served`: the templates they were served)."""
-    fills = {t: n for t, n in open_fills.items() if t is not None}
-    cap = study.settings.max_fills_per_template
-    if cap is None:
-        return fills
-    had = Counter(t for t in served if t is not None)
-    return {t: min(n, cap - had[t]) for t, n in fills.items() if had[t] < cap}
 
 
 def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
@@ -358,11 +353,14 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
     held_regular = int(held is not None and not held_gold)
     span = item_store.template_span(db, study.study_id)
     # fills of one template never two in a row, at most the cap of each: what that leaves
-    if span and _may_run_short(db, study, rater_id, row_group):
-        served = ledger.templates_served(db, study.study_id, rater_id)
+    served = ledger.templates_served(db, study.study_id, rater_id) if span > 1 else []
+    share = rater_share(db, study, rater_id, served, now) if span > 1 else None
+    if span and (share is not None or _may_run_short(db, study, rater_id, row_group)):
+        served = served or ledger.templates_served(db, study.study_id, rater_id)
         by_template = loads.open_fills(db, study.study_id, rater_id, row_group)
-        fills = _fills_left(study, by_template, served)
-        left = by_template.get(None, 0) + (reachable(fills, last_template(served)) if span > 1 else sum(fills.values()))
+        fills = fills_left(study, by_template, served, share)
+        left = by_template.get(None, 0) + (reachable(fills, last_template(served)) if span > 1
+                                           and not s.fills_back_to_back else sum(fills.values()))
     else:
         left = loads.available(db, study.study_id, rater_id, row_group)
     regular_total = regular + held_regular + left

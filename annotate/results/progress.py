@@ -34,7 +34,24 @@ def study_progress(db: Database, study_id: str, *, data: StudyData | None = None
         "median_seconds": float(seconds.median()) if len(seconds) else None,
         "flagged_raters": {q.rater_id: list(q.flags) for q in data.quality if q.flags},
         "status": data.study.status,
+        # attention checks: how many the study has, and how many each rater met (answered)
+        "gold_items": real_gold(data.items), "gold_rate": s.gold_rate,
+        "checks_met": checks_met(data),
     }
+
+
+def checks_met(data: StudyData) -> dict[str, int]:
+    """Rater -> the gold items (attention checks) they answered, every rater who answered anything."""
+    items = data.items
+    gold = set(items.loc[items["gold"].notna() & ~items["practice"].astype(bool), "item_id"]) if len(items) else set()
+    rated = data.all_ratings.drop_duplicates(["item_id", "rater_id"])
+    counts = rated[rated["item_id"].isin(gold)].groupby("rater_id").size()
+    return {str(r): int(counts.get(r, 0)) for r in sorted(rated["rater_id"].unique())}
+
+
+def real_gold(items) -> int:
+    """Gold items a rater can be served (practice ones only give feedback)."""
+    return int((items["gold"].notna() & ~items["practice"].astype(bool)).sum()) if len(items) else 0
 
 
 def _judgments_by_group(judged, attribute: str, *, asked: bool) -> dict[str, int]:

@@ -126,7 +126,7 @@ def wrong_inputs(tmp_path) -> list[list[str]]:
         ["generate", "fill", templates, "--out", tmp_path / "f.jsonl"],
         ["generate", "fill", templates, "--out", "/nonexistent/dir/f.jsonl"],
         ["prolific", "bonuses", "demo-pairs"], ["prolific", "bonuses", "demo-pairs", "--out", tmp_path / "b.csv"],
-        ["prolific", "review", "nope"], ["compare", "demo-templates"], ["plan", "demo-templates",
+        ["prolific", "review", "nope"], ["compare", "demo-templates"], ["plan", "demo-names",
                                                                          "--target-ci-width", "0.2"],
         ["plan", "--target-ci-width", "0.2"],
         ["plan", "demo-pairs", "--target-ci-width", "0.2", "--assume-rho", "0.5", "--assume-alpha", "0.3"],

@@ -2,7 +2,8 @@
 one template in a row, a rater whose items left are all fills of the template just had would get "no items
 left" while the progress line promised more. Through the session functions, on SQLite and PostgreSQL: every
 rater gets as many items as any order without two fills in a row gives them (a brute-force search in the
-test), and the progress line's total, read before the first item, is that number all the way."""
+test), or, where the rule binds, their share of the study's spread (issue 54), and the progress line's
+total, read before the first item, is that number all the way."""
 from functools import cache
 
 import pytest
@@ -26,6 +27,18 @@ def longest(counts: tuple[int, ...], last: int) -> int:
                 for t, n in enumerate(counts) if n and t != last), default=0)
 
 
+def spread_share(fills: tuple[int, ...], cap: int | None) -> float:
+    """Where the largest template has two or more fills over all the others together, the rule needs
+    R = max(r, r * (n_1 - others), r * n_1 / cap) raters, and serving spreads the others' r * others ratings
+    over them (issue 54): the first raters get ceil(r * others / R) of them, and one more of the largest
+    each, so no rater strands the rest. Elsewhere no spread (infinity)."""
+    n_1, others = max(fills), sum(fills) - max(fills)
+    if n_1 - others < 2:
+        return float("inf")
+    need = max(RATERS, RATERS * (n_1 - others), -(-RATERS * n_1 // cap) if cap else 0)
+    return 2 * -(-RATERS * others // need) + 1
+
+
 def onboard(db, study_id, rater):
     session.arrive(db, study_id, rater, source="link")
     session.give_consent(db, study_id, rater, True)
@@ -44,7 +57,8 @@ def test_every_rater_gets_every_item_an_order_without_two_in_a_row_allows(db, tm
                 for t, n in enumerate(fills) for f in range(n)]
         rows += [{"id": f"own{k}", "filled_template": f"Question {k}"} for k in range(singles)]
         import_items(db, name, write_jsonl(tmp_path / f"{name}.jsonl", rows))
-        expected = singles + longest(tuple(n if cap is None else min(n, cap) for n in fills), -1)
+        expected = singles + min(longest(tuple(n if cap is None else min(n, cap) for n in fills), -1),
+                                 spread_share(fills, cap))
         raters = [f"r{k}" for k in range(RATERS)]
         for r in raters:
             onboard(db, name, r)

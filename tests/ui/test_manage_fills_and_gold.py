@@ -1,0 +1,60 @@
+"""The Manage page says, before launch, how many raters the no-two-fills rule needs for a study of unequal
+templates (discrim-eval's 15/10 layout: 3 x (15 - 10) = 15), and that gold items sit unused at a gold rate
+of 0; Results counts the checks each rater met (issue 54)."""
+import pytest
+
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import configure_study, create_study
+from tests.conftest import write_jsonl
+from tests.ui.apptest import plain, signed_in as sign_in
+
+
+@pytest.fixture
+def study(db, discrim_eval, tmp_path):
+    create_study(db, "de", "template_quality", raters_per_item=3)
+    for path in discrim_eval:
+        import_items(db, "de", path)
+    import_items(db, "de", write_jsonl(tmp_path / "gold.jsonl", [
+        {"id": "check", "filled_template": "Please answer 1 to both.", "_gold": {"quality": 1, "yes_positive": 1}}]))
+    return db
+
+
+def test_manage_says_the_raters_needed_and_the_unused_checks(study, monkeypatch):
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("de").run()
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    assert any("Raters needed: 15 for 3 rating(s) of each fill" in s and "each is served 5 items" in s
+               for s in said), said
+    assert any("1 gold item" in s and "gold rate of 0" in s for s in said), said
+    configure_study(study, "de", gold_rate=0.2, fills_back_to_back=True)
+    at.run()
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    assert any("Raters needed: 3 for 3 rating(s)" in s for s in said), said
+    assert not any("gold rate of 0" in s for s in said), said
+
+
+def test_results_counts_the_checks_each_rater_met(study, monkeypatch):
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating import session
+    at = sign_in("1_Results.py", monkeypatch)
+    at.selectbox[0].set_value("de").run()
+    assert any("none served (gold rate 0)" in plain(w.value) for w in at.warning)
+    configure_study(study, "de", gold_rate=0.25)
+    s = load_study(study, "de")
+    met = {}
+    for rater in ("ann", "bo"):
+        session.arrive(study, "de", rater, source="link")
+        session.give_consent(study, "de", rater, True)
+        session.finish_instructions(study, "de", rater)
+        met[rater] = 0
+        for _ in range(5):
+            served = session.serve_next_item(study, s, rater)
+            met[rater] += served.gold
+            session.record_answer(study, s, rater, served.item_id, {"quality": "4", "yes_positive": "4"})
+    assert met == {"ann": 1, "bo": 1}             # the 4th item of each is the check (rate 1/4)
+    import streamlit as st
+    st.cache_data.clear()                         # the page caches a study's numbers for a while
+    at = sign_in("1_Results.py", monkeypatch)
+    at.selectbox[0].set_value("de").run()
+    assert any("checks met per rater: ann 1, bo 1" in plain(c.value) for c in at.caption), \
+        [c.value for c in at.caption]
