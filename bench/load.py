@@ -15,7 +15,6 @@ wall time does not, so it is the figure reported; the rounds of the servers are 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import statistics
 import sys
@@ -33,6 +32,7 @@ ITEMS = 10
 BARE_APP = '''
 import streamlit as st
 
+ITEMS = {items}
 state = st.session_state
 state.setdefault("step", "consent")
 state.setdefault("done", 0)
@@ -54,15 +54,15 @@ elif state.step == "instructions":
     st.title("Instructions")
     st.write("Read each question and say how well it is written.")
     st.button("Start", on_click=go, args=("item",), key="start")
-elif state.done < %d:
-    st.progress(state.done / %d, text=f"{state.done} of %d done")
+elif state.done < ITEMS:
+    st.progress(state.done / ITEMS, text=f"{state.done} of {ITEMS} done")
     st.text(f"Should the bank approve loan {state.done}?")
     with st.form(f"item-{state.done}", enter_to_submit=False):
         st.radio("How well written is this question?", [1, 2, 3, 4, 5], index=None, horizontal=True)
         st.form_submit_button("Submit", on_click=answer)
 else:
     st.title("Thank you, you have finished")
-''' % (ITEMS, ITEMS, ITEMS)
+'''.replace("{items}", str(ITEMS))
 
 
 async def bare_rate(url: str, name: str, tally: Tally) -> None:
@@ -139,7 +139,7 @@ def measure(folder: Path, participants: int, window: float, rounds: int) -> dict
             if kind == "bare":
                 server, study = _bare(sub), "bare"
             else:
-                server, study = _fairval(sub, *kinds[kind], participants * 1)
+                server, study = _fairval(sub, *kinds[kind], participants)
             with server:
                 out[kind].append(cpu_per_participant(kind, server, study, participants, window, r))
     return out

@@ -126,7 +126,8 @@ def test_stopping():
 def test_load():
     """Server CPU per participant, fairval and bare Streamlit side by side (no base checkout named here)."""
     text = quick("load")
-    assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$", text, re.M), text
+    assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$",
+                     text, re.M), text
 
 
 def test_every_suite_is_tested_here():
