@@ -96,8 +96,14 @@ def _fairval(folder: Path, python: str, cwd: Path, participants: int) -> tuple[R
     return Running(command, port, {"FAIRVAL_DB": str(location)}, cwd=cwd), "load"
 
 
-def _bare(folder: Path) -> Running:
+def _bare(folder: Path, pages: bool = False) -> Running:
+    """Bare Streamlit; `pages`: with a pages/ folder of 4 pages beside it, as fairval's app has (Streamlit then
+    routes every script run through its multipage wrapper)."""
     (folder / "bare_app.py").write_text(BARE_APP)
+    if pages:
+        (folder / "pages").mkdir()
+        for k, name in enumerate(("Results", "Calibration", "Manage", "Export"), 1):
+            (folder / "pages" / f"{k}_{name}.py").write_text(f"import streamlit as st\n\nst.title({name!r})\n")
     port = free_port()
     return Running([sys.executable, "-m", "streamlit", "run", str(folder / "bare_app.py"), "--server.port",
                     str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
@@ -107,7 +113,7 @@ def _bare(folder: Path) -> Running:
 async def _crowd(kind: str, url: str, study: str, names: list[str], window: float, tally: Tally) -> None:
     async def one(k: int, name: str) -> None:
         await asyncio.sleep(window * k / max(len(names), 1))
-        await (bare_rate(url, name, tally) if kind == "bare" else rate(url, study, name, tally))
+        await (bare_rate(url, name, tally) if kind.startswith("bare") else rate(url, study, name, tally))
     await asyncio.gather(*(one(k, n) for k, n in enumerate(names)))
 
 
@@ -131,13 +137,13 @@ def measure(folder: Path, participants: int, window: float, rounds: int) -> dict
     base = os.environ.get("FAIRVAL_BENCH_BASE")
     if base:
         kinds["base"] = (str(Path(base) / ".venv" / "bin" / "python"), Path(base).resolve())
-    out: dict[str, list[float]] = {k: [] for k in [*kinds, "bare"]}
+    out: dict[str, list[float]] = {k: [] for k in [*kinds, "bare", "bare+pages"]}
     for r in range(rounds):
         for kind in out:
             sub = folder / f"{kind}-{r}"
             sub.mkdir(parents=True)
-            if kind == "bare":
-                server, study = _bare(sub), "bare"
+            if kind.startswith("bare"):
+                server, study = _bare(sub, pages=kind == "bare+pages"), "bare"
             else:
                 server, study = _fairval(sub, *kinds[kind], participants)
             with server:
@@ -151,7 +157,8 @@ def report(out: dict[str, list[float]], participants: int, window: float) -> lis
     lines = [f"{participants} participants over {window:.0f} s, 1 worker, SQLite, consent + start + {ITEMS} items; "
              f"server CPU per participant (median of {len(out['bare'])} interleaved rounds; load average {load:.1f} "
              f"on {os.cpu_count()} cores):"]
-    for kind, label in (("base", "before (FAIRVAL_BENCH_BASE)"), ("fairval", "fairval"), ("bare", "bare Streamlit")):
+    for kind, label in (("base", "before (FAIRVAL_BENCH_BASE)"), ("fairval", "fairval"), ("bare", "bare Streamlit"),
+                        ("bare+pages", "bare Streamlit with a pages/ folder of 4 pages")):
         if kind in med:
             lines.append(f"  {label}: {med[kind]:.3f} s (rounds: {', '.join(f'{v:.3f}' for v in out[kind])})")
     if "base" in med:

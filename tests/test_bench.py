@@ -126,7 +126,8 @@ def test_stopping():
 def test_load():
     """Server CPU per participant, fairval and bare Streamlit side by side (no base checkout named here)."""
     text = quick("load")
-    assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$",
+    assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  bare Streamlit with a pages/ folder of 4 "
+                     r"pages: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$",
                      text, re.M), text
 
 
