@@ -15,12 +15,16 @@ def insert_study(db: Database, study_id: str, task: str, settings: dict, *, stat
 
 
 def get_study(db: Database, study_id: str) -> dict | None:
-    rows = list(db.query("SELECT * FROM studies WHERE study_id = ?", [study_id]))
-    if not rows:
-        return None
-    row = rows[0]
-    row["settings"] = json.loads(row["settings"])
+    row = get_study_row(db, study_id)
+    if row is not None:
+        row["settings"] = json.loads(row["settings"])
     return row
+
+
+def get_study_row(db: Database, study_id: str) -> dict | None:
+    """The row as stored, its settings the JSON text (what a parsed study is cached by)."""
+    rows = list(db.query("SELECT * FROM studies WHERE study_id = ?", [study_id]))
+    return rows[0] if rows else None
 
 
 def list_studies(db: Database) -> list[dict]:

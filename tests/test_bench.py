@@ -123,6 +123,14 @@ def test_stopping():
     assert re.search(r"1,500 pairs, adaptive design: CPU per answer with a stopping rule / without \d+\.\d\dx", text)
 
 
+def test_load():
+    """Server CPU per participant, fairval and bare Streamlit side by side (no base checkout named here)."""
+    text = quick("load")
+    assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  bare Streamlit with a pages/ folder of 4 "
+                     r"pages: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$",
+                     text, re.M), text
+
+
 def test_every_suite_is_tested_here():
     tested = {name[len("test_"):] for name in globals() if name.startswith("test_") and name[5:] in SUITES}
     assert tested == set(SUITES)

@@ -7,6 +7,7 @@ reconnects, the copy button of a code, a button's shortcut and a progress bar's 
 The same script puts the study's language in their place, as they appear (text, aria-label, title)."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import streamlit as st
@@ -21,7 +22,7 @@ export default function ({ data }) {
   const html = document.documentElement;
   if (html.lang !== data.lang) html.lang = data.lang;
   if (html.dir !== data.dir) html.dir = data.dir;
-  window.__fairvalWords = data.words || {};
+  window.__fairvalWords = JSON.parse(data.words || "{}");
   if (window.__fairvalWordsObserver) return;
   const ATTRIBUTES = ["aria-label", "title", "placeholder"];
   function put(node) {
@@ -56,4 +57,6 @@ _component = st.components.v2.component("fairval_page_language", html="<span hid
 
 def page_language(language: str, direction: str, t: Callable[[str], str]) -> None:
     words = {word: t(word) for word in STREAMLIT_WORDS if t(word) != word}
-    _component(data={"lang": language, "dir": direction, "words": words}, key="fairval-page-language")
+    # the words as one JSON string: every value of `data` is then a plain one, which Streamlit sends as it
+    # is, where a dict is first tested against each dataframe type it knows, on every rerun
+    _component(data={"lang": language, "dir": direction, "words": json.dumps(words)}, key="fairval-page-language")

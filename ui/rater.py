@@ -10,6 +10,7 @@ again by itself every few seconds until it can go on.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from importlib import resources
 
 import streamlit as st
@@ -59,6 +60,7 @@ def _browser_t():
 KEYS_HINT = "fv-keys-hint"        # the instructions' keyboard line (rater.css hides it on a touch screen)
 
 
+@functools.cache
 def _style() -> str:
     """The rater page's own CSS (ui/rater.css: alignment right to left, touch screens, the keys' badges)."""
     return "<style>" + (resources.files("fairval.ui") / "rater.css").read_text(encoding="utf-8") + "</style>"

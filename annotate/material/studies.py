@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import difflib
 import math
 import re
@@ -277,22 +278,38 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
 
 
 def load_study(db: Database, name: str) -> Study:
-    row = study_store.get_study(db, name)
+    """The study as stored now: its row is read every time (one query by key), so a pause or a settings
+    change is seen by the very next call; parsing it (the settings validated, the task built) is done
+    again only when the row's task, settings or status differ from the last ones parsed for that name."""
+    row = study_store.get_study_row(db, name)
     if row is None:
         known = [s["study_id"] for s in study_store.list_studies(db)]
         raise StudyError(f"no study named {name!r}" +
                          (f"; studies here: {', '.join(known)}" if known else "; none exist yet"))
-    raw = row["settings"]
+    key = (row["task"], row["settings"], row["status"])
+    held = _PARSED.get(row["study_id"])
+    if held is not None and held[0] == key:
+        return held[1]
+    study = _parse(row["study_id"], row["task"], json.loads(row["settings"]), row["status"])
+    _PARSED[row["study_id"]] = (key, study)
+    return study
+
+
+# the last study parsed under each name, with the stored (task, settings text, status) it came from; a
+# Study is frozen, so every session of every worker thread can share it
+_PARSED: dict[str, tuple[tuple, Study]] = {}
+
+
+def _parse(study_id: str, task_name: str, raw: dict, status: str) -> Study:
     definition = raw.get("task_definition")
-    task = Task.from_dict(definition) if definition else get_task(row["task"])
+    task = Task.from_dict(definition) if definition else get_task(task_name)
     researcher = {k: v for k, v in raw.items() if k not in RECORDED}
-    return Study(row["study_id"], task, StudySettings.from_dict(researcher), row["status"], definition,
-                 Recorded.from_stored(raw))
+    return Study(study_id, task, StudySettings.from_dict(researcher), status, definition, Recorded.from_stored(raw))
 
 
 def study_status(db: Database, name: str) -> str:
     """open, paused or closed, as stored now."""
-    return study_store.get_study(db, name)["status"]
+    return study_store.get_study_row(db, name)["status"]          # (its settings left unparsed)
 
 
 def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
