@@ -14,6 +14,7 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
+from fairval.analysis.running_adaptive import INTERSECT
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
@@ -145,7 +146,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
-                                means=means, typical_span=TYPICAL_SPAN)
+                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT)
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, order=(
