@@ -134,19 +134,22 @@ def rate_sentences(data, rate, cite) -> list[str]:
     ppi = rate.ppi
     if ppi is not None and ppi.value is not None:
         words, keys = ESTIMATORS.get(data.study.design.kind, PPI)
-        out.append(f"{name} by {words} {' '.join(cite(k) for k in keys)} was {_n(ppi.value, 3)}{_ci(ppi.ci)} "
-                   "(fixed-n); it is narrower than people's alone by the part of the pairs' spread the judge's "
-                   "scores predict.")
+        out.append(f"Estimated by {words} {' '.join(cite(k) for k in keys)}, H was {_n(ppi.value, 3)}{_ci(ppi.ci)}, "
+                   "a fixed-n interval; the judge's scores narrow it by the part of the pairs' spread they predict."
+                   .replace("H was", f"{name} was"))
     cs = ppi and ppi.cs
     if cs is not None and cs.ci:
-        asymptotic = "asymptotic" in str(cs.valid or "")
-        how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} until the {cs.asymptotic_from}th "
-               f"pair, then an asymptotic one {cite('waudbysmith2024asymptotic')}, each with half of the 5% "
-               "error" if asymptotic else f"an exact betting confidence sequence {cite('waudbysmith2024')}")
-        caveat = (" (anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "
-                  "accumulate)" if asymptotic else " (anytime-valid: at most a 5% chance of ever missing)")
-        out.append(f"{name}'s anytime interval, from people's ratings, was {_ci(cs.ci).strip(' ()').replace('95% CI ', '')} "
-                   f"over {cs.n_pairs_complete} complete pairs, by {how}{caveat}; it holds for {_target(cs.valid)}.")
+        if cs.method == "asymptotic":
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} until the {cs.asymptotic_from}th "
+                   f"pair, then an asymptotic one {cite('waudbysmith2024asymptotic')}, each with half of the 5% error "
+                   "(anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "
+                   "accumulate)")
+        else:
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} (anytime-valid: at most a 5% "
+                   "chance of ever missing, however often it is looked at)")
+        out.append(f"{name}'s anytime interval, from people's ratings, was "
+                   f"{_ci(cs.ci).strip(' ()').replace('95% CI ', '')} over {cs.n_pairs_complete} complete pairs, by "
+                   f"{how}; it holds for {_target(cs.valid)}.")
     stopped = data.study.recorded.stopped
     if stopped and stopped.get("ci"):
         lo, hi = stopped["ci"]

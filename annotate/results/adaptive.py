@@ -15,7 +15,8 @@ import pandas as pd
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
 from fairval.analysis.running_adaptive import INTERSECT
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
+from fairval.analysis.guarantees import guarantee
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")

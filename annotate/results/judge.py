@@ -12,7 +12,8 @@ from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
+from fairval.analysis.guarantees import guarantee
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
 

@@ -51,14 +51,14 @@ def test_a_uniform_sample_is_exact_then_asymptotic_for_h_over_the_studys_pairs(c
     shown = cli_output("study", "show", "s")
     line = guarantee_line(shown)
     assert "order: seeded random" in shown                     # beside the order and window it already says
-    assert f"for H over the study's {PAIRS} pairs" in line
-    assert "exact: a betting confidence sequence" in line and "from the 30th an asymptotic one takes over" in line
+    assert "for H as people would answer it" in line and f"over the study's {PAIRS} pairs" not in line
+    assert "exact: a betting confidence sequence" in line and "from the 30th an asymptotic one with the other 2.5% takes over" in line
     cs = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))["harm"]["ppi"]["cs"]
     assert line == f"H's anytime interval: {cs['valid']}" and cs["n_pairs_complete"] == 10
     rate(db_path, 22, first=10)
     line = guarantee_line(cli_output("study", "show", "s"))
-    assert "asymptotic from the 30th observation on" in line and "ever missing tends to at most 5%" in line
-    assert f"for H over the study's {PAIRS} pairs" in line
+    assert "asymptotic from the 30th observation on" in line and "ever missing tends to at most 2.5%" in line
+    assert "at most 5% in all" in line and "for H as people would answer it" in line
 
 
 def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_says_why(cli_output, tmp_path, db_path):
@@ -71,5 +71,6 @@ def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_say
     cli_output("study", "set", "s", "design=adaptive", "budget=20", "status=open")
     rate(db_path, 6)
     line = guarantee_line(cli_output("study", "show", "s"))
-    assert "superpopulation" in line and "over the study's" not in line
+    assert "for H as people would answer it" in line and "the population they stand for" in line
+    assert "over the study's" not in line
     assert "each weighted by 1/its chance" in line
