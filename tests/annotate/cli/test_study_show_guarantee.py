@@ -1,7 +1,7 @@
 """`fairval study show` says what H's anytime interval guarantees (harm.ppi.cs's `valid`, as `analyze
 --json` gives it) beside the order and window: exact below the 30th complete pair and asymptotic from
-it, for H over the study's pairs when they are a uniform sample, for a superpopulation under the
-adaptive design, and why there is none yet before the judge has scored the pairs."""
+it, for H as people would answer it (issue 53: never the ratings' own mean over the study's N pairs), and
+why there is none yet before the judge has scored the pairs."""
 import json
 
 from fairval.annotate.material.studies import load_study
@@ -61,7 +61,7 @@ def test_a_uniform_sample_is_exact_then_asymptotic_for_h_over_the_studys_pairs(c
     assert "at most 5% in all" in line and "for H as people would answer it" in line
 
 
-def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_says_why(cli_output, tmp_path, db_path):
+def test_the_adaptive_design_says_what_h_is_and_a_study_without_scores_says_why(cli_output, tmp_path, db_path):
     setup(cli_output, tmp_path, scored=False)
     line = guarantee_line(cli_output("study", "show", "s"))
     assert line.startswith("H's anytime interval: none yet (") and "judge" in line
@@ -72,5 +72,5 @@ def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_say
     rate(db_path, 6)
     line = guarantee_line(cli_output("study", "show", "s"))
     assert "for H as people would answer it" in line and "the population they stand for" in line
-    assert "over the study's" not in line
+    assert f"over the study's {PAIRS} pairs" not in line
     assert "each weighted by 1/its chance" in line
