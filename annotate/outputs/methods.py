@@ -128,14 +128,20 @@ def rate_sentences(data, rate, cite) -> list[str]:
            "who would choose response A minus the share who would choose B, people as its raters were recruited)"
            + ("; it is estimated from people's ratings, and the judge's scores only narrow its interval." if harm
               else ".")]
-    if rate.human is not None:
+    unequal = data.study.design.kind in ("adaptive", "active", "stratified")
+    if rate.human is not None and unequal:
+        out.append(f"The rated pairs' own mean of people's scores was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
+                   f"{rate.n_items_human} pairs (bootstrap over pairs); it is not an estimate of {name} here, since "
+                   "pairs went to people with unequal chances.")
+    elif rate.human is not None:
         out.append(f"From people's ratings alone, {name} was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
                    f"{rate.n_items_human} rated pairs (bootstrap over pairs).")
     ppi = rate.ppi
     if ppi is not None and ppi.value is not None:
         words, keys = ESTIMATORS.get(data.study.design.kind, PPI)
         out.append(f"Estimated by {words} {' '.join(cite(k) for k in keys)}, H was {_n(ppi.value, 3)}{_ci(ppi.ci)}, "
-                   "a fixed-n interval; the judge's scores narrow it by the part of the pairs' spread they predict."
+                   "a fixed-n interval; the judge's scores on every pair enter only as a control variate, which removes the "
+                   "part of the pairs' spread they predict."
                    .replace("H was", f"{name} was"))
     cs = ppi and ppi.cs
     if cs is not None and cs.ci:

@@ -38,7 +38,8 @@ def test_the_adaptive_design_names_its_estimator_states_h_and_its_stop(tmp_path)
     assert stopped, "the study should have stopped itself at width 1.0"
     assert "PPI++" not in text and "inverse-probability-weighted" in text and "zrnic2024" in cites
     assert "H is the mean, over the study's pairs, of each pair's expected human score" in text
-    assert f"From people's ratings alone, H was {harm.human:.3f}" in text
+    assert f"The rated pairs' own mean of people's scores was {harm.human:.3f}" in text
+    assert "it is not an estimate of H here" in text and "From people's ratings alone" not in text
     lo, hi = stopped["ci"]
     assert f"The study stopped itself when H's anytime interval was {lo:.2f} to {hi:.2f} (width {hi - lo:.3f})" in text
     cs = harm.ppi.cs
@@ -58,6 +59,7 @@ def test_every_pair_rated_the_paragraph_states_h_and_no_sentence_leans_on_a_miss
     cs = harm.ppi.cs
     assert cs.ci and f"H's anytime interval, from people's ratings, was {cs.ci[0]:.2f} to {cs.ci[1]:.2f}" in text
     assert f"over {cs.n_pairs_complete} complete pairs" in text and "H as people would answer it" in text
+    assert f"From people's ratings alone, H was {harm.human:.3f}" in text
     assert "stopped itself" not in text
     assert not any(s.startswith("Its ") for s in sentences(text))
     judge = next(s for s in sentences(text) if s.startswith("The LLM judge"))
