@@ -142,13 +142,12 @@ def save(db: Database, study_id: str, state: dict) -> None:
     if state["basis"].get("adaptive"):
         from fairval.annotate.rating import running_adaptive
         return running_adaptive.save(db, study_id, state)
-    n, basis = state["n"], state["basis"]
+    n = state["n"]
     asymptotic = RunningCS.from_dict(state["asymptotic"])
     head = state.get("head")
-    if n < ASYMPTOTIC_FROM:
-        ends = None if not n or head is None else tuple(head)
-    else:
-        ends = within(asymptotic.interval, head)        # None if the intersection became empty
+    # below ASYMPTOTIC_FROM the betting part's interval; from there the asymptotic one within it (None if
+    # the intersection became empty)
+    ends = (None if not n or head is None else tuple(head)) if n < ASYMPTOTIC_FROM else within(asymptotic.interval, head)
     ci = None if ends is None else [max(ends[0], -1.0), min(ends[1], 1.0)]
     running_store.save(db, study_id, state, n=n, value=asymptotic.mean if n else None, ci=ci)
 

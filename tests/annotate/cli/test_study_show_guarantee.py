@@ -52,7 +52,8 @@ def test_a_uniform_sample_is_exact_then_asymptotic_for_h_over_the_studys_pairs(c
     line = guarantee_line(shown)
     assert "order: seeded random" in shown                     # beside the order and window it already says
     assert "for H as people would answer it" in line and f"over the study's {PAIRS} pairs" not in line
-    assert "exact: a betting confidence sequence" in line and "from the 30th an asymptotic one with the other 2.5% takes over" in line
+    assert "exact: a betting confidence sequence" in line
+    assert "from the 30th an asymptotic one with the other 2.5% takes over" in line
     cs = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))["harm"]["ppi"]["cs"]
     assert line == f"H's anytime interval: {cs['valid']}" and cs["n_pairs_complete"] == 10
     rate(db_path, 22, first=10)
