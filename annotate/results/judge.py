@@ -13,7 +13,7 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.guarantees import guarantee
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed
+from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
 
@@ -190,7 +190,8 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
     if target_width is not None:
         span = bounds[1] - bounds[0]
         sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
-        needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population)
+        needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population,
+                                     alpha=ALPHA if start is None else split_alpha())
         out["target_width"] = target_width
         out["more_pairs"] = None if needed is None else needed - n
         out["more_judgments"] = None if needed is None else (needed - n) * raters_per_item
