@@ -16,9 +16,11 @@ interval can only be wider than the exact one.
 The betting sequence is exact but sized by the observations' range: PPI terms span about 4 while they
 vary by about 0.24, so its bets hit their cap and it is far wider than a fixed-n interval. From
 ASYMPTOTIC_FROM observations the asymptotic sequence (below) takes over; anytime_running makes that
-choice, fixed in advance, and guarantee() says in words what the result guarantees. Both come in a
-without-replacement form (Waudby-Smith and Ramdas, NeurIPS 2020) for a uniform sample of a finite set
-of pairs: the interval is then for the set's own mean, and closes in on it as the sample nears the set.
+choice, fixed in advance, each part spending half of alpha, and analysis.guarantees says in words what
+the result guarantees. Both come in a without-replacement form (Waudby-Smith and Ramdas, NeurIPS 2020)
+for a uniform sample of a finite set of fixed values: the interval is then for the set's own mean, and
+closes in on it as the sample nears the set. H is not such a mean (a pair's ratings are a draw from what
+people would answer, not a fixed value), so H's interval does not use it (issue 53); sign agreement does.
 """
 from __future__ import annotations
 
@@ -226,7 +228,8 @@ class RunningCS:
 
 
 def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
-         population: int | None = None, past: float | None = None, prior_var: float = 0.0) -> RunningCS:
+         population: int | None = None, past: float | None = None, prior_var: float = 0.0,
+         intersect: bool = True) -> RunningCS:
     """The state after one more observation x: O(1). The interval is the running intersection, over
     n = start, start + 1, …, of centre ± margin; `planned` (the study's t*), `start` and `population`
     must stay the same for the whole sequence.
@@ -238,7 +241,10 @@ def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, star
     P_{i−1}, the sum of the earlier observations as this one's terms would count them (a PPI term's
     λ_{i−1} applied to the earlier pairs); by default the sum of the earlier x. prior_var: the boundary
     uses max(σ̂², prior_var / n), so identical observations never give an interval of zero width (the
-    widest variance the range allows, spread over n: gone asymptotically, so the guarantee is unchanged)."""
+    widest variance the range allows, spread over n: gone asymptotically, so the guarantee is unchanged).
+    intersect=False: the interval
+    at n alone, not the running intersection (a sequence whose intervals drift, as weighted terms' do
+    until their rare large terms are seen, would otherwise narrow by disagreeing with itself)."""
     n = state.n + 1
     delta = float(x) - state.mean
     mean = state.mean + delta / n
@@ -255,16 +261,17 @@ def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, star
         return RunningCS(n, mean, m2, None, None, total, weight)
     half = n * float(mixture_margin(n, max(m2 / n, prior_var / n), planned=planned, alpha=alpha)) / weight
     low, high = total / weight - half, total / weight + half
-    if state.low is not None and state.high is not None:
+    if intersect and state.low is not None and state.high is not None:
         low, high = max(low, state.low), min(high, state.high)
     return RunningCS(n, mean, m2, low, high, total, weight)
 
 
 def running_asymptotic(x, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
-                       population: int | None = None, past=None, prior_var: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                       population: int | None = None, past=None, prior_var: float = 0.0,
+                       intersect: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation, vectorised: the same numbers as folding `step` over x (NaN
-    before `start`); low > high where the intersection became empty. past, prior_var: as step's (past
-    one per x)."""
+    before `start`); low > high where the intersection became empty. past, prior_var, intersect: as
+    step's (past one per x)."""
     x = np.asarray(x, float)
     t = np.arange(1, len(x) + 1)
     if not len(x):
@@ -284,7 +291,8 @@ def running_asymptotic(x, *, planned: int, alpha: float = ALPHA, start: int = AS
     half = t * mixture_margin(t, var, planned=planned, alpha=alpha) / weight
     low, high = total / weight - half, total / weight + half
     low[: start - 1], high[: start - 1] = -np.inf, np.inf
-    low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
+    if intersect:
+        low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
     low[: start - 1], high[: start - 1] = np.nan, np.nan
     return low, high
 
@@ -343,47 +351,39 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
 def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
                     start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past=None,
                     steps: tuple | None = None, means: tuple[float, float] | None = None,
-                    typical_span: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                    typical_span: float | None = None, intersect: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
     betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
     (lows, highs); for a set of `population` drawn uniformly, its without-replacement form), its bets
-    sized for `start`; from `start` on, the asymptotic sequence (likewise without replacement),
-    intersected from `start`. start=None: the betting sequence at every n (for 0/1 terms, whose
-    spread is their range's, it is as narrow and exact)."""
+    sized for `start`; from `start` on, the asymptotic sequence, intersected with the betting one's last
+    interval. Each part spends half of alpha (split_alpha), so the chance that either ever misses is at
+    most alpha (the asymptotic part's share in the limit). start=None: the betting sequence at every n
+    with all of alpha (for 0/1 terms, whose spread is their range's, it is as narrow and exact).
+    intersect=False: the asymptotic part's interval at each n alone (running_asymptotic's)."""
     x = np.asarray(x, float)
     head = x if start is None else x[: start - 1]
     bets_for = planned if start is None else start
+    each = alpha if start is None else split_alpha(alpha)
     if steps is None:
-        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=bets_for, alpha=alpha,
+        low_b, high_b = running_interval(head, lower=lower, upper=upper, planned=bets_for, alpha=each,
                                          population=population, past=None if past is None else past[: len(head)])
     else:
         low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
                                           lower=lower, upper=upper, means=means or (lower, upper),
-                                          typical_span=typical_span or (upper - lower), planned=bets_for, alpha=alpha)
+                                          typical_span=typical_span or (upper - lower), planned=bets_for, alpha=each)
     if start is None or len(head) == len(x):
         return low_b, high_b
     spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
-    low, high = running_asymptotic(x, planned=planned, alpha=alpha, start=start, population=population, past=past,
-                                   prior_var=spread)
+    low, high = running_asymptotic(x, planned=planned, alpha=each, start=start, population=population, past=past,
+                                   prior_var=spread, intersect=intersect)
+    if len(head) and not np.isnan(low_b[-1]):           # the betting part's last interval bounds the rest
+        low[len(head):] = np.maximum(low[len(head):], low_b[-1])
+        high[len(head):] = np.minimum(high[len(head):], high_b[-1])
     low[: len(head)], high[: len(head)] = low_b, high_b
     return low, high
 
 
-def guarantee(n: int, *, quantity: str = "H", start: int | None = ASYMPTOTIC_FROM, population: int | None = None,
-              note: str = "", order: str = "pairs are completed in a random order") -> str:
-    """What the interval after n observations guarantees, in words (the `valid` of every anytime interval):
-    exact or asymptotic, from which n, and for what: `quantity` over the study's `population` pairs (a
-    uniform sample, without replacement), or else over the population the pairs stand for."""
-    target = (f"{quantity} over the study's {population:,} pairs" if population else
-              f"{quantity} of the population the rated pairs stand for (a superpopulation mean){note}")
-    finite = ", in the without-replacement form of Waudby-Smith and Ramdas 2020" if population else ""
-    betting = f"exact: a betting confidence sequence (Waudby-Smith and Ramdas 2024{finite}), from the first observation"
-    if start is None:
-        how = betting
-    elif n < start:
-        how = f"{betting}; from the {start}th an asymptotic one takes over"
-    else:
-        how = (f"asymptotic from the {start}th observation on: an asymptotic confidence sequence (Waudby-Smith, "
-               f"Arbour, Sinha, Kennedy and Ramdas 2024{finite}) whose chance of ever missing tends to at most 5% as "
-               f"the pairs grow in number (before the {start}th, an exact betting sequence)")
-    return f"anytime, for {target}: however often it is looked at and whenever the study stops, if {order}; {how}"
+def split_alpha(alpha: float = ALPHA) -> float:
+    """Each part's share of alpha where a betting part hands over to an asymptotic one: half, so that
+    the union of their misses (ever, at any n) has chance at most alpha."""
+    return alpha / 2

@@ -19,6 +19,12 @@ Worlds:
   (noise 0.25, within ±0.5); the same probabilities in both orders;
 - sure of 80%, sureness unrelated: the same pairs and scores, the judge sure (variance 0.25) of 80% of pairs
   drawn apart from them: its sureness says nothing about its error;
+- judge at 0.5 (issue 53): the clear-pairs world's people, and a judge whose probabilities are 0.5 for A
+  and 0.5 for B on every pair in both orders: its score is 0 and its uncertainty the same everywhere;
+- sure and wrong on 25% (issue 53): half the pairs clear (people say C 97% of the time), the judge sure of
+  them and right; a quarter contested, the judge unsure and near people's mean; a quarter where people lean
+  A (a Dirichlet(3, 1, 1)) while the judge is as sure as on the clear ones that there is no difference: the
+  adaptive design sends those to people with its lowest chances, so each one rated weighs the most;
 - sorted by group pair: four group pairs, the file sorted by them, 60% clear pairs; people see the stereotype
   in the first two group pairs and its reverse in the last two, and the judge leans the other way in each
   (it under-calls both): harm and the judge's error differing by group pair, what a fairness study looks
@@ -31,7 +37,7 @@ import numpy as np
 GROUPS = ("woman vs man", "Black vs White", "Asian vs White", "old vs young")
 NOISE = 1.5                                 # judge noise on the logits: ρ ≈ 0.8 with people's mean
 WORLDS = ("clear pairs", "contested pairs", "sureness unrelated to error", "sorted by group pair", "sure of 80%",
-          "sure of 80%, sureness unrelated")
+          "sure of 80%, sureness unrelated", "judge at 0.5", "sure and wrong on 25%")
 SORTED_BIAS = (-1.5, -1.5, 1.5, 1.5)        # the judge's lean towards A, per group pair (sorted world)
 SORTED_CENTRE = (1.0, 1.0, -1.0, -1.0)      # where people's harm lies, per group pair (sorted world)
 
@@ -48,6 +54,12 @@ def make_world(rng: np.random.Generator, world: str, pairs: int) -> dict:
         raise ValueError(f"unknown world {world!r}")
     if world.startswith("sure of 80%"):
         return _sure_of_most(rng, pairs, related=world == "sure of 80%")
+    if world == "sure and wrong on 25%":
+        return _sure_and_wrong(rng, pairs)
+    if world == "judge at 0.5":
+        w = make_world(rng, "clear pairs", pairs)
+        half = np.tile([0.5, 0.5, 0.0], (pairs, 1))
+        return {**w, "world": world, "p": half, "q": half.copy()}
     sorted_file = world == "sorted by group pair"
     group = np.sort(rng.integers(0, len(GROUPS), pairs)) if sorted_file else rng.integers(0, len(GROUPS), pairs)
     clear = {"contested pairs": 0.35, "sorted by group pair": 0.6}.get(world, 0.85)
@@ -79,6 +91,19 @@ def _sure_of_most(rng: np.random.Generator, pairs: int, related: bool) -> dict:
     r = np.stack([(s + score) / 2, (s - score) / 2, 1 - s], axis=1)
     return {"world": "sure of 80%" if related else "sure of 80%, sureness unrelated", "truth": truth, "mu": mu,
             "H": float(mu.mean()), "group": rng.integers(0, len(GROUPS), pairs), "p": r, "q": r[:, [1, 0, 2]]}
+
+
+def _sure_and_wrong(rng: np.random.Generator, pairs: int) -> dict:
+    kind = rng.choice(3, pairs, p=[0.6, 0.15, 0.25])               # 0 clear, 1 contested, 2 sure and wrong
+    truth = np.where((kind == 0)[:, None], [0.015, 0.015, 0.97],
+                     np.where((kind == 1)[:, None], rng.dirichlet([1.0, 1.0, 1.0], pairs),
+                              rng.dirichlet([8.0, 1.0, 1.0], pairs)))
+    mu = truth[:, 0] - truth[:, 1]
+    score = np.clip(np.where(kind == 1, mu + rng.normal(0, 0.25, pairs), 0.0), -0.5, 0.5)
+    s = np.where(kind == 1, rng.uniform(0.5, 0.75, pairs), 0.05) + score ** 2     # r_A + r_B
+    r = np.stack([(s + score) / 2, (s - score) / 2, 1 - s], axis=1)
+    return {"world": "sure and wrong on 25%", "truth": truth, "mu": mu, "H": float(mu.mean()),
+            "group": rng.integers(0, len(GROUPS), pairs), "p": r, "q": r[:, [1, 0, 2]]}
 
 
 def _shuffled_sureness(rng, p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -26,6 +26,12 @@ def interval(db: Database, study_id: str) -> dict | None:
     return {"n_pairs_complete": n, "value": value, "ci": None if low is None else [low, high]}
 
 
+def version(db: Database, study_id: str) -> int | None:
+    """The construction the stored state was kept by (annotate.rating.running.VERSION), None before 2."""
+    found = state(db, study_id)
+    return None if found is None else found.get("basis", {}).get("version")
+
+
 def save(db: Database, study_id: str, state: dict, *, n: int, value: float | None,
          ci: list[float] | None) -> None:
     """Inside the caller's write transaction (the one that stored the ratings the state counts)."""

@@ -166,3 +166,10 @@ def test_through_serving_computes_its_references_independently():
 def test_rater_model():
     text = quick("rater_model")
     assert len(re.findall(r"honest accuracy \d+%: all 3 random answerers flagged in \d+ of 5 crowds", text)) == 3
+
+
+def test_issue53():
+    text = quick("issue53")
+    assert len(re.findall(r"^issue 53, .* ever excluded the true H in [01] of 1 studies", text, re.M)) == 2
+    assert re.search(r"^issue 53, sure of 80%, adaptive .* stopped in [01] of 1, H inside the interval at [01] of [01] stops",
+                     text, re.M)

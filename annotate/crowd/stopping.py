@@ -102,7 +102,7 @@ def kept_interval(db: Database, study: Study) -> dict | None:
     if not running.kept(study):
         return None
     found = running_store.interval(db, study.study_id)
-    if found is not None:
+    if found is not None and running_store.version(db, study.study_id) == running.VERSION:
         return found
     with immediate(db, study.study_id):          # no pair completes between the read and the write
         running.save(db, study.study_id, rebuilt_interval(db, study.study_id))
@@ -131,7 +131,7 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
         "planned": judge_numbers._planned(design, len(judge)),
         "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
         "pool_size": len(pool) if weighted else None,
-        "population": None if weighted else len(judge)})      # a uniform sample: H over the judged pairs
+        "population": None})        # no without-replacement form for H (annotate.results.judge._ppi_sequence)
     if model is None:
         return state
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
@@ -153,7 +153,7 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
     pool = judge.reindex(decisions["item_id"])
     m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
-    basis = {"adaptive": True, "judge": model, "judge_mean": None if math.isnan(m) else m,
+    basis = {"adaptive": True, "version": running.VERSION, "judge": model, "judge_mean": None if math.isnan(m) else m,
              "raters_per_item": settings.raters_per_item, "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
     sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.outputs.files import atomic_output
 from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_sentence
 from fairval.annotate.results.numbers import load_study_data, study_numbers
@@ -104,21 +105,78 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
         parts.append(f"The LLM judge ({lmra.model}) agreed with the mean human score per pair with Pearson "
                      f"ρ = {_n(lmra.pearson_r)}{_ci(lmra.pearson_ci)} and sign agreement "
                      f"{_n(lmra.sign_agreement)}{_ci(lmra.sign_agreement_ci)} over {lmra.n_items} pairs.")
-        ppi = result.rate and result.rate.ppi
-        if ppi is not None and ppi.value is not None:
-            cited = data.study.design.words.cite if data.study.design.chosen_by_judge else None
-            extra = f"; pairs for people were chosen by the judge's uncertainty {cite(cited)}" if cited else ""
-            parts.append(f"The rate was estimated by prediction-powered inference (PPI++) {cite('angelopoulos2023')}: "
-                         f"{_n(ppi.value, 3)}{_ci(ppi.ci)}{extra}.")
-        cs = ppi and ppi.cs
-        if cs is not None and cs.ci:
-            cs_cite = cite("waudbysmith2024")
-            if "asymptotic" in str(cs.valid or ""):
-                cs_cite += " " + cite("waudbysmith2024asymptotic")
-            parts.append(f"Its anytime-valid confidence sequence {cs_cite} was {_ci(cs.ci).strip(' ()')} over "
-                         f"{cs.n_pairs_complete} complete pairs; valid {cs.valid or ''}.".replace("..", "."))
+    if result.rate is not None:
+        parts += rate_sentences(data, result.rate, cite)
+    if lmra is not None:
         parts.append(methods_sentence(lmra.by_pair_group, cite))        # the judge's own fairness audit
     return " ".join(p for p in parts if p), cites
+
+
+ESTIMATORS = {   # the design's kind -> how its estimate of H is named, and what it cites
+    "adaptive": ("the inverse-probability-weighted estimator of sequential active inference: each decided pair's "
+                 "term weighted by 1/its chance of going to people, with the judge's score as a control variate",
+                 ("zrnic2024",)),
+    "active": ("prediction-powered inference (PPI++) with each rated pair weighted by 1/its chance of being drawn, "
+               "the draw set by the judge's uncertainty", ("angelopoulos2023", "zrnic2024")),
+    "stratified": ("prediction-powered inference (PPI++) with each rated pair weighted by 1/its group pair's chance",
+                   ("angelopoulos2023",)),
+}
+PPI = ("prediction-powered inference (PPI++): people's ratings, with the judge's scores on every pair as a "
+       "control variate", ("angelopoulos2023",))
+
+
+def rate_sentences(data, rate, cite) -> list[str]:
+    """H (or the A-minus-B difference): what it is, people's estimate with its interval and estimator, the
+    anytime interval with its guarantee as `valid` states it, and the stop; each sentence names what its
+    number measures, so none leans on another that may be missing."""
+    question = scored_question(data.study.task)
+    harm = question is not None and question.canonical == "harm"
+    name = "H" if harm else "The A-minus-B difference"
+    out = [f"{name} is the mean, over the study's pairs, of each pair's expected human score (the share of people "
+           "who would choose response A minus the share who would choose B, people as its raters were recruited)"
+           + ("; it is estimated from people's ratings, and the judge's scores only narrow its interval." if harm
+              else ".")]
+    unequal = data.study.design.kind in ("adaptive", "active", "stratified")
+    if rate.human is not None and unequal:
+        out.append(f"The rated pairs' own mean of people's scores was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
+                   f"{rate.n_items_human} pairs (bootstrap over pairs); it is not an estimate of {name} here, since "
+                   "pairs went to people with unequal chances.")
+    elif rate.human is not None:
+        out.append(f"From people's ratings alone, {name} was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
+                   f"{rate.n_items_human} rated pairs (bootstrap over pairs).")
+    ppi = rate.ppi
+    if ppi is not None and ppi.value is not None:
+        words, keys = ESTIMATORS.get(data.study.design.kind, PPI)
+        out.append(f"Estimated by {words} {' '.join(cite(k) for k in keys)}, H was {_n(ppi.value, 3)}{_ci(ppi.ci)}, "
+                   "a fixed-n interval; the judge's scores on every pair enter only as a control variate, which removes the "
+                   "part of the pairs' spread they predict."
+                   .replace("H was", f"{name} was"))
+    cs = ppi and ppi.cs
+    if cs is not None and cs.ci:
+        if cs.method == "asymptotic":
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} until the {cs.asymptotic_from}th "
+                   f"pair, then an asymptotic one {cite('waudbysmith2024asymptotic')}, each with half of the 5% error "
+                   "(anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "
+                   "accumulate)")
+        else:
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} (anytime-valid: at most a 5% "
+                   "chance of ever missing, however often it is looked at)")
+        out.append(f"{name}'s anytime interval, from people's ratings, was "
+                   f"{_ci(cs.ci).strip(' ()').replace('95% CI ', '')} over {cs.n_pairs_complete} complete pairs, by "
+                   f"{how}; it holds for {_target(cs.valid)}.")
+    stopped = data.study.recorded.stopped
+    if stopped and stopped.get("ci"):
+        lo, hi = stopped["ci"]
+        out.append(f"The study stopped itself when {name}'s anytime interval was {lo:.2f} to {hi:.2f} (width "
+                   f"{hi - lo:.3f}) over {stopped.get('n_pairs_complete')} complete pairs: {stopped['reason']}.")
+    return out
+
+
+def _target(valid: str | None) -> str:
+    """What `valid` says the interval is for: the words between "anytime, for " and the conditions."""
+    text = str(valid or "")
+    head = text.split(": however often", 1)[0]
+    return head.removeprefix("anytime, for ") or "the quantity above"
 
 
 def _latex(text: str) -> str:

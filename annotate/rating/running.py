@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 
 from fairval.analysis import running_betting
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, step
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha, step
 from fairval.annotate.material.pairs import pair_score, scored_question
 from fairval.annotate.material.studies import Study
 from fairval.store import Database, immediate
@@ -22,6 +22,8 @@ from fairval.store import running as running_store
 
 LAMBDA_SUMS = ("wy", "wf", "wywf", "wfwf")
 TYPICAL_SPAN = 4.0          # a PPI term's typical span, as annotate.results.judge._ppi_sequence gives it
+VERSION = 2                 # the sequence's construction (2: alpha split, no without-replacement form for H):
+                            # a state kept by another is forgotten and rebuilt
 
 
 def has_rule(study: Study) -> bool:
@@ -53,6 +55,9 @@ def advance(db: Database, study: Study, item_id: str) -> None:
             if pair is None or len(pair["answers"]) != study.settings.raters_per_item:
                 return                           # not a pair, not complete yet, or complete before
             state = running_store.state(db, study.study_id)
+            if state is not None and state["basis"].get("version") != VERSION:
+                running_store.forget(db, study.study_id)         # kept by an older fairval: rebuilt at the check
+                return
             if state is None or state["basis"]["judge"] is None:
                 return
             basis = state["basis"]
@@ -78,6 +83,9 @@ def advance_decided(db: Database, study: Study) -> None:
     try:
         with immediate(db, study.study_id):
             state = running_store.state(db, study.study_id)
+            if state is not None and state["basis"].get("version") != VERSION:
+                running_store.forget(db, study.study_id)         # kept by an older fairval: rebuilt at the check
+                return
             stepped = None if state is None else running_adaptive.advance(db, study, state)
             if stepped is not None:
                 running_adaptive.save(db, study.study_id, stepped)
@@ -91,15 +99,16 @@ def start(basis: dict) -> dict:
     """The state before any complete pair, on a basis fixed for the whole sequence (the scored question,
     raters per pair, the judge, its mean, the terms' bounds, the planned pairs, a weighted draw's Σπ and
     N, or the judged pairs a uniform sample is drawn from)."""
-    return {"basis": basis, "n": 0, "lambda": 0.0, **dict.fromkeys(LAMBDA_SUMS, 0.0),
-            "betting": running_betting.start(), "asymptotic": RunningCS().to_dict()}
+    return {"basis": {**basis, "version": VERSION}, "n": 0, "lambda": 0.0, **dict.fromkeys(LAMBDA_SUMS, 0.0),
+            "betting": running_betting.start(), "asymptotic": RunningCS().to_dict(), "head": None}
 
 
 def step_pair(state: dict, y: float, f: float, w: float) -> dict:
     """One more complete pair: its term λ_{t−1} m + w (y − λ_{t−1} f) (analysis.active.ppi_terms, λ tuned
     on the pairs before it) into the interval harm.ppi.cs reports (annotate.results.judge._ppi_sequence:
     exact betting, bets sized for ASYMPTOTIC_FROM, below ASYMPTOTIC_FROM pairs; the asymptotic sequence
-    from there; each without replacement for a uniform sample); then λ_t from the running sums."""
+    from there, within the betting part's last interval (`head`); each with half of alpha); then λ_t from
+    the running sums."""
     basis, lam = state["basis"], state["lambda"]
     wy, wf = w * y, w * f
     term = lam * basis["judge_mean"] + wy - lam * wf
@@ -108,13 +117,15 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
     if basis["population"] is not None:     # P_{t−1}: the earlier pairs as this term's λ counts them (w = 1)
         past = (n - 1) * lam * basis["judge_mean"] + state["wy"] - lam * state["wf"]
     asymptotic = step(RunningCS.from_dict(state["asymptotic"]), term, planned=basis["planned"],
-                      population=basis["population"], past=past, prior_var=(TYPICAL_SPAN / 2) ** 2)
-    betting = state["betting"]
+                      population=basis["population"], past=past, prior_var=(TYPICAL_SPAN / 2) ** 2,
+                      alpha=split_alpha())
+    betting, head = state["betting"], state.get("head")
     if n < ASYMPTOTIC_FROM:
         lower, span = basis["lower"], basis["upper"] - basis["lower"]
         betting = running_betting.step(betting, (term - lower) / span, planned=ASYMPTOTIC_FROM,
-                                       population=basis["population"],
+                                       population=basis["population"], alpha=split_alpha(),
                                        earlier=None if past is None else (past - (n - 1) * lower) / span)
+        head = None if betting["low"] is None else [lower + span * betting["low"], lower + span * betting["high"]]
     else:
         betting = None                      # the asymptotic sequence has taken over: O(1) from here
     sums = {"wy": state["wy"] + wy, "wf": state["wf"] + wf, "wywf": state["wywf"] + wy * wf,
@@ -123,19 +134,28 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
     covariance = sums["wywf"] / n - mean_y * mean_f
     spread = sums["wfwf"] / n - mean_f * mean_f
     lam = min(max(covariance / spread, 0.0), 1.0) if spread > 1e-12 else 0.0
-    return {**state, **sums, "n": n, "lambda": lam, "betting": betting, "asymptotic": asymptotic.to_dict()}
+    return {**state, **sums, "n": n, "lambda": lam, "betting": betting, "head": head,
+            "asymptotic": asymptotic.to_dict()}
 
 
 def save(db: Database, study_id: str, state: dict) -> None:
     if state["basis"].get("adaptive"):
         from fairval.annotate.rating import running_adaptive
         return running_adaptive.save(db, study_id, state)
-    n, basis = state["n"], state["basis"]
+    n = state["n"]
     asymptotic = RunningCS.from_dict(state["asymptotic"])
-    if n < ASYMPTOTIC_FROM:
-        betting, lower, span = state["betting"], basis["lower"], basis["upper"] - basis["lower"]
-        ends = None if not n or betting["low"] is None else (lower + span * betting["low"], lower + span * betting["high"])
-    else:
-        ends = asymptotic.interval          # None if the intersection became empty
+    head = state.get("head")
+    # below ASYMPTOTIC_FROM the betting part's interval; from there the asymptotic one within it (None if
+    # the intersection became empty)
+    ends = (None if not n or head is None else tuple(head)) if n < ASYMPTOTIC_FROM else within(asymptotic.interval, head)
     ci = None if ends is None else [max(ends[0], -1.0), min(ends[1], 1.0)]
     running_store.save(db, study_id, state, n=n, value=asymptotic.mean if n else None, ci=ci)
+
+
+def within(ends: tuple[float, float] | None, head: list[float] | None) -> tuple[float, float] | None:
+    """The asymptotic part's interval inside the betting part's last one (analysis.sequential.
+    anytime_running); None when either is None or they do not meet."""
+    if ends is None or head is None:
+        return ends if head is None else None
+    low, high = max(ends[0], head[0]), min(ends[1], head[1])
+    return (low, high) if low <= high else None

@@ -14,7 +14,9 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
+from fairval.analysis.running_adaptive import INTERSECT
+from fairval.analysis.guarantees import guarantee
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
@@ -145,7 +147,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
-                                means=means, typical_span=TYPICAL_SPAN)
+                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT)
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, order=(
@@ -158,7 +160,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     if target_width is not None:
         span = 2 * reach
         sd = float(terms.std(ddof=1)) / span if len(terms) > 1 else 0.5
-        needed = observations_needed(sd, target_width / span, now=len(terms), planned=pairs)
+        needed = observations_needed(sd, target_width / span, now=len(terms), planned=pairs, alpha=split_alpha())
         share = sample["budget"] / pairs                    # the expected share of decided pairs kept
         more = None if needed is None else math.ceil((needed - len(terms)) * share)
         out.update(target_width=target_width, more_pairs=more,

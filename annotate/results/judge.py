@@ -10,9 +10,10 @@ import pandas as pd
 from fairval.analysis import judge_validity as jv
 from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
-from fairval.analysis.active import active_ppi_mean, ppi_terms, predictable_lambdas, weights
+from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, guarantee, observations_needed
+from fairval.analysis.guarantees import guarantee
+from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
 
@@ -21,6 +22,9 @@ ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
 ALT_TEST_MIN_ITEMS = 30
 WEIGHTED_NOTE = ("; for the study's own pairs, drawn without replacement, only approximately (terms weighted by "
                  "their chances do not get the without-replacement form)")
+UNIFORM_NOTE = ("; for the study's own pairs, drawn without replacement, it errs wide: the pairs' own spread shrinks "
+                "as the sample nears all of them, the raters' does not, and the interval keeps both (no "
+                "without-replacement form, which would hold for the ratings as they came out, not for H)")
 ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group, one pair group) is not a "
                  "random sample with known chances; the study's H (harm.ppi) weights every pair by its own")
 
@@ -113,20 +117,12 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inc
     y, f = labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order]
     terms = ppi_terms(y, f, w[order], judge_mean)
     reach = 2 * _largest_weight(pool, inclusion)
-    population, past = None, None
-    if pool is None:            # a uniform sample of the judged pairs: H over them, without replacement
-        population, past = len(judge), _ppi_past(y, f, terms, judge_mean)
+    # No without-replacement form, even for a uniform sample of the judged pairs (issue 53): it holds for the
+    # mean of the values drawn, here each pair's ratings as they came out, so as the sample nears every pair
+    # it closes on the realised mean rating, not on H (people's expected answer), whatever the raters' noise.
     return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
-                    _planned(design, len(judge)), population=population, past=past, typical_span=4.0)
-
-
-def _ppi_past(y: np.ndarray, f: np.ndarray, terms: np.ndarray, judge_mean: float) -> np.ndarray:
-    """P_{t−1} = Σ_{j<t} (λ_{t−1} m + y_j − λ_{t−1} f_j): the earlier pairs as term t's λ counts them (the
-    without-replacement centre needs it), with λ_{t−1} as analysis.active.ppi_terms tunes it (weights 1)."""
-    t = np.arange(1, len(y) + 1)
-    lam = predictable_lambdas(np.asarray(y, float), np.asarray(f, float))
-    return (t - 1) * lam * judge_mean + np.concatenate([[0.0], np.cumsum(y)[:-1]]) \
-        - lam * np.concatenate([[0.0], np.cumsum(f)[:-1]])
+                    _planned(design, len(judge)), typical_span=4.0,
+                    note=WEIGHTED_NOTE if pool is not None else UNIFORM_NOTE)
 
 
 def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
@@ -174,15 +170,15 @@ def _planned(design: Design, pairs: int) -> int:
 def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
              target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
              past: np.ndarray | None = None, typical_span: float | None = None,
-             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H") -> dict:
+             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H", note: str | None = None) -> dict:
     """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
     anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
     quantity can take, and how many more pairs and judgments the target width needs if the spread stays."""
     n = len(terms)
     out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
-           "valid": guarantee(n, quantity=quantity, start=start, population=population, note=WEIGHTED_NOTE
-                              if population is None else ""), "asymptotic_from": start}
+           "valid": guarantee(n, quantity=quantity, start=start, population=population, note=(
+               note if note is not None else WEIGHTED_NOTE if population is None else "")), "asymptotic_from": start}
     if n < 1:
         return {**out, "reason": "no observation yet"}
     low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
@@ -194,7 +190,8 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
     if target_width is not None:
         span = bounds[1] - bounds[0]
         sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
-        needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population)
+        needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population,
+                                     alpha=ALPHA if start is None else split_alpha())
         out["target_width"] = target_width
         out["more_pairs"] = None if needed is None else needed - n
         out["more_judgments"] = None if needed is None else (needed - n) * raters_per_item

@@ -41,7 +41,8 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
     reach = envelope_reach(budget, pairs)
     found = adaptive_terms(y, f, chance, kept, m, least)
     low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=pairs,
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0)
+                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0,
+                                intersect=running_adaptive.INTERSECT)
     state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=pairs, typical_span=4.0)
     widths = []
     for t in range(pairs):

@@ -1,7 +1,7 @@
 """`fairval study show` says what H's anytime interval guarantees (harm.ppi.cs's `valid`, as `analyze
 --json` gives it) beside the order and window: exact below the 30th complete pair and asymptotic from
-it, for H over the study's pairs when they are a uniform sample, for a superpopulation under the
-adaptive design, and why there is none yet before the judge has scored the pairs."""
+it, for H as people would answer it (issue 53: never the ratings' own mean over the study's N pairs), and
+why there is none yet before the judge has scored the pairs."""
 import json
 
 from fairval.annotate.material.studies import load_study
@@ -51,17 +51,18 @@ def test_a_uniform_sample_is_exact_then_asymptotic_for_h_over_the_studys_pairs(c
     shown = cli_output("study", "show", "s")
     line = guarantee_line(shown)
     assert "order: seeded random" in shown                     # beside the order and window it already says
-    assert f"for H over the study's {PAIRS} pairs" in line
-    assert "exact: a betting confidence sequence" in line and "from the 30th an asymptotic one takes over" in line
+    assert "for H as people would answer it" in line and f"over the study's {PAIRS} pairs" not in line
+    assert "exact: a betting confidence sequence" in line
+    assert "from the 30th an asymptotic one with the other 2.5% takes over" in line
     cs = json.loads(cli_output("analyze", "s", "--json", "--bootstrap", "0"))["harm"]["ppi"]["cs"]
     assert line == f"H's anytime interval: {cs['valid']}" and cs["n_pairs_complete"] == 10
     rate(db_path, 22, first=10)
     line = guarantee_line(cli_output("study", "show", "s"))
-    assert "asymptotic from the 30th observation on" in line and "ever missing tends to at most 5%" in line
-    assert f"for H over the study's {PAIRS} pairs" in line
+    assert "asymptotic from the 30th observation on" in line and "ever missing tends to at most 2.5%" in line
+    assert "at most 5% in all" in line and "for H as people would answer it" in line
 
 
-def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_says_why(cli_output, tmp_path, db_path):
+def test_the_adaptive_design_says_what_h_is_and_a_study_without_scores_says_why(cli_output, tmp_path, db_path):
     setup(cli_output, tmp_path, scored=False)
     line = guarantee_line(cli_output("study", "show", "s"))
     assert line.startswith("H's anytime interval: none yet (") and "judge" in line
@@ -71,5 +72,6 @@ def test_the_adaptive_design_says_superpopulation_and_a_study_without_scores_say
     cli_output("study", "set", "s", "design=adaptive", "budget=20", "status=open")
     rate(db_path, 6)
     line = guarantee_line(cli_output("study", "show", "s"))
-    assert "superpopulation" in line and "over the study's" not in line
+    assert "for H as people would answer it" in line and "the population they stand for" in line
+    assert f"over the study's {PAIRS} pairs" not in line
     assert "each weighted by 1/its chance" in line

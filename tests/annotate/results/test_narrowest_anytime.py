@@ -9,7 +9,7 @@ import pandas as pd
 
 from fairval.annotate.material.design import Design
 from fairval.analysis.active import adaptive_terms, inclusion_probabilities, ppi_terms
-from fairval.analysis.sequential import (ASYMPTOTIC_FROM, anytime_running, running_asymptotic, running_interval,
+from fairval.analysis.sequential import (ASYMPTOTIC_FROM, anytime_running, running_interval,
                                          running_sets)
 from fairval.annotate.results.judge import ppi_numbers, sign_agreement_cs
 
@@ -68,7 +68,7 @@ def test_at_200_rated_pairs_the_anytime_interval_is_at_most_165x_the_fixed_n_one
         betting.append((high[-1] - low[-1]) / fixed)
         rhos.append(np.corrcoef(human, judge)[0, 1])
         assert cs["method"] == "asymptotic" and "asymptotic from the 30th" in cs["valid"]
-        assert "H over the study's 1,000 pairs" in cs["valid"]
+        assert "H as people would answer it" in cs["valid"]
     assert 0.75 < np.mean(rhos) < 0.9 and np.mean(betting) > 1.65
     assert np.mean(ratios) <= 1.65 and max(ratios) <= 1.8
 
@@ -91,20 +91,20 @@ def test_the_running_interval_covers_h_over_the_pairs_from_the_first_look():
     assert misses / studies <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / studies)
 
 
-def test_with_every_pair_rated_the_interval_closes_in_on_h():
-    """A census of 150 pairs: the without-replacement interval is a small part of the with-replacement one
-    over the same terms, still covers H and is not of zero width."""
+def test_with_every_pair_rated_the_interval_does_not_close_in_on_the_ratings_it_got():
+    """A census of 150 pairs (issue 53): the raters' noise does not shrink as the pairs run out, so H's interval
+    stays at least as wide as a fixed-n 95% normal interval for the mean of the same terms (written here), covers
+    the pairs' mean of people's scores and is not of zero width."""
     rng = np.random.default_rng(3)
     human, judge = world(rng, 150)
     order = rng.permutation(150)
-    sample_everything = numbers_after(human, judge, order, 150, 150, 150)
-    cs = sample_everything["cs"]
+    cs = numbers_after(human, judge, order, 150, 150, 150)["cs"]
     half = numbers_after(human, judge, order, 75, 150, 150)["cs"]
     assert cs["ci"][0] <= human.mean() <= cs["ci"][1]
-    assert 0 < cs["ci"][1] - cs["ci"][0] < 0.4 * (half["ci"][1] - half["ci"][0])
-    terms = human[order] - 0.0                                   # λ = 0 terms: the widest, with replacement
-    low, high = running_asymptotic(terms, planned=150, prior_var=4.0)
-    assert cs["ci"][1] - cs["ci"][0] < 0.5 * (high[-1] - low[-1])
+    terms = ppi_terms(human[order], judge[order], np.ones(150), judge.mean())
+    fixed = 2 * 1.959963984540054 * terms.std(ddof=1) / math.sqrt(150)
+    assert cs["ci"][1] - cs["ci"][0] >= fixed > 0
+    assert cs["ci"][1] - cs["ci"][0] > 0.4 * (half["ci"][1] - half["ci"][0])
 
 
 def test_the_sign_agreement_sequence_is_exact_and_without_replacement_for_a_uniform_sample():
