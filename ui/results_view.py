@@ -43,6 +43,8 @@ def render() -> None:
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
         # short headings: the table fits the page's width at 1280 px, its last column not cut off
+        # checks: the items met, as the "checks met per rater" line counts them (gold_n counts answers to questions)
+        raters["gold_n"] = raters["rater_id"].map(lambda r: progress["checks_met"].get(str(r), 0))
         raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)

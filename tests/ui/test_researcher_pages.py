@@ -345,3 +345,17 @@ def test_manage_page_creates_a_study_in_the_raters_language(demo, monkeypatch):
     assert not at.exception
     from fairval.annotate.material.studies import load_study
     assert load_study(demo, "arabic-study").settings.language == "ar"
+
+
+@pytest.mark.parametrize("task", ["template_quality", "name_perception", "harmful_stereotype"])
+def test_manage_create_shows_the_chosen_tasks_own_consent(demo, monkeypatch, task):
+    """The Create form pre-fills the consent the study will get: a template or name study's raters are not
+    told that stereotypes are looked for (issue 54)."""
+    from fairval.annotate.material.studies import DEFAULT_CONSENT, NEUTRAL_CONSENT, default_consent
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="create-task").set_value(task).run()
+    assert not at.exception
+    consent = next(a.value for a in at.text_area if a.label == "Consent text")
+    assert consent == default_consent(task)
+    assert ("stereotypes" in consent) == (task == "harmful_stereotype")
+    assert {DEFAULT_CONSENT, NEUTRAL_CONSENT} >= {consent}
