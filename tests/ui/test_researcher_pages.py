@@ -82,8 +82,11 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
     groups = tables[("raters", "ρ")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
-    worst = tables[("item", "group a")]                      # readable names, not identifiers
-    assert len(worst) == 8 and list(worst.columns[:4]) == ["item", "group a", "group b", "human"]
+    worst = tables[("item", "groups")]                       # readable names, not identifiers
+    assert len(worst) == 8 and list(worst.columns[:3]) == ["item", "groups", "human"]
+    assert all(" vs " in g for g in worst["groups"])
+    responses = tables[("item", "response a")]               # the pairs' responses, in an expander
+    assert list(responses["item"]) == list(worst["item"])
     assert not any("_" in str(c) for t in at.dataframe for c in shown(t).columns)
 
 
@@ -359,3 +362,4 @@ def test_manage_create_shows_the_chosen_tasks_own_consent(demo, monkeypatch, tas
     assert consent == default_consent(task)
     assert ("stereotypes" in consent) == (task == "harmful_stereotype")
     assert {DEFAULT_CONSENT, NEUTRAL_CONSENT} >= {consent}
+
