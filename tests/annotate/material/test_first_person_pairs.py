@@ -39,7 +39,7 @@ def test_pairs_in_the_papers_field_names_import_as_fairvals_pairs(db, tmp_path, 
     create_study(db, "fp", task)
     assert import_items(db, "fp", path).written == 2
     stored = item_store.list_items(db, "fp")
-    got = sorted((tuple(d[ours] for ours in MAPPING.values()) for d in (i["data"] for i in stored)))
+    got = sorted(tuple(d[ours] for ours in MAPPING.values()) for d in (i["data"] for i in stored))
     assert got == sorted(tuple(r[theirs] for theirs in MAPPING) for r in ROWS)
     # the paper's own names are kept beside ours, as any other field would be
     assert all(d["response_1"] == d["response_a"] and d["group_B"] == d["group_b"] for d in (i["data"] for i in stored))
