@@ -87,8 +87,11 @@ def render() -> None:
     _scatter(items)
     st.subheader("Where they disagree most")
     top = items.dropna(subset=["gap"]).head(10)
-    show_table(formats.table(top[["item_id", "group_a", "group_b", "human", "lmra", "n_raters", "prompt", "response_a",
-                            "response_b"]]), narrow=("prompt", "response_a", "response_b"))
+    # the responses in an expander: nine columns would not fit 1280 px without the table scrolling
+    shown = top.assign(groups=top["group_a"].astype(str) + " vs " + top["group_b"].astype(str))
+    show_table(formats.table(shown[["item_id", "groups", "human", "lmra", "n_raters", "prompt"]]), narrow=("prompt",))
+    with st.expander("The responses of these pairs"):
+        show_table(formats.table(top[["item_id", "response_a", "response_b"]]), narrow=("response_a", "response_b"))
 
 
 def _judge_card(c: Judge) -> None:

@@ -88,9 +88,13 @@ def render() -> None:
                    + (": the table marks them in its “passed” column, beside each template's text." if passing
                       else "."))
         shown = numbers.assign(text=numbers["template"].map(texts))
-        show_table(formats.table(shown[["template", "text", "passed"]
-                                       + [c for c in numbers.columns if c not in ("template", "passed")]]),
-                   narrow=("text",))
+        # the means and shares beside the text; the counts in an expander, so the table fits 1280 px unscrolled
+        counts = ["n_items"] + [c for c in numbers.columns if c.startswith("n_") and c != "n_items"]
+        table = formats.table(shown[["template", "text", "passed"]
+                                    + [c for c in numbers.columns if c not in ("template", "passed", *counts)]])
+        show_table(table.rename(columns=lambda c: c.replace("share_4_or_5_", "share 4–5 ")), narrow=("text",))
+        with st.expander("Items and ratings per template"):
+            show_table(formats.table(shown[["template", *counts]]))
         if not passing:
             st.info("No template passes these thresholds, so the validated set would be empty: lower them, or "
                     "collect more ratings. The numbers (JSON sidecar) say why each template failed.")

@@ -8,7 +8,8 @@ import streamlit as st
 
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
-from fairval.annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, load_study,
+from fairval.annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, default_consent,
+                              load_study,
                               list_study_names, prolific_link_query)
 from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError
@@ -62,8 +63,9 @@ def _audit_trail() -> None:
                              for r in rows]), narrow=("details",))
 
 
-def settings_fields(current: StudySettings, key: str) -> dict:
-    """The study's settings as widgets; returns the values to save."""
+def settings_fields(current: StudySettings, key: str, consent_key: str = "") -> dict:
+    """The study's settings as widgets; returns the values to save. consent_key: a new one shows
+    `current.consent_text` afresh (Create: the chosen task's own default)."""
     c1, c2, c3 = st.columns(3)
     # No bounds on the inputs: an out-of-range number is refused by the study's own rules, in words, on
     # Create or Save (a bounded input would only turn red and make the button do nothing).
@@ -101,7 +103,8 @@ def settings_fields(current: StudySettings, key: str) -> dict:
     values["language"] = st.selectbox("Raters' language (fairval's own words; write consent and instructions in it)",
                                       codes, index=codes.index(current.language), key=f"{key}-language",
                                       format_func=lambda code: f"{LANGUAGES[code][0]} ({code})")
-    values["consent_text"] = st.text_area("Consent text", current.consent_text, key=f"{key}-consent")
+    values["consent_text"] = st.text_area("Consent text", current.consent_text,
+                                        key=f"{key}-consent{consent_key}")
     values["instructions"] = st.text_area("Instructions (empty: the task's own)", current.instructions,
                                           key=f"{key}-instr")
     values["completion_code"] = st.text_input("Completion code", current.completion_code, key=f"{key}-code")
@@ -114,10 +117,11 @@ def settings_fields(current: StudySettings, key: str) -> dict:
 
 
 def _create() -> None:
+    # the task outside the form: picking one reruns the page, so the consent text shown is that task's default
+    task = st.selectbox("Task", list(PRESETS), key="create-task")
     with st.form("create-study"):
         name = st.text_input("Name (letters, digits, - _ .)")
-        task = st.selectbox("Task", list(PRESETS))
-        values = settings_fields(StudySettings(), "create")
+        values = settings_fields(StudySettings(consent_text=default_consent(task)), "create", f"-{task}")
         if st.form_submit_button("Create study", type="primary"):
             try:
                 values = {k: v for k, v in values.items() if k != "completion_code" or v}

@@ -43,13 +43,17 @@ def render() -> None:
         raters = pd.DataFrame(numbers["raters"])
         raters["flags"] = raters["flags"].map("; ".join)
         # short headings: the table fits the page's width at 1280 px, its last column not cut off
+        # checks: the items met, as the "checks met per rater" line counts them (gold_n counts answers to questions)
+        raters["gold_n"] = raters["rater_id"].map(lambda r: progress["checks_met"].get(str(r), 0))
         raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)
-        # no nominal question (a template study's 1–5 scale): no competence to show
-        if "competence" in raters and (raters["competence"] == formats.DASH).all():
-            raters = raters.drop(columns="competence")
-        show_table(raters, narrow=("flags", "competence"))
+        competence = raters.pop("competence") if "competence" in raters else None
+        show_table(raters, narrow=("flags",))
+        # in an expander: beside the flags it would push the table past 1280 px; none for a template study
+        if competence is not None and not (competence == formats.DASH).all():
+            with st.expander("Each rater's competence (Dawid–Skene)"):
+                show_table(pd.DataFrame({"rater": raters["rater_id"], "competence": competence}), narrow=("competence",))
     _pay(study_id)
     if numbers["excluded_raters"]:
         st.subheader("Excluded raters")

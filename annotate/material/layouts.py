@@ -7,6 +7,9 @@
   Imported itself into a study, it gives one item per name: {name, name_group}.
 - implicit-bias's `decision_templates_gpt4.json` (a JSON array; each `prompt_template` a decision prompt)
   is scenario material: a row without `scenario` reads its `prompt_template` as the scenario.
+- First-person fairness (Eloundou et al.) publishes no pair file; its LMRA template (Figure 3) names a pair's
+  fields `prompt`, `response_1`, `response_2`, `group_A`, `group_B`, response_1 being group_A's: a pair row
+  in those names is read as prompt, response_a, response_b, group_a, group_b.
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ from fairval.errors import GenerationError
 
 NAME_SLOT = "{name}"
 # a task's field -> the seeds' field that holds it, read when the row lacks the task's own
-SEED_FIELDS: dict[str, tuple[str, ...]] = {"scenario": ("prompt_template",)}
+SEED_FIELDS: dict[str, tuple[str, ...]] = {"scenario": ("prompt_template",), "response_a": ("response_1",),
+                                           "response_b": ("response_2",), "group_a": ("group_A",),
+                                           "group_b": ("group_B",)}
 
 
 def is_names_and_templates(doc) -> bool:

@@ -5,8 +5,8 @@ and on a phone (375×812, touch): Results, Calibration, Export and each of Manag
   at most 20 px (a mark's size never reaches a label's font);
 - nothing is wider than the screen: the page does not scroll sideways, no element of the main block reaches
   past its right edge unless it sits in something that scrolls by itself (a table's grid), and no table is
-  cut off at 1280 px (its columns fit, or, with more columns than the page holds, it takes the page's whole
-  width and scrolls within itself, as the researcher walk's check has it);
+  cut off or scrolling sideways within itself at 1280 px (its columns fit the page; on a phone a table may
+  scroll within itself);
 - no empty "{}" or "()" stands where a value is expected, in prose or in a table's cells.
 Each failing page is kept as a screenshot in a pytest temporary folder whose path the failure prints
 (FAIRVAL_SCREENSHOTS=always keeps every page, and prints the folder). One server and one browser serve the
@@ -82,6 +82,8 @@ CHECKS = r"""([pageText, chartText]) => {
     const headers = [...t.querySelectorAll('[role="columnheader"]')].map((h) => h.textContent.trim());
     if (grid && grid.scrollWidth > grid.clientWidth + 1 && box.width < column.width - 2 && W > 800)
       found.push(`table cut off: ${headers.join(", ")}`);
+    else if (grid && grid.scrollWidth > grid.clientWidth + 1 && W > 800)   // a phone may scroll a table
+      found.push(`table scrolls sideways (${grid.scrollWidth}px in ${grid.clientWidth}): ${headers.join(", ")}`);
     for (const cell of t.querySelectorAll('[role="gridcell"], [role="columnheader"]'))
       if (/^\s*(\{\}|\(\))\s*$|[:=]\s*(\{\}|\(\))/.test(cell.textContent))
         found.push(`empty value in a table: ${headers.join(", ")}: ${cell.textContent}`);

@@ -58,3 +58,7 @@ def test_results_counts_the_checks_each_rater_met(study, monkeypatch):
     at.selectbox[0].set_value("de").run()
     assert any("checks met per rater: ann 1, bo 1" in plain(c.value) for c in at.caption), \
         [c.value for c in at.caption]
+    # the raters table counts the same thing: items met, not the check's two answers (quality, yes_positive)
+    from tests.ui.apptest import shown
+    table = next(shown(t) for t in at.dataframe if "checks" in shown(t).columns)
+    assert dict(zip(table["rater"], table["checks"].astype(int))) == met

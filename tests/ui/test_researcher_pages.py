@@ -82,8 +82,11 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
     groups = tables[("raters", "ρ")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
-    worst = tables[("item", "group a")]                      # readable names, not identifiers
-    assert len(worst) == 8 and list(worst.columns[:4]) == ["item", "group a", "group b", "human"]
+    worst = tables[("item", "groups")]                       # readable names, not identifiers
+    assert len(worst) == 8 and list(worst.columns[:3]) == ["item", "groups", "human"]
+    assert all(" vs " in g for g in worst["groups"])
+    responses = tables[("item", "response a")]               # the pairs' responses, in an expander
+    assert list(responses["item"]) == list(worst["item"])
     assert not any("_" in str(c) for t in at.dataframe for c in shown(t).columns)
 
 
@@ -345,3 +348,18 @@ def test_manage_page_creates_a_study_in_the_raters_language(demo, monkeypatch):
     assert not at.exception
     from fairval.annotate.material.studies import load_study
     assert load_study(demo, "arabic-study").settings.language == "ar"
+
+
+@pytest.mark.parametrize("task", ["template_quality", "name_perception", "harmful_stereotype"])
+def test_manage_create_shows_the_chosen_tasks_own_consent(demo, monkeypatch, task):
+    """The Create form pre-fills the consent the study will get: a template or name study's raters are not
+    told that stereotypes are looked for (issue 54)."""
+    from fairval.annotate.material.studies import DEFAULT_CONSENT, NEUTRAL_CONSENT, default_consent
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="create-task").set_value(task).run()
+    assert not at.exception
+    consent = next(a.value for a in at.text_area if a.label == "Consent text")
+    assert consent == default_consent(task)
+    assert ("stereotypes" in consent) == (task == "harmful_stereotype")
+    assert {DEFAULT_CONSENT, NEUTRAL_CONSENT} >= {consent}
+
