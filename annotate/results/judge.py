@@ -122,7 +122,7 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inc
     # it closes on the realised mean rating, not on H (people's expected answer), whatever the raters' noise.
     return _anytime(terms, (judge_mean - reach, judge_mean + reach), (-1.0, 1.0), target_width, raters_per_item,
                     _planned(design, len(judge)), typical_span=4.0,
-                    note=WEIGHTED_NOTE if pool is not None else UNIFORM_NOTE)
+                    note=WEIGHTED_NOTE if pool is not None else UNIFORM_NOTE, available=len(judge))
 
 
 def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
@@ -170,11 +170,13 @@ def _planned(design: Design, pairs: int) -> int:
 def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[float, float],
              target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
              past: np.ndarray | None = None, typical_span: float | None = None,
-             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H", note: str | None = None) -> dict:
+             start: int | None = ASYMPTOTIC_FROM, quantity: str = "H", note: str | None = None,
+             available: int | None = None) -> dict:
     """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
     anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
-    quantity can take, and how many more pairs and judgments the target width needs if the spread stays."""
+    quantity can take, and how many more pairs and judgments the target width needs if the spread stays
+    (none, out of reach, when it needs more pairs than the `available` ones the study has)."""
     n = len(terms)
     out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
            "valid": guarantee(n, quantity=quantity, start=start, population=population, note=(
@@ -192,6 +194,8 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
         sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
         needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population,
                                      alpha=ALPHA if start is None else split_alpha())
+        if needed is not None and available is not None and needed > available:
+            needed = None                   # the study has no more pairs to rate: out of reach at this spread
         out["target_width"] = target_width
         out["more_pairs"] = None if needed is None else needed - n
         out["more_judgments"] = None if needed is None else (needed - n) * raters_per_item
