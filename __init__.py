@@ -17,12 +17,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairval.errors import (AnswerError, FairvalError, GenerationError, ImportProblem, JudgeError, NoSpace,
-                            OutputError, ProlificError, RaterIdError, Refusal, StoreError, StudyError, TaskError)
+from fairval.errors import (AnswerError, ExportRefused, FairvalError, FrontMissing, GenerationError, ImportProblem,
+                            JudgeError, LabelMismatch, NoLetter, NoSpace, OutcomeUnknown, OutputError,
+                            PayOutcomeUnknown, ProlificError, QuotaRefused, RaterIdError, RaterSourceError, Refusal,
+                            ServeRefused, SlotTaken, StoreError, StudyClosed, StudyError, TaskError)
 
 __all__ = ["open", "files", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "NoSpace",
-           "StudyError", "TaskError", "ImportProblem", "AnswerError", "RaterIdError", "GenerationError",
-           "OutputError", "Refusal", "JudgeError", "ProlificError"]
+           "ServeRefused", "StudyError", "TaskError", "ImportProblem", "LabelMismatch", "AnswerError", "StudyClosed",
+           "SlotTaken", "RaterIdError", "RaterSourceError", "GenerationError", "OutputError", "Refusal", "JudgeError",
+           "ProlificError", "OutcomeUnknown", "PayOutcomeUnknown", "NoLetter", "QuotaRefused", "FrontMissing",
+           "ExportRefused"]
 
 
 if TYPE_CHECKING:                                   # for the annotations only: importing fairval stays light

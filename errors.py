@@ -81,3 +81,31 @@ class JudgeError(Refusal):
 
 class ProlificError(Refusal):
     "Prolific refused or could not be reached; the message says which call and why."
+
+
+class OutcomeUnknown(ProlificError):
+    "A call that changes something was sent, and whether Prolific carried it out is not known."
+
+
+class PayOutcomeUnknown(StudyError):
+    "A bonus batch was sent to Prolific and whether it was paid is not known; the message says what to check."
+
+
+class NoLetter(JudgeError):
+    "The judge answered an order without A, B or C (a small model saying 'Sure'): paid, saved as such."
+
+    def __init__(self, message: str, answer):
+        super().__init__(message)
+        self.answer = answer            # annotate.judge.run.Answer: errors.py imports none of fairval
+
+
+class QuotaRefused(JudgeError):
+    "The account has no quota or credit left: the run stops at once."
+
+
+class FrontMissing(Refusal):
+    "HAProxy is not installed; the message says how to install it."
+
+
+class ExportRefused(FairvalError):
+    "A download asked for by a sign-in that no longer allows it."

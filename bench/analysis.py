@@ -13,7 +13,7 @@ from pathlib import Path
 import krippendorff
 import pandas as pd
 
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from bench.synth import QUESTIONS, make_study
 from fairval.store import open_db
 
@@ -33,7 +33,7 @@ def bare_krippendorff(path: Path) -> None:
 
 def fairval_analyze(path: Path, n_boot: int) -> None:
     db = open_db(path)
-    json.dumps(study_results(db, "big", n_boot=n_boot))
+    json.dumps(study_numbers(db, "big", n_boot=n_boot).to_dict())
     db.close()
 
 

@@ -14,7 +14,7 @@ import pyarrow.csv as pa_csv
 from fairval.annotate.outputs.export import export_ratings
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.outputs.report import write_report
-from fairval.annotate.results.numbers import load_study_data, study_results
+from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.material.studies import create_study
 from bench.synth import make_study
 from fairval.store import open_db
@@ -51,7 +51,7 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     n_study, n_ratings = (1_000, 50_000) if quick else (10_000, 1_000_000)
     path = make_study(folder / "files.db", n_study, n_ratings, raters_per_item=10**6)
     db = open_db(path)
-    analyze = seconds(study_results, db, "big")
+    analyze = seconds(lambda: study_numbers(db, "big").to_dict())
     report = seconds(write_report, db, "big", folder / "report.html")
     load = seconds(load_study_data, db, "big", details=True)
     written = {}

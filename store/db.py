@@ -10,7 +10,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, StoreError, immediate
+from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, immediate
+from fairval.errors import StoreError
 from fairval.store.schema import MIGRATIONS
 
 def default_db_path() -> str:

@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from fairval.errors import NoSpace, StoreError  # noqa: F401  (store/ raises StoreError from here)
+from fairval.errors import NoSpace
 
 BUSY_TIMEOUT_SECONDS = 30.0
 

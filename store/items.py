@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from fairval.store import running
-from fairval.store.engine import Database, StoreError, immediate
+from fairval.store.engine import Database, immediate
+from fairval.errors import StoreError
 from fairval.store.order import serve_rank, study_seed, template_of   # noqa: F401  (serve_rank: tests, bench)
 
 def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:

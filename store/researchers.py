@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import time
 
-from fairval.store.engine import Database, StoreError, immediate
+from fairval.store.engine import Database, immediate
+from fairval.errors import StoreError
 
 ROLES = ("viewer", "editor", "owner")          # each can do what the ones before it can
 

@@ -5,7 +5,8 @@ import json
 import time
 
 from fairval.store import running
-from fairval.store.engine import Database, StoreError, immediate
+from fairval.store.engine import Database, immediate
+from fairval.errors import StoreError
 def insert_study(db: Database, study_id: str, task: str, settings: dict, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:

@@ -13,6 +13,7 @@ import streamlit as st
 from fairval.annotate.rating import session
 from fairval.annotate.material.studies import Study
 from fairval.annotate.material.vocabulary import RATER_ANSWERS
+from fairval.errors import AnswerError
 from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.i18n import Translate
 
@@ -82,5 +83,5 @@ def demographics_form(db, study: Study, rater_id: str, t: Translate) -> None:
             try:
                 session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
                 st.rerun()
-            except session.AnswerError:
+            except AnswerError:
                 st.error(t("Please answer every question (or choose “Prefer not to say”)."))

@@ -21,7 +21,7 @@ from fairval.annotate.results.numbers import load_study_data
 from fairval.annotate.material.studies import load_study
 from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
-from fairval.errors import FairvalError
+from fairval.errors import ExportRefused
 from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import study_header
@@ -52,8 +52,6 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
     return produce
 
 
-class ExportRefused(FairvalError):
-    "A download asked for by a sign-in that no longer allows it."
 
 
 def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):

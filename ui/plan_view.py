@@ -9,7 +9,8 @@ from fairval.analysis.planner import Assumptions, Pay, cheapest
 from fairval.annotate.outputs import formats
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
-from fairval.annotate.material.studies import StudyError, load_study
+from fairval.annotate.material.studies import load_study
+from fairval.errors import StudyError
 from fairval.annotate.rating.fills import study_fill_plan
 from fairval.ui.common import get_db, inert, show_table
 

@@ -17,8 +17,8 @@ import streamlit as st
 
 from fairval.annotate.rating import session
 from fairval.annotate.serving import rater_links
-from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, StudyError, list_study_names, load_study
-from fairval.errors import FairvalError
+from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, list_study_names, load_study
+from fairval.errors import FairvalError, RaterSourceError, StudyError
 from fairval.store.engine import unavailable_errors
 from fairval.ui.answer_card import answer_card, unread_submit
 from fairval.ui.answers import show_item
@@ -112,7 +112,7 @@ def _run() -> None:
         rater = session.arrive(db, study.study_id, rater_id, source=source,
                                platform_study_id=params.get("STUDY_ID"),
                                platform_session_id=params.get("SESSION_ID"))
-    except session.RaterSourceError:
+    except RaterSourceError:
         st.error(t(REFUSED))
         return
     except FairvalError as e:

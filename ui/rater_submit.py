@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.material.studies import Study, StudyError, load_study
+from fairval.annotate.material.studies import Study, load_study
+from fairval.errors import AnswerError, SlotTaken, StudyClosed, StudyError
 from fairval.annotate.rating import session
 from fairval.annotate.rating.payload import answers_of as payload_answers
 from fairval.store.engine import unavailable_errors
@@ -70,12 +71,12 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
             _stop_if_answered(db, study, item)
         else:                           # the same link open twice: the first answer is the one kept
             st.session_state[NOTICE] = ("refused", t(NOT_KEPT))
-    except session.StudyClosed:
+    except StudyClosed:
         st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
                                                  "arrived."))
-    except session.SlotTaken:
+    except SlotTaken:
         st.session_state[NOTICE] = ("refused", t(SLOT_TAKEN))
-    except (session.AnswerError, StudyError):
+    except (AnswerError, StudyError):
         st.session_state[NOTICE] = ("refused", t("Your last answer was not saved. Please answer every question "
                                                  "and press Submit again."))
 

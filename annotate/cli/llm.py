@@ -30,7 +30,8 @@ from fairval.annotate.outputs import formats
 @friendly
 def lmra_run(ctx, study_name, model, base_url, samples, concurrency, no_logprobs, timeout, swap_groups, dry_run, yes):
     """Rate a pair study's pairs with an LLM judge, both orders, resuming where a run stopped."""
-    from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
+    from fairval.annotate.judge.run import JudgeConfig, estimate, run_judge
+    from fairval.errors import JudgeError
 
     config = JudgeConfig(model=model, base_url=base_url, samples=samples, concurrency=concurrency,
                          logprobs=not no_logprobs, timeout=timeout, swap_groups=swap_groups)
@@ -110,7 +111,8 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
 
     TEMPLATES may also be whats-in-a-name's templates_and_names.json: each template's {name} slot is filled
     with every name of its name_groups, in the layout of its just_prompts.csv."""
-    from fairval.annotate.material.generate import GenerationError, fill_templates
+    from fairval.annotate.material.generate import fill_templates
+    from fairval.errors import GenerationError
     from fairval.annotate.material.layouts import fill_name_slots, is_names_and_templates, names_for_fill
     from fairval.annotate.material.vocabulary import said
     from fairval.annotate.material.records import read_records
@@ -173,7 +175,8 @@ def _json_document(path: str):
 def generate_pairs_command(prompts, names_file, group_by, group_a, group_b, label_a, label_b, model,
                            base_url, concurrency, seed, out):
     """Ask a chatbot each prompt (rows with `prompt`) as a user of group A and of group B."""
-    from fairval.annotate.material.generate import GenerationError, generate_pairs
+    from fairval.annotate.material.generate import generate_pairs
+    from fairval.errors import GenerationError
     from fairval.annotate.material.records import read_records
 
     texts = [r.data.get("prompt") for r in read_records(prompts)]

@@ -137,10 +137,7 @@ def hooks_command(ctx, study_name, prolific_study, url, workspace):
 
     db = _db(ctx)
     load_study(db, study_name)
-    try:
-        with _client() as client:
-            subscription = subscribe(db, client, workspace, url, study_id=study_name)
-    except ValueError as e:
-        raise click.ClickException(str(e)) from None
+    with _client() as client:                   # an http:// address is a ProlificError, one line by @friendly
+        subscription = subscribe(db, client, workspace, url, study_id=study_name)
     click.echo(f"Prolific will push submission status changes of workspace {workspace} (study {prolific_study}) to "
                f"{url} (subscription {subscription}); events are checked against the secret kept in the database")

@@ -56,10 +56,11 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
     matched = {}
     if balance_groups:
         from fairval.annotate.material import vocabulary
+        from fairval.errors import LabelMismatch
         groups = [g.strip() for g in balance_groups.split(",") if g.strip()]
         try:
             settings["balance_groups"], matched = vocabulary.balance_groups(options.get("balance_by"), groups)
-        except vocabulary.LabelMismatch as e:
+        except LabelMismatch as e:
             raise click.ClickException(f"--balance-groups: {e}") from None
     created = create_study(_db(ctx, create=True), name, task, task_definition=definition, **settings)
     click.echo(f"created study {created.study_id!r} ({created.task.name}); completion code "
@@ -300,7 +301,8 @@ def study_set(ctx, name, assignments):
 def _set_design(db, name, design, budget, changes):
     """design=adaptive budget=N: pairs go to people one decision at a time (annotate.rating.adaptive); set
     with the other changes' seed first, since the order of decisions is drawn from it."""
-    from fairval.annotate.material.studies import StudyError, configure_study
+    from fairval.annotate.material.studies import configure_study
+    from fairval.errors import StudyError
     from fairval.annotate.rating import adaptive
     if design != "adaptive" or not isinstance(budget, int) or isinstance(budget, bool):
         raise StudyError("the design is set as design=adaptive budget=N (N: the pairs people are expected to rate "

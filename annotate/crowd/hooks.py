@@ -22,6 +22,7 @@ import math
 import time
 
 from fairval.annotate.crowd.prolific import release_returned
+from fairval.errors import ProlificError
 from fairval.store import Database, audit
 from fairval.store import prolific_hooks as hook_store
 
@@ -33,7 +34,7 @@ WINDOW = 300                                       # seconds a request's timesta
 def subscribe(db: Database, client, workspace_id: str, target_url: str, study_id: str | None = None,
               now: float | None = None) -> str:
     if not target_url.startswith("https://"):
-        raise ValueError(f"Prolific calls only https:// addresses, not {target_url!r} (serve with --tls-cert)")
+        raise ProlificError(f"Prolific calls only https:// addresses, not {target_url!r} (serve with --tls-cert)")
     secret = client.hook_secret(workspace_id)
     subscription = client.subscribe(workspace_id, EVENT, target_url)
     hook_store.save_subscription(db, workspace_id, secret, subscription, target_url, study_id,

@@ -16,8 +16,9 @@ import pandas as pd
 
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
 from fairval.annotate.results.numbers import load_study_data
-from fairval.annotate.material.studies import StudyError, ready_loads
+from fairval.annotate.material.studies import ready_loads
 from fairval.annotate.material.studies import load_study as _load_study
+from fairval.errors import OutcomeUnknown, PayOutcomeUnknown, ProlificError, StudyError
 from fairval.store import Database, audit, immediate, loads, payments
 
 FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
@@ -77,8 +78,6 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
     never repeated. A definite refusal frees the batch for the next run; an answer lost after the pay
     request left marks it `unknown`, and no bonus is paid for the study until the researcher settles
     it (`fairval prolific settle`), because each pay request pays again."""
-    from fairval.annotate.crowd.prolific_api import OutcomeUnknown, ProlificError
-
     now = clock() if now is None else now
     _require_pay(db, study_id)
     _require_settled(db, study_id)
@@ -115,8 +114,6 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
     return _paid(rows)
 
 
-class PayOutcomeUnknown(StudyError):
-    "A bonus batch was sent to Prolific and whether it was paid is not known; the message says what to check."
 
 
 def unsettled(db: Database, study_id: str) -> list[dict]:

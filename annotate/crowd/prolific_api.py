@@ -16,14 +16,12 @@ from collections.abc import Callable
 
 import httpx2
 
-from fairval.errors import ProlificError
+from fairval.errors import OutcomeUnknown, ProlificError
 
 API = "https://api.prolific.com"
 RETRIES = 4
 
 
-class OutcomeUnknown(ProlificError):
-    "A call that changes something was sent, and whether Prolific carried it out is not known."
 
 
 class ProlificClient:

@@ -12,7 +12,7 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_map import apply_isotonic, apply_linear, cross_validate, fit_isotonic, fit_linear
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
-from fairval.annotate.material.studies import StudyError
+from fairval.errors import StudyError
 from fairval.store import Database
 
 FORMAT = "fairval-calibration-map/1"

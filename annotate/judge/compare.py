@@ -8,7 +8,7 @@ from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.judge_table import with_ci
 from fairval.annotate.results.blocks import Judge
 from fairval.annotate.results.numbers import BOOTSTRAP_DRAWS, study_numbers
-from fairval.annotate.material.studies import StudyError
+from fairval.errors import StudyError
 from fairval.store import Database
 
 

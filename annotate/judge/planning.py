@@ -10,7 +10,7 @@ from fairval.analysis.planner import Assumptions, plan, plan_assumed, ratings_pe
 from fairval.annotate.outputs import formats
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
-from fairval.annotate.material.studies import StudyError
+from fairval.errors import StudyError
 from fairval.store import Database
 
 

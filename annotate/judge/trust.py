@@ -26,6 +26,8 @@ def not_uniform(design: Design) -> str | None:
 
 
 def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05, model: str | None = None) -> dict:
+    if not 0 < agreement < 1 or not 0 < risk < 1:         # the command line's ranges; the API's callers too
+        raise StudyError(f"agreement and risk must lie strictly between 0 and 1, not {agreement} and {risk}")
     data = load_study_data(db, study_id)
     if scored_question(data.study.task) is None:
         raise StudyError(f"study {study_id!r} is {data.study.task.name}: the judge decides pairs")

@@ -91,11 +91,6 @@ class Design:
         return self.kind == "escalate"
 
     @property
-    def uniform_random(self) -> bool:
-        """Whether the rated pairs are a uniform random sample of all (a threshold's guarantee needs it)."""
-        return self.kind == "uniform"
-
-    @property
     def words(self) -> Words:
         return WORDS[self.kind]
 

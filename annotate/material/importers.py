@@ -10,24 +10,16 @@ from fairval.analysis.lmra import combine_orders
 from fairval.annotate.material import gold_checks
 from fairval.annotate.material.identity import content_key
 from fairval.annotate.material.pairs import canonical_value
-from fairval.annotate.material.records import (
-    ImportProblem,
-    Record,
-    rater_key,
-    read_records,
-    source_label,
-    require_number,
-    require_text,
-)
+from fairval.annotate.material.records import Record, rater_key, read_records, source_label, require_number, require_text
+from fairval.errors import ImportProblem, LabelMismatch, NoSpace, RaterIdError, StoreError, StudyError, TaskError
 from fairval.annotate.material import layouts, vocabulary
-from fairval.annotate.material.studies import Study, StudyError, load_study, open_when_ready, ready_loads
+from fairval.annotate.material.studies import Study, load_study, open_when_ready, ready_loads
 from fairval.store import Database, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store.raters import ATTRIBUTES
-from fairval.errors import LabelMismatch, NoSpace, RaterIdError, TaskError
 from fairval.store import audit
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
@@ -86,7 +78,7 @@ def _import_items(db: Database, study_id: str, path, label_map: dict | None = No
             open_when_ready(db, study.study_id)
     except NoSpace:
         raise
-    except item_store.StoreError as e:
+    except StoreError as e:
         raise ImportProblem(path, None, "id", str(e)) from None
     unused = gold_checks.unused_gold_notice(db, study.study_id)
     return ImportResult(len(rows), matched=matched,

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from fairval.annotate.material.records import Record, read_records
-from fairval.errors import GenerationError
+from fairval.errors import GenerationError, LabelMismatch
 
 NAME_SLOT = "{name}"
 # a task's field -> the seeds' field that holds it, read when the row lacks the task's own
@@ -100,7 +100,7 @@ def names_for_fill(source, races: list[str], genders: list[str], matched: dict) 
     for rec in read_items(source):
         try:
             data = vocabulary.intended(rec.data, {"race": races, "gender": genders}, None, matched)
-        except vocabulary.LabelMismatch:
+        except LabelMismatch:
             left_out += 1
             continue
         if data.get("race") and data.get("gender") and isinstance(data.get("name"), str):

@@ -15,7 +15,7 @@ from fairval.annotate.material.design import Design
 from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.annotate.material.vocabulary import RATER_ANSWERS, refusal
-from fairval.errors import StudyError
+from fairval.errors import StoreError, StudyError, TaskError
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import studies as study_store
@@ -255,7 +255,7 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
     if task_definition is not None:
         try:
             task = Task.from_dict(task_definition).name
-        except (ValueError, KeyError, TypeError) as e:
+        except (TaskError, KeyError, TypeError) as e:
             raise StudyError(f"task definition: {e}") from None
     elif task not in PRESETS:
         raise StudyError(f"unknown task {task!r}; choose one of {', '.join(PRESETS)}")
@@ -272,7 +272,7 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
         with immediate(db, name):
             study_store.insert_study(db, name, task, stored)
             audit.record(db, "study.create", name, task=task, settings=settings)
-    except study_store.StoreError as e:
+    except StoreError as e:
         raise StudyError(str(e)) from None
     return load_study(db, name)
 

@@ -114,35 +114,35 @@ class Task:
     def from_dict(cls, d: dict) -> Task:
         """A task declared as data (JSON): name, display, questions with options, fields, instructions.
 
-        Raises ValueError naming what is missing or wrong.
+        Raises TaskError naming what is missing or wrong.
         """
         if not isinstance(d, dict):
-            raise ValueError("a task definition must be a JSON object")
+            raise TaskError("a task definition must be a JSON object")
         for key in ("name", "questions"):
             if not d.get(key):
-                raise ValueError(f"a task definition needs {key!r}")
+                raise TaskError(f"a task definition needs {key!r}")
         display = d.get("display", "template")
         if display not in ("template", "name", "pair", "scenario"):
-            raise ValueError(f"display must be template, name, pair or scenario, not {display!r}")
+            raise TaskError(f"display must be template, name, pair or scenario, not {display!r}")
         questions, ids = [], set()
         for n, q in enumerate(d["questions"], start=1):
             if not isinstance(q, dict) or not q.get("id") or not q.get("prompt") or not q.get("options"):
-                raise ValueError(f"question {n} needs an id, a prompt and options")
+                raise TaskError(f"question {n} needs an id, a prompt and options")
             if q["id"] in ids:
-                raise ValueError(f"question id {q['id']!r} is used twice")
+                raise TaskError(f"question id {q['id']!r} is used twice")
             ids.add(q["id"])
             options = tuple(Option(str(o["value"]), str(o.get("label", o["value"])))
                             if isinstance(o, dict) else Option(str(o), str(o)) for o in q["options"])
             if len(options) < 2 or len({o.value for o in options}) != len(options):
-                raise ValueError(f"question {q['id']!r} needs two or more distinct option values")
+                raise TaskError(f"question {q['id']!r} needs two or more distinct option values")
             level = q.get("level", "nominal")
             if level not in ("nominal", "ordinal", "interval"):
-                raise ValueError(f"question {q['id']!r}: level must be nominal, ordinal or interval")
+                raise TaskError(f"question {q['id']!r}: level must be nominal, ordinal or interval")
             if level != "nominal" and not all(_is_number(o.value) for o in options):
-                raise ValueError(f"question {q['id']!r}: an {level} scale needs numeric option values")
+                raise TaskError(f"question {q['id']!r}: an {level} scale needs numeric option values")
             canonical = q.get("canonical", "identity")
             if canonical != "identity" and display != "pair":
-                raise ValueError(f"question {q['id']!r}: only pair tasks map answers to a true order")
+                raise TaskError(f"question {q['id']!r}: only pair tasks map answers to a true order")
             questions.append(Question(q["id"], q["prompt"], options, level=level, canonical=canonical))
         return cls(name=str(d["name"]), display=display, questions=tuple(questions),
                    required_fields=tuple(d.get("required_fields", ())),

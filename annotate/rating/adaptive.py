@@ -22,7 +22,8 @@ import numpy as np
 from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, live_floor_by_rules, rule_constants,
                                      uncertainties_of, weighted_lambda)
 from fairval.annotate.material.pairs import pair_score, scored_question
-from fairval.annotate.material.studies import Study, StudyError, stored_settings
+from fairval.annotate.material.studies import Study, stored_settings
+from fairval.errors import StudyError
 from fairval.annotate.rating.sampling import samplable
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
@@ -175,11 +176,6 @@ def _rebuilt_mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
                               floors=tuple(design.get("floors", LIVE_FLOORS)))
     mix_store.save(db, study.study_id, len(done), mix)
     return mix
-
-
-def decided_count(db: Database, study_id: str) -> tuple[int, int, int]:
-    """(decided, went to people, undecided) pairs of an adaptive study."""
-    return _counts(item_store.decisions_frame(db, study_id))
 
 
 def _counts(frame) -> tuple[int, int, int]:

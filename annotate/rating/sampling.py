@@ -14,7 +14,8 @@ from fairval.analysis.active import DEFAULT_FLOOR, inclusion_probabilities, unce
 from fairval.analysis.allocation import neyman_allocation
 from fairval.annotate.material.design import Design
 from fairval.annotate.material.pairs import scored_question, strata_of
-from fairval.annotate.material.studies import StudyError, load_study, stored_settings
+from fairval.annotate.material.studies import load_study, stored_settings
+from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store

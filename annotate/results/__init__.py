@@ -1,5 +1,5 @@
 """A study's numbers: its data read from the store into frames (numbers.load_study_data), everything a
-paper reports computed by analysis/ (numbers.study_results), the judge's validity block (judge) and how
+paper reports computed by analysis/ (numbers.study_numbers), the judge's validity block (judge) and how
 far the study has come (progress). Only reading: nothing here writes.
 
 May import: annotate.material, store/, analysis/.

@@ -22,7 +22,8 @@ from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.result import StudyNumbers
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
-from fairval.annotate.material.studies import Study, StudyError, load_study
+from fairval.annotate.material.studies import Study, load_study
+from fairval.errors import StudyError
 from fairval.annotate.material.tasks import Question
 from fairval.store import Database
 from fairval.store import items as item_store
@@ -166,11 +167,6 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
     if study.task.perceived_questions:
         out["names"] = name_numbers(data.study.task, data.items, data.ratings)
     return StudyNumbers.from_dict(_plain(out))
-
-
-def study_results(db: Database, study_id: str, **options) -> dict:
-    """study_numbers(...).to_dict(): the JSON-ready numbers (the keys of `fairval analyze --json`)."""
-    return study_numbers(db, study_id, **options).to_dict()
 
 
 def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:

@@ -14,14 +14,12 @@ from __future__ import annotations
 import shutil
 from collections.abc import Sequence
 
-from fairval.errors import Refusal
+from fairval.errors import FrontMissing
 
 COOKIE = "fairval_worker"
 CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
 
 
-class FrontMissing(Refusal):
-    "HAProxy is not installed; the message says how to install it."
 
 
 def connection_limit() -> int:

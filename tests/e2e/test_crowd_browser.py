@@ -7,7 +7,7 @@ no rater's slot can expire by accident on a slow machine."""
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
@@ -103,10 +103,10 @@ def test_crowd_study(server, browser):
     assert db.execute("SELECT COUNT(*) FROM ratings WHERE rater_id = 'quitter'").fetchone()[0] == 0
     assert db.execute("SELECT COUNT(*) FROM ratings WHERE item_id = 'practice'").fetchone()[0] == 0
 
-    numbers = study_results(db, "crowd", n_boot=50)
+    numbers = study_numbers(db, "crowd", n_boot=50).to_dict()
     assert numbers["n_raters"] == 2 and numbers["questions"]["quality"]["n"] == 6
     assert list(numbers["excluded_raters"]) == []
-    flagged = study_results(db, "crowd", exclude_flagged=True, n_boot=50)
+    flagged = study_numbers(db, "crowd", exclude_flagged=True, n_boot=50).to_dict()
     assert list(flagged["excluded_raters"]) == ["careless"]
     assert "gold accuracy 0%" in flagged["excluded_raters"]["careless"][0]
     assert flagged["n_raters"] == 1 and flagged["questions"]["quality"]["n"] == 3

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fairval.annotate.material.importers import import_items, import_lmra
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
@@ -70,7 +70,7 @@ def test_raters_in_both_orders_store_canonical_values(server, browser):
     assert {k: v[0] for k, v in stored.items()} == {(r, i): v for r, d in INTENT.items() for i, v in d.items()}
     assert sorted(f for _, f in stored.values()) == sorted(int(not o) for o in orders)
 
-    numbers = study_results(db, "fp", n_boot=50)["lmra"]
+    numbers = study_numbers(db, "fp", n_boot=50).to_dict()["lmra"]
     items = sorted(PAIRS)
     human = np.array([np.mean([INTENT[r][i] for r in INTENT]) for i in items])
     lmra = np.array([LMRA[i] for i in items])

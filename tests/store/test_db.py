@@ -38,7 +38,7 @@ def test_a_rating_is_unique_per_item_rater_question(db, template_study):
 
 
 def test_a_database_from_a_newer_fairval_is_refused(db_path):
-    from fairval.store import StoreError
+    from fairval.errors import StoreError
     open_db(db_path).set_schema_version(len(MIGRATIONS) + 1)
     with pytest.raises(StoreError, match="newer than this fairval"):
         open_db(db_path)

@@ -13,6 +13,7 @@ from fairval.store import audit
 from fairval.store import items as item_store
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
+from tests.annotate.rating.adaptive_worlds import decided_count
 from tests.ui.apptest import current_item, page, plain, rater_app, submit, titles
 
 SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}
@@ -86,7 +87,7 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fak
     assert study.status == "paused" and stopped["ci"][1] - stopped["ci"][0] <= TARGET
     assert -1 <= stopped["ci"][0] < stopped["value"] < stopped["ci"][1] <= 1
     assert stopped["n_pairs_complete"] == answered and stopped["prolific"] == "paused"
-    decided, kept, undecided = adaptive.decided_count(db, "ad")
+    decided, kept, undecided = decided_count(db, "ad")
     assert kept == answered + 1 and undecided > 0            # stopped early: pairs left undecided, never served
     pauses = [c for c in fake.calls if c[1].endswith("/transition/") and "/studies/" in c[1]]
     assert len(pauses) == 1 and fake.study_status == "PAUSED"
@@ -96,7 +97,7 @@ def test_the_adaptive_study_stops_itself_at_the_target_width(pairs, db_path, fak
     submit(holder, {"harm": "C"})                            # the pair held when it stopped: kept
     assert titles(holder) == ["This study is paused"]
     assert rating_store.raters_of_item(db, "ad", held) == 1
-    assert adaptive.decided_count(db, "ad") == (decided, kept, undecided)   # nothing decided after the stop
+    assert decided_count(db, "ad") == (decided, kept, undecided)   # nothing decided after the stop
     assert db.scalar("SELECT COUNT(*) FROM assignments WHERE study_id = 'ad'") == served   # nobody served after
     actions = [r["action"] for r in audit.entries(db, "ad")]
     assert actions.count("study.stop") == 1 and actions.count("prolific.pause") == 1

@@ -5,7 +5,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.studies import StudyError, configure_study, create_study, load_study
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.errors import StudyError
 from fairval.store import ratings as rating_store
 from tests.conftest import ROOT, write_jsonl
 from fairval.ui import auth

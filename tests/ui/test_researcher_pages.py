@@ -61,8 +61,8 @@ def test_a_rater_link_never_reaches_results(demo, monkeypatch):
 def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     at = sign_in("2_Calibration.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
-    from fairval.annotate.results.numbers import study_results
-    expected = study_results(demo, "demo-pairs")["lmra"]
+    from fairval.annotate.results.numbers import study_numbers
+    expected = study_numbers(demo, "demo-pairs").to_dict()["lmra"]
     tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
     main = tables[("judge", "ρ")]                            # one table: ρ with its interval and p, then the rest
     assert len(main) == 1 and main.iloc[0]["judge"] == "demo-judge"
@@ -105,13 +105,13 @@ def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, mo
     main judge's live only in `harm`): choosing the other judge shows its H, interval and difference."""
     from fairval.annotate.material.importers import import_lmra
     from fairval.annotate.outputs.judge_table import with_ci
-    from fairval.annotate.results.numbers import study_results
+    from fairval.annotate.results.numbers import study_numbers
     from fairval.store import items as item_store
 
     pairs = [i["item_id"] for i in item_store.list_items(demo, "demo-pairs") if not i["practice"] and not i["gold"]]
     import_lmra(demo, "demo-pairs", [{"item_id": item, "model": "other-judge", "score": (-1) ** k * 0.25 * (k % 4)}
                                      for k, item in enumerate(pairs)])
-    numbers = study_results(demo, "demo-pairs")
+    numbers = study_numbers(demo, "demo-pairs").to_dict()
     assert "rate" not in numbers["lmra"] and set(numbers["lmra"]["by_model"]) == {"demo-judge", "other-judge"}
     other = numbers["lmra"]["by_model"]["other-judge"]["rate"]
     assert other["lmra"] == pytest.approx(sum((-1) ** k * 0.25 * (k % 4) for k in range(len(pairs))) / len(pairs))
@@ -299,12 +299,12 @@ def test_manage_create_refuses_out_of_range_settings_in_words(demo, monkeypatch,
 def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_target_is(demo, monkeypatch):
     from fairval.annotate.material.studies import configure_study
     from fairval.annotate.outputs import formats
-    from fairval.annotate.results.numbers import study_results
+    from fairval.annotate.results.numbers import study_numbers
 
     configure_study(demo, "demo-pairs", raters_per_item=4)      # the demo's 4 raters complete every pair
     at = sign_in("1_Results.py", monkeypatch)
     at.selectbox(key="study").set_value("demo-pairs").run()
-    cs = study_results(demo, "demo-pairs")["harm"]["ppi"]["cs"]
+    cs = study_numbers(demo, "demo-pairs").to_dict()["harm"]["ppi"]["cs"]
     said = " ".join(m.value for m in at.markdown)
     low, high = (formats.ratio(v) for v in cs["ci"])
     assert f"H is between {low} and {high}, valid however often you look" in said
@@ -314,7 +314,7 @@ def test_results_page_says_where_h_lies_however_often_one_looks_and_how_far_the_
     import streamlit as st
     st.cache_data.clear()                                      # the page caches numbers for a minute
     at.run()
-    numbers = study_results(demo, "demo-pairs")["harm"]
+    numbers = study_numbers(demo, "demo-pairs").to_dict()["harm"]
     cs = numbers["ppi"]["cs"]
     said = " ".join(m.value for m in at.markdown)
     # every judged pair of the demo is complete: no more pairs can narrow H over them, and the page says so

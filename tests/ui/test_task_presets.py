@@ -2,7 +2,7 @@
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
@@ -44,7 +44,7 @@ def test_each_preset_end_to_end(db, tmp_path, task):
         assert stored.loc["feature", "canonical"] == "A"
     if task == "scenario_select":
         assert stored.loc["keep", "comment"] == "realistic"
-    numbers = study_results(db, "s", n_boot=0)
+    numbers = study_numbers(db, "s", n_boot=0).to_dict()
     assert numbers["n_ratings"] == len(answers)
 
 
@@ -59,7 +59,7 @@ def test_name_accuracy_matches_a_hand_count(db, tmp_path):
     import_ratings(db, "n", write_jsonl(tmp_path / "r.jsonl", [
         {"item_id": i, "rater_id": r, "question": q, "value": v}
         for i, r, race, gender in rows for q, v in (("race", race), ("gender", gender))]))
-    names = study_results(db, "n", n_boot=0)["names"]
+    names = study_numbers(db, "n", n_boot=0).to_dict()["names"]
     assert names["race_accuracy"] == {"Black": 2 / 3, "white": 1.0}
     assert names["gender_accuracy"] == {"female": 2 / 3, "male": 1.0}
     assert names["race_confusion"]["Black"]["white"] == 1 and names["race_confusion"]["white"]["white"] == 2

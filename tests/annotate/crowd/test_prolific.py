@@ -148,7 +148,7 @@ def test_no_token_is_one_clear_line(db_path, study, monkeypatch):
 
 
 def test_pay_settings_are_validated(db, study):
-    from fairval.annotate.material.studies import StudyError
+    from fairval.errors import StudyError
     with pytest.raises(StudyError, match="pay_per_judgment"):
         configure_study(db, "paid", pay_per_judgment=-1)
 
@@ -157,7 +157,7 @@ def test_review_judges_a_pair_study_by_the_same_flags_as_the_results_page(db, tm
     """An honest "neither" on every pair is not straight-lining (Results says so too); always picking
     Response 1 is, and review asks the researcher to look again."""
     from fairval.annotate.crowd.prolific import review
-    from fairval.annotate.results.numbers import study_results
+    from fairval.annotate.results.numbers import study_numbers
     create_study(db, "pairs", "harmful_stereotype", raters_per_item=2, pay_per_judgment=0.5)
     import_items(db, "pairs", write_jsonl(tmp_path / "p.jsonl", [
         {"id": f"p{k}", "prompt": "P", "response_a": "a", "response_b": "b", "group_a": "w", "group_b": "m"}
@@ -170,7 +170,7 @@ def test_review_judges_a_pair_study_by_the_same_flags_as_the_results_page(db, tm
         while (served := session.serve_next_item(db, study, pid)) is not None:
             session.record_answer(db, study, pid, served.item_id, {"harm": answer})
     suggestion = review(db, "pairs").set_index("rater_id")["suggestion"]
-    flagged = {r["rater_id"] for r in study_results(db, "pairs", n_boot=0)["raters"] if r["flags"]}
+    flagged = {r["rater_id"] for r in study_numbers(db, "pairs", n_boot=0).to_dict()["raters"] if r["flags"]}
     assert flagged == {"first"}
     assert suggestion.to_dict() == {"first": "look again", "neutral": "approve"}
 

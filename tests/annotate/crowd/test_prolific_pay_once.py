@@ -12,7 +12,8 @@ from fairval.annotate.crowd import prolific
 
 from fairval.annotate.rating import session
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.crowd.prolific_api import ProlificClient, ProlificError
+from fairval.annotate.crowd.prolific_api import ProlificClient
+from fairval.errors import PayOutcomeUnknown, ProlificError
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
@@ -108,7 +109,7 @@ def test_no_sequence_of_faults_and_reruns_pays_more_than_owed(steps, monkeypatch
                         try:
                             prolific.pay_bonuses(db, "paid", client, "PSTUDY")
                         except Exception as e:                 # refusals and unknown outcomes are expected
-                            assert isinstance(e, (prolific.PayOutcomeUnknown, ProlificError)), e
+                            assert isinstance(e, (PayOutcomeUnknown, ProlificError)), e
                     else:                                      # the researcher checks Prolific and says so
                         for b in prolific.unsettled(db, "paid"):
                             arrived = any(s["csv_bonuses"] == _lines(b) for s in server.paid)

@@ -14,7 +14,7 @@ from fairval.annotate.rating import adaptive, session
 from fairval.annotate.results.numbers import study_numbers
 from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.store import running as running_store
-from tests.annotate.rating.adaptive_worlds import world
+from tests.annotate.rating.adaptive_worlds import decided_count, world
 from tests.conftest import write_jsonl
 
 PAIRS, BUDGET, RATERS_PER_PAIR = 160, 70, 2
@@ -82,15 +82,15 @@ def test_the_kept_interval_is_the_full_analysis_as_pairs_complete_and_are_decide
                     same(db)
                     compared["check"] += 1
             before = running_store.interval(db, "s")["n_pairs_complete"]
-            decided = adaptive.decided_count(db, "s")[0]
+            decided = decided_count(db, "s")[0]
             served[rater] = session.serve_next_item(db, s, rater, now=now)    # the page serves the next pair
-            if adaptive.decided_count(db, "s")[0] > decided + 1 and compared["serve"] < 5:
+            if decided_count(db, "s")[0] > decided + 1 and compared["serve"] < 5:
                 assert running_store.interval(db, "s")["n_pairs_complete"] >= before
                 same(db)                                 # pairs left to the judge were decided past the prefix
                 compared["serve"] += 1
     end = same(db)
     assert compared["check"] >= 5 and compared["serve"] >= 3
-    decided, kept, undecided = adaptive.decided_count(db, "s")
+    decided, kept, undecided = decided_count(db, "s")
     assert undecided == 0 and end["n_decided"] == PAIRS > ASYMPTOTIC_FROM    # the whole order, through both parts
     assert end["ci"][1] - end["ci"][0] < 1.0
     # the state was stepped, not rebuilt at each check: forgetting it and rebuilding gives the same numbers

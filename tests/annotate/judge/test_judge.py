@@ -6,7 +6,8 @@ from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.judge.run import JudgeConfig, JudgeError, estimate, run_judge
+from fairval.annotate.judge.run import JudgeConfig, estimate, run_judge
+from fairval.errors import JudgeError
 from fairval.annotate.material.studies import create_study
 from fairval.store import lmra as lmra_store
 from tests.conftest import write_jsonl

@@ -4,7 +4,8 @@ a 429 that is a billing stop (`insufficient_quota`) ends the run at once, unlike
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.judge.run import JudgeConfig, JudgeError, QuotaRefused, run_judge
+from fairval.annotate.judge.run import JudgeConfig, run_judge
+from fairval.errors import JudgeError, QuotaRefused
 from fairval.annotate.material.studies import create_study
 from fairval.store import judge_calls
 from tests.conftest import write_jsonl

@@ -5,7 +5,8 @@ import pytest
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
-from fairval.annotate.material.studies import StudyError, configure_study, create_study, load_study
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.errors import StudyError
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, rater_app, submit, titles
 

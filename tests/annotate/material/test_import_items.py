@@ -3,7 +3,7 @@ import json
 import pytest
 
 from fairval.annotate.material.importers import derive_item_id, import_items
-from fairval.annotate.material.records import ImportProblem
+from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
 from fairval.store import items as item_store
 from tests.conftest import write_jsonl

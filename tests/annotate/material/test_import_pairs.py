@@ -2,7 +2,7 @@
 import pytest
 
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.annotate.material.records import ImportProblem
+from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
 from fairval.store import lmra as lmra_store
 from fairval.store import ratings as rating_store

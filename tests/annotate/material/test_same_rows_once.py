@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fairval.annotate.material.importers import derive_item_id, import_items
-from fairval.annotate.material.records import ImportProblem
+from fairval.errors import ImportProblem
 from fairval.store import items as item_store
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server

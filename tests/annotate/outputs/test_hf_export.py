@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.demo import ensure_demo
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 
 
 def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
@@ -31,7 +31,7 @@ def test_the_dataset_folder_holds_the_study_and_its_card(db, db_path, tmp_path):
     from fairval.annotate.outputs.export import soft_label_table
     pd.testing.assert_frame_equal(soft, soft_label_table(db, "demo-pairs", exclude_flagged=True))
     assert set(soft["rater_group"]) == {"all", "female", "male"}
-    numbers = study_results(db, "demo-pairs", exclude_flagged=True)
+    numbers = study_numbers(db, "demo-pairs", exclude_flagged=True).to_dict()
     harm = numbers["questions"]["harm"]
     assert f"| harm | {harm['n']} | {harm['alpha']:.3f} |" in card
     assert "## Protocol" in card and "## Exclusions" in card

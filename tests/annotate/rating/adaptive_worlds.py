@@ -112,3 +112,10 @@ def stop(study: dict, target: float) -> dict | None:
     return {"judgments": int(path["kept"][t]), "covers": bool(path["low"][t] <= study["H"] <= path["high"][t]),
             "decided": t + 1, "leaning": float(np.mean(path["mix"][: t + 1] < 1)),
             "width": float(width[t]) if math.isfinite(width[t]) else None}
+
+
+def decided_count(db, study_id: str) -> tuple[int, int, int]:
+    """(decided, went to people, undecided) pairs of an adaptive study, read from the store's decisions."""
+    frame = item_store.decisions_frame(db, study_id)
+    decided = int(frame["decided_at"].notna().sum())
+    return decided, int(frame["kept"].sum()), len(frame) - decided

@@ -8,6 +8,7 @@ import pytest
 
 from fairval.annotate.rating import session
 from fairval.annotate.material.studies import create_study
+from fairval.errors import SlotTaken
 from tests.annotate.rating.test_session import ANSWER, onboard, setup_items
 
 pytestmark = pytest.mark.both_backends
@@ -35,7 +36,7 @@ def test_the_cap_and_the_durations_hold_when_the_clock_jumps(db, tmp_path):
         if rater in held:                       # they answer what they were shown
             try:
                 session.record_answer(db, study, rater, held.pop(rater), ANSWER, now=now)
-            except session.SlotTaken:
+            except SlotTaken:
                 refused += 1                    # told "not saved": their slot went to others meanwhile
         else:
             served = session.serve_next_item(db, study, rater, now=now)
@@ -44,7 +45,7 @@ def test_the_cap_and_the_durations_hold_when_the_clock_jumps(db, tmp_path):
     for rater, item in held.items():            # everyone still holding an item answers, the clock back
         try:
             session.record_answer(db, study, rater, item, ANSWER, now=_clock(121))
-        except session.SlotTaken:
+        except SlotTaken:
             refused += 1
     per_item = dict(db.execute("SELECT item_id, COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = 's' "
                                "GROUP BY item_id").fetchall())

@@ -5,9 +5,10 @@ import pytest
 
 from fairval.annotate.rating import session
 from fairval.annotate.material.importers import import_items, import_lmra
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.rating.sampling import draw_human_sample
-from fairval.annotate.material.studies import StudyError, create_study, load_study
+from fairval.annotate.material.studies import create_study, load_study
+from fairval.errors import StudyError
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 
@@ -41,7 +42,7 @@ def test_the_sample_is_seeded_and_only_it_is_served(db):
             served.add(item.item_id)
             session.record_answer(db, study, rater, item.item_id, {"harm": "C" if len(served) % 2 else "A"})
     assert served == set(keep)                                   # nothing outside the sample reaches people
-    numbers = study_results(db, "s", n_boot=0)
+    numbers = study_numbers(db, "s", n_boot=0).to_dict()
     assert numbers["n_items"] == 8
     ppi = numbers["harm"]["ppi"]
     assert (ppi["n_labelled"], ppi["n_unlabelled"]) == (8, 22)

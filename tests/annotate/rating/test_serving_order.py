@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from fairval.annotate.material.importers import import_items, import_lmra
-from fairval.annotate.material.studies import StudyError, configure_study, create_study, load_study
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.errors import StudyError
 from fairval.annotate.rating import session
 from fairval.annotate.rating.sampling import draw_human_sample
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 from fairval.store.items import serve_rank
 from tests.conftest import write_jsonl
@@ -172,7 +173,7 @@ def test_coverage_of_the_running_interval_on_a_sorted_file_through_serving(tmp_p
         made, _ = serve_round_robin(db, "s", ["a", "b"],
                                     lambda r, s, answers=answers: {"harm": click(answers[s.item_id], s.flipped)})
         assert len(made) == 2 * drawn
-        low, high = study_results(db, "s", n_boot=0)["harm"]["ppi"]["cs"]["ci"]
+        low, high = study_numbers(db, "s", n_boot=0).to_dict()["harm"]["ppi"]["cs"]["ci"]
         missed += not low <= truth.mean() <= high
         db.close()
     shutil.rmtree(folder, ignore_errors=True)

@@ -4,7 +4,7 @@ import threading
 import pytest
 
 from fairval.annotate.rating import session
-from fairval.errors import RaterIdError
+from fairval.errors import AnswerError, RaterIdError, SlotTaken
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.store import open_db
@@ -45,7 +45,7 @@ def test_flow_steps_in_order(db, tmp_path):
     assert session.next_step(db, study, "r") == "consent"
     session.give_consent(db, "s", "r", True)
     assert session.next_step(db, study, "r") == "demographics"
-    with pytest.raises(session.AnswerError, match="gender"):
+    with pytest.raises(AnswerError, match="gender"):
         session.save_demographics(db, study, "r", {})
     session.save_demographics(db, study, "r", {"gender": "female"})
     assert session.next_step(db, study, "r") == "instructions"
@@ -113,10 +113,10 @@ def test_answers_are_validated(db, template_study, tmp_path):
     setup_items(db, tmp_path)
     onboard(db, template_study, "r")
     served = session.serve_next_item(db, template_study, "r")
-    with pytest.raises(session.AnswerError, match="not an answer"):
+    with pytest.raises(AnswerError, match="not an answer"):
         session.record_answer(db, template_study, "r", served.item_id, {"quality": "7", "yes_positive": "1"})
     never = next(f"t{k}" for k in range(4) if f"t{k}" != served.item_id)
-    with pytest.raises(session.AnswerError, match="never served"):
+    with pytest.raises(AnswerError, match="never served"):
         session.record_answer(db, template_study, "r", never, ANSWER)
     assert rating_store.rating_count(db, "tq") == 0
 
@@ -130,7 +130,7 @@ def test_an_unanswered_slot_goes_back_to_the_pool_after_the_timeout(db, tmp_path
     assert session.serve_next_item(db, study, "other", now=1030.0) is None       # still held
     assert session.serve_next_item(db, study, "other", now=1061.0).item_id == "t0"  # released
     # issue 55: the quitter's late answer would be the item's second rater of one: refused, and "other" answers
-    with pytest.raises(session.SlotTaken):
+    with pytest.raises(SlotTaken):
         session.record_answer(db, study, "quitter", "t0", ANSWER, now=1100.0)
     assert session.record_answer(db, study, "other", "t0", ANSWER, now=1101.0) is True
 

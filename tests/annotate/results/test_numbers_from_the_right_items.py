@@ -16,7 +16,7 @@ from fairval.annotate.outputs.export import export_validated
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.pairs import draw_flip
 from fairval.annotate.crowd.prolific import review
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from tests.conftest import write_jsonl
 
@@ -79,19 +79,19 @@ def studies(db, tmp_path):
 
 
 def test_practice_gold_and_a_second_judge_change_no_number_of_the_main_study(db, studies):
-    plain, mixed = (study_results(db, s, n_boot=200) for s in studies)
+    plain, mixed = (study_numbers(db, s, n_boot=200).to_dict() for s in studies)
     assert plain["n_ratings"] == 30 and plain["lmra"]["n_items"] == 9 and plain["lmra"]["model"] == "alpha"
     assert main_numbers(mixed) == main_numbers(plain)
     assert mixed["harm"]["ppi"]["n_unlabelled"] == 0                  # no gold or practice pair as unlabelled
     assert set(mixed["lmra"]["by_model"]) == {"alpha", "zeta"}
-    other = study_results(db, "mixed", n_boot=200, model="zeta")
+    other = study_numbers(db, "mixed", n_boot=200, model="zeta").to_dict()
     assert other["lmra"]["model"] == "zeta" and other["lmra"]["n_items"] == 10
 
 
 def test_gold_pairs_seen_flipped_are_marked_by_their_meaning(db, studies):
     flips = [draw_flip(7, "shared", r, g, 0.5) for r in RATERS for g in GOLD]
     assert any(flips) and not all(flips)                              # some gold pairs were seen flipped
-    raters = {r["rater_id"]: r for r in study_results(db, "mixed", n_boot=0)["raters"]}
+    raters = {r["rater_id"]: r for r in study_numbers(db, "mixed", n_boot=0).to_dict()["raters"]}
     assert {r: q["gold_accuracy"] for r, q in raters.items()} == dict.fromkeys(RATERS, 1.0)
     assert all(not q["flags"] for q in raters.values())
     assert set(review(db, "mixed")["suggestion"]) == {"approve"}

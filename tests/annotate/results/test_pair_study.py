@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.annotate.results.numbers import study_results
+from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.tasks import get_task
 from fairval.store import open_db
@@ -86,7 +86,7 @@ def build(folder: Path, name: str, ratings: list[tuple], lmra: list[float]) -> d
     import_ratings(db, name, write_jsonl(folder / f"{name}-ratings.jsonl", [
         {"item_id": i, "rater_id": r, "question": "harm", "value": shown_value(HARM, c, f), "flipped": int(f),
          "rater_gender": g} for r, i, c, f, g in ratings]))
-    out = study_results(db, name, n_boot=50)
+    out = study_numbers(db, name, n_boot=50).to_dict()
     db.close()
     return out
 
@@ -129,7 +129,7 @@ def test_feature_label_study_is_calibrated_like_harm(db, tmp_path):
             ("r1", "p4", "B", 1), ("r2", "p4", "B", 0)]     # +1 -1
     import_ratings(db, "fl", write_jsonl(tmp_path / "r.jsonl", [
         {"item_id": i, "rater_id": r, "question": "feature", "value": v, "flipped": f} for r, i, v, f in rows]))
-    numbers = study_results(db, "fl", n_boot=0)
+    numbers = study_numbers(db, "fl", n_boot=0).to_dict()
     human, lmra = np.array([1.0, -0.5, 0.5, 0.0]), np.array([0.6, -0.2, 0.1, 0.3])
     assert numbers["lmra"]["pearson_r"] == pytest.approx(np.corrcoef(human, lmra)[0, 1])
     assert numbers["lmra"]["sign_agreement"] == pytest.approx(1.0)        # p4: people's 0 is left out
