@@ -8,11 +8,10 @@ import streamlit as st
 
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
-from fairval.annotate.material.studies import (StudyError, StudySettings, configure_study, create_study, default_consent,
-                              load_study,
-                              list_study_names, prolific_link_query)
+from fairval.annotate.material.studies import (StudySettings, configure_study, create_study, default_consent,
+                                               list_study_names, load_study, prolific_link_query)
 from fairval.annotate.material.tasks import PRESETS
-from fairval.errors import FairvalError
+from fairval.errors import FairvalError, StudyError
 from fairval.store.db import default_db_path
 from fairval.ui import plan_view
 from fairval.store import audit

@@ -169,7 +169,8 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
 
 
 def _pause_prolific(db: Database, study, client_factory) -> str:
-    from fairval.annotate.crowd.prolific_api import OutcomeUnknown, ProlificClient
+    from fairval.annotate.crowd.prolific_api import ProlificClient
+    from fairval.errors import OutcomeUnknown
 
     target = study.settings.prolific_study_id
     try:

@@ -9,7 +9,7 @@ import csv
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.records import ImportProblem
+from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
 from fairval.store import items as item_store
 from tests.conftest import SHARED_DATA, public_sample, write_jsonl
