@@ -3,6 +3,7 @@ requires-python, the lowest one the linters target, and `make pythons` (plus `ma
 lowest) running the fast tier on each of the others."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tomllib
@@ -21,8 +22,10 @@ def said_in_pyproject() -> tuple[SpecifierSet, list[str], dict]:
 
 def make_pythons() -> list[str]:
     """What `make pythons` runs on, as make itself expands it (a dry run: nothing is installed)."""
+    # the Makefile's own list: not what a `make pythons PYTHONS=3.13` running these tests passes down
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "PYTHONS")}
     printed = subprocess.run(["make", "-n", "-s", "pythons"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout
+                             check=True, env=env).stdout
     return re.search(r"for v in ([\d. ]+); do", printed).group(1).split()
 
 
