@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 APP_STAMP := $(VENV)/.app-stamp
 PORT ?= 8501
 
-.PHONY: app check test chromium postgresql haproxy bench
+.PHONY: app check test pythons chromium postgresql haproxy bench
 
 # Two stamps: `make app` installs what the app needs (fairval and its dependencies), `make test`/`check`
 # add the test extras (pytest, Playwright, ruff, mypy) on top. Quiet: pip's and setuptools' output goes
@@ -44,12 +44,35 @@ app: $(APP_STAMP)
 # The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.
 check: $(STAMP)
 	$(PY) tools/lint.py
-	$(PY) -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_bench.py
+	$(PY) $(FAST_TIER)
 
 # Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
 test: $(STAMP) chromium postgresql haproxy
 	$(PY) tools/lint.py
 	$(PY) -m pytest
+
+# The fast tier of `make check` on the other Pythons fairval supports (3.11 is .venv's, above): one venv each,
+# .venv-3.12/ and .venv-3.13/, with the same pins. The interpreter is pyenv's newest 3.N.x, else python3.N
+# on the PATH (Debian's, deadsnakes'). Not part of `make test`: each venv runs the tier again (minutes).
+PYTHONS ?= 3.12 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+FAST_TIER := -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_bench.py
+
+.venv-%/.installed-stamp: pyproject.toml constraints.txt
+	@py=$$(ls -d $(PYENV_ROOT)/versions/$*.*/bin/python$* 2>/dev/null | sort -V | tail -1); \
+	py=$${py:-$$(command -v python$* 2>/dev/null)}; \
+	test -n "$$py" && $$py -c '' 2>/dev/null || { echo "no Python $* here: 'pyenv install $*' or Debian's python$*"; exit 1; }; \
+	echo "installing fairval and its test tools into .venv-$*/ with $$py (log: .venv-$*/install.log)"; \
+	$$py -m venv .venv-$* && { .venv-$*/bin/python -m pip install -q --upgrade "pip>=24" \
+		&& .venv-$*/bin/python -m pip install -q -c constraints.txt -e '.[test]'; } > .venv-$*/install.log 2>&1 \
+		|| { cat .venv-$*/install.log; echo "install failed: see .venv-$*/install.log"; exit 1; }
+	@touch $@
+
+# Every Python runs even when one fails; the target fails if any did.
+pythons: $(foreach v,$(PYTHONS),.venv-$(v)/.installed-stamp)
+	@failed=""; for v in $(PYTHONS); do echo "== Python $$v: $$(.venv-$$v/bin/python -V)"; \
+		.venv-$$v/bin/python $(FAST_TIER) || failed="$$failed $$v"; done; \
+	test -z "$$failed" || { echo "the fast tier failed on Python$$failed"; exit 1; }
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -22,13 +22,21 @@ DEMO_STUDIES = ["demo-templates", "demo-pairs", "demo-names", "demo-features", "
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(venv, wheel): the wheel pip builds from the checkout, installed with the pinned dependencies."""
+def built(tmp_path_factory):
+    """(wheel, what the build printed): `pip wheel -v` shows the build backend's output, which pip hides
+    without -v; a lab that installs with -v (or whose install fails) reads it."""
     folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder / "dist"), str(ROOT)],
-                   check=True, capture_output=True)
-    wheel = next((folder / "dist").glob("fairval-*.whl"))
-    venv = folder / "venv"
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(folder / "dist"), str(ROOT)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return next((folder / "dist").glob("fairval-*.whl")), done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(built, tmp_path_factory):
+    """(venv, wheel): the wheel pip builds from the checkout, installed with the pinned dependencies."""
+    wheel, _ = built
+    venv = tmp_path_factory.mktemp("installed") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-c", str(ROOT / "constraints.txt"),
                     str(wheel)], check=True, capture_output=True)
@@ -49,8 +57,8 @@ def fairval(venv: Path, cwd: Path, *args, ok: bool = True, **env) -> subprocess.
     return done
 
 
-def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(installed):
-    _, wheel = installed
+def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(built):
+    wheel, _ = built
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert top == {"fairval"}, top
@@ -59,7 +67,19 @@ def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(installed)
                    "fairval/ui/answer_card.css", "fairval/ui/rater.css", "fairval/examples/pairs.jsonl",
                    "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py", "fairval/py.typed"):
         assert needed in names, f"{needed} is not in {wheel.name}"
+    for data in [*(ROOT / "examples").glob("*.jsonl"), *(ROOT / "ui" / "locale").glob("*/LC_MESSAGES/*.po")]:
+        assert f"fairval/{data.relative_to(ROOT).as_posix()}" in names, f"{data} is not in {wheel.name}"
     assert not any(n.startswith(("fairval/tests", "fairval/bench", "fairval/docs", "fairval/deploy")) for n in names)
+
+
+def test_the_build_prints_no_warning(built):
+    """setuptools warns "Package would be ignored" for a folder of package data (examples/, ui/locale/*/
+    LC_MESSAGES/) that [tool.setuptools] packages does not list. PYTHONDONTWRITEBYTECODE in the caller's
+    environment makes distutils say "byte-compiling is disabled": the environment's choice, not the build's."""
+    _, printed = built
+    warnings = [line.strip() for line in printed.splitlines()
+                if "warn" in line.lower() and "byte-compiling is disabled" not in line]
+    assert not warnings, "\n".join(warnings)
 
 
 def test_the_installed_commands_work_from_an_empty_folder(installed, tmp_path):

@@ -90,3 +90,23 @@ def test_a_json_line_nested_5000_deep_is_refused_in_one_line(tmp_path, db_path):
     result = CliRunner().invoke(cli, ["--db", str(db_path), "items", "import", "p", str(tmp_path / "deep.jsonl")])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1 and "line 1" in result.output and "nested too deeply" in result.output
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_the_nesting_limit_is_fairvals_own_on_every_python(tmp_path, suffix):
+    """Python 3.13's json reads 5,000 levels where 3.11's stops under a thousand: a row 500 levels deep
+    (the row's own object counted) is read, 501 refused, whatever the interpreter."""
+    from fairval.annotate.material.records import read_records
+    from fairval.errors import ImportProblem
+
+    def row(levels: int) -> str:                  # the row object, then levels - 1 lists inside it
+        return '{"id": "x", "metadata": ' + "[" * (levels - 1) + "]" * (levels - 1) + "}"
+
+    def file(levels: int):
+        path = tmp_path / f"rows{levels}{suffix}"
+        path.write_text(row(levels) + "\n" if suffix == ".jsonl" else "[\n" + row(levels) + "\n]\n", encoding="utf-8")
+        return path
+
+    assert [r.data["id"] for r in read_records(file(500))] == ["x"]
+    with pytest.raises(ImportProblem, match="line [12].*nested too deeply.*500 levels"):
+        read_records(file(501))
