@@ -1,7 +1,7 @@
 """Big synthetic studies, written in bulk through the store (not through the app), in seconds.
 
-A template-quality study: `n_items` filled questions in discrim-eval's layout, and `n_ratings`
-rating rows (two questions per judgment) from raters who each judged `per_rater` items, answers
+A template-quality study: `n_items` filled questions in discrim-eval's layout (templates of equal
+size), and `n_ratings` rating rows (two questions per judgment) from raters who each judged `per_rater` items, answers
 drawn around a per-item true score so alpha is neither 0 nor 1. Some raters hold open slots.
 """
 from __future__ import annotations
@@ -32,11 +32,15 @@ def make_study(path: Path, n_items: int, n_ratings: int, *, per_rater: int = 100
     balance = {"balance_by": "gender", "balance_groups": ["female", "male"]} if balanced else {}
     create_study(db, "big", "template_quality", raters_per_item=target, seed=seed, timeout_seconds=1800, **balance)
     now = time.time()
+    # templates of equal size (at most 135 fills each, as discrim-eval's largest): with unequal ones the rule
+    # against two fills of one template in a row binds and serving spreads each rater's share of them
+    # (annotate/rating/fills.py), so a bench rater would be served a few items, not what it asks for
+    templates = -(-n_items // 135)
     with immediate(db):
         item_store.insert_items(db, "big", [
             {"item_id": f"q{k}", "source_format": "jsonl", "source_line": None,
              "data": {"filled_template": f"Synthetic decision question {k}: should the request be approved?",
-                      "decision_question_id": k // 135, "age": 20.0 + k % 9 * 10, "gender": "female",
+                      "decision_question_id": k % templates, "age": 20.0 + k % 9 * 10, "gender": "female",
                       "race": "Asian", "fill_type": "explicit"}} for k in range(n_items)])
         genders = np.where(np.arange(n_raters) % 2 == 0, "female", "male")
         db.insert("raters", [{"study_id": "big", "rater_id": f"w{r}", "source": "import", "consent": "given",

@@ -45,8 +45,10 @@ def checks_met(data: StudyData) -> dict[str, int]:
     items = data.items
     gold = set(items.loc[items["gold"].notna() & ~items["practice"].astype(bool), "item_id"]) if len(items) else set()
     rated = data.all_ratings.drop_duplicates(["item_id", "rater_id"])
-    counts = rated[rated["item_id"].isin(gold)].groupby("rater_id").size()
-    return {str(r): int(counts.get(r, 0)) for r in sorted(rated["rater_id"].unique())}
+    # as plain strings: a categorical rater_id's lookup by value overflowed its int8 codes past 127 raters
+    raters = rated["rater_id"].astype(str)
+    counts = raters[rated["item_id"].isin(gold).to_numpy()].value_counts()
+    return {r: int(counts.get(r, 0)) for r in sorted(raters.unique())}
 
 
 def real_gold(items) -> int:
