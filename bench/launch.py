@@ -56,7 +56,9 @@ def worker_ports(serve_pid: int) -> dict[str, tuple[int, int]]:
             children.append((pid, Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")))
         except OSError:
             continue
-    config = next(args[args.index(b"-f") + 1].decode() for _, args in children if b"-f" in args)
+    haproxy, config = next((pid, args[args.index(b"-f") + 1].decode()) for pid, args in children if b"-f" in args)
+    if config.startswith("/dev/fd/"):       # `serve` hands HAProxy its configuration as an in-memory file
+        config = f"/proc/{haproxy}/fd/{config.removeprefix('/dev/fd/')}"
     port_of = {int(m.group(2)): m.group(1) for m in
                re.finditer(r"server (\S+) 127\.0\.0\.1:(\d+)", Path(config).read_text())}
     out = {}

@@ -89,7 +89,11 @@ def _potato_python() -> Path:
     if not done.exists():
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", POTATO], check=True)
+        # PyYAML named as well: Potato declares it, yet one install here came without it (potato start then
+        # failed on `import yaml`); the import below proves the install before it is trusted
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", POTATO, "pyyaml"], check=True)
+        subprocess.run([str(venv / "bin" / "python"), "-c", "import potato.flask_server"], check=True,
+                       capture_output=True)
         done.touch()
     return venv / "bin" / "python"
 
