@@ -153,7 +153,7 @@ def _names(names: dict) -> None:
                                      "n": [names[f"{attr}_n"][g] for g in acc]}))
             st.caption("Intervals: Wilson's, over the ratings of each intended group.")
             for why in (names.get(f"{attr}_unscored") or {}).values():
-                st.warning(why)
+                st.text(f"⚠ {why}")     # plain text: it quotes the group's label as imported, which no Markdown may read
             st.caption("Confusion (rows intended, columns perceived)")
             show_table(pd.DataFrame(names[f"{attr}_confusion"]).T)
             heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)

@@ -140,11 +140,20 @@ def test_researcher_pages_refuse_without_the_password_in_the_browser(server, bro
     page.close()
 
 
-def test_a_rater_cannot_reach_results_from_a_link(server, browser):
+def test_a_rater_cannot_reach_results_from_a_link(server, tmp_path, browser):
+    # "crowd" is full once test_crowd_study has run (a newcomer is told so before consent), so this test
+    # uses a study of its own with an item to serve: the link must reach consent, never Results.
+    db = open_db(server.db_path)
+    create_study(db, "peek", "template_quality", raters_per_item=1, completion_code="PEEK-OK", seed=3)
+    import_items(db, "peek", write_jsonl(tmp_path / "peek.jsonl",
+                                          [{"id": "p0", "filled_template": "Peek question: approve?"}]))
+    db.close()
     page = browser.new_page()
-    bot.open_link(page, link(server, "curious") + "&page=Results")
+    bot.open_link(page, f"{server.url}/?study=peek&PROLIFIC_PID=curious&STUDY_ID=peek1&SESSION_ID=s-curious"
+                  "&page=Results")                          # the rater's consent, not Results
     assert page.get_by_test_id("stSidebarNav").count() == 0
-    page.goto(server.url + "/Results?study=crowd&PROLIFIC_PID=curious")
+    assert page.get_by_text("Items complete").count() == 0 and page.get_by_test_id("stMetric").count() == 0
+    page.goto(server.url + "/Results?study=peek&PROLIFIC_PID=curious")
     wait_text(page, "Researcher sign-in")
-    assert page.get_by_test_id("stTable").count() == 0
+    assert page.get_by_test_id("stTable").count() == 0 and page.get_by_test_id("stMetric").count() == 0
     page.close()

@@ -1,9 +1,10 @@
 """The researcher's side as safe as the rater's, in a real Chromium: a study whose participants and
 imported files carry hostile text (images and links to a server listening on 127.0.0.1, HTML,
 Streamlit's colour directives, LaTeX) in every field the researcher pages and reports show: rater ids,
-countries, comments, template ids, intended groups, pair groups, prompts, responses, the judge's
-name. Every researcher page and the HTML report are opened: the listening server sees 0 requests and
-the hostile text is shown as typed. Every CSV export is opened and no cell starts a formula."""
+countries, comments, template ids, names and their extra fields, intended groups (of an item stored
+before labels were matched), pair groups, prompts, responses, the judge's name. Every researcher page
+and the HTML report are opened: the listening server sees 0 requests and the hostile text is shown as
+typed. Every CSV export is opened and no cell starts a formula."""
 import csv
 import re
 import threading
@@ -84,10 +85,17 @@ def study(tmp_path_factory, listener):
         {"item_id": f"t{k}", "rater_id": r, "question": q, "value": "5"} for k in range(3) for r in raters
         for q in ("quality", "yes_positive")]))
     create_study(db, "names", "name_perception", raters_per_item=2)
+    # intended groups must be answers of the questions now (a hostile one is refused at import), so the
+    # hostile text goes in the free-text fields; n2 stands for an item stored before labels were matched,
+    # whose intended group is still shown (with why it has no accuracy) on Results and in the report
     import_items(db, "names", write_jsonl(folder / "n.jsonl", [
-        {"id": "n1", "name": "Ana", "race": hostile(url, "race"), "gender": "female"}]))
+        {"id": "n1", "name": hostile(url, "name"), "race": "Hispanic", "gender": "female",
+         "note": hostile(url, "note")},
+        {"id": "n2", "name": "Bo", "race": "Black", "gender": "male"}]))
+    db.execute("UPDATE items SET data = json_set(data, '$.race', ?), source_line = json_set(source_line, '$.race', ?)"
+               " WHERE study_id = 'names' AND item_id = 'n2'", [hostile(url, "race")] * 2)
     import_ratings(db, "names", write_jsonl(folder / "nr.jsonl", [
-        {"item_id": "n1", "rater_id": r, "question": q, "value": v} for r in raters
+        {"item_id": i, "rater_id": r, "question": q, "value": v} for i in ("n1", "n2") for r in raters
         for q, v in (("race", "Hispanic"), ("gender", "female"))]))
     create_study(db, "scen", "scenario_select", raters_per_item=2)
     import_items(db, "scen", write_jsonl(folder / "s.jsonl", [{"id": "s1", "scenario": hostile(url, "scenario")}]))
