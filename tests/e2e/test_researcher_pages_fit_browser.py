@@ -178,7 +178,7 @@ def test_every_researcher_page_fits_and_reads(server, browser, shots, device):
         for study in STUDIES:
             for name, sign in PAGES.items():
                 page.goto(f"{server.url}/{name}?study={study}")
-                wait_text(page, sign)
+                wait_text(page, sign, timeout=180_000)   # a phone's Results with every chart, on a loaded machine
                 problems += _problems(page, shots, f"{device}-{study}-{name}", sign)
             page.goto(f"{server.url}/Manage?study={study}")
             wait_text(page, "Manage studies")

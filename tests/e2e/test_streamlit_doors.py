@@ -148,7 +148,10 @@ def test_the_researchers_import_takes_a_file_within_its_caps(server):
     assert small == [204, 204], small
     assert huge in (413, None), huge
     # the forged one counted as sent: a session's share is what it sends, not what is kept
-    assert more[:MOST_SENT - 3] == [204] * (MOST_SENT - 3) and set(more[MOST_SENT - 3:]) == {403}, more
+    # past the cap every one is refused: 403, or None where the server hung up on a body it would not read
+    # (seen on a loaded machine, as for `huge` above); none is taken (204)
+    assert more[:MOST_SENT - 3] == [204] * (MOST_SENT - 3) and set(more[MOST_SENT - 3:]) <= {403, None}, more
+    assert 403 in more[MOST_SENT - 3:], more
 
 
 @pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:9999", "http://evil.example"])
