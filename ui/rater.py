@@ -25,13 +25,14 @@ from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
-from fairval.ui.i18n import N_, direction, translator
+from fairval.ui.i18n import LANGUAGES, N_, direction, translator
 from fairval.ui.page_language import page_language
 from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
                                      retry_pending)
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
-RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
+RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
+LANG_PARAM = "lang"             # the language picked on the consent screen, kept in the link until consent
 GROUP_FIELDS = ("group_a", "group_b")      # an item's fields that name a group (filled into the questions)
 
 
@@ -47,9 +48,13 @@ def _title(text: str) -> None:
     st.title(text, anchor=False)
 
 
+def _language(study: Study) -> str:
+    """The language this run shows the study in (chosen once per run by _run)."""
+    return study.settings.rater_language(st.session_state.get(LANGUAGE))
+
+
 def _t(study: Study):
-    st.session_state[LANGUAGE] = study.settings.language
-    return translator(study.settings.language)
+    return translator(_language(study))
 
 
 def _browser_t():
@@ -99,9 +104,13 @@ def _run() -> None:
         t = _browser_t()
         st.error(t("This link does not lead to a study. Please check the link you were given."))
         return
-    t = _t(study)
-    page_language(study.settings.language, direction(study.settings.language), t)
     rater_id, source = _who(db, study, params)
+    # the rater's language: the one kept with their consent, else the one picked (in the link), else the
+    # browser's when the study offers it, else the study's own
+    st.session_state[LANGUAGE] = session.rater_language(db, study, rater_id if source else None,
+                                                        params.get(LANG_PARAM) or st.context.locale)
+    t = _t(study)
+    page_language(_language(study), direction(_language(study)), t)
     if source is None:
         st.error(t(REFUSED))
         return
@@ -189,14 +198,29 @@ def _ask_rater_id(study: Study) -> None:
 def _consent(db, study: Study, rater_id: str) -> None:
     t = _t(study)
     _title(t("Consent"))
+    _language_picker(study, t)
     text = study.settings.consent_text
     st.markdown(researcher_markdown(t(text) if text in DEFAULT_CONSENTS else text))
     agree, decline = st.columns(2)
     if agree.button(t("I agree to take part"), type="primary", key="consent-yes"):
-        session.give_consent(db, study.study_id, rater_id, True)
+        session.give_consent(db, study.study_id, rater_id, True, language=_language(study))
         st.rerun()
     if decline.button(t("I do not agree"), key="consent-no"):
         session.give_consent(db, study.study_id, rater_id, False)
+        st.rerun()
+
+
+def _language_picker(study: Study, t) -> None:
+    """A study in several languages: the rater picks one, each named in its own language; the page is drawn
+    again in it, and the link keeps it (a reload keeps it) until consent stores it with the rater."""
+    offered = study.settings.offered()
+    if len(offered) < 2:
+        return
+    current = _language(study)
+    chosen = st.radio(t("Language"), offered, index=offered.index(current), horizontal=True,
+                      format_func=lambda code: LANGUAGES[code][0], key="rater-language")
+    if chosen != current:
+        st.query_params[LANG_PARAM] = chosen
         st.rerun()
 
 
@@ -246,10 +270,10 @@ def _practice(db, study: Study, rater_id: str) -> None:
     chosen = st.session_state.get(chosen_key)
     if chosen is None:
         answer_card(task, served, key=f"practice:{index}", submit_label=t("Check my answer"), t=t,
-                    language=study.settings.language,
+                    language=_language(study),
                     on_submit=lambda payload: st.session_state.__setitem__(chosen_key, payload.get("answers")))
         return
-    answer_card(task, served, key=f"practice-feedback:{index}", locked=chosen, t=t, language=study.settings.language)
+    answer_card(task, served, key=f"practice-feedback:{index}", locked=chosen, t=t, language=_language(study))
     if st.button(t("Next"), type="primary", key=f"practice-next:{index}", shortcut="Enter"):
         session.next_practice(db, study.study_id, rater_id, index)
         st.session_state.pop(chosen_key, None)
@@ -279,7 +303,7 @@ def _item(db, study: Study, rater_id: str) -> None:
     saved = st.session_state.pop(SAVED, None)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=record_submit(study.study_id, rater_id),
                 status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
-                language=study.settings.language)
+                language=_language(study))
 
 
 def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
@@ -296,7 +320,7 @@ def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
 def _as_shown(study: Study, served: session.Served) -> session.Served:
     """The item with its groups named as the study's raters read them (settings.group_labels); what is
     stored and counted keeps the groups as imported."""
-    data = {k: study.settings.group_label(v) if k in GROUP_FIELDS and isinstance(v, str) else v
+    data = {k: study.settings.group_label(v, _language(study)) if k in GROUP_FIELDS and isinstance(v, str) else v
             for k, v in served.data.items()}
     return dataclasses.replace(served, data=data)
 
