@@ -78,3 +78,53 @@ def test_a_study_in_one_language_shows_no_picker(db, tmp_path):
     assert titles(at) == [ar("Consent")] and not at.radio
     at.button(key="consent-yes").click().run()
     assert get_rater(db, "mono", "r1")["language"] == "ar"
+
+
+def test_the_manage_page_lists_a_studys_languages(db, monkeypatch):
+    from fairval.annotate.material.studies import load_study
+    from tests.ui.apptest import signed_in
+
+    at = signed_in("3_Manage.py", monkeypatch)
+    at.text_input[0].input("two")
+    at.selectbox(key="create-task").set_value("harmful_stereotype").run()
+    at.text_input[0].input("two")
+    at.multiselect(key="create-languages").set_value(["ar", "fr"])
+    at.button(key="FormSubmitter:create-study-Create study").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert load_study(db, "two").settings.offered() == ("en", "ar", "fr")
+    at.selectbox(key="manage-study").set_value("two").run()
+    assert at.multiselect(key="cfg-two-languages").value == ["ar", "fr"]
+    at.multiselect(key="cfg-two-languages").set_value(["hi"])
+    at.button(key="FormSubmitter:configure-two-Save settings").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert load_study(db, "two").settings.offered() == ("en", "hi")
+
+
+def test_the_results_page_shows_the_numbers_by_language(db, study, monkeypatch):
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating import session
+    from tests.ui.apptest import signed_in, table_with
+
+    bi = load_study(db, "bi")
+    for rater, picked in (("e", "en"), ("a", "ar")):
+        session.arrive(db, "bi", rater, source="link")
+        session.give_consent(db, "bi", rater, True, language=picked)
+        session.finish_instructions(db, "bi", rater)
+        served = session.serve_next_item(db, bi, rater)
+        session.record_answer(db, bi, rater, served.item_id, {"quality": "4", "yes_positive": "2"})
+    at = signed_in("1_Results.py", monkeypatch)
+    assert not at.exception
+    table = table_with(at, "language")
+    assert list(table["language"]) == ["en (English)"] * 2 + ["ar (العربية)"] * 2
+    assert list(table["raters"]) == [1] * 4 and list(table["n"]) == [1] * 4
+    assert set(table["note"]) == {"fewer than two raters"}
+
+
+def test_the_results_page_of_a_study_in_one_language_has_no_split(db, tmp_path, monkeypatch):
+    from tests.ui.apptest import signed_in
+
+    create_study(db, "mono", "template_quality", raters_per_item=2)
+    import_items(db, "mono", write_jsonl(tmp_path / "i.jsonl", [{"id": "a", "filled_template": "Q a?"}]))
+    at = signed_in("1_Results.py", monkeypatch)
+    assert not at.exception and at.dataframe
+    assert not [t for t in at.dataframe if "language" in t.value.columns]
