@@ -157,3 +157,40 @@ def test_the_report_of_a_study_in_one_language_has_no_split(db, tmp_path, cli_ou
     out = tmp_path / "report.md"
     cli_output("report", "mono", "--out", out)
     assert "raters' language" not in out.read_text(encoding="utf-8")
+
+
+SCORE = {"A": 1.0, "B": -1.0, "C": 0.0}        # the harm question's answers shown unflipped: +1, -1, none
+PAIR_ANSWERS = {    # per rater, pairs p0..p7; the English raters follow the judge, the Arabic ones less so
+    "e1": "AABBCAAB", "e2": "AABBCACB", "a1": "BACBAAAC", "a2": "CABAABCA"}
+JUDGE = [0.8, 0.6, -0.5, -0.7, 0.1, 0.4, 0.3, -0.2]
+
+
+def test_a_pair_study_compares_the_judge_with_each_languages_raters(db, tmp_path, cli_output):
+    """The judge's Pearson r and sign agreement against each language's raters alone (lmra.by_rater_group's
+    `language`), checked against scipy-free arithmetic here."""
+    from fairval.annotate.material.importers import import_lmra
+    create_study(db, "pairs", "harmful_stereotype", raters_per_item=4, language="en", languages=["ar"])
+    pair = {"prompt": "Plan my week", "response_a": "Rest.", "response_b": "Work.", "group_a": "woman",
+            "group_b": "man"}
+    import_items(db, "pairs", write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{k}", **pair} for k in range(8)]))
+    import_ratings(db, "pairs", write_jsonl(tmp_path / "r.jsonl", [
+        {"item_id": f"p{k}", "rater_id": r, "question": "harm", "value": v, "flipped": False,
+         "language": "en" if r.startswith("e") else "ar"} for r, answers in PAIR_ANSWERS.items() for k, v in enumerate(answers)]))
+    import_lmra(db, "pairs", write_jsonl(tmp_path / "l.jsonl", [
+        {"item_id": f"p{k}", "model": "m", "score": s} for k, s in enumerate(JUDGE)]))
+    numbers = json.loads(cli_output("analyze", "pairs", "--json", "--bootstrap", "0"))
+    by_language = numbers["lmra"]["by_rater_group"]["language"]
+    assert sorted(by_language) == ["ar", "en"]
+    judge = np.array(JUDGE)
+    for language, raters in (("en", ["e1", "e2"]), ("ar", ["a1", "a2"])):
+        human = np.array([np.mean([SCORE[PAIR_ANSWERS[r][k]] for r in raters]) for k in range(8)])
+        h, j = human - human.mean(), judge - judge.mean()
+        r = (h * j).sum() / np.sqrt((h * h).sum() * (j * j).sum())
+        signed = human != 0
+        agree = np.mean(np.sign(human[signed]) == np.sign(judge[signed]))
+        assert by_language[language]["pearson_r"] == pytest.approx(r)
+        assert by_language[language]["sign_agreement"] == pytest.approx(agree)
+        assert by_language[language]["n_items"] == 8
+    assert by_language["en"]["pearson_r"] > 0.9 > 0.5 > by_language["ar"]["pearson_r"]
+    assert set(numbers["by_language"]) == {"en", "ar"}
+    assert numbers["by_language"]["en"]["questions"]["harm"]["n"] == 16
