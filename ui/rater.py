@@ -110,7 +110,8 @@ def _run() -> None:
     st.session_state[LANGUAGE] = session.rater_language(db, study, rater_id if source else None,
                                                         params.get(LANG_PARAM) or st.context.locale)
     t = _t(study)
-    page_language(_language(study), direction(_language(study)), t)
+    page_language(_language(study), direction(_language(study)), t,
+                  {LANGUAGES[code][0]: code for code in study.settings.offered()} if study.settings.languages else None)
     if source is None:
         st.error(t(REFUSED))
         return
