@@ -149,12 +149,9 @@ def test_the_report_shows_the_split(db, two_languages, cli_output, tmp_path):
     rows = [line for line in section.splitlines() if line.startswith("| ") and "(" in line]
     assert [line.split("|")[1].strip() for line in rows] == ["en (English)"] * 2 + ["ar (العربية)"] * 2
     assert [line.split("|")[3].strip() for line in rows] == ["quality", "yes_positive"] * 2
-
-
-def test_the_report_of_a_study_in_one_language_has_no_split(db, tmp_path, cli_output):
+    # a study in one language: no such section
     create_study(db, "mono", "template_quality", raters_per_item=2)
-    import_items(db, "mono", write_jsonl(tmp_path / "items.jsonl", [{"id": "a", "filled_template": "Q?"}]))
-    out = tmp_path / "report.md"
+    import_items(db, "mono", write_jsonl(tmp_path / "mono.jsonl", [{"id": "a", "filled_template": "Q?"}]))
     cli_output("report", "mono", "--out", out)
     assert "raters' language" not in out.read_text(encoding="utf-8")
 
