@@ -215,7 +215,7 @@ def require_researcher(role: str = "viewer") -> Identity:
         _navigation(st.session_state.get(_SSO))
         if not identity.may(role):
             no_uploads_here(whatever_page=True)
-            who = (f"{identity.name or 'you'} {'is' if identity.name else 'are'} "
+            who = (f"{sso_view.plain(identity.name) or 'you'} {'is' if identity.name else 'are'} "
                    f"{'an' if identity.role[0] in 'aeiou' else 'a'} {identity.role}")
             how = (f"{provider.name}'s role claim or fairval's lists (FAIRVAL_OIDC_EDITORS, …) decide it"
                    if provider is not None and st.session_state.get(_SSO) is not None

@@ -4,6 +4,7 @@ starts st.login; and the sign-out, which ends this ID token's sign-in in every t
 Streamlit's st.logout clears the cookie and asks the provider to end its session too."""
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -48,15 +49,23 @@ def current(db, now: float | None = None) -> tuple[SsoSignIn | None, str | None]
     end = sso.expires(claims)
     now = time.time() if now is None else now
     if end is None or now >= end:
-        return None, f"The sign-in of {name} through {given.name} has expired: sign in again."
+        return None, f"The sign-in of {plain(name)} through {given.name} has expired: sign in again."
     key = sso.revocation_key(claims)
     if sign_ins.is_revoked(db, key):
         return None, None                                   # signed out in fairval: the form, as after any sign-out
     role = sso.role_for(claims, given)
     if role is None:
-        return None, (f"{name} signed in through {given.name}, but is on none of fairval's researcher lists: "
+        return None, (f"{plain(name)} signed in through {given.name}, but is on none of fairval's researcher lists: "
                       "ask the lab's owner to add you.")
     return SsoSignIn(name, role, end, key), None
+
+
+def plain(text: str) -> str:
+    """A name the provider gave (a researcher may set their own) shown as written, in a code span: no Markdown or
+    address in it is read, so no image is fetched and no link drawn. The fence is longer than any run of
+    backticks in it (CommonMark)."""
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if "`" in text else f"{fence}{text}{fence}"
 
 
 def offer(given: sso.Settings) -> None:

@@ -3,7 +3,8 @@
 - a researcher whose ID token's role claim says viewer reads Results and is refused Manage (editors') in one
   sentence naming the role; one on the owners' allow-list opens Manage. The provider's answer is taken by the
   other worker than the one that sent the browser there (the worker cookie is switched in between);
-- a researcher the provider knows but no claim or list gives a role is told so in one line, and is not in;
+- a researcher the provider knows but no claim or list gives a role is told so in one line, and is not in (a
+  name with Markdown and HTML in it is shown as written);
 - an expired sign-in (the browser's identity cookie as it is after the ID token's `exp`, re-signed with the
   server's secret the way Streamlit signs it) is refused with a line saying it expired;
 - Sign out ends the sign-in through the provider's end-session page; the identity cookie taken before it, played
@@ -26,10 +27,12 @@ pytestmark = pytest.mark.e2e
 
 PROVIDER_NAME = "Lab ID"
 COOKIE_SECRET = "sso-browser-test-" + "k" * 32
+HOSTILE = "![eve](http://127.0.0.1:9/x.png) **Eve** <b>x</b>"
 ACCOUNTS = {
     "ada": {"email": "ada@lab.example", "email_verified": True, "name": "Ada", "fairval_role": "viewer"},
     "olu": {"email": "olu@lab.example", "email_verified": True, "name": "Olu"},              # on the owners' list
     "mal": {"email": "mal@elsewhere.example", "email_verified": True, "name": "Mal"},        # on no list, no claim
+    "eve": {"name": HOSTILE},                              # a display name a researcher may set herself, no email
 }
 
 
@@ -129,6 +132,17 @@ def test_a_user_no_list_holds_is_told_in_one_line(server, browser):
         # not in: the sign-in form stays, with the password beside the provider's button
         assert page.get_by_role("textbox", name="Password").is_visible()
         assert page.get_by_text("Items complete").count() == 0
+    finally:
+        context.close()
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        _sign_in(page, server, "eve")                  # her name is shown as she wrote it: no image, no bold
+        wait_text(page, "none of fairval's researcher lists")
+        assert _alerts(page) == [f"{HOSTILE} signed in through {PROVIDER_NAME}, but is on none of fairval's "
+                                 "researcher lists: ask the lab's owner to add you."]
+        alert = page.get_by_test_id("stAlert")
+        assert alert.locator("img, a, strong, b").count() == 0
     finally:
         context.close()
 

@@ -106,3 +106,11 @@ def test_serve_refuses_incomplete_settings_before_it_starts(tmp_path, monkeypatc
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "d.db"), "serve", "--address", "127.0.0.1"])
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert "single sign-on needs FAIRVAL_OIDC_CLIENT_ID" in result.output
+
+
+@pytest.mark.parametrize("name, shown", [("ada@lab.example", "`ada@lab.example`"),
+                                         ("![x](http://e.example/) **b**", "`![x](http://e.example/) **b**`"),
+                                         ("a`b", "`` a`b ``"), ("``x```", "```` ``x``` ````")])
+def test_a_name_the_provider_gave_is_shown_in_a_code_span(name, shown):
+    from fairval.ui.sso import plain
+    assert plain(name) == shown
