@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import os
+import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -31,6 +32,7 @@ SIGN_IN_ROUTE, SIGN_OUT_ROUTE = "/fairval/sign-in", "/fairval/sign-out"
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
 _GRANT, _CLEAR_COOKIE = "researcher_grant", "researcher_clear_cookie"    # done on the next run
 _TOKEN = "researcher_token"              # this session's sign-in, to revoke on sign-out
+HANDOVER_WAIT = 15.0                     # seconds a signed-in page waits for the browser to take its cookie
 _SSO = "researcher_sso"                  # this run's sign-in through the lab's provider (ui/sso.py)
 
 # Asks the server's cookie route in the background (the page stays as it is): the cookie comes in the
@@ -291,10 +293,21 @@ def _decoy() -> str:
 
 
 def _navigation(through_provider: sso_view.SsoSignIn | None) -> None:
-    granted = st.session_state.pop(_GRANT, None)
+    granted = st.session_state.get(_GRANT)
     if granted is not None:
         code, binding = granted
         _go(data={"route": SIGN_IN_ROUTE, "grant": code, "binding": binding}, key="set-researcher-cookie")
+        # The page is drawn once the browser holds the cookie: drawn before, a reload or an address typed the
+        # moment it showed found the sign-in form (the cookie's request was seen 0.2 s after the page's text on
+        # a phone). A browser slower than HANDOVER_WAIT gets the page anyway, and the handover is drawn again on
+        # each run until its grant is used or expired (a run that dropped it could end it before it ran).
+        # (A session with no Host header has no browser to take a cookie: AppTest's; it does not wait.)
+        waits = bool(st.context.headers.get("Host"))
+        db, deadline = get_db(), time.monotonic() + (HANDOVER_WAIT if waits else 0)
+        while not sign_in.handed_over(db, code, binding) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if sign_in.handed_over(db, code, binding) or not waits:
+            st.session_state.pop(_GRANT, None)
     with st.sidebar:
         for path, label in PAGES:
             st.page_link(path, label=label)
