@@ -117,3 +117,12 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
 def test_an_old_grant_is_refused(db, expired_by):
     code, binding = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
     assert sign_in.redeem(db, code, binding, now=NOW + sign_in.GRANT_SECONDS + expired_by) is None
+
+
+def test_a_grant_is_handed_over_once_redeemed_or_expired(db):
+    """What a signed-in page waits for before it draws (ui/auth.py, _navigation): the browser took its cookie."""
+    code, binding = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
+    assert not sign_in.handed_over(db, code, binding, now=NOW + 1)
+    assert sign_in.handed_over(db, code, binding, now=NOW + sign_in.GRANT_SECONDS + 1)      # expired
+    assert sign_in.redeem(db, code, binding, now=NOW + 1) is not None
+    assert sign_in.handed_over(db, code, binding, now=NOW + 1)                              # redeemed
