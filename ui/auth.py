@@ -206,8 +206,8 @@ def require_researcher(role: str = "viewer") -> Identity:
         no_uploads_here(whatever_page=True)
         st.error("Researcher pages are locked: no password is configured. Set the environment "
                  "variable FAIRVAL_RESEARCHER_PASSWORD or `researcher_password` in "
-                 ".streamlit/secrets.toml, or add a researcher (`fairval researcher add NAME --role owner`), "
-                 "then reload.")
+                 ".streamlit/secrets.toml, add a researcher (`fairval researcher add NAME --role owner`), or name "
+                 "the lab's identity provider (FAIRVAL_OIDC_METADATA_URL: docs/deployment.md), then reload.")
         st.stop()
     identity = signed_in()
     if identity is not None:
