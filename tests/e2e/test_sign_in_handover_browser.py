@@ -13,6 +13,7 @@ import time
 import pytest
 
 from fairval.annotate.material.demo import ensure_demo
+from fairval.ui.auth import HANDOVER_WAIT
 from tests.e2e.conftest import PASSWORD, serve_studies, wait_text
 
 pytestmark = pytest.mark.e2e
@@ -34,14 +35,21 @@ def test_the_page_shows_once_the_browser_holds_its_sign_in(server, browser):
     try:
         page.goto(server.url + "/Results")
         page.get_by_role("textbox", name="Password").fill(PASSWORD)
+        clicked = time.monotonic()
         page.get_by_role("button", name="Sign in").click()
         deadline = time.monotonic() + 120
         while not held and time.monotonic() < deadline:
             page.wait_for_timeout(100)
         assert held, "the signed-in page never asked for its cookie"
-        page.wait_for_timeout(HELD * 1000)
-        content = page.get_by_text("Items complete").filter(visible=True)
-        assert content.count() == 0, "the page showed before the browser held its sign-in cookie"
+        content, shown = page.get_by_text("Items complete").filter(visible=True), None
+        until = time.monotonic() + HELD
+        while shown is None and time.monotonic() < until:
+            shown = time.monotonic() if content.count() else None
+            page.wait_for_timeout(100)
+        # past HANDOVER_WAIT the page gives up waiting and shows (a browser that never asks must not be stuck):
+        # only a machine too loaded to ask within it gets there
+        assert shown is None or shown - clicked >= HANDOVER_WAIT, \
+            f"the page showed {shown - clicked:.1f} s after Sign in, before the browser held its sign-in cookie"
         held[0].continue_()
         wait_text(page, "Items complete", timeout=120_000)
         assert "fairval_researcher" in {c["name"] for c in context.cookies(server.url)}
