@@ -61,7 +61,7 @@ def seconds(x) -> str:
 
 
 def count(n: int | None, noun: str, plural: str | None = None) -> str:
-    if n is None:                                   # a count the data leaves undefined: a dash, never "None"
+    if n is None:                                   # a count the data leaves undefined: a dash
         return f"{DASH} {plural or noun + 's'}"
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
