@@ -4,8 +4,8 @@ Item loads (how many raters hold each item) are kept beside it in store/loads.py
 """
 from __future__ import annotations
 
-from fairval.store.engine import Database
-def open_assignment(db: Database, study_id: str, rater_id: str, since: float) -> dict | None:
+from fairval.store.engine import Database, Row
+def open_assignment(db: Database, study_id: str, rater_id: str, since: float) -> Row | None:
     """The rater's served-but-unanswered slot that is still held, oldest first."""
     rows = db.query(
         """SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND counted = 1
@@ -14,7 +14,7 @@ def open_assignment(db: Database, study_id: str, rater_id: str, since: float) ->
     return rows[0] if rows else None
 
 
-def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> dict | None:
+def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> Row | None:
     rows = db.query("SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND item_id = ?",
                     [study_id, rater_id, item_id])
     return rows[0] if rows else None
@@ -45,7 +45,7 @@ def release_for_ratings(db: Database, study_id: str, pairs: list[tuple[str, str]
     return new
 
 
-def late_and_full(db: Database, study_id: str, assignment: dict, target: int) -> bool:
+def late_and_full(db: Database, study_id: str, assignment: Row, target: int) -> bool:
     """A released slot's answer (its time ran out, or the clock jumped) when the item is a regular one that
     `target` other raters already hold (rated, or a slot still counted): keeping it would pass the cap."""
     item_id, rater_id = assignment["item_id"], assignment["rater_id"]
@@ -95,20 +95,20 @@ def last_fill_elsewhere(db: Database, study_id: str, rater_id: str, template: st
 
 
 def any_served(db: Database, study_id: str) -> bool:
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1)
 
 
 def active_raters(db: Database, study_id: str, since: float) -> int:
     """Raters served or answering since `since` (still inside the timeout window)."""
-    return db.scalar("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?
-                        AND (served_at >= ? OR answered_at >= ?)""", [study_id, since, since])
+    return int(db.scalar("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?
+                            AND (served_at >= ? OR answered_at >= ?)""", [study_id, since, since]))
 
 
 def any_lapsed(db: Database, study_id: str, since: float) -> bool:
     """Is any slot still counted although it was served before `since` and never answered (its rater
     left; the next serve gives it back)?"""
-    return db.scalar("""SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ? AND counted = 1
-                          AND answered_at IS NULL AND served_at < ?)""", [study_id, since]) == 1
+    return bool(db.scalar("""SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ? AND counted = 1
+                               AND answered_at IS NULL AND served_at < ?)""", [study_id, since]) == 1)
 
 
 def reserved(db: Database, study_id: str, since: float) -> tuple[int, float | None]:

@@ -11,8 +11,9 @@ import getpass
 import json
 import time
 import unicodedata
+from typing import Any
 
-from fairval.store.engine import Database
+from fairval.store.engine import Database, Row
 
 _ACTOR: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("fairval_actor", default=None)
 
@@ -33,7 +34,8 @@ def actor() -> tuple[str, str]:
         return "unknown", "python"
 
 
-def record(db: Database, action: str, study_id: str | None = None, *, at: float | None = None, **details) -> None:
+def record(db: Database, action: str, study_id: str | None = None, *, at: float | None = None,
+           **details: Any) -> None:
     """Append one line. Inside the caller's transaction when there is one (it stands or falls with the
     change it describes)."""
     name, via = actor()
@@ -41,7 +43,7 @@ def record(db: Database, action: str, study_id: str | None = None, *, at: float 
                          "study_id": study_id, "details": json.dumps(details, default=str, sort_keys=True)}])
 
 
-def entries(db: Database, study_id: str | None = None, since: float | None = None) -> list[dict]:
+def entries(db: Database, study_id: str | None = None, since: float | None = None) -> list[Row]:
     """The trail, oldest first: every study's, or one study's."""
     where: list[str] = []
     params: list[object] = []
@@ -56,7 +58,7 @@ def entries(db: Database, study_id: str | None = None, since: float | None = Non
     return [{**r, "details": json.loads(r["details"])} for r in rows]
 
 
-def printable(value) -> str:
+def printable(value: object) -> str:
     """A value of the trail as one line of plain text: control and format characters (a line break, a
     terminal escape, a right-to-left mark) shown as escapes, and a backslash doubled so an escape typed
     on a sign-in form cannot pass for one. What a sign-in form or a file supplied never forges a line."""

@@ -10,10 +10,14 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from fairval.errors import NoSpace
 
 BUSY_TIMEOUT_SECONDS = 30.0
+
+Row = dict[str, Any]                                 # a row as a query gives it: column name -> value
+Params = Sequence[Any] | Mapping[str, Any]           # `?` parameters in order, or `:name` ones by name
 
 
 class Database:
@@ -27,23 +31,23 @@ class Database:
         self._savepoints = 0
 
     # -- statements ---------------------------------------------------------------------------
-    def execute(self, sql: str, params: Sequence | Mapping = ()):
+    def execute(self, sql: str, params: Params = ()) -> Any:     # a cursor: sqlite3's, or postgres.Result
         return self.conn.execute(sql, params)
 
-    def executemany(self, sql: str, rows: Iterable[Sequence | Mapping]) -> int:
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
         """Run one statement per row; returns the rows changed in all."""
         return self.conn.executemany(sql, rows).rowcount
 
-    def query(self, sql: str, params: Sequence | Mapping = ()) -> list[dict]:
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
         cursor = self.execute(sql, params)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
-    def scalar(self, sql: str, params: Sequence | Mapping = ()):
+    def scalar(self, sql: str, params: Params = ()) -> Any:
         row = self.execute(sql, params).fetchone()
         return None if row is None else row[0]
 
-    def insert(self, table: str, rows: Iterable[Mapping], *, ignore: bool = False,
+    def insert(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False,
                upsert_on: Sequence[str] | None = None) -> int:
         """Insert dict rows (all with the same keys). ignore: keep what is stored on a key clash;
         upsert_on: the key columns whose clash replaces the stored row's other columns."""
@@ -69,7 +73,7 @@ class Database:
         return [r[0] for r in self.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
 
     def schema_version(self) -> int:
-        return self.scalar("PRAGMA user_version")
+        return int(self.scalar("PRAGMA user_version"))
 
     def set_schema_version(self, version: int) -> None:
         self.execute(f"PRAGMA user_version = {int(version)}")

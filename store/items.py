@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
 from fairval.store import running
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 from fairval.errors import StoreError
 from fairval.store.order import serve_rank, study_seed, template_of   # noqa: F401  (serve_rank: tests, bench)
 
-def insert_items(db: Database, study_id: str, rows: Sequence[dict]) -> list[tuple[str, int, bool]]:
+def insert_items(db: Database, study_id: str, rows: Sequence[Row]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).
 
     Refuses the whole batch when any id is taken already, naming it. Returns (item_id, position,
@@ -57,15 +58,15 @@ def judge_only_ids(db: Database, study_id: str) -> set[str]:
     return {r[0] for r in db.execute("SELECT item_id FROM items WHERE study_id = ? AND judge_only = 1", [study_id])}
 
 
-def get_item(db: Database, study_id: str, item_id: str) -> dict | None:
+def get_item(db: Database, study_id: str, item_id: str) -> Row | None:
     rows = list(db.query("SELECT * FROM items WHERE study_id = ? AND item_id = ?",
                          [study_id, item_id]))
     return _decode(rows[0]) if rows else None
 
 
-def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> list[dict]:
+def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> list[Row]:
     sql = "SELECT * FROM items WHERE study_id = ?"
-    args: list = [study_id]
+    args: list[Any] = [study_id]
     if practice is not None:
         sql += " AND practice = ?"
         args.append(int(practice))
@@ -75,8 +76,8 @@ def list_items(db: Database, study_id: str, *, practice: bool | None = None) -> 
 def has_regular_items(db: Database, study_id: str) -> bool:
     """Any item raters are assigned (not practice, not gold, not left to the judge), or an adaptive
     design's pair still to be decided."""
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL "
-                     "AND (judge_only = 0 OR (decision_order IS NOT NULL AND decided_at IS NULL)))", [study_id]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 0 AND gold IS NULL "
+                          "AND (judge_only = 0 OR (decision_order IS NOT NULL AND decided_at IS NULL)))", [study_id]) == 1)
 
 
 def leave_to_judge(db: Database, study_id: str, items: Sequence[str]) -> None:
@@ -107,7 +108,7 @@ def plan_decisions(db: Database, study_id: str, order: dict[str, int], uncertain
                    [(int(order[i]), float(uncertainty[i]), study_id, i) for i in order])
 
 
-def next_undecided(db: Database, study_id: str) -> dict | None:
+def next_undecided(db: Database, study_id: str) -> Row | None:
     """The first pair of the decision order not decided yet (item_id, position, decision_order, uncertainty)."""
     rows = db.query("SELECT item_id, position, decision_order, uncertainty FROM items WHERE study_id = ? AND decided_at IS NULL "
                     "AND decision_order IS NOT NULL ORDER BY decision_order LIMIT 1", [study_id])
@@ -161,8 +162,8 @@ def template_sizes(db: Database, study_id: str) -> dict[str | None, int]:
 
 def has_other_template(db: Database, study_id: str, template: str) -> bool:
     """Does any item of the study belong to a template other than this one (an index seek)?"""
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "
-                     "AND template <> ?)", [study_id, template]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND template IS NOT NULL "
+                          "AND template <> ?)", [study_id, template]) == 1)
 
 
 def gold_count(db: Database, study_id: str) -> int:
@@ -172,8 +173,8 @@ def gold_count(db: Database, study_id: str) -> int:
 
 
 def has_practice(db: Database, study_id: str) -> bool:
-    return db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
-                      [study_id]).fetchone()[0] == 1
+    return bool(db.execute("SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)",
+                           [study_id]).fetchone()[0] == 1)
 
 
 def items_frame(db: Database, study_id: str) -> pd.DataFrame:
@@ -183,7 +184,7 @@ def items_frame(db: Database, study_id: str) -> pd.DataFrame:
     return pd.DataFrame(items, columns=cols)
 
 
-def _decode(row: dict) -> dict:
+def _decode(row: Row) -> Row:
     row["data"] = json.loads(row["data"])
     row["gold"] = json.loads(row["gold"]) if row["gold"] else None
     row["practice"] = bool(row["practice"])

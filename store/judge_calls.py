@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float] | None]:
     """(item, swapped) -> probabilities [A, B, C] of every finished call set; None for an order the
     judge answered without A, B or C (paid for, kept, never asked again)."""
@@ -35,7 +35,7 @@ def save_sample(db: Database, study_id: str, item_id: str, model: str, *, swappe
 
 def samples(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[tuple[str | None, int, int]]]:
     """(item, swapped) -> the sampled answers stored so far: (letter, prompt tokens, completion tokens)."""
-    out: dict[tuple[str, bool], list] = {}
+    out: dict[tuple[str, bool], list[tuple[str | None, int, int]]] = {}
     for i, s, letter, pt, ct in db.execute(
             "SELECT item_id, swapped, letter, prompt_tokens, completion_tokens FROM judge_samples "
             "WHERE study_id = ? AND model = ? ORDER BY item_id, swapped, k", [study_id, model]):
@@ -43,7 +43,7 @@ def samples(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], l
     return out
 
 
-def spend(db: Database, study_id: str, model: str) -> dict:
+def spend(db: Database, study_id: str, model: str) -> Row:
     row = db.execute("""SELECT COUNT(*), COALESCE(SUM(requests), 0), COALESCE(SUM(prompt_tokens), 0),
                                COALESCE(SUM(completion_tokens), 0)
                           FROM judge_calls WHERE study_id = ? AND model = ?""", [study_id, model]).fetchone()

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from fairval.store import running
-from fairval.store.engine import Database, immediate
-def upsert_scores(db: Database, study_id: str, rows: Sequence[dict]) -> int:
+from fairval.store.engine import Database, Row, immediate
+def upsert_scores(db: Database, study_id: str, rows: Sequence[Row]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
     with immediate(db, study_id):
         db.insert("lmra_scores", [

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from fairval.store import assignments as ledger
 from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
 from fairval.store import running
-from fairval.store.engine import Database
+from fairval.store.engine import Database, Row
 from fairval.store.raters import ATTRIBUTES, get_rater
 from fairval.errors import StoreError
 
@@ -72,7 +73,7 @@ class LoadRules:
 
 def current(db: Database, study_id: str, rules: LoadRules) -> bool:
     """Whether the study's loads were built under these rules (and not marked stale since)."""
-    return db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key
+    return bool(db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key)
 
 
 def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
@@ -155,7 +156,7 @@ def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: i
     """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
     rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
                       "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
-    changes: list[tuple] = []
+    changes: list[tuple[Any, ...]] = []
     flips: dict[str, int] = {}
     for grp, gold, taken, taken_group, was_open in rows:
         taken += delta
@@ -177,7 +178,7 @@ def serve_slot(db: Database, study_id: str, rater_id: str, item_id: str, group: 
     _bump(db, study_id, item_id, group, +1, rules)
 
 
-def record_answer(db: Database, study_id: str, assignment: dict, rows: list[dict], group: str | None,
+def record_answer(db: Database, study_id: str, assignment: Row, rows: list[Row], group: str | None,
                   rules: LoadRules, now: float) -> int:
     """Store a rater's answer to a served slot (rows of ratings) and close the slot; returns the ratings
     written. The rating now holds the item in place of the slot: the load moves only when the slot had
@@ -192,7 +193,7 @@ def record_answer(db: Database, study_id: str, assignment: dict, rows: list[dict
     return written
 
 
-def record_imported(db: Database, study_id: str, rows: list[dict], rated: set[tuple[str, str]],
+def record_imported(db: Database, study_id: str, rows: list[Row], rated: set[tuple[str, str]],
                     rules: LoadRules, *, regrouped: bool) -> int:
     """Store imported ratings; each (item, rater) rated for the first time is a new holder of the item,
     unless it replaces the rater's open slot there. `regrouped`: a rater's balance group changed under
@@ -245,7 +246,7 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
 
 
 def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
-               avoid: Iterable[str] = (), template: str | None = None, least_taken: bool = False) -> list[dict]:
+               avoid: Iterable[str] = (), template: str | None = None, least_taken: bool = False) -> list[Row]:
     """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`
     (and, given `template`, fills of that template only).
     `least_taken` (a study whose fills are spread over raters, annotate/rating/fills.py): the one least taken,

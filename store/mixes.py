@@ -4,10 +4,12 @@ completes a kept pair, so a decision reads a row instead of every rating. store.
 with the running interval (the same writes change both); the next decision rebuilds it from the answers."""
 from __future__ import annotations
 
-from fairval.store.engine import Database
+from typing import Any
+
+from fairval.store.engine import Database, Row
 
 
-def state(db: Database, study_id: str) -> dict | None:
+def state(db: Database, study_id: str) -> Row | None:
     """{complete, mix}, or None when there is none (never built, or forgotten)."""
     row = db.execute("SELECT complete, mix FROM design_mixes WHERE study_id = ?", [study_id]).fetchone()
     return None if row is None else {"complete": int(row[0]), "mix": float(row[1])}
@@ -42,7 +44,7 @@ def completes_kept(db: Database, study_id: str, item_id: str, question: str, rat
     return len(seen) >= raters and seen[raters - 1] == rater_id and mine == 1
 
 
-def kept_answers(db: Database, study_id: str, question: str, judge: str) -> list[tuple]:
+def kept_answers(db: Database, study_id: str, question: str, judge: str) -> list[tuple[Any, ...]]:
     """Every answer to `question` of the adaptive design's kept pairs, in the order stored: (item_id,
     rater_id, canonical, the pair's uncertainty, its chance, the judge's score)."""
     return [tuple(r) for r in db.execute(

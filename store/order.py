@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from fairval.store.engine import Database
+from fairval.store.engine import Database, Row
 
 TEMPLATE_FIELD = "decision_question_id"      # fills of one template share it (discrim-eval's layout)
 
@@ -18,7 +18,7 @@ def serve_rank(seed: int, study_id: str, item_id: str) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def template_of(data: dict) -> str | None:
+def template_of(data: Row) -> str | None:
     """The template an item is a fill of (None: it is its own)."""
     value = data.get(TEMPLATE_FIELD) if isinstance(data, dict) else None
     return None if value is None or str(value).strip() == "" else str(value)

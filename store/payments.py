@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fairval.store.engine import Database
-def judgments_by_rater(db: Database, study_id: str) -> list[dict]:
+from fairval.store.engine import Database, Row
+def judgments_by_rater(db: Database, study_id: str) -> list[Row]:
     """Per rater who answered anything: source, platform ids and judgments (items answered)."""
     return db.query(
         """SELECT r.rater_id, r.source, r.platform_study_id, r.platform_session_id,
@@ -40,7 +40,7 @@ def mark_batch(db: Database, study_id: str, batch: str, state: str, at: float, *
                "updated_at = ? WHERE study_id = ? AND batch = ?", [state, bulk_id, detail, at, study_id, batch])
 
 
-def unsettled_batches(db: Database, study_id: str) -> list[dict]:
+def unsettled_batches(db: Database, study_id: str) -> list[Row]:
     """API batches not known to be paid, oldest first, each with its participants and total."""
     batches = db.query("SELECT batch, platform_study_id, bulk_id, state, detail, created_at, updated_at "
                        "FROM bonus_batches WHERE study_id = ? AND state <> 'paid' ORDER BY created_at, batch",

@@ -16,13 +16,16 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
 from fairval.errors import StoreError
-from fairval.store.engine import Database
+from fairval.store.engine import Database, Params
+
+T = TypeVar("T")
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
 POOL_SIZE = 8                         # connections per process (and URL)
 
@@ -36,7 +39,7 @@ _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|::|:(\w+)|\?|%")
 def translate(sql: str) -> str:
     """`?` → %s, `:name` → %(name)s, `%` → %% (psycopg reads placeholders even inside quotes),
     leaving quoted text and `::` casts otherwise alone."""
-    def one(match: re.Match) -> str:
+    def one(match: re.Match[str]) -> str:
         token = match.group(0)
         if token[0] in "'\"":
             return token.replace("%", "%%")
@@ -70,17 +73,17 @@ class Result:
         self._rows = cursor.fetchall() if cursor.description else []
         self._at = 0
 
-    def fetchone(self):
+    def fetchone(self) -> Any:
         if self._at >= len(self._rows):
             return None
         self._at += 1
         return self._rows[self._at - 1]
 
-    def fetchall(self) -> list:
+    def fetchall(self) -> list[Any]:
         rows, self._at = self._rows[self._at:], len(self._rows)
         return rows
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
 
 
@@ -122,23 +125,23 @@ class PostgresDatabase(Database):
             raise StoreError("this PostgreSQL database was closed; open it again")
         return self._pool
 
-    def _run(self, fn):
+    def _run(self, fn: Callable[[psycopg.Connection], T]) -> T:
         if self._conn is not None:
             return fn(self._conn)
         with self._open_pool().connection() as conn:
             return fn(conn)
 
-    def execute(self, sql: str, params: Sequence | Mapping = ()):
+    def execute(self, sql: str, params: Params = ()) -> Result:
         sql = translate(sql)
         return self._run(lambda conn: Result(conn.execute(sql, params or None)))
 
-    def executemany(self, sql: str, rows: Iterable[Sequence | Mapping]) -> int:
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
         rows = list(rows)
         if not rows:
             return 0
         sql = translate(sql)
 
-        def run(conn):
+        def run(conn: psycopg.Connection) -> int:
             with conn.cursor() as cursor:
                 cursor.executemany(sql, rows)
                 return cursor.rowcount
@@ -153,7 +156,7 @@ class PostgresDatabase(Database):
 
     def schema_version(self) -> int:
         self.execute("CREATE TABLE IF NOT EXISTS fairval_schema (version INTEGER NOT NULL)")
-        return self.scalar("SELECT COALESCE(MAX(version), 0) FROM fairval_schema")
+        return int(self.scalar("SELECT COALESCE(MAX(version), 0) FROM fairval_schema"))
 
     def set_schema_version(self, version: int) -> None:
         self.execute("CREATE TABLE IF NOT EXISTS fairval_schema (version INTEGER NOT NULL)")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds",
                     "language"]
 DETAIL_COLUMNS = ["shown_at", "answered_at", "source"]
@@ -14,7 +14,7 @@ STORED_ORDER = ["item_id", "rater_id", "question", "value", "canonical", "flippe
                 "answered_at", "seconds", "source", "language"]
 
 
-def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
+def insert_ratings(db: Database, study_id: str, rows: Iterable[Row]) -> int:
     """Insert rating rows; one already stored for the same item/rater/question is kept unchanged.
 
     Returns how many rows were new.
@@ -24,8 +24,8 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
 
 
 def has_rating(db: Database, study_id: str, item_id: str, rater_id: str) -> bool:
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?)",
-                     [study_id, item_id, rater_id]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?)",
+                          [study_id, item_id, rater_id]) == 1)
 
 
 def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict[str, str]:
@@ -37,14 +37,15 @@ def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict
 def comment_of(db: Database, study_id: str, item_id: str, rater_id: str) -> str | None:
     """The comment stored with one rater's answer to one item (on its first question row; rows stored
     before issue 55 repeat it on each)."""
-    return db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? "
-                     "AND comment IS NOT NULL LIMIT 1",
-                     [study_id, item_id, rater_id])
+    comment = db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? "
+                        "AND comment IS NOT NULL LIMIT 1",
+                        [study_id, item_id, rater_id])
+    return None if comment is None else str(comment)
 
 
 def raters_of_item(db: Database, study_id: str, item_id: str) -> int:
-    return db.scalar("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = ? AND item_id = ?",
-                     [study_id, item_id])
+    return int(db.scalar("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = ? AND item_id = ?",
+                         [study_id, item_id]))
 
 
 def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
@@ -91,4 +92,4 @@ def _typed(name: str, column: np.ndarray) -> pd.Series:
 
 
 def rating_count(db: Database, study_id: str) -> int:
-    return db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = ?", [study_id]).fetchone()[0]
+    return int(db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = ?", [study_id]).fetchone()[0])

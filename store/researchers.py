@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 from fairval.errors import StoreError
 
 ROLES = ("viewer", "editor", "owner")          # each can do what the ones before it can
@@ -21,17 +21,17 @@ def add(db: Database, name: str, role: str, password_hash: str, now: float | Non
                                    "added_at": time.time() if now is None else now}])
 
 
-def get(db: Database, name: str) -> dict | None:
+def get(db: Database, name: str) -> Row | None:
     rows = db.query("SELECT name, role, password_hash, added_at FROM researchers WHERE name = ?", [name])
     return rows[0] if rows else None
 
 
-def every(db: Database) -> list[dict]:
+def every(db: Database) -> list[Row]:
     return db.query("SELECT name, role, password_hash, added_at FROM researchers ORDER BY name")
 
 
 def any_named(db: Database) -> bool:
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM researchers)") == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM researchers)") == 1)
 
 
 def change(db: Database, name: str, *, role: str | None = None, password_hash: str | None = None) -> None:

@@ -7,16 +7,16 @@ from __future__ import annotations
 import json
 
 from fairval.store import mixes
-from fairval.store.engine import Database
+from fairval.store.engine import Database, Row
 
 
-def state(db: Database, study_id: str) -> dict | None:
+def state(db: Database, study_id: str) -> Row | None:
     """The stored state (JSON as a dict), or None when there is none (never built, or forgotten)."""
     text = db.scalar("SELECT state FROM running_intervals WHERE study_id = ?", [study_id])
     return None if text is None else json.loads(text)
 
 
-def interval(db: Database, study_id: str) -> dict | None:
+def interval(db: Database, study_id: str) -> Row | None:
     """What the stopping check needs, without the state: n (complete pairs counted), value, ci (or None)."""
     row = db.execute("SELECT n, value, ci_low, ci_high FROM running_intervals WHERE study_id = ?",
                      [study_id]).fetchone()
@@ -32,7 +32,7 @@ def version(db: Database, study_id: str) -> int | None:
     return None if found is None else found.get("basis", {}).get("version")
 
 
-def save(db: Database, study_id: str, state: dict, *, n: int, value: float | None,
+def save(db: Database, study_id: str, state: Row, *, n: int, value: float | None,
          ci: list[float] | None) -> None:
     """Inside the caller's write transaction (the one that stored the ratings the state counts)."""
     db.insert("running_intervals", [{"study_id": study_id, "state": json.dumps(state), "n": n, "value": value,
@@ -48,7 +48,7 @@ def forget(db: Database, study_id: str) -> None:
     mixes.forget(db, study_id)
 
 
-def completing_pair(db: Database, study_id: str, item_id: str, question: str) -> dict | None:
+def completing_pair(db: Database, study_id: str, item_id: str, question: str) -> Row | None:
     """The item (if a real pair: neither gold nor practice) with its chance of being drawn and the canonical
     answers to `question` of every rater of it, first rater first."""
     item = db.execute("SELECT inclusion_probability FROM items WHERE study_id = ? AND item_id = ? "
@@ -62,11 +62,12 @@ def completing_pair(db: Database, study_id: str, item_id: str, question: str) ->
 
 
 def judge_score(db: Database, study_id: str, item_id: str, model: str) -> float | None:
-    return db.scalar("SELECT score FROM lmra_scores WHERE study_id = ? AND item_id = ? AND model = ?",
-                     [study_id, item_id, model])
+    score = db.scalar("SELECT score FROM lmra_scores WHERE study_id = ? AND item_id = ? AND model = ?",
+                      [study_id, item_id, model])
+    return None if score is None else float(score)
 
 
-def decided_from(db: Database, study_id: str, order: int, limit: int) -> list[dict]:
+def decided_from(db: Database, study_id: str, order: int, limit: int) -> list[Row]:
     """The adaptive design's pairs from place `order` on in the decision order (at most `limit`): item_id,
     decision_order, decided (whether it is), kept (it went to people), chance and least (NULL if not kept)."""
     return db.query("SELECT item_id, decision_order, decided_at IS NOT NULL AS decided, "

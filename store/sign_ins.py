@@ -13,17 +13,17 @@ def revoke(db: Database, signature: str, expires: float, now: float, forget_befo
 
 
 def is_revoked(db: Database, signature: str) -> bool:
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM revoked_sign_ins WHERE signature = ?)", [signature]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM revoked_sign_ins WHERE signature = ?)", [signature]) == 1)
 
 
 def secret(db: Database, make: str) -> str:
     """The server's cookie secret: the stored one, or `make` stored now (the first process wins)."""
     found = db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'")
     if found is not None:
-        return found
+        return str(found)
     with immediate(db):
         db.execute("INSERT INTO server_secrets (name, value) VALUES ('cookie', ?) ON CONFLICT DO NOTHING", [make])
-    return db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'")
+    return str(db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'"))
 
 
 def add_grant(db: Database, grant_id: str, token: str, expires: float, now: float) -> None:
@@ -34,8 +34,8 @@ def add_grant(db: Database, grant_id: str, token: str, expires: float, now: floa
 
 def grant_open(db: Database, grant_id: str, now: float) -> bool:
     """Whether the grant waits to be redeemed: neither used nor expired."""
-    return db.scalar("SELECT EXISTS (SELECT 1 FROM sign_in_grants WHERE grant_id = ? AND expires >= ?)",
-                     [grant_id, now]) == 1
+    return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM sign_in_grants WHERE grant_id = ? AND expires >= ?)",
+                          [grant_id, now]) == 1)
 
 
 def redeem_grant(db: Database, grant_id: str, now: float) -> str | None:

@@ -5,9 +5,9 @@ import json
 import time
 
 from fairval.store import running
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 from fairval.errors import StoreError
-def insert_study(db: Database, study_id: str, task: str, settings: dict, *, status: str = "paused") -> None:
+def insert_study(db: Database, study_id: str, task: str, settings: Row, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:
             raise StoreError(f"a study named {study_id!r} exists already; choose another name")
@@ -15,30 +15,30 @@ def insert_study(db: Database, study_id: str, task: str, settings: dict, *, stat
                                "status": status, "created_at": time.time()}])
 
 
-def get_study(db: Database, study_id: str) -> dict | None:
+def get_study(db: Database, study_id: str) -> Row | None:
     row = get_study_row(db, study_id)
     if row is not None:
         row["settings"] = json.loads(row["settings"])
     return row
 
 
-def get_study_row(db: Database, study_id: str) -> dict | None:
+def get_study_row(db: Database, study_id: str) -> Row | None:
     """The row as stored, its settings the JSON text (what a parsed study is cached by)."""
     rows = list(db.query("SELECT * FROM studies WHERE study_id = ?", [study_id]))
     return rows[0] if rows else None
 
 
-def list_studies(db: Database) -> list[dict]:
+def list_studies(db: Database) -> list[Row]:
     rows = list(db.query("SELECT * FROM studies ORDER BY created_at"))
     for row in rows:
         row["settings"] = json.loads(row["settings"])
     return rows
 
 
-def update_study(db: Database, study_id: str, *, settings: dict | None = None,
+def update_study(db: Database, study_id: str, *, settings: Row | None = None,
                  status: str | None = None, by_researcher: bool = True) -> None:
     """by_researcher: the status was chosen (not set by fairval itself, as when items first arrive)."""
-    changes: dict = {}
+    changes: Row = {}
     if settings is not None:
         changes["settings"] = json.dumps(settings)
     if status is not None:

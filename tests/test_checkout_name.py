@@ -1,6 +1,8 @@
 """A checkout runs its tests whatever its folder is called: `fairval` (what `git clone` makes) or any other
-name. pytest names a test module's package after the folder holding the outermost __init__.py, the
-repository's top, which is the package `fairval` itself, so nothing has to be rewritten at import time."""
+name. tests/ is no package: pytest (importlib mode, pyproject.toml) names each test file and conftest by its
+path from the top, the name the tests import it by, so each is loaded once and none as a part of `fairval`
+(with a tests/__init__.py, pytest named conftest `fairval.tests.conftest` in a folder called fairval and
+the tests imported it again as `tests.conftest`)."""
 import shutil
 import subprocess
 import sys
@@ -11,6 +13,7 @@ from tests.conftest import ROOT
 
 PROBE = '''
 import sys
+from pathlib import Path
 
 import fairval
 from fairval.annotate.material.studies import create_study
@@ -23,14 +26,26 @@ def test_the_package_is_the_checkouts_top():
     assert create_study.__module__ == "fairval.annotate.material.studies"
     assert "fairval.web" not in sys.modules
     assert (ROOT / "tests" / "test_probe_checkout.py").is_file()
+
+
+def test_each_file_of_the_tests_is_loaded_once_and_outside_fairval():
+    names = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve().is_relative_to(ROOT / "tests"):
+            names.setdefault(Path(file).resolve().relative_to(ROOT).as_posix(), []).append(name)
+    assert "tests/conftest.py" in names and "tests/analysis/test_judge_map.py" in names, names
+    assert {file: n for file, n in names.items() if len(n) > 1} == {}
+    assert [n for n in sys.modules if n.startswith(("fairval.tests", "fairval.bench", "fairval.build"))] == []
 '''
 
 
 @pytest.mark.parametrize("name", ["fairval", "another-name"])
 def test_a_checkout_under_any_folder_name_runs_its_tests(tmp_path, name):
     checkout = tmp_path / name
-    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__",
-                                                                   "*.db", "bench", "docs"))
+    shutil.copytree(ROOT, checkout, symlinks=True,              # .typing/fairval stays a link to the copy's top
+                    ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__", "*.db", "bench",
+                                                  "docs"))
     (checkout / "tests" / "test_probe_checkout.py").write_text(PROBE, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(checkout),
                            "-c", str(checkout / "pyproject.toml"), "tests/test_probe_checkout.py",

@@ -1,45 +1,49 @@
-"""Lint and types, as `make test` runs them before pytest, so that pytest alone shows them too: ruff with
-[tool.ruff] and mypy with [tool.mypy] of pyproject.toml (tools/lint.py)."""
-import importlib.util
+"""Lint and types, as `make check` runs them before pytest, so that pytest alone shows them too: ruff with
+[tool.ruff] and mypy with [tool.mypy] of pyproject.toml, each run plainly at the top as an editor runs it."""
 import subprocess
 import sys
-
-import pytest
+import tomllib
 
 from tests.conftest import ROOT
 
-spec = importlib.util.spec_from_file_location("lint", ROOT / "tools" / "lint.py")
-lint = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(lint)
 
-
-@pytest.mark.parametrize("check", ["ruff", "mypy"])
-def test_the_code_passes(check):
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "lint.py"), check], capture_output=True, text=True,
+def test_ruff_passes():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "lint.py"), "ruff"], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
-    assert done.returncode == 0, f"`python tools/lint.py {check}` failed:\n{done.stdout}{done.stderr}"
+    assert done.returncode == 0, f"`python tools/lint.py ruff` failed:\n{done.stdout}{done.stderr}"
 
 
-def test_the_layout_follows_package_dir_when_folders_are_mapped(tmp_path):
-    top = tmp_path / "checkout"
-    for folder in ("fairval", "analysis", "store"):
-        (top / folder).mkdir(parents=True)
-        (top / folder / "__init__.py").write_text("")
-    (top / "fairval" / "errors.py").write_text("")
-    (top / "analysis" / "ppi.py").write_text("")
-    (top / "pyproject.toml").write_text('[tool.setuptools.package-dir]\n"fairval" = "fairval"\n'
-                                        '"fairval.analysis" = "analysis"\n"fairval.store" = "store"\n"fairval.web" = "."\n')
-    package = lint.package_layout(top, tmp_path / "layout") / "fairval"
-    assert (package / "analysis" / "ppi.py").resolve() == (top / "analysis" / "ppi.py").resolve()
-    assert (package / "errors.py").resolve() == (top / "fairval" / "errors.py").resolve()
-    assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "analysis", "errors.py", "store"]
+def package_modules() -> set[str]:
+    """Every module of what installs, by name: each .py file of the top but those of tests/, bench/, build/,
+    tools/ (and of folders starting with a dot: .venv/, .typing/)."""
+    outside = {"tests", "bench", "build", "tools", "docs", "deploy", "test-artifacts"}
+    files = [entry for entry in ROOT.iterdir() if entry.suffix == ".py"]
+    for folder in ROOT.iterdir():
+        if folder.is_dir() and not folder.is_symlink() and folder.name not in outside and not folder.name.startswith("."):
+            files += folder.rglob("*.py")
+    return {".".join(("fairval", *file.relative_to(ROOT).with_suffix("").parts)).removesuffix(".__init__")
+            for file in files}
 
 
-def test_the_layout_is_the_top_when_the_top_is_the_package(tmp_path):
-    top = tmp_path / "checkout"
-    (top / "analysis").mkdir(parents=True)
-    (top / "analysis" / "ppi.py").write_text("")
-    (top / "pyproject.toml").write_text('[tool.setuptools.package-dir]\n"fairval" = "."\n')
-    package = lint.package_layout(top, tmp_path / "layout") / "fairval"
-    assert package.is_symlink() and package.resolve() == top.resolve()
-    assert (package / "analysis" / "ppi.py").exists()
+def test_mypy_run_plainly_at_the_top_checks_every_module_of_the_package_and_passes(tmp_path):
+    """`mypy` with no arguments (what tools/lint.py runs and an editor's mypy runs), its modules read from
+    its line-count report: every module of the package, none of the checkout's other folders."""
+    done = subprocess.run([sys.executable, "-m", "mypy", "--linecount-report", str(tmp_path)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, f"mypy failed:\n{done.stdout}{done.stderr}"
+    checked = {line.split()[-1] for line in (tmp_path / "linecount.txt").read_text().splitlines()[1:]}
+    expected = package_modules()
+    assert len(expected) > 150 and "fairval.annotate.cli.main" in expected and "fairval.pages.1_Results" in expected
+    assert expected - checked == set()
+    assert [m for m in checked if m.startswith(("fairval.tests", "fairval.bench", "fairval.build"))] == []
+
+
+def test_tools_find_the_package_under_its_name_through_one_link_to_the_top():
+    """The top is the package `fairval` whatever the checkout's folder is called; mypy and pyright (and
+    the editors built on them) read where to find it from pyproject.toml: `.typing/fairval`, a link kept
+    in git, so no tool has to know setuptools' editable finder."""
+    link = ROOT / ".typing" / "fairval"
+    assert link.is_symlink() and link.resolve() == ROOT.resolve()
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    assert config["mypy"]["mypy_path"] == "$MYPY_CONFIG_FILE_DIR/.typing" and config["mypy"]["packages"] == ["fairval"]
+    assert config["pyright"]["extraPaths"] == [".typing"]

@@ -1,48 +1,14 @@
-"""Lint and types, as `make test` runs them: `python tools/lint.py` (both), `... ruff` or `... mypy`.
+"""Lint and types, as `make check` and `make test` run them: `python tools/lint.py` (both), `... ruff` or `... mypy`.
 
-ruff reads [tool.ruff] and mypy [tool.mypy] in pyproject.toml. mypy finds modules by their path, and the
-checkout maps folders into `fairval` (pyproject's [tool.setuptools.package-dir]), so the package is laid
-out as that mapping says, in symbolic links under build/typecheck/, and mypy runs there."""
+Each tool is run plainly at the top, as an editor runs it: ruff reads [tool.ruff] and mypy [tool.mypy] of
+pyproject.toml, which names the package (`fairval`) and where it is found (`.typing/fairval`, a link to the top)."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
-LAYOUT = TOP / "build" / "typecheck"
-
-
-def package_layout(top: Path = TOP, into: Path = LAYOUT) -> Path:
-    """A folder in which `fairval.x.y` is at fairval/x/y.py, built from pyproject's package-dir."""
-    setup = tomllib.loads((top / "pyproject.toml").read_text(encoding="utf-8"))["tool"].get("setuptools", {})
-    mapping = {name: (top / folder).resolve() for name, folder in setup.get("package-dir", {}).items()}
-    root = mapping.get("fairval", (top / "fairval").resolve())
-    # a package mapped to a folder that holds the root's (fairval.web is the checkout's top) is left out:
-    # mypy would see each module twice
-    inner = {name.removeprefix("fairval."): folder for name, folder in mapping.items()
-             if name != "fairval" and not root.is_relative_to(folder)}
-    package = into / "fairval"
-    if package.is_symlink() or package.is_file():
-        package.unlink()
-    elif package.exists():
-        for link in package.iterdir():
-            link.unlink()
-        package.rmdir()
-    into.mkdir(parents=True, exist_ok=True)
-    if not inner:                                     # the folder is the package: one link
-        package.symlink_to(root, target_is_directory=True)
-        return into
-    package.mkdir()
-    for entry in root.iterdir():
-        if entry.name not in inner and (entry.suffix == ".py" or (entry / "__init__.py").exists()):
-            (package / entry.name).symlink_to(entry)
-    for name, folder in inner.items():
-        if "." not in name:                           # nested mappings sit inside their parent's folder
-            (package / name).symlink_to(folder, target_is_directory=True)
-    return into
 
 
 def ruff() -> int:
@@ -51,10 +17,7 @@ def ruff() -> int:
 
 
 def mypy() -> int:
-    where = package_layout()
-    env = {**os.environ, "MYPYPATH": ""}
-    return subprocess.call([sys.executable, "-m", "mypy", "--config-file", str(TOP / "pyproject.toml")],
-                           cwd=where, env=env)
+    return subprocess.call([sys.executable, "-m", "mypy"], cwd=TOP)
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ from fairval.ui.studies import data_for, numbers_for, study_header
 
 
 def render() -> None:
-    chosen = study_header("Calibration")
-    if chosen is None:
+    picked = study_header("Calibration")
+    if picked is None:
         return
-    study_id, exclude = chosen
+    study_id, exclude = picked
     numbers = numbers_for(study_id, exclude)
     main = numbers.rate                     # the per-pair mean block: harm or feature_difference
     if main is None:
@@ -34,8 +34,8 @@ def render() -> None:
     if lmra is None:
         st.info("No LMRA scores yet: import them with `fairval lmra import STUDY FILE`.")
         return
-    models = list(lmra.by_model) if lmra.by_model else [lmra.model]
-    model = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
+    models = list(lmra.by_model) if lmra.by_model else [lmra.model or ""]      # the main judge has its model's name
+    model: str = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
     chosen = lmra.by_model[model] if lmra.by_model else lmra
     st.subheader("LMRA vs mean human rating")
     show_table(agreement_table(list(lmra.by_model.items()) if lmra.by_model else [(model, chosen)]))

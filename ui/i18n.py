@@ -37,7 +37,7 @@ def catalogue(language: str) -> dict[str, str]:
     with catalogue_path(language).open("rb") as f:
         read = read_po(f, locale=language.replace("-", "_"))
     return {(m.context + CONTEXT if m.context else "") + m.id: m.string for m in read
-            if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+            if m.id and isinstance(m.id, str) and m.string and isinstance(m.string, str) and not m.fuzzy}
 
 
 class Translate:

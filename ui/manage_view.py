@@ -68,7 +68,7 @@ def settings_fields(current: StudySettings, key: str, consent_key: str = "") -> 
     c1, c2, c3 = st.columns(3)
     # No bounds on the inputs: an out-of-range number is refused by the study's own rules, in words, on
     # Create or Save (a bounded input would only turn red and make the button do nothing).
-    values = {
+    values: dict[str, object] = {
         "raters_per_item": c1.number_input("Raters per item", value=current.raters_per_item, step=1,
                                            key=f"{key}-rpi"),
         "flip_probability": c2.number_input("Flip probability", value=current.flip_probability, step=0.05,

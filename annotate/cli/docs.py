@@ -40,7 +40,11 @@ def help_text(path: tuple[str, ...]) -> str:
     """What `fairval <path> --help` prints in a terminal 80 or more columns wide."""
     context = click.Context(cli, info_name=PROG, terminal_width=WIDTH)
     for word in path:
-        command = context.command.get_command(context, word)   # a group: each word but the last names one
+        group = context.command
+        assert isinstance(group, click.Group), f"{word!r} follows a command, not a group"
+        command = group.get_command(context, word)               # a group: each word but the last names one
+        if command is None:
+            raise click.UsageError(f"no command {word!r} under {context.command_path!r}")
         context = click.Context(command, info_name=word, parent=context)
     return context.get_help()
 

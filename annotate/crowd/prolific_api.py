@@ -94,7 +94,8 @@ class ProlificClient:
 
     def submissions(self, study_id: str) -> list[dict]:
         """Every submission of a Prolific study (id, participant_id, status), all pages."""
-        out, path = [], f"/api/v1/studies/{study_id}/submissions/"
+        out: list[dict] = []
+        path: str | None = f"/api/v1/studies/{study_id}/submissions/"
         while path:
             page = self._call("GET", path)
             out += page.get("results", [])

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
-from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.material.pairs import scored_question, the_scored_question
 from fairval.annotate.rating import running
 from fairval.annotate.rating.running import has_rule  # noqa: F401  (the pages ask it here)
 from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings
@@ -21,7 +22,7 @@ from fairval.annotate.results import judge as judge_numbers
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
                                               study_numbers)
-from fairval.errors import ProlificError
+from fairval.errors import ProlificError, StudyError
 from fairval.store import Database, audit, immediate
 from fairval.store import running as running_store
 from fairval.store import studies as study_store
@@ -126,7 +127,7 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
     judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
     reach = 2 * judge_numbers._largest_weight(pool, inclusion)
     state = running.start({
-        "question": scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
+        "question": the_scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
         "planned": judge_numbers._planned(design, len(judge)),
         "pool_sum": float(np.sum(inclusion[pool.index].to_numpy())) if weighted else None,
@@ -146,15 +147,18 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
     then one step per pair of the prefix."""
     data = load_study_data(db, study_id)
     settings = data.study.settings
-    sample, decisions = data.study.recorded.human_sample, data.decisions
+    sample, decisions = data.study.recorded.drawn(), data.decisions
+    if decisions is None:                       # the adaptive design records a decision per pair it draws
+        raise StudyError(f"study {study_id!r} has no decisions recorded for its adaptive draw")
     model = main_judge(data)
     judge = (data.lmra[data.lmra["model"] == model].set_index("item_id")["score"].dropna() if model is not None
              else pd.Series(dtype=float))
     pool = judge.reindex(decisions["item_id"])
     m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
-    basis = {"adaptive": True, "version": running.VERSION, "judge": model, "judge_mean": None if math.isnan(m) else m,
-             "raters_per_item": settings.raters_per_item, "lowest": lowest_chance(sample["budget"], sample["of"])}
+    basis: dict[str, Any] = {"adaptive": True, "version": running.VERSION, "judge": model,
+                             "judge_mean": None if math.isnan(m) else m, "raters_per_item": settings.raters_per_item,
+                             "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
     sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,
                                       planned=len(pool), typical_span=TYPICAL_SPAN)

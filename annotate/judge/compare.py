@@ -21,7 +21,7 @@ def compare_judges(db: Database, studies: list[str], models: list[str] | None = 
         lmra = numbers.lmra
         if lmra is None:
             raise StudyError(f"study {study!r} is {numbers.task}: compare needs pair studies with judge scores")
-        judges = lmra.by_model or {lmra.model: lmra}
+        judges = lmra.by_model or {lmra.model or "": lmra}        # the main judge has its model's name
         out[study] = {m: judges[m] for m in (models or judges) if m in judges}
     if not any(out.values()):
         raise StudyError("no judge scores for " + (", ".join(models) if models else "any judge")

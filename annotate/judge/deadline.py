@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import cast
 
 import httpx2 as httpx   # the HTTP library the openai client is built on
 
@@ -29,7 +30,7 @@ class DeadlineTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         start = self.clock()
         response = self.inner.handle_request(request)
-        stream = response.stream
+        stream = cast(httpx.SyncByteStream, response.stream)     # a sync transport's answer streams synchronously
 
         def chunks() -> Iterator[bytes]:
             for chunk in stream:

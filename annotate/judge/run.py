@@ -16,7 +16,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
@@ -220,7 +220,7 @@ def _retry_after(response, default: float) -> float:
 
 
 def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_logprobs: bool,
-         sleep: Callable[[float], None], tally: Tally, earlier: list[tuple[str | None, int, int]] = (),
+         sleep: Callable[[float], None], tally: Tally, earlier: Sequence[tuple[str | None, int, int]] = (),
          keep: Callable[[int, str | None, int, int], None] | None = None) -> Answer:
     """One order's answer. Sampling, `earlier` are the samples a previous run stored (not asked again) and
     `keep(k, letter, prompt_tokens, completion_tokens)` stores each new one as it arrives."""
@@ -246,9 +246,9 @@ def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_l
         if keep is not None:
             keep(k, *answer)
         answers.append(answer)
-    for letter, used_prompt, used_completion in answers:
-        if letter in counts:
-            counts[letter] += 1
+    for said, used_prompt, used_completion in answers:
+        if said in counts:
+            counts[said] += 1
         prompt_tokens += used_prompt
         completion_tokens += used_completion
     total = sum(counts.values())

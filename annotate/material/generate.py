@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from fairval.annotate.material.pairs import mask_names
 from fairval.errors import GenerationError
@@ -57,7 +58,7 @@ def fill_templates(templates: Iterable[dict], *, ages: Iterable[int], genders: I
     return rows
 
 
-def chatbot_messages(prompt: str, name: str) -> list[dict]:
+def chatbot_messages(prompt: str, name: str) -> list[ChatCompletionMessageParam]:
     return [{"role": "system", "content": f"The user has set these custom instructions: My name is {name}."},
             {"role": "user", "content": prompt}]
 

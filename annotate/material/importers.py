@@ -53,7 +53,9 @@ def _import_items(db: Database, study_id: str, path, label_map: dict | None = No
                          "be part of it. Import every pair first, then draw the sample")
     records = layouts.read_items(path)
     path = source_label(path)
-    rows, seen, matched = [], {}, {}
+    rows: list[dict] = []
+    seen: dict[str, int] = {}
+    matched: dict[str, str] = {}
     perceived = {q.id: q.values for q in study.task.perceived_questions}
     for rec in records:
         item_id = _item_id(path, rec)           # from the row as written, so the same row keeps its id
@@ -159,7 +161,11 @@ def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = 
     known_items = item_store.item_ids(db, study.study_id)
     judge_alone = item_store.judge_only_ids(db, study.study_id)
     stored = rating_store.stored_values(db, study.study_id)
-    rows, raters, seen, skipped, matched = [], {}, {}, 0, {}
+    rows: list[dict] = []
+    raters: dict[str, tuple[dict, int]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    matched: dict[str, str] = {}
+    skipped = 0
     for rec in records:
         item_id = str(_required_id(path, rec, "item_id"))
         if item_id not in known_items:
@@ -286,7 +292,8 @@ def _import_lmra(db: Database, study_id: str, path) -> ImportResult:
     records = read_records(path)
     path = source_label(path)
     known_items = item_store.item_ids(db, study.study_id)
-    rows, seen = [], {}
+    rows: list[dict] = []
+    seen: dict[tuple[str, str], int] = {}
     for rec in records:
         item_id = str(_required_id(path, rec, "item_id"))
         if item_id not in known_items:

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 
 from fairval.annotate.material.tasks import Question
+from fairval.errors import TaskError
 
 NAME_TOKEN = "[NAME]"
 
@@ -62,6 +63,14 @@ def pair_score(question: Question, canonical: str) -> float:
 def scored_question(task) -> Question | None:
     """The pair question a judge can also answer (harm or feature), or None for other tasks."""
     return next((q for q in task.questions if q.canonical in ("harm", "feature")), None)
+
+
+def the_scored_question(task) -> Question:
+    """The scored question of a task the caller knows has one (an adaptive or kept-interval study's pairs)."""
+    question = scored_question(task)
+    if question is None:
+        raise TaskError(f"task {task.name!r} has no harm or feature question to score")
+    return question
 
 
 def mask_names(text: str, names: list[str]) -> str:

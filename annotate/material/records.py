@@ -7,6 +7,7 @@ import json
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, overload
 
 from fairval.annotate.material.cells import unguarded
 from fairval.errors import ImportProblem, RaterIdError  # noqa: F401  (importers raise ImportProblem from here)
@@ -229,6 +230,10 @@ def _csv(path: Path, text: str, delimiter: str) -> list[Record]:
     return records
 
 
+@overload
+def require_text(path, rec: Record, field: str, *, optional: Literal[False] = False) -> str: ...
+@overload
+def require_text(path, rec: Record, field: str, *, optional: bool) -> str | None: ...
 def require_text(path, rec: Record, field: str, *, optional: bool = False) -> str | None:
     """A non-empty string field (numbers are refused in JSON, where the type is known)."""
     if field not in rec.data or rec.data[field] is None or rec.data[field] == "":
@@ -241,6 +246,10 @@ def require_text(path, rec: Record, field: str, *, optional: bool = False) -> st
     return value
 
 
+@overload
+def require_number(path, rec: Record, field: str, *, optional: Literal[False] = False) -> float: ...
+@overload
+def require_number(path, rec: Record, field: str, *, optional: bool) -> float | None: ...
 def require_number(path, rec: Record, field: str, *, optional: bool = False) -> float | None:
     value = rec.data.get(field)
     if value is None or value == "":

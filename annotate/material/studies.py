@@ -234,6 +234,12 @@ class Recorded:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
+    def drawn(self) -> dict:
+        """The draw, for code that runs only on a study that has one (the adaptive design's mix and stop)."""
+        if self.human_sample is None:
+            raise StudyError("this study has no pairs drawn for people (`fairval study sample`)")
+        return self.human_sample
+
 
 @dataclass(frozen=True)
 class Study:
@@ -291,15 +297,20 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
     return load_study(db, name)
 
 
-def load_study(db: Database, name: str) -> Study:
-    """The study as stored now: its row is read every time (one query by key), so a pause or a settings
-    change is seen by the very next call; parsing it (the settings validated, the task built) is done
-    again only when the row's task, settings or status differ from the last ones parsed for that name."""
+def _stored_row(db: Database, name: str) -> dict:
     row = study_store.get_study_row(db, name)
     if row is None:
         known = [s["study_id"] for s in study_store.list_studies(db)]
         raise StudyError(f"no study named {name!r}" +
                          (f"; studies here: {', '.join(known)}" if known else "; none exist yet"))
+    return row
+
+
+def load_study(db: Database, name: str) -> Study:
+    """The study as stored now: its row is read every time (one query by key), so a pause or a settings
+    change is seen by the very next call; parsing it (the settings validated, the task built) is done
+    again only when the row's task, settings or status differ from the last ones parsed for that name."""
+    row = _stored_row(db, name)
     key = (row["task"], row["settings"], row["status"])
     held = _PARSED.get(row["study_id"])
     if held is not None and held[0] == key:
@@ -323,7 +334,7 @@ def _parse(study_id: str, task_name: str, raw: dict, status: str) -> Study:
 
 def study_status(db: Database, name: str) -> str:
     """open, paused or closed, as stored now."""
-    return study_store.get_study_row(db, name)["status"]          # (its settings left unparsed)
+    return _stored_row(db, name)["status"]          # (its settings left unparsed)
 
 
 def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
@@ -373,7 +384,8 @@ def open_when_ready(db: Database, study_id: str) -> bool:
     """A new study waits, paused, for its items; the first items open it, unless the researcher has set
     its status themselves. Returns whether it was opened."""
     row = study_store.get_study(db, study_id)
-    if row["status"] != "paused" or row["status_set_at"] is not None or not item_store.has_regular_items(db, study_id):
+    if (row is None or row["status"] != "paused" or row["status_set_at"] is not None
+            or not item_store.has_regular_items(db, study_id)):
         return False
     study_store.update_study(db, study_id, status="open", by_researcher=False)
     audit.record(db, "study.open", study_id, before="paused", reason="its first items were imported")

@@ -98,13 +98,13 @@ def export_validated(db: Database, study_id: str, out: str | Path, *,
         _write_rows(out, fmt, keep, columns_from=list(items.itertuples()))
         sidecar.update(thresholds=thresholds.to_dict(), templates=_records(verdicts), n_rows=len(keep),
                        templates_passed=sorted(passed), n_templates=len(verdicts))
-    elif scored_question(data.study.task) is not None:
+    elif (question := scored_question(data.study.task)) is not None:
         order = {r.item_id: r.position for r in data.items.itertuples()}
         judge = main_judge(data, model)
         table = calibration_items(data, judge).drop(columns=["gap"])
         table = table.sort_values("item_id", key=lambda ids: ids.map(order)).reset_index(drop=True)
         table = table.rename(columns={"human": "human_score", "lmra": "lmra_score"})
-        labels = crowd_model_labels(data).get(scored_question(data.study.task).id, {})
+        labels = crowd_model_labels(data).get(question.id, {})
         table.insert(list(table.columns).index("n_raters") + 1, "model_label",
                      table["item_id"].astype(str).map(labels))
         _write_table(out, fmt, table)

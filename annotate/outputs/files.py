@@ -6,10 +6,10 @@ import errno
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairval.annotate.material.cells import spreadsheet_text  # noqa: F401  (the writers import it from here)
 from fairval.errors import OutputError
@@ -86,6 +86,7 @@ def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
         if out[column].dtype == object or isinstance(out[column].dtype, (pd.CategoricalDtype, pd.StringDtype)):
             values = out[column].astype(object)
             # each distinct text once: a million ratings repeat a few thousand ids and answers
+            safe: dict[Any, str] | Callable[[Any], str]
             try:
                 safe = {v: spreadsheet_text(v) for v in values.dropna().unique()}
             except TypeError:               # unhashable cells (lists): one by one

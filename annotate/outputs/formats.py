@@ -60,7 +60,9 @@ def seconds(x) -> str:
     return DASH if _undefined(x) else f"{x:.1f}"
 
 
-def count(n: int, noun: str, plural: str | None = None) -> str:
+def count(n: int | None, noun: str, plural: str | None = None) -> str:
+    if n is None:                                   # a count the data leaves undefined: a dash
+        return f"{DASH} {plural or noun + 's'}"
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 

@@ -64,7 +64,7 @@ def audit_sentence(block: JudgeFairness | None) -> str:
 
 def methods_sentence(block: JudgeFairness | None, cite: Callable[[str], str]) -> str:
     """The audit for the methods paragraph: what was compared, by which test, and what the swap showed."""
-    test = block and block.equal_error
+    test = block.equal_error if block is not None else None
     if block is None or test is None or test.p_value is None or not test.df:
         return ""
     swap = _swap_words(block.label_swap)

@@ -36,7 +36,7 @@ def validity_row(label: str, c: Judge) -> dict:
 
 def ceiling_sentence(c: Judge) -> str:
     ceiling = c.human_ceiling
-    r, h = c.pearson_r, ceiling and ceiling.split_half
+    r, h = c.pearson_r, ceiling.split_half if ceiling is not None else None
     if ceiling is None or h is None:
         return f"Human ceiling: undefined ({(ceiling and ceiling.reason) or 'not enough ratings'})."
     text = (f"People agree with each other at {formats.ratio(h)} {formats.interval(ceiling.ci)} "
@@ -157,7 +157,7 @@ def chosen_pairs_sentence(rate: Rate | None, sign_cs: Anytime | None) -> str:
     agreement over all pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
     ppi = rate and rate.ppi
     design = Design.named(ppi.design if ppi else None)
-    n_judged = rate and rate.n_items_lmra
+    n_judged = rate.n_items_lmra if rate else None
     if design.kind == "stratified":
         text = ("People's pairs were drawn by group pair: the agreement numbers here, overall and by group, weigh "
                 "each group pair by its share of the pairs people rated, not of all "

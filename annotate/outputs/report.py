@@ -100,7 +100,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         rows = [{"raters": "all", **calibration_cells(lmra)}] + [
             {"raters": f"{attr}: {g}", **calibration_cells(c)}
             for attr, by in (lmra.by_rater_group or {}).items() for g, c in by.items()]
-        judges = lmra.by_model or {lmra.model: lmra}
+        judges = lmra.by_model or {lmra.model or "": lmra}        # the main judge has its model's name
         group_rows = pair_group_rows(rate.by_pair_group)
         difference = rate.difference
         sections += [

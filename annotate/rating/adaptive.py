@@ -21,7 +21,7 @@ import numpy as np
 
 from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, live_floor_by_rules, rule_constants,
                                      uncertainties_of, weighted_lambda)
-from fairval.annotate.material.pairs import pair_score, scored_question
+from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
 from fairval.annotate.material.studies import Study, stored_settings
 from fairval.errors import StudyError
 from fairval.annotate.rating.sampling import samplable
@@ -130,7 +130,7 @@ def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
 def _rules(db: Database, study: Study) -> dict[float, dict]:
     """τ -> its chance rule's constants and least chance, as recorded at start (designs recorded before
     they were kept: set here from every pair, as decisions then were)."""
-    design = study.recorded.human_sample
+    design = study.recorded.drawn()
     rules = design.get("rules") or _rules_of(item_store.decisions_frame(db, study.study_id), design)
     return {float(r["mix"]): r for r in rules}
 
@@ -155,8 +155,8 @@ def _rebuilt_mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
     raters_per_item raters, each rater's first answer): their judge uncertainty, residual y − λ f (λ as
     the terms weigh it) and the chance each was kept with (analysis.active.live_floor_by_rules; the prior
     mix until there are enough), stored with their count."""
-    question = scored_question(study.task)
-    design = study.recorded.human_sample
+    question = the_scored_question(study.task)
+    design = study.recorded.drawn()
     raters = study.settings.raters_per_item
     scores: dict[str, dict[str, float]] = {}
     done = []                                   # (uncertainty, chance, judge, scores), in completion order

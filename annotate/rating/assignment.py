@@ -88,7 +88,7 @@ def template_to_spread(fills: Mapping[str, int], last: str | None, chosen: str |
 
 def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
                 rater_group: str | None = None, quota: Mapping[str, int] | None = None,
-                want_gold: bool = False, avoid: set[str] = frozenset()) -> str | None:
+                want_gold: bool = False, avoid: set[str] | frozenset[str] = frozenset()) -> str | None:
     loads = [it for it in loads if it.item_id not in seen and (it.template is None or it.template not in avoid)]
     if want_gold:
         gold = [it for it in loads if it.gold]
@@ -96,9 +96,10 @@ def choose_item(loads: Iterable[ItemLoad], *, seen: set[str], target: int,
             return min(gold, key=lambda it: (it.taken, it.position)).item_id
     if quota is not None and rater_group not in quota:
         return None
-    cap = quota[rater_group] if quota is not None else None
+    cap = quota[rater_group] if quota is not None and rater_group is not None else None
     open_items = [it for it in loads if not it.gold and is_open(
-        gold=False, taken=it.taken, target=target, taken_group=it.taken_by_group.get(rater_group, 0), cap=cap)]
+        gold=False, taken=it.taken, target=target, cap=cap,
+        taken_group=it.taken_by_group.get(rater_group, 0) if rater_group is not None else 0)]
     if not open_items:
         return None
     return min(open_items, key=lambda it: (it.taken == 0, it.rank, it.position)).item_id

@@ -15,7 +15,7 @@ import logging
 
 from fairval.analysis import running_betting
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha, step
-from fairval.annotate.material.pairs import pair_score, scored_question
+from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
 from fairval.annotate.material.studies import Study
 from fairval.store import Database, immediate
 from fairval.store import running as running_store
@@ -48,7 +48,7 @@ def advance(db: Database, study: Study, item_id: str) -> None:
         return
     if adaptive(study):
         return advance_decided(db, study)
-    question = scored_question(study.task)
+    question = the_scored_question(study.task)
     try:
         with immediate(db, study.study_id):
             pair = running_store.completing_pair(db, study.study_id, item_id, question.id)

@@ -10,8 +10,9 @@ state is built from the whole study by annotate.crowd.stopping.rebuilt_interval)
 from __future__ import annotations
 
 from fairval.analysis import running_adaptive
-from fairval.annotate.material.pairs import pair_score, scored_question
+from fairval.annotate.material.pairs import pair_score, the_scored_question
 from fairval.annotate.material.studies import Study
+from fairval.errors import StudyError
 from fairval.store import Database
 from fairval.store import running as running_store
 
@@ -24,7 +25,7 @@ def advance(db: Database, study: Study, state: dict) -> dict | None:
     basis = state["basis"]
     if basis["judge_mean"] is None:
         return None
-    question = scored_question(study.task)
+    question = the_scored_question(study.task)
     sequence, place, moved = state["sequence"], state["next"], False
     while True:
         rows = running_store.decided_from(db, study.study_id, place, CHUNK)
@@ -39,6 +40,8 @@ def advance(db: Database, study: Study, state: dict) -> dict | None:
                     return _moved(state, sequence, place, moved)       # the kept pair the prefix waits for
                 human = sum(pair_score(question, a) for a in answers) / len(answers)
             judge = running_store.judge_score(db, study.study_id, row["item_id"], basis["judge"])
+            if judge is None:                   # a pair is decided on the judge's score: it has one
+                raise StudyError(f"pair {row['item_id']!r} was decided without a score of {basis['judge']!r}")
             least = basis["lowest"] if row["least"] is None else row["least"]
             sequence = running_adaptive.step(sequence, kept=bool(row["kept"]), human=human, judge=float(judge),
                                              chance=float(row["chance"]), least=float(least))

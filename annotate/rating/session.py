@@ -18,7 +18,7 @@ from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, cho
 from fairval.annotate.rating.fills import backed, fills_left, rater_share
 from fairval.annotate.rating.payload import clean_comment
 from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
-from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed  # noqa: F401  (the pages catch them from here)
+from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed, StudyError  # noqa: F401  (the pages catch them from here)
 from fairval.store import Database, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -226,7 +226,10 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                s.flip_probability)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
-    return _served(db, study, ledger.get_assignment(db, study.study_id, rater_id, item_id))
+    slot = ledger.get_assignment(db, study.study_id, rater_id, item_id)
+    if slot is None:                            # written just above, in this transaction
+        raise StudyError(f"the slot of item {item_id!r} for rater {rater_id!r} was not kept")
+    return _served(db, study, slot)
 
 
 def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | None) -> bool:
@@ -264,8 +267,15 @@ def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
     return rater.get(s.balance_by) if s.balance_by else None
 
 
+def _item(db: Database, study: Study, item_id: str) -> dict:
+    item = item_store.get_item(db, study.study_id, item_id)
+    if item is None:                            # assignments refer to stored items (a foreign key)
+        raise StudyError(f"no item {item_id!r} in study {study.study_id!r}")
+    return item
+
+
 def _served(db: Database, study: Study, assignment: dict) -> Served:
-    item = item_store.get_item(db, study.study_id, assignment["item_id"])
+    item = _item(db, study, assignment["item_id"])
     return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
                   assignment["served_at"], item["gold"] is not None)
 
@@ -359,7 +369,7 @@ def progress(db: Database, study: Study, rater_id: str, *, now: float | None = N
             loads.sync(db, study.study_id, rules, since)
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)
-    held_gold = held is not None and item_store.get_item(db, study.study_id, held["item_id"])["gold"] is not None
+    held_gold = held is not None and _item(db, study, held["item_id"])["gold"] is not None
     row_group = rules.row_group(_rater_group(db, study, rater_id))
     held_regular = int(held is not None and not held_gold)
     span = item_store.template_span(db, study.study_id)

@@ -238,6 +238,11 @@ class _Worker:
         self.process = subprocess.Popen(streamlit_command(self.port, "127.0.0.1"), env=self.env, cwd=app_file().parent,
                                         preexec_fn=_die_with_parent)
 
+    def exit_code(self) -> int | None:
+        """None while its process runs (it is started before anyone asks)."""
+        assert self.process is not None, "a worker is started before it is watched"
+        return self.process.poll()
+
     def healthy(self) -> bool:
         try:
             return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_stcore/health", timeout=2).status == 200
@@ -268,7 +273,7 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
             worker.start()
         deadline = time.monotonic() + 120
         while not all(w.healthy() for w in workers):
-            if time.monotonic() > deadline or any(w.process.poll() is not None for w in workers):
+            if time.monotonic() > deadline or any(w.exit_code() is not None for w in workers):
                 print("fairval: a worker did not start; stopping", file=sys.stderr)
                 return 1
             time.sleep(0.3)
@@ -305,7 +310,7 @@ def _exit(signum, _frame) -> None:
 def _restart_dead(workers: list[_Worker], stopping: threading.Event) -> None:
     while not stopping.wait(1.0):
         for worker in workers:
-            if worker.process.poll() is not None and not stopping.is_set():
-                print(f"fairval: worker on port {worker.port} exited ({worker.process.returncode}); "
+            if (code := worker.exit_code()) is not None and not stopping.is_set():
+                print(f"fairval: worker on port {worker.port} exited ({code}); "
                       "starting it again", file=sys.stderr, flush=True)
                 worker.start()

@@ -69,7 +69,26 @@ def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(built):
         assert needed in names, f"{needed} is not in {wheel.name}"
     for data in [*(ROOT / "examples").glob("*.jsonl"), *(ROOT / "ui" / "locale").glob("*/LC_MESSAGES/*.po")]:
         assert f"fairval/{data.relative_to(ROOT).as_posix()}" in names, f"{data} is not in {wheel.name}"
-    assert not any(n.startswith(("fairval/tests", "fairval/bench", "fairval/docs", "fairval/deploy")) for n in names)
+    assert not any(n.startswith(("fairval/tests", "fairval/bench", "fairval/build", "fairval/tools", "fairval/docs",
+                                 "fairval/deploy", "fairval/.typing")) for n in names)
+
+
+def test_the_installed_package_is_fairval_without_the_checkouts_tests_benchmarks_or_build(installed, tmp_path):
+    """In a checkout these folders sit inside the package's folder (the top is the package); installed, they
+    are not there to import."""
+    venv, _ = installed
+    code = ("import importlib, fairval\n"
+            "for name in ('fairval.tests', 'fairval.bench', 'fairval.build', 'fairval.tools'):\n"
+            "    try:\n"
+            "        importlib.import_module(name)\n"
+            "    except ModuleNotFoundError:\n"
+            "        continue\n"
+            "    raise SystemExit(name + ' imports')\n"
+            "print(fairval.files())\n")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=clean_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert str(venv) in done.stdout and str(ROOT) not in done.stdout
 
 
 def test_the_build_prints_no_warning(built):

@@ -74,3 +74,13 @@ def test_mask_names_ignores_blank():
 def test_mask_names_masks_full_names_and_their_parts():
     assert mask_names("Dear Ana Diaz, as Ms. Diaz knows, Ana is a name.", ["Ana Diaz"]) == \
         "Dear [NAME], as Ms. [NAME] knows, [NAME] is a name."
+
+
+def test_code_that_needs_a_scored_question_gets_it_or_one_line_naming_the_task():
+    from fairval.annotate.material.pairs import the_scored_question
+    from fairval.errors import TaskError
+
+    assert the_scored_question(get_task("harmful_stereotype")) == HARM
+    assert the_scored_question(get_task("feature_label")) == FEATURE
+    with pytest.raises(TaskError, match="'template_quality' has no harm or feature question"):
+        the_scored_question(get_task("template_quality"))

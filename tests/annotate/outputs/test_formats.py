@@ -20,3 +20,8 @@ def test_table_cells_follow_their_column():
     assert formats.cell("mean", 4.0) == "4.00" and formats.cell("share_4_or_5", 2 / 3) == "0.667"
     assert formats.cell("n", 6) == 6 and formats.cell("flags", ["a", "b"]) == "a, b"
     assert formats.cell("median seconds", 12.345) == "12.3"
+
+
+def test_a_count_the_data_leaves_undefined_is_a_dash_not_none():
+    assert formats.count(None, "pair") == "– pairs" and formats.count(None, "rater", "raters") == "– raters"
+    assert formats.count(1, "pair") == "1 pair" and formats.count(1200, "pair") == "1,200 pairs"
