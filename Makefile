@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 APP_STAMP := $(VENV)/.app-stamp
 PORT ?= 8501
 
-.PHONY: app check test pythons chromium postgresql haproxy bench
+.PHONY: app check test pythons chromium postgresql haproxy podman bench
 
 # Two stamps: `make app` installs what the app needs (fairval and its dependencies), `make test`/`check`
 # add the test extras (pytest, Playwright, ruff, mypy) on top. Quiet: pip's and setuptools' output goes
@@ -36,6 +36,13 @@ postgresql:
 haproxy:
 	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
+# The container test (tests/e2e/test_container_server.py) builds the Containerfile with Debian's podman, runs it
+# with runc (crun refuses hosts whose cgroups are mounted v1 and v2 together) and makes the image's Debian base
+# with mmdebstrap (no registry is reachable where the tests run).
+podman:
+	@{ command -v podman && command -v runc && command -v mmdebstrap; } >/dev/null 2>&1 || { apt-get update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc mmdebstrap >/dev/null; }
+
 # The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
 app: $(APP_STAMP)
@@ -47,7 +54,7 @@ check: $(STAMP)
 	$(PY) $(FAST_TIER)
 
 # Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
-test: $(STAMP) chromium postgresql haproxy
+test: $(STAMP) chromium postgresql haproxy podman
 	$(PY) tools/lint.py
 	$(PY) -m pytest
 
