@@ -111,16 +111,24 @@ def podman(tmp_path_factory):
 
 
 class Container:
-    """`podman run -d` of the image with the lab's settings: a named volume at /data, the certificate
-    files mounted read-only at /tls, HTTPS published on a free port of 127.0.0.1."""
+    """`podman run -d` of the image with a lab's settings: the password and anything else in the environment,
+    the database on a named volume at /data (or a URL in FAIRVAL_DB), the certificate files mounted
+    read-only at /tls (HTTPS on 443) or none (plain HTTP on 8080), published on a free port of 127.0.0.1."""
 
-    def __init__(self, podman: Podman, volume: str, tls: Path, port: int):
+    def __init__(self, podman: Podman, *, volume: str | None = None, tls: Path | None = None,
+                 env: dict[str, str] | None = None, network: str | None = None):
         self.podman, self.name = podman, f"fairval-test-{uuid.uuid4().hex[:8]}"
-        self.url = f"https://127.0.0.1:{port}"
-        podman("run", "-d", "--name", self.name, "--health-interval", "disable",
-               "-e", f"FAIRVAL_RESEARCHER_PASSWORD={PASSWORD}", "-e", "FAIRVAL_WORKERS=2",
-               "-e", "FAIRVAL_TLS_CERT=/tls/cert.pem", "-e", "FAIRVAL_TLS_KEY=/tls/key.pem",
-               "-v", f"{volume}:/data", "-v", f"{tls}:/tls:ro", "-p", f"127.0.0.1:{port}:443", IMAGE)
+        port = free_port()
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        settings = {"FAIRVAL_RESEARCHER_PASSWORD": PASSWORD, **(env or {})}
+        if tls:
+            settings |= {"FAIRVAL_TLS_CERT": "/tls/cert.pem", "FAIRVAL_TLS_KEY": "/tls/key.pem"}
+        options = [arg for k, v in settings.items() for arg in ("-e", f"{k}={v}")]
+        options += ["-v", f"{volume}:/data"] if volume else []
+        options += ["-v", f"{tls}:/tls:ro"] if tls else []
+        options += [f"--network={network}"] if network else []
+        podman("run", "-d", "--name", self.name, "--health-interval", "disable", *options,
+               "-p", f"127.0.0.1:{port}:{443 if tls else 8080}", IMAGE)
         if not answers(self.url, within=180):
             raise AssertionError(f"the container did not answer; its log:\n{self.logs()}")
 
@@ -139,11 +147,18 @@ class Container:
     def remove(self) -> None:
         self.podman("rm", "--force", "--time", "5", self.name, check=False)
 
+    def study(self, items: Path) -> None:
+        """The lab's first commands, run inside the container on its database."""
+        self.fairval("study", "create", "tq", "--task", "template_quality", "--raters-per-item", "2", "--seed", "1")
+        self.podman("cp", str(items), f"{self.name}:/tmp/items.jsonl")
+        self.fairval("items", "import", "tq", "/tmp/items.jsonl")
+
 
 def _connect(url: str):
-    """Streamlit's websocket through the container's HAProxy, over HTTPS as a browser on that page opens it."""
-    return websockets.connect(url.replace("https", "wss", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                              additional_headers={"Origin": url}, ssl=ssl._create_unverified_context(),
+    """Streamlit's websocket through the container's front, as a browser on that page opens it."""
+    secure = url.startswith("https")
+    return websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
+                              additional_headers={"Origin": url}, ssl=ssl._create_unverified_context() if secure else None,
                               max_size=None, open_timeout=60, ping_interval=None)
 
 
@@ -216,25 +231,26 @@ def volume(podman):
     podman("volume", "rm", "--force", name, check=False)
 
 
+def _items(folder: Path) -> Path:
+    return write_jsonl(folder / "items.jsonl", [{"id": f"q{i}", "filled_template": f"Question {i}?"} for i in range(4)])
+
+
 def test_a_study_served_by_the_image_keeps_every_answer_across_a_new_container(podman, volume, tmp_path):
     tls = tmp_path / "tls"
     tls.mkdir()
-    cert, key = self_signed(tls)
-    key.chmod(0o644)            # the image's user (uid 10001) reads it: as docs/deployment.md says to arrange
-    items = write_jsonl(tmp_path / "items.jsonl", [{"id": f"q{i}", "filled_template": f"Question {i}?"} for i in range(4)])
+    self_signed(tls)
+    (tls / "key.pem").chmod(0o644)      # the image's user (uid 10001) reads it: docs/deployment.md arranges it so
     containers = []
     try:
         started = time.monotonic()
-        first = Container(podman, volume, tls, free_port())
+        first = Container(podman, volume=volume, tls=tls)
         containers.append(first)
         TIMES["start"] = time.monotonic() - started
         users = podman("top", first.name, "user", "comm").splitlines()[1:]
         assert {line.split()[0] for line in users} == {"fairval"}, users            # HAProxy and workers too
         assert {line.split()[1] for line in users} >= {"haproxy", "python3"}, users
         podman("healthcheck", "run", first.name)             # the image's HEALTHCHECK: fails on a non-zero exit
-        first.fairval("study", "create", "tq", "--task", "template_quality", "--raters-per-item", "2", "--seed", "1")
-        podman("cp", str(items), f"{first.name}:/tmp/items.jsonl")
-        first.fairval("items", "import", "tq", "/tmp/items.jsonl")
+        first.study(_items(tmp_path))
 
         ana = asyncio.run(_rate(first.url, "ana", ANSWERS[:2], new=True))
         ben = asyncio.run(_rate(first.url, "ben", ANSWERS, new=True))
@@ -248,7 +264,7 @@ def test_a_study_served_by_the_image_keeps_every_answer_across_a_new_container(p
         TIMES["stop"] = time.monotonic() - started
         first.remove()
 
-        second = Container(podman, volume, tls, free_port())        # an upgrade: a new container, the same volume
+        second = Container(podman, volume=volume, tls=tls)       # an upgrade: a new container, the same volume
         containers.append(second)
         assert _stored(podman, volume) == before
         again = asyncio.run(_rate(second.url, "ana", ANSWERS[2:], new=False))
@@ -258,3 +274,40 @@ def test_a_study_served_by_the_image_keeps_every_answer_across_a_new_container(p
         for container in containers:
             container.remove()
         print(f"\ncontainer test times (s): {TIMES}")
+
+
+def test_the_image_on_postgresql_over_plain_http_keeps_answers_across_a_restart(podman, postgres_cluster, tmp_path):
+    """FAIRVAL_DB as a postgresql:// URL (the tests' PostgreSQL on the host, reached from the container's own
+    network), one worker, no certificate: plain HTTP on 8080, for a lab's own proxy in front."""
+    import psycopg
+
+    url = postgres_cluster.create_database()
+    inside = url.replace("@127.0.0.1:", "@10.0.2.2:")          # slirp4netns' address of the host's loopback
+    container = Container(podman, env={"FAIRVAL_DB": inside, "FAIRVAL_WORKERS": "1"},
+                          network="slirp4netns:allow_host_loopback=true")
+    try:
+        container.study(_items(tmp_path))
+        done = asyncio.run(_rate(container.url, "cleo", ANSWERS[:2], new=True))
+        podman("restart", "--time", "30", container.name)
+        assert answers(container.url, within=180), container.logs()
+        done += asyncio.run(_rate(container.url, "cleo", ANSWERS[2:], new=False))
+        with psycopg.connect(url) as db:
+            stored = {tuple(map(str, r)) for r in db.execute(
+                "SELECT rater_id, item_id, question, value FROM ratings WHERE study_id = 'tq'")}
+        assert len(done) == 3 and stored == _expected("cleo", done)
+    finally:
+        container.remove()
+
+
+@pytest.mark.parametrize("settings, said", [
+    ({}, "set FAIRVAL_RESEARCHER_PASSWORD"),
+    ({"FAIRVAL_RESEARCHER_PASSWORD": "x", "FAIRVAL_TLS_CERT": "/tls/missing.pem"}, "'/tls/missing.pem' does not exist"),
+], ids=["no-password", "named-certificate-missing"])
+def test_the_image_refuses_to_start_in_one_line(podman, settings, said):
+    """A server reachable from other machines without a password, or a certificate named but not there, is
+    not started (never served as plain HTTP instead): the container exits, its log says why in a line."""
+    done = subprocess.run(["podman", "run", "--rm", "--health-interval", "disable",
+                           *[a for k, v in settings.items() for a in ("-e", f"{k}={v}")], IMAGE],
+                          env=podman.env, capture_output=True, text=True, timeout=120)
+    lines = [line for line in done.stderr.splitlines() if "systemd" not in line]     # podman's own, about timers
+    assert done.returncode != 0 and any(said in line for line in lines), (done.returncode, done.stderr)
