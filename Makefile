@@ -38,10 +38,11 @@ haproxy:
 
 # The container test (tests/e2e/test_container_server.py) builds the Containerfile with Debian's podman, runs it
 # with runc (crun refuses hosts whose cgroups are mounted v1 and v2 together) and makes the image's Debian base
-# with mmdebstrap (no registry is reachable where the tests run).
+# with mmdebstrap (no registry is reachable where the tests run); slirp4netns lets a container reach the
+# PostgreSQL the tests start on 127.0.0.1.
 podman:
-	@{ command -v podman && command -v runc && command -v mmdebstrap; } >/dev/null 2>&1 || { apt-get update -qq \
-		&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc mmdebstrap >/dev/null; }
+	@(for tool in podman runc slirp4netns mmdebstrap; do command -v $$tool >/dev/null 2>&1 || exit 1; done) \
+		|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc slirp4netns mmdebstrap >/dev/null; }
 
 # The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
