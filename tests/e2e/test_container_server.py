@@ -212,15 +212,18 @@ async def _researcher(url: str) -> list[str]:
         return tab.texts()
 
 
-def _stored(podman: Podman, volume: str) -> set[tuple[str, str, str, str]]:
-    """Every rating in the SQLite file on the volume, read from the host (not through fairval)."""
-    folder = Path(podman("volume", "inspect", "--format", "{{.Mountpoint}}", volume))
-    db = sqlite3.connect(f"file:{folder / 'fairval.db'}?mode=ro", uri=True)
+def _ratings(db: sqlite3.Connection) -> set[tuple[str, str, str, str]]:
     try:
         return {tuple(map(str, r)) for r in db.execute(
             "SELECT rater_id, item_id, question, value FROM ratings WHERE study_id = 'tq'")}
     finally:
         db.close()
+
+
+def _stored(podman: Podman, volume: str) -> set[tuple[str, str, str, str]]:
+    """Every rating in the SQLite file on the volume, read from the host (not through fairval)."""
+    folder = Path(podman("volume", "inspect", "--format", "{{.Mountpoint}}", volume))
+    return _ratings(sqlite3.connect(f"file:{folder / 'fairval.db'}?mode=ro", uri=True))
 
 
 def _expected(rater: str, done: list[tuple[str, dict]]) -> set[tuple[str, str, str, str]]:
@@ -265,6 +268,9 @@ def test_a_study_served_by_the_image_keeps_every_answer_across_a_new_container(p
         assert len(before) == 10 and _stored(podman, volume) == before
         said = asyncio.run(_researcher(first.url))            # signed in with the password from the environment
         assert f"{len(ana) + len(ben)} / {4 * 2}" in said, said     # answers of the 4 items × 2 raters each
+        first.fairval("backup", "/data/backup.db")                  # docs/deployment.md's backup, copied out
+        podman("cp", f"{first.name}:/data/backup.db", str(tmp_path / "backup.db"))
+        assert _ratings(sqlite3.connect(tmp_path / "backup.db")) == before
 
         started = time.monotonic()
         assert first.stop() == 0, first.logs()            # SIGTERM: tini → fairval serve → HAProxy, workers
