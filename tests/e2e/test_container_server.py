@@ -149,7 +149,7 @@ class Container:
         return int(self.podman("inspect", "--format", "{{.State.ExitCode}}", self.name))
 
     def remove(self) -> None:
-        self.podman("rm", "--force", "--time", "5", self.name, check=False)
+        self.podman("rm", "--force", "--volumes", "--time", "5", self.name, check=False)     # and its anonymous /data
 
     def study(self, items: Path) -> None:
         """The lab's first commands, run inside the container on its database."""
