@@ -36,7 +36,7 @@ postgresql:
 haproxy:
 	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
-# The container test (tests/e2e/test_container_server.py) builds the Containerfile with Debian's podman, runs it
+# The container test (tests/e2e/test_container_server.py) builds the Dockerfile with Debian's podman, runs it
 # with runc (crun refuses hosts whose cgroups are mounted v1 and v2 together) and makes the image's Debian base
 # with mmdebstrap (no registry is reachable where the tests run); slirp4netns lets a container reach the
 # PostgreSQL the tests start on 127.0.0.1.

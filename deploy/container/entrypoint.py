@@ -1,5 +1,5 @@
 #!/opt/fairval/bin/python
-"""The container's command (Containerfile): `serve` (the default) runs `fairval serve` with its settings
+"""The container's command (Dockerfile): `serve` (the default) runs `fairval serve` with its settings
 from the environment; `health` is the image's health check; anything else is a fairval command
 (`podman exec fairval fairval-container study list`, or plainly `fairval study list`).
 

@@ -1,12 +1,12 @@
-"""The container image (Containerfile), built from this checkout with Debian's podman and run as a lab runs
-it: HTTPS from mounted certificate files, settings from the environment, the database on a volume. A rater
-answers through Streamlit's websocket protocol, a researcher signs in, and a new container on the same
-volume finds every answer (issue 57).
+"""The container image (Dockerfile; Containerfile links to it), built from this checkout with Debian's podman
+and run as a lab runs it: HTTPS from mounted certificate files, settings from the environment, the database on
+a volume. A rater answers through Streamlit's websocket protocol, a researcher signs in, and a new container
+on the same volume finds every answer (issue 57).
 
 No registry is reachable where the tests run, so the image's base (debian:bookworm-slim in the published
 file) is made here from Debian's own packages: mmdebstrap writes a minimal bookworm once into
 ~/.cache/fairval/, podman imports it, and the build names it with --build-arg BASE=. `make podman` (part of
-`make test`) installs podman, runc and mmdebstrap from Debian."""
+`make test`) installs podman, runc, slirp4netns and mmdebstrap from Debian."""
 from __future__ import annotations
 
 import asyncio
