@@ -47,3 +47,35 @@ def test_other_commands_are_fairval_commands(entrypoint, monkeypatch):
     entrypoint.main(["study", "list"])
     entrypoint.main([])
     assert ran == [["fairval", "study", "list"], ["fairval", "serve", "--workers", "2", "--port", "8080"]]
+
+
+@pytest.mark.parametrize("status, healthy", [(200, True), (503, False), (None, False)],
+                         ids=["answers", "no-worker-behind-the-front", "nothing-listening"])
+def test_the_health_check_passes_only_when_the_front_answers_200(entrypoint, monkeypatch, status, healthy):
+    """What the image's HEALTHCHECK runs, against a server on 127.0.0.1 standing in for the front: HAProxy
+    answers 503 when no worker is left behind it, and nothing listens when `fairval serve` has stopped."""
+    import http.server
+    import socket
+    import threading
+
+    class Front(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(status if self.path == "/_stcore/health" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setattr(entrypoint, "PLAIN_PORT", port)
+    server = http.server.HTTPServer(("127.0.0.1", port), Front) if status else None
+    if server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert (entrypoint.health({}) == 0) is healthy
+    finally:
+        if server:
+            server.shutdown()
+            server.server_close()
