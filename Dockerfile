@@ -25,7 +25,8 @@ RUN apt-get update \
     && install -d -o fairval -g fairval -m 0750 /data
 
 # The dependencies first, pinned by constraints.txt (the set CI tests), in a layer of their own: a change to
-# fairval's code rebuilds only the layer below.
+# fairval's code rebuilds only the layer below. With the `sso` extra when pyproject.toml has one (Authlib, for
+# researchers' single sign-on): a lab's image can use its identity provider without rebuilding.
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 # Behind a proxy that re-signs HTTPS: mount its CA bundle for the build and name it, e.g.
 # --volume /etc/ssl/certs/ca-certificates.crt:/run/build-ca.crt:ro --build-arg PIP_CERT=/run/build-ca.crt
@@ -33,7 +34,7 @@ ARG PIP_CERT
 COPY pyproject.toml constraints.txt /src/
 RUN python3 -m venv /opt/fairval \
     && /opt/fairval/bin/pip install -q --upgrade "pip>=24" \
-    && /opt/fairval/bin/python -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" > /src/requirements.txt \
+    && /opt/fairval/bin/python -c "import tomllib; p = tomllib.load(open('/src/pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + p.get('optional-dependencies', {}).get('sso', [])))" > /src/requirements.txt \
     && /opt/fairval/bin/pip install -q -c /src/constraints.txt -r /src/requirements.txt
 
 COPY . /src/
