@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 APP_STAMP := $(VENV)/.app-stamp
 PORT ?= 8501
 
-.PHONY: app check test pythons chromium postgresql haproxy oidc-provider bench
+.PHONY: app check test pythons chromium postgresql haproxy oidc-provider podman bench
 
 # Two stamps: `make app` installs what the app needs (fairval and its dependencies), `make test`/`check`
 # add the test extras (pytest, Playwright, ruff, mypy) and single sign-on's (Authlib) on top. Quiet: pip's
@@ -42,6 +42,14 @@ oidc-provider:
 	@command -v npm >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 	@test -d tests/oidc/node_modules/oidc-provider || npm ci --prefix tests/oidc --no-audit --no-fund --silent
 
+# The container test (tests/e2e/test_container_server.py) builds the Dockerfile with Debian's podman, runs it
+# with runc (crun refuses hosts whose cgroups are mounted v1 and v2 together) and makes the image's Debian base
+# with mmdebstrap (no registry is reachable where the tests run); slirp4netns lets a container reach the
+# PostgreSQL the tests start on 127.0.0.1.
+podman:
+	@(for tool in podman runc slirp4netns mmdebstrap; do command -v $$tool >/dev/null 2>&1 || exit 1; done) \
+		|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc slirp4netns mmdebstrap >/dev/null; }
+
 # The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
 app: $(APP_STAMP)
@@ -53,7 +61,7 @@ check: $(STAMP)
 	$(PY) $(FAST_TIER)
 
 # Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
-test: $(STAMP) chromium postgresql haproxy oidc-provider
+test: $(STAMP) chromium postgresql haproxy oidc-provider podman
 	$(PY) tools/lint.py
 	$(PY) -m pytest
 
