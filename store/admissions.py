@@ -1,0 +1,68 @@
+"""The line in front of the rater page (annotate/serving/admission.py): a ticket per participant in arrival
+order, who has been let in, and who is still there. One short write transaction per decision, so every
+worker and host sharing the database keeps one line and one count."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fairval.store.engine import Database, immediate
+
+# Participants let in who have neither finished nor declined, and showed a page lately: the ones who hold a
+# place. A participant with no rater row yet (let in, not yet arrived) holds one too.
+_ACTIVE = """SELECT COUNT(*) FROM admissions a
+    LEFT JOIN raters r ON r.study_id = a.study_id AND r.rater_id = a.rater_id
+    WHERE a.admitted_at IS NOT NULL AND a.seen_at >= ? AND r.finished_at IS NULL
+      AND (r.consent IS NULL OR r.consent <> 'declined')"""
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """Where a participant stands: let in, or `ahead` people waiting before them (0: next)."""
+    admitted: bool
+    ahead: int = 0
+    ticket: int = 0
+
+
+def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
+          active_since: float, waiting_since: float) -> Ticket:
+    """Take (or keep) the participant's place and let in, from the front of the line, as many waiting as
+    `capacity` leaves room for; `room` False: this server takes nobody new just now. Waiting tickets not seen
+    since `waiting_since` are passed over (their holder left; back with the same link, they have it again)."""
+    with immediate(db):
+        row = _row(db, study_id, rater_id)
+        if row is None:
+            db.execute("INSERT INTO admissions (study_id, rater_id, arrived_at, seen_at) VALUES (?, ?, ?, ?)",
+                       [study_id, rater_id, now, now])
+            row = _row(db, study_id, rater_id)
+            assert row is not None, "written in this transaction"
+        else:
+            db.execute("UPDATE admissions SET seen_at = ? WHERE ticket = ?", [now, row["ticket"]])
+        if row["admitted_at"] is not None:
+            return Ticket(True, 0, row["ticket"])
+        free = capacity - (db.scalar(_ACTIVE, [active_since]) or 0) if room else 0
+        if free > 0:
+            db.execute("UPDATE admissions SET admitted_at = ?, seen_at = ? WHERE ticket IN (SELECT ticket FROM "
+                       "admissions WHERE admitted_at IS NULL AND seen_at >= ? ORDER BY ticket LIMIT ?)",
+                       [now, now, waiting_since, free])
+            if db.scalar("SELECT admitted_at FROM admissions WHERE ticket = ?", [row["ticket"]]) is not None:
+                return Ticket(True, 0, row["ticket"])
+        ahead = db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at IS NULL AND seen_at >= ? "
+                          "AND ticket < ?", [waiting_since, row["ticket"]])
+        return Ticket(False, int(ahead or 0), row["ticket"])
+
+
+def seen(db: Database, study_id: str, rater_id: str, now: float) -> None:
+    """A participant let in showed a page: they hold their place a while longer."""
+    db.execute("UPDATE admissions SET seen_at = ? WHERE study_id = ? AND rater_id = ?", [now, study_id, rater_id])
+
+
+def admitted_since(db: Database, since: float) -> int:
+    """How many were let in from the line since then: the pace the line moves at."""
+    return int(db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at >= ? AND admitted_at > arrived_at",
+                         [since]) or 0)
+
+
+def _row(db: Database, study_id: str, rater_id: str) -> dict | None:
+    rows = db.query("SELECT ticket, admitted_at FROM admissions WHERE study_id = ? AND rater_id = ?",
+                    [study_id, rater_id])
+    return rows[0] if rows else None
