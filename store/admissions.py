@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from fairval.store.engine import Database, immediate
 
 # Participants let in who have neither finished nor declined, and showed a page lately: the ones who hold a
-# place. A participant with no rater row yet (let in, not yet arrived) holds one too.
+# place. One let in without a rater row holds it only while they may still be on their way (let in from the
+# line, not yet back): a link the page refuses never becomes a rater, and must not hold a place for long.
 _ACTIVE = """SELECT COUNT(*) FROM admissions a
     LEFT JOIN raters r ON r.study_id = a.study_id AND r.rater_id = a.rater_id
-    WHERE a.admitted_at IS NOT NULL AND a.seen_at >= ? AND r.finished_at IS NULL
-      AND (r.consent IS NULL OR r.consent <> 'declined')"""
+    WHERE a.admitted_at IS NOT NULL AND a.seen_at >= :active AND CASE WHEN r.rater_id IS NULL
+      THEN a.admitted_at >= :arriving
+      ELSE r.finished_at IS NULL AND (r.consent IS NULL OR r.consent <> 'declined') END"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +26,11 @@ class Ticket:
 
 
 def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
-          active_since: float, waiting_since: float) -> Ticket:
+          active_since: float, waiting_since: float, batch: int) -> Ticket:
     """Take (or keep) the participant's place and let in, from the front of the line, as many waiting as
-    `capacity` leaves room for; `room` False: this server takes nobody new just now. Waiting tickets not seen
-    since `waiting_since` are passed over (their holder left; back with the same link, they have it again)."""
+    `capacity` leaves room for, at most `batch` at once (a line let in all together would saturate the
+    server again); `room` False: this server takes nobody new just now. Waiting tickets not seen since
+    `waiting_since` are passed over (their holder left; back with the same link, they have it again)."""
     with immediate(db):
         row = _row(db, study_id, rater_id)
         if row is None:
@@ -39,7 +42,8 @@ def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: i
             db.execute("UPDATE admissions SET seen_at = ? WHERE ticket = ?", [now, row["ticket"]])
         if row["admitted_at"] is not None:
             return Ticket(True, 0, row["ticket"])
-        free = capacity - (db.scalar(_ACTIVE, [active_since]) or 0) if room else 0
+        active = db.scalar(_ACTIVE, {"active": active_since, "arriving": waiting_since}) or 0
+        free = min(capacity - active, batch) if room else 0
         if free > 0:
             db.execute("UPDATE admissions SET admitted_at = ?, seen_at = ? WHERE ticket IN (SELECT ticket FROM "
                        "admissions WHERE admitted_at IS NULL AND seen_at >= ? ORDER BY ticket LIMIT ?)",

@@ -133,7 +133,8 @@ def enter(db: Database, study_id: str, rater_id: str, *, room: bool | None = Non
     now = clock()
     return admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
                             room=not gate().saturated() if room is None else room,
-                            active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS)
+                            active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
+                            batch=runs_at_once())
 
 
 def still_here(db: Database, study_id: str, rater_id: str) -> None:
