@@ -26,11 +26,17 @@ class Ticket:
 
 
 def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
-          active_since: float, waiting_since: float, batch: int) -> Ticket:
+          active_since: float, waiting_since: float, batch: int, renew_since: float | None = None) -> Ticket:
     """Take (or keep) the participant's place and let in, from the front of the line, as many waiting as
     `capacity` leaves room for, at most `batch` at once (a line let in all together would saturate the
     server again); `room` False: this server takes nobody new just now. Waiting tickets not seen since
-    `waiting_since` are passed over (their holder left; back with the same link, they have it again)."""
+    `waiting_since` are passed over (their holder left; back with the same link, they have it again).
+    Without room, a waiting participant seen since `renew_since` is only read: the line page asks every few
+    seconds, and on a saturated server each ask would otherwise be a write waiting for the lock."""
+    if not room and renew_since is not None:
+        row = _row(db, study_id, rater_id)
+        if row is not None and row["admitted_at"] is None and row["seen_at"] >= renew_since:
+            return Ticket(False, _ahead(db, row["ticket"], waiting_since), row["ticket"])
     with immediate(db):
         row = _row(db, study_id, rater_id)
         if row is None:
@@ -50,9 +56,12 @@ def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: i
                        [now, now, waiting_since, free])
             if db.scalar("SELECT admitted_at FROM admissions WHERE ticket = ?", [row["ticket"]]) is not None:
                 return Ticket(True, 0, row["ticket"])
-        ahead = db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at IS NULL AND seen_at >= ? "
-                          "AND ticket < ?", [waiting_since, row["ticket"]])
-        return Ticket(False, int(ahead or 0), row["ticket"])
+        return Ticket(False, _ahead(db, row["ticket"], waiting_since), row["ticket"])
+
+
+def _ahead(db: Database, ticket: int, waiting_since: float) -> int:
+    return int(db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at IS NULL AND seen_at >= ? "
+                         "AND ticket < ?", [waiting_since, ticket]) or 0)
 
 
 def seen(db: Database, study_id: str, rater_id: str, now: float) -> None:
@@ -67,6 +76,6 @@ def admitted_since(db: Database, since: float) -> int:
 
 
 def _row(db: Database, study_id: str, rater_id: str) -> dict | None:
-    rows = db.query("SELECT ticket, admitted_at FROM admissions WHERE study_id = ? AND rater_id = ?",
+    rows = db.query("SELECT ticket, admitted_at, seen_at FROM admissions WHERE study_id = ? AND rater_id = ?",
                     [study_id, rater_id])
     return rows[0] if rows else None

@@ -32,6 +32,7 @@ from fairval.store.engine import Database
 ACTIVE_SECONDS = 300      # a participant let in holds a place while their pages come at least this often
 WAITING_SECONDS = 60      # a waiting ticket not asked about for this long is passed over (its holder left)
 TOUCH_SECONDS = 30        # how often a participant's pages renew their place (one small write)
+RENEW_SECONDS = 20        # ... and a waiting one's, while this worker has no room (else its asks only read)
 SATURATED_WAIT = 1.0      # a run that waited this long for its turn: this worker takes nobody new just now
 RECENT_SECONDS = 10       # ... for this long after it
 PACE_SECONDS = 120        # the line's pace (for the wait it says) is measured over this window
@@ -134,7 +135,7 @@ def enter(db: Database, study_id: str, rater_id: str, *, room: bool | None = Non
     return admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
                             room=not gate().saturated() if room is None else room,
                             active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
-                            batch=runs_at_once())
+                            batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
 
 
 def still_here(db: Database, study_id: str, rater_id: str) -> None:

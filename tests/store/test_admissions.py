@@ -6,9 +6,9 @@ from fairval.store import admissions
 T0 = 1_000_000.0
 
 
-def enter(db, who, now, *, capacity=2, room=True, batch=10):
+def enter(db, who, now, *, capacity=2, room=True, batch=10, renew=None):
     return admissions.enter(db, "s", who, now=now, capacity=capacity, room=room, active_since=now - 300,
-                            waiting_since=now - 60, batch=batch)
+                            waiting_since=now - 60, batch=batch, renew_since=None if renew is None else now - renew)
 
 
 def test_a_line_lets_in_from_its_front_at_most_a_batch_at_a_time(db):
@@ -42,3 +42,19 @@ def test_a_waiting_place_is_passed_over_while_its_holder_is_away_and_kept_for_th
     assert enter(db, "b", T0 + 70, capacity=0).ahead == 0     # a has not asked for over a minute
     assert enter(db, "a", T0 + 71, capacity=0).ahead == 0     # back: first again, ahead of b
     assert enter(db, "b", T0 + 72, capacity=0).ahead == 1
+
+
+def test_without_room_a_waiting_participant_asking_again_is_only_read_until_their_place_needs_renewing(db):
+    """The line page asks every few seconds; on a saturated server those asks must not each queue for the
+    write lock. Their place is renewed (one write) once it is `renew` seconds old, so it is never passed over."""
+    create_study(db, "s", "template_quality", raters_per_item=1)
+    enter(db, "a", T0, capacity=0)
+    enter(db, "b", T0 + 1, capacity=0)
+
+    def seen(who):
+        return db.scalar("SELECT seen_at FROM admissions WHERE rater_id = ?", [who])
+
+    assert enter(db, "b", T0 + 10, room=False, renew=20).ahead == 1
+    assert seen("b") == T0 + 1                                 # read, not written
+    enter(db, "b", T0 + 22, room=False, renew=20)
+    assert seen("b") == T0 + 22                                # 21 s old: renewed
