@@ -375,4 +375,5 @@ MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_admissions]
+              _v20_decision_order, _v21_design_mixes, _v22_rater_sources]
+MIGRATIONS += [_v23_admissions]      # issue 58, its own line: other branches append theirs above

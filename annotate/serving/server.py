@@ -150,10 +150,10 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     """Serve until stopped; returns the exit code. `tls` (certificate file, key file): HTTPS at the HAProxy
     front, for one worker too; `http_port` then redirects plain HTTP there."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    env.setdefault("FAIRVAL_POOL_SIZE", str(pool_size()))
     # uvicorn (under Streamlit) would take the client's address from X-Forwarded-For whenever the peer is
     # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
     env["FORWARDED_ALLOW_IPS"] = ""
-    env.setdefault("FAIRVAL_POOL_SIZE", str(pool_size()))
     refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     refuse_unreadable(env.get("FAIRVAL_PUBLIC_URL", ""))
     secrets_held = _Secrets()
