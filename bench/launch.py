@@ -276,3 +276,33 @@ def run(folder: Path, quick: bool = False) -> list[str]:
             f"{(c2['over'] or 0) + (c1['over'] or 0)} over cap; pages that reloaded themselves "
             f"{two.boot_reloads} / {one.boot_reloads}")
     return lines
+
+
+def main(argv: list[str]) -> None:
+    """`python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql]
+    [--window 60]`: issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py)."""
+    import tempfile
+
+    from bench import arrivals
+
+    if not argv or argv[0] != "table":
+        raise SystemExit(main.__doc__)
+    counts, options = [], {"--workers": "1,2", "--backends": "sqlite,postgresql", "--window": str(arrivals.WINDOW)}
+    rest = iter(argv[1:])
+    for word in rest:
+        if word in options:
+            options[word] = next(rest)
+        else:
+            counts.append(int(word))
+    arrivals.WINDOW = float(options["--window"])
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = arrivals.run(Path(tmp), tuple(counts or (100, 250, 500)),
+                             tuple(int(w) for w in options["--workers"].split(",")),
+                             tuple(options["--backends"].split(",")), arrivals.WINDOW)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -114,6 +114,19 @@ def unavailable_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+def busy(error: BaseException) -> bool:
+    """A wait the database gave up on while others held it (SQLite's lock past its busy timeout, a PostgreSQL
+    lock or pool with nothing free in time): the server is saturated, not broken, and the rater waits on."""
+    import sys
+    if isinstance(error, sqlite3.OperationalError):
+        return str(error).startswith(("database is locked", "database table is locked"))
+    if "psycopg" in sys.modules:
+        import psycopg
+        import psycopg_pool
+        return isinstance(error, (psycopg_pool.PoolTimeout, psycopg.errors.LockNotAvailable))
+    return False
+
+
 def disk_full(error: BaseException) -> bool:
     """SQLite's SQLITE_FULL or PostgreSQL's disk_full (53100): no space left where the database lives."""
     if isinstance(error, sqlite3.OperationalError):

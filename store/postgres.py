@@ -14,6 +14,7 @@ studies do not wait for each other.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,8 @@ from fairval.store.engine import Database, Params
 
 T = TypeVar("T")
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
-POOL_SIZE = 8                         # connections per process (and URL)
+POOL_SIZE = 8                         # connections per process (and URL); `fairval serve` sizes it to the runs
+                                      # a worker lets through at once (FAIRVAL_POOL_SIZE)
 
 _pools: dict[str, tuple[ConnectionPool, int]] = {}      # url -> (pool, handles open on it)
 _pools_lock = threading.Lock()
@@ -91,7 +93,9 @@ def _acquire_pool(url: str) -> ConnectionPool:
     with _pools_lock:
         pool, handles = _pools.get(url, (None, 0))
         if pool is None:
-            pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True},
+            size = os.environ.get("FAIRVAL_POOL_SIZE", "")
+            most = int(size) if size.isdigit() and int(size) else POOL_SIZE
+            pool = ConnectionPool(url, min_size=1, max_size=most, kwargs={"autocommit": True},
                                   open=True, name="fairval")
             pool.wait(timeout=30)
         _pools[url] = (pool, handles + 1)

@@ -361,8 +361,25 @@ def _v23_rater_languages(db: Database) -> None:
     db.ddl("ALTER TABLE ratings ADD COLUMN language TEXT")
 
 
+def _v24_admissions(db: Database) -> None:
+    # The line in front of the rater page (issue 58, annotate/serving/admission.py): one row per participant
+    # of a study, its ticket their place in arrival order; admitted_at once let in (kept: a reload or another
+    # worker finds it), seen_at their last page, so one who left stops holding a place.
+    db.ddl("""CREATE TABLE admissions (
+        ticket INTEGER PRIMARY KEY,
+        study_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL,
+        arrived_at REAL NOT NULL,
+        admitted_at REAL,
+        seen_at REAL NOT NULL,
+        UNIQUE (study_id, rater_id)
+    )""")
+    db.ddl("CREATE INDEX admissions_waiting ON admissions (admitted_at, ticket)")
+    db.ddl("CREATE INDEX admissions_seen ON admissions (seen_at)")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_rater_languages]
+              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_rater_languages, _v24_admissions]

@@ -19,7 +19,9 @@ from fairval.annotate.rating import session
 from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, list_study_names, load_study
 from fairval.errors import FairvalError, RaterSourceError, StudyError
-from fairval.store.engine import unavailable_errors
+from fairval.annotate.serving import admission
+from fairval.store.engine import busy, unavailable_errors
+from fairval.ui import line
 from fairval.ui.answer_card import answer_card, unread_submit
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
@@ -76,9 +78,14 @@ def run() -> None:
     st.set_page_config(page_title="fairval", layout="centered")
     st.html(_style())
     try:
-        _run()
-    except unavailable_errors():
-        st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
+        with admission.gate().turn():       # this worker's runs a few at a time, in order (issue 58)
+            if line.admitted():             # else the line page is drawn: the participant waits in order
+                _run()
+    except unavailable_errors() as e:
+        if busy(e):                         # a lock or a pool kept it waiting: it waits on, told so plainly
+            line.busy(_browser_t())
+        else:
+            st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
         _try_again_soon()
 
 

@@ -223,8 +223,12 @@ def report(ctx, study_name, out, exclude_flagged, model, methods, kind):
 @click.option("--port", type=click.IntRange(1, 65535), help="Port (default 8501).")
 @click.option("--address", help="Address to listen on, e.g. 127.0.0.1 (default: all; then a researcher password "
                                 "other than the demo's must be set).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Streamlit processes behind one address (each browser stays with one).")
+@click.option("--workers", type=click.IntRange(1, 64),
+              help="Streamlit processes behind one address (each browser stays with one); default: one per core "
+                   "when HAProxy is installed, else 1.")
+@click.option("--most-active", type=click.IntRange(1), metavar="N",
+              help="Participants active at once on all workers; past it, or while the workers are saturated, "
+                   "newcomers wait in line in arrival order (default: 300 per core).")
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False),
               help="Serve HTTPS with this certificate (PEM, with its chain), at the HAProxy front.")
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False), help="The certificate's private key (PEM).")
@@ -232,16 +236,17 @@ def report(ctx, study_name, out, exclude_flagged, model, methods, kind):
               help="With --tls-cert: also listen here for plain HTTP and redirect it to HTTPS.")
 @click.pass_context
 @friendly
-def serve(ctx, port, address, workers, tls_cert, tls_key, http_port):
+def serve(ctx, port, address, workers, most_active, tls_cert, tls_key, http_port):
     """Run the app (raters' page and researcher pages) on this database; SIGTERM stops it all."""
-    from fairval.annotate.serving.server import run
+    from fairval.annotate.serving.server import default_workers, run
 
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("HTTPS needs both --tls-cert and --tls-key")
     if http_port and not tls_cert:
         raise click.UsageError("--http-port redirects to HTTPS: give --tls-cert and --tls-key too")
     _db(ctx, create=True)
-    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers,
+    raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, workers=workers or default_workers(),
+                         extra_env={"FAIRVAL_MOST_ACTIVE": str(most_active)} if most_active else None,
                          tls=(tls_cert, tls_key) if tls_cert else None, http_port=http_port))
 
 

@@ -143,7 +143,9 @@ frontend fairval
     default_backend workers
 
 backend workers
-    balance roundrobin
+    # a participant holds one websocket for the whole study: the worker holding fewest gets the next
+    # (HAProxy's manual advises leastconn for long sessions); the cookie keeps each browser where it is
+    balance leastconn
     cookie fairval_worker insert indirect nocache httponly{secure} attr "SameSite=Lax"
     # which worker answered: for operators' logs and the tests, nothing a client must read
     http-response set-header X-Fairval-Worker %[srv_name]

@@ -73,6 +73,21 @@ def streamlit_command(port: int | None, address: str | None) -> list[str]:
     return cmd
 
 
+def default_workers() -> int:
+    """One worker per core this process may use (each is one Python process: one core at most), when HAProxy
+    is there to put in front of them; else one."""
+    from fairval.annotate.serving.admission import cores
+    from fairval.annotate.serving.front import CANDIDATES
+    return min(cores(), 8) if any(shutil.which(name) for name in CANDIDATES) else 1
+
+
+def pool_size() -> int:
+    """PostgreSQL connections per worker: one for each page run the worker lets through at once
+    (annotate/serving/admission.py), two more for researchers' pages and the line."""
+    from fairval.annotate.serving.admission import runs_at_once
+    return runs_at_once() + 2
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -136,6 +151,7 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     """Serve until stopped; returns the exit code. `tls` (certificate file, key file): HTTPS at the HAProxy
     front, for one worker too; `http_port` then redirects plain HTTP there."""
     env = {**os.environ, "FAIRVAL_DB": database_env(location), **(extra_env or {})}
+    env.setdefault("FAIRVAL_POOL_SIZE", str(pool_size()))
     # uvicorn (under Streamlit) would take the client's address from X-Forwarded-For whenever the peer is
     # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
     env["FORWARDED_ALLOW_IPS"] = ""

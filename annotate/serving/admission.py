@@ -1,0 +1,157 @@
+"""Admission (issue 58): when the server is saturated, a participant waits in order on a line page that goes
+on by itself, never meets the store's warning.
+
+Two bounds, each cheap to keep:
+
+- Work, in each worker process: at most `runs_at_once()` rater-page runs at a time (WorkGate), the others
+  wait their turn in arrival order, parked on a lock. Streamlit gives every session its own thread in one
+  process, so hundreds of runs at once share one GIL: each write transaction then lasts hundreds of thread
+  switches, and the writes queued behind it pass SQLite's busy timeout. A few runs at a time finish theirs
+  in milliseconds; the rest wait without costing CPU.
+- Participants, across workers and hosts, in the database (store/admissions.py): at most `capacity()`
+  active participants, and nobody new while this worker's runs wait longer than SATURATED_WAIT for their
+  turn. Whoever arrives then takes a ticket, sees their place in line, and is let in from the front. A
+  participant let in keeps it (a reload, another worker, a later visit with the same link): the ticket is
+  the study's and the participant's, not the browser session's.
+
+Nothing here imports Streamlit: ui/line.py draws the line page; `clock` is read at call time so a test can
+set it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from fairval.store import admissions
+from fairval.store.engine import Database
+
+ACTIVE_SECONDS = 300      # a participant let in holds a place while their pages come at least this often
+WAITING_SECONDS = 60      # a waiting ticket not asked about for this long is passed over (its holder left)
+TOUCH_SECONDS = 30        # how often a participant's pages renew their place (one small write)
+RENEW_SECONDS = 20        # ... and a waiting one's, while this worker has no room (else its asks only read)
+SATURATED_WAIT = 1.0      # a run that waited this long for its turn: this worker takes nobody new just now
+RECENT_SECONDS = 10       # ... for this long after it
+PACE_SECONDS = 120        # the line's pace (for the wait it says) is measured over this window
+PER_CORE = 300            # participants active at once per core, unless FAIRVAL_MOST_ACTIVE says otherwise
+RUNS_AT_ONCE = 4          # rater-page runs at a time per worker, unless FAIRVAL_RUNS_AT_ONCE says otherwise
+
+clock: Callable[[], float] = time.time
+
+
+def cores() -> int:
+    """The cores this process may run on (a container's or taskset's share, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:                      # not Linux
+        return os.cpu_count() or 1
+
+
+def _setting(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    return int(raw) if raw.strip().isdigit() and int(raw) > 0 else default
+
+
+def capacity() -> int:
+    """Participants active at once, on every worker together (`fairval serve --most-active`)."""
+    return _setting("FAIRVAL_MOST_ACTIVE", PER_CORE * cores())
+
+
+def runs_at_once() -> int:
+    return _setting("FAIRVAL_RUNS_AT_ONCE", RUNS_AT_ONCE)
+
+
+class WorkGate:
+    """At most `runs` holders at a time; the others wait in the order they came (each on its own event,
+    handed the turn by the one leaving, so nobody overtakes)."""
+
+    def __init__(self, runs: int, clock: Callable[[], float] = time.monotonic):
+        self.runs, self.clock = runs, clock
+        self._lock = threading.Lock()
+        self._free = runs
+        self._queue: deque[tuple[threading.Event, float]] = deque()
+        self._last_wait = (0.0, float("-inf"))       # (seconds waited, when the turn came)
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        came = self.clock()
+        with self._lock:
+            if self._free > 0 and not self._queue:
+                self._free -= 1
+                mine = None
+            else:
+                mine = threading.Event()
+                self._queue.append((mine, came))
+        if mine is not None:
+            mine.wait()
+            now = self.clock()
+            with self._lock:
+                self._last_wait = (now - came, now)
+        try:
+            yield
+        finally:
+            with self._lock:
+                if self._queue:
+                    self._queue.popleft()[0].set()      # the turn passes on; the count of free ones stays
+                else:
+                    self._free += 1
+
+    @property
+    def waiting(self) -> int:
+        return len(self._queue)
+
+    def saturated(self) -> bool:
+        """Whether runs here wait longer than SATURATED_WAIT for their turn: now, or lately."""
+        now = self.clock()
+        with self._lock:
+            head = self._queue[0][1] if self._queue else None
+            waited, at = self._last_wait
+        if head is not None and now - head > SATURATED_WAIT:
+            return True
+        return waited > SATURATED_WAIT and now - at < RECENT_SECONDS
+
+
+_gate: WorkGate | None = None
+_gate_lock = threading.Lock()
+
+
+def gate() -> WorkGate:
+    """This process's gate, made on first use with the size configured then."""
+    global _gate
+    with _gate_lock:
+        if _gate is None:
+            _gate = WorkGate(runs_at_once())
+        return _gate
+
+
+def enter(db: Database, study_id: str, rater_id: str, *, room: bool | None = None,
+          most: int | None = None) -> admissions.Ticket:
+    """The participant's place: let in now, or their place in line. `room` (default: this worker is not
+    saturated) and `most` (default: capacity()) are for tests and the bench."""
+    now = clock()
+    return admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
+                            room=not gate().saturated() if room is None else room,
+                            active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
+                            batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
+
+
+def still_here(db: Database, study_id: str, rater_id: str) -> None:
+    admissions.seen(db, study_id, rater_id, clock())
+
+
+def minutes_to_wait(db: Database, place: int) -> int | None:
+    """The wait at the line's recent pace, in whole minutes (at least 1); None when nobody was let in lately
+    (no pace to go by)."""
+    let_in = admissions.admitted_since(db, clock() - PACE_SECONDS)
+    if not let_in:
+        return None
+    return max(1, round(place * PACE_SECONDS / let_in / 60))
+
+
+def poll_seconds(ahead: int) -> float:
+    """How often the line page asks again: every few seconds near the front, less often further back (each
+    ask is a run and a write on a server that is already saturated)."""
+    return float(min(20, 3 + ahead // 10))

@@ -1,0 +1,221 @@
+"""A Prolific launch as participants meet it (issue 58's table): N participants arriving evenly over a window
+through `fairval serve --workers W`, each on its own websocket speaking Streamlit's protocol as a browser
+does (bench/workers.py's rater): the link, consent, start, 10 items through the answer card's Submit. A page
+that waits (the line page, or a store's warning that retries by itself) is waited on as the browser would:
+its fragment's timer (Streamlit's auto_rerun) is honoured, so the participant goes on when the page does.
+
+Per run, in the issue's columns: participants finished, error pages (the store's warning, a traceback),
+line pages seen (participants who met "You are in line"), submit→next p50/p95, first item p95 (the link
+until the first item's card, line included), the server's CPU per participant (user + system of its whole
+process tree, HAProxy included, from /proc, until it has gone quiet), acknowledged answers lost or stored
+twice. The load average goes beside every table: the wall-clock columns mean little on a loaded machine.
+
+    .venv/bin/python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql]
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.session import _quiet_cpu
+from bench.streamlit_server import fairval_serve
+from bench.workers import _button, _card, _stored, _study, _submit
+
+ITEMS = 10
+WINDOW = 60.0
+GIVE_UP = 900.0            # a participant still not through after this long is counted as not finished
+IN_LINE = "You are in line"
+ERRORS = ("cannot store", "Something went wrong")
+
+
+@dataclass
+class Participant:
+    finished: bool = False
+    error: bool = False                           # met the store's warning or a traceback, at least once
+    line: bool = False                            # met the line page, at least once
+    first_item: float | None = None
+    latencies: list[float] = field(default_factory=list)
+    acknowledged: int = 0
+
+
+class Tab:
+    """One browser tab: sends reruns (and its fragments' timed reruns) and reads the page that comes back."""
+
+    def __init__(self, ws, query: str):
+        self.ws, self.query, self.page_hash = ws, query, ""
+        self.whole = True                         # the last rerun drew the whole page (not a fragment alone)
+        self.timers: dict[str, float] = {}        # fragment id -> seconds between its reruns
+
+    async def rerun(self, widgets=(), fragment: str = "") -> list:
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.widget_states.widgets.extend(widgets)
+        if fragment:
+            msg.rerun_script.fragment_id, msg.rerun_script.is_auto_rerun = fragment, True
+        else:
+            self.timers = {}
+        await self.ws.send(msg.SerializeToString())
+        elements: list = []
+        while True:
+            forward = ForwardMsg()
+            forward.ParseFromString(await self.ws.recv())
+            kind = forward.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = forward.new_session.page_script_hash
+            elif kind == "auto_rerun":
+                self.timers[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
+            elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
+                element = forward.delta.new_element
+                elements.append(getattr(element, element.WhichOneof("type")))
+            elif kind == "script_finished":
+                if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    elements, self.timers = [], {}    # st.rerun(): the whole page's run follows
+                    fragment = ""
+                    continue
+                self.whole = not fragment
+                return elements
+
+
+def _texts(elements: list) -> list[str]:
+    return [getattr(e, "body", "") for e in elements]
+
+
+def _waiting(elements: list, who: Participant) -> bool:
+    """Whether the page is one that waits (the line, the store's warning); counts what the participant met."""
+    texts = _texts(elements)
+    if IN_LINE in texts:
+        who.line = True
+        return True
+    if any(any(e in t for e in ERRORS) for t in texts) or any(hasattr(e, "stack_trace") for e in elements):
+        who.error = True
+        return True
+    return False
+
+
+async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
+    """Wait on a waiting page as a browser does: its fragment's timer reruns it until the page moves on."""
+    while _waiting(page, who) and time.monotonic() < until:
+        if not tab.timers:
+            raise RuntimeError(f"a waiting page without a timer: {_texts(page)}")
+        fragment, seconds = next(iter(tab.timers.items()))
+        await asyncio.sleep(seconds)
+        shown = await tab.rerun(fragment=fragment)
+        if tab.whole:
+            page = shown                                   # the fragment let the whole page run again
+    return page
+
+
+async def participant(url: str, study: str, name: str, who: Participant) -> None:
+    arrived = time.monotonic()
+    until = arrived + GIVE_UP
+    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
+                                  max_size=None, open_timeout=GIVE_UP, ping_interval=None) as ws:
+        tab = Tab(ws, f"study={study}&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}")
+        page = await _settle(tab, await tab.rerun(), who, until)
+        for key in ("consent-yes", "start"):
+            button = _button(page, key)
+            if button is None:
+                raise RuntimeError(f"{name}: no {key!r} button; the page says {_texts(page)}")
+            page = await _settle(tab, await tab.rerun([button]), who, until)
+        while (card := _card(page)) is not None and time.monotonic() < until:
+            if who.first_item is None:
+                who.first_item = time.monotonic() - arrived
+            sent = time.monotonic()
+            page = await _settle(tab, await tab.rerun([_submit(card)]), who, until)
+            following = _card(page)
+            if following is not None and json.loads(following.json)["item"] == json.loads(card.json)["item"]:
+                continue                                   # not taken (a pending answer): Submit again
+            who.acknowledged += 1
+            who.latencies.append(time.monotonic() - sent)
+        who.finished = who.acknowledged == ITEMS
+
+
+async def _crowd(url: str, n: int, window: float) -> dict[str, Participant]:
+    people = {f"P{k:04d}": Participant() for k in range(n)}
+
+    async def one(k: int, name: str) -> None:
+        await asyncio.sleep(window * k / n)
+        try:
+            await participant(url, "load", name, people[name])
+        except Exception as e:  # noqa: BLE001 — one participant's failure is a result (not finished), not the run's
+            people[name].error = True
+            print(f"  {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+    await asyncio.gather(*(one(k, name) for k, name in enumerate(people)))
+    return people
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else None
+
+
+def one_run(location, workers: int, n: int, window: float = WINDOW, env: dict | None = None) -> dict:
+    _study(location, n_items=n * ITEMS // 3 + 10, per_item=3, per_rater=ITEMS)
+    load_before = os.getloadavg()[0]
+    with fairval_serve(location, workers=workers, env=env) as server:
+        before = _quiet_cpu(server)
+        started = time.monotonic()
+        people = asyncio.run(_crowd(server.url, n, window))
+        seconds = time.monotonic() - started
+        cpu = _quiet_cpu(server) - before
+    judged, doubled, _over = _stored(location)
+    acknowledged = sum(p.acknowledged for p in people.values())
+    latencies = [x for p in people.values() for x in p.latencies]
+    firsts = [p.first_item for p in people.values() if p.first_item is not None]
+    return {"n": n, "workers": workers, "finished": sum(p.finished for p in people.values()),
+            "errors": sum(p.error for p in people.values()), "line": sum(p.line for p in people.values()),
+            "p50": _pct(latencies, 0.5), "p95": _pct(latencies, 0.95), "first95": _pct(firsts, 0.95),
+            "cpu": cpu / n, "lost": max(0, acknowledged - judged), "doubled": doubled, "seconds": seconds,
+            "load": (load_before, os.getloadavg()[0]), "window": window}
+
+
+def _ms(x: float | None) -> str:
+    return "–" if x is None else (f"{x * 1000:,.0f} ms" if x < 1 else f"{x:.1f} s")
+
+
+def table(rows: list[dict], backend: str) -> list[str]:
+    window = rows[0]["window"] if rows else WINDOW
+    lines = [f"{backend}, {os.cpu_count()} cores, arrivals spread evenly over {window:g} s, consent + start + "
+             f"{ITEMS} items each:",
+             "| participants | workers | finished | met an error page | met the line page | submit→next p50 / p95 | "
+             "first item p95 | server CPU per participant | lost | doubled | load average (before → after) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['n']} | {r['workers']} | {r['finished']} | {r['errors']} | {r['line']} | "
+                     f"{_ms(r['p50'])} / {_ms(r['p95'])} | {_ms(r['first95'])} | {r['cpu']:.3f} s | {r['lost']} | "
+                     f"{r['doubled']} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |")
+    return lines
+
+
+def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite", "postgresql"),
+        window: float = WINDOW) -> list[str]:
+    lines: list[str] = []
+    for backend in backends:
+        cluster = None
+        if backend == "postgresql":
+            from tests.postgres import PostgresCluster, server_binaries
+            if server_binaries() is None:
+                lines.append("postgresql: not installed here (make test installs it); skipped")
+                continue
+            cluster = PostgresCluster()
+        rows = []
+        try:
+            for n in counts:
+                for w in workers:
+                    location = cluster.create_database() if cluster else folder / f"arrivals-{n}-{w}.db"
+                    rows.append(one_run(location, w, n, window))
+                    print("\n".join(table(rows[-1:], backend)[-1:]), flush=True)
+        finally:
+            if cluster is not None:
+                cluster.stop()
+        lines += table(rows, backend)
+    return lines

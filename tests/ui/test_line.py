@@ -1,0 +1,161 @@
+"""A saturated server: participants wait in line, in order, on a page that says their place (issue 58). The
+capacity, the clock and the worker's gate are injected; nothing races the wall clock."""
+import sqlite3
+import threading
+
+import pytest
+
+from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.annotate.serving import admission
+from fairval.ui.i18n import translator
+from fairval.ui.line import BUSY, IN_LINE
+from tests.conftest import write_jsonl
+from tests.ui.apptest import rater_app, titles
+
+pytestmark = pytest.mark.both_backends
+
+
+class Clock:
+    def __init__(self, at: float = 1_000_000.0):
+        self.at = at
+
+    def __call__(self) -> float:
+        return self.at
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = Clock()
+    monkeypatch.setattr(admission, "clock", now)
+    monkeypatch.setattr(admission, "_gate", admission.WorkGate(2, clock=now))
+    return now
+
+
+@pytest.fixture
+def study(db, tmp_path):
+    create_study(db, "launch", "template_quality", raters_per_item=3, max_items_per_rater=2, language="de")
+    import_items(db, "launch", write_jsonl(tmp_path / "i.jsonl",
+                                           [{"id": f"q{k}", "filled_template": f"Frage {k}?"} for k in range(6)]))
+    return db
+
+
+def place_of(at) -> int | None:
+    """The place the line page says, read from its sentence in the study's language (German here)."""
+    import re
+    for text in (m.value for m in at.markdown):
+        found = re.search(r"Nummer (\d+)", text)
+        if found:
+            return int(found.group(1))
+    return None
+
+
+def arrive(who: str):
+    return rater_app(study="launch", PROLIFIC_PID=who, STUDY_ID="L1", SESSION_ID=f"s-{who}")
+
+
+def test_past_its_capacity_the_server_shows_the_line_and_lets_in_from_the_front(study, clock, monkeypatch):
+    monkeypatch.setenv("FAIRVAL_MOST_ACTIVE", "2")
+    de = translator("de")
+    first, second = arrive("P1"), arrive("P2")
+    assert titles(first) == titles(second) == [de("Consent")]
+    third = arrive("P3")
+    clock.at += 1
+    fourth = arrive("P4")
+    assert titles(third) == titles(fourth) == [de(IN_LINE)]
+    assert (place_of(third), place_of(fourth)) == (1, 2)
+    assert not third.button and not third.text_input          # nothing to press or type: no key is taken
+    # a reload keeps the place: P3 is still first, not behind P4
+    clock.at += 1
+    assert place_of(arrive("P3")) == 1
+    # P1 declines: a place is free, and the front of the line (P3, not P4 who asks first) is let in
+    first.button(key="consent-no").click().run()
+    clock.at += 1
+    assert place_of(fourth.run()) == 1                       # P4 moved up, and still waits
+    assert titles(third.run()) == [de("Consent")]
+    # P2 is not seen for the active window: their place goes to P4
+    third.button(key="consent-yes").click().run()
+    clock.at += admission.ACTIVE_SECONDS - 2
+    third.run()                                                # P3 renews their place by a page
+    clock.at += 3
+    assert titles(fourth.run()) == [de("Consent")]
+    # once let in, always in: P2 comes back after all with the same link (another tab, another worker)
+    assert titles(arrive("P2")) != [de(IN_LINE)]
+
+
+def test_a_worker_whose_runs_wait_for_their_turn_takes_nobody_new_until_they_do_not(study, clock, monkeypatch):
+    gate = admission._gate
+    holds = [gate.turn(), gate.turn()]
+    for hold in holds:
+        hold.__enter__()                                       # both turns of the gate taken
+
+    def third_run() -> None:
+        with gate.turn():
+            pass
+
+    waited = threading.Thread(target=third_run)
+    waited.start()
+    while gate.waiting == 0:                                   # the third run is parked in the gate
+        pass
+    clock.at += 1.5
+    assert gate.saturated()
+    for hold in holds:                                         # its turn comes after 1.5 s of waiting
+        hold.__exit__(None, None, None)
+    waited.join()
+    assert gate.saturated()                                    # lately saturated: still nobody new
+    assert titles(arrive("P1")) == [translator("de")(IN_LINE)]
+    clock.at += admission.RECENT_SECONDS
+    assert not gate.saturated()
+    assert titles(arrive("P1")) == [translator("de")("Consent")]
+
+
+def test_the_gate_lets_runs_through_in_the_order_they_came():
+    gate, order = admission.WorkGate(1), []
+    holder = gate.turn()
+    holder.__enter__()
+
+    def run(name: str) -> None:
+        with gate.turn():
+            order.append(name)
+
+    threads = []
+    for name in "abcde":
+        threads.append(threading.Thread(target=run, args=(name,)))
+        threads[-1].start()
+        while gate.waiting < len(threads):                     # each is parked before the next comes
+            pass
+    holder.__exit__(None, None, None)
+    for thread in threads:
+        thread.join()
+    assert order == list("abcde")
+
+
+def test_a_lock_held_too_long_is_a_wait_in_line_not_the_stores_warning(db, db_path, study, clock):
+    """SQLite's busy timeout passed (another writer held the file): the participant reads that they wait, in the
+    study's language, and the page tries again by itself; not "the server cannot store or show answers"."""
+    if "://" in str(db_path):
+        pytest.skip("SQLite's file lock")
+    from streamlit.testing.v1 import AppTest
+
+    from fairval.store.engine import Database
+    from tests.conftest import ROOT
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")                          # another worker's write, holding the lock
+    try:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+        at.query_params["study"], at.query_params["PROLIFIC_PID"] = "launch", "P1"
+        at.session_state["rater_language"] = "de"
+        impatient = sqlite3.connect(db_path, timeout=0, isolation_level=None, check_same_thread=False)
+        at.session_state["_fairval_db"] = (str(db_path), Database(impatient, str(db_path)))
+        at.run()
+        assert not at.warning
+        assert titles(at) == [translator("de")(IN_LINE)] and [i.value for i in at.info] == [translator("de")(BUSY)]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert titles(at.run()) == [translator("de")("Consent")]  # the lock gone, the page goes on
+
+
+def test_the_line_page_asks_less_often_further_back():
+    assert admission.poll_seconds(0) == 3
+    assert admission.poll_seconds(0) < admission.poll_seconds(100) <= 20

@@ -1,0 +1,86 @@
+"""The line page (issue 58): a participant who arrives while the server is saturated reads their place and the
+wait, in the study's language, and the page goes on by itself when their turn comes. Nothing on it takes the
+focus or a key: it is text, asked again every few seconds (a fragment's timer, not a page reload).
+
+The decisions are annotate/serving/admission.py's; this module only draws them.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from fairval.annotate.material.studies import load_study
+from fairval.annotate.serving import admission
+from fairval.errors import StudyError
+from fairval.ui.common import get_db
+from fairval.ui.i18n import N_, direction, translator
+from fairval.ui.page_language import page_language
+from fairval.ui.rater_submit import LANGUAGE
+
+ADMITTED = "_fairval_admitted"     # (study, participant) let in, and when their place was last renewed
+TICKET = "_fairval_ticket"         # the ticket the page's full run just took, for its line's first draw
+
+IN_LINE = N_("You are in line")
+BUSY = N_("Many people are taking part just now. This page goes on by itself in a few seconds, where you were; "
+          "nothing you answered is lost.")
+
+
+def admitted() -> bool:
+    """First thing of a rater page's run: whether this participant may go on. When not, the line page is
+    drawn instead. A link naming nobody yet (the rater-id form) goes on: that page costs next to nothing."""
+    params = st.query_params
+    who = (params.get("PROLIFIC_PID") or params.get("rater") or "").strip()
+    if not who or len(who) > 256:              # the page itself refuses an id it cannot use
+        return True
+    key = (params.get("study") or "", who)
+    db = get_db()
+    held = st.session_state.get(ADMITTED)
+    if held is not None and held[0] == key:
+        if admission.clock() - held[1] >= admission.TOUCH_SECONDS:
+            admission.still_here(db, *key)
+            st.session_state[ADMITTED] = (key, admission.clock())
+        return True
+    t = _study_t(db, key[0])                   # first: a store that refuses the write below is said in it too
+    ticket = admission.enter(db, *key)
+    if ticket.admitted:
+        st.session_state[ADMITTED] = (key, admission.clock())
+        return True
+    st.session_state[TICKET] = ticket
+    page_language(t.language, direction(t.language), t)
+    st.title(t(IN_LINE), anchor=False)
+    st.fragment(_place, run_every=admission.poll_seconds(ticket.ahead))(key)
+    return False
+
+
+def _place(key: tuple[str, str]) -> None:
+    """The place and the wait, asked again at each tick; the whole page is drawn again once let in."""
+    db = get_db()
+    ticket = st.session_state.pop(TICKET, None) or admission.enter(db, *key)
+    if ticket.admitted:
+        st.session_state[ADMITTED] = (key, admission.clock())
+        st.rerun(scope="app")
+    t = translator(st.session_state.get(LANGUAGE) or st.context.locale)
+    place = ticket.ahead + 1
+    st.write(t("Many people are taking part just now, so they start in the order they arrived. You are number "
+               "{place} in line.", place=place))
+    minutes = admission.minutes_to_wait(db, place)
+    if minutes is not None:
+        st.write(t("About {minutes} min to wait.", minutes=minutes))
+    st.write(t("This page goes on by itself when it is your turn: please keep it open. If you leave and come back "
+               "with the same link, you keep your place."))
+
+
+def busy(t) -> None:
+    """The store kept this run waiting too long (a lock, a pool): the participant waits, told so plainly."""
+    st.title(t(IN_LINE), anchor=False)
+    st.info(t(BUSY))
+
+
+def _study_t(db, study_id: str):
+    language = st.session_state.get(LANGUAGE)
+    if not language and study_id:
+        try:
+            language = load_study(db, study_id).settings.language
+            st.session_state[LANGUAGE] = language
+        except StudyError:
+            language = None
+    return translator(language or st.context.locale)
