@@ -27,7 +27,8 @@ ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is k
                   "again by itself every few seconds; please keep this page open.")
 
 
-def _t(study: Study):
+def study_words(study: Study):
+    """The study's words for the rater, and the language remembered for the line shown when the database is away."""
     st.session_state[LANGUAGE] = study.settings.language
     return translator(study.settings.language)
 
@@ -59,7 +60,7 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
     t = translator(None)
     try:
         study = load_study(db, study_id)
-        t = _t(study)
+        t = study_words(study)
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
         # with a stopping rule the next item is served after the check (the page serves it), so the
