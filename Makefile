@@ -6,11 +6,11 @@ STAMP := $(VENV)/.installed-stamp
 APP_STAMP := $(VENV)/.app-stamp
 PORT ?= 8501
 
-.PHONY: app check test pythons chromium postgresql haproxy bench
+.PHONY: app check test pythons chromium postgresql haproxy oidc-provider bench
 
 # Two stamps: `make app` installs what the app needs (fairval and its dependencies), `make test`/`check`
-# add the test extras (pytest, Playwright, ruff, mypy) on top. Quiet: pip's and setuptools' output goes
-# to .venv/install.log, shown only when the install fails.
+# add the test extras (pytest, Playwright, ruff, mypy) and single sign-on's (Authlib) on top. Quiet: pip's
+# and setuptools' output goes to .venv/install.log, shown only when the install fails.
 $(APP_STAMP): pyproject.toml constraints.txt
 	@echo "installing fairval and its packages into $(VENV)/ (log: $(VENV)/install.log)"
 	@$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(APP_STAMP): pyproject.toml constraints.txt
 
 $(STAMP): $(APP_STAMP)
 	@echo "installing the test tools into $(VENV)/ (log: $(VENV)/install.log)"
-	@$(PY) -m pip install -q -c constraints.txt -e '.[test]' > $(VENV)/install.log 2>&1 \
+	@$(PY) -m pip install -q -c constraints.txt -e '.[test,sso]' > $(VENV)/install.log 2>&1 \
 		|| { cat $(VENV)/install.log; echo "install failed: see $(VENV)/install.log"; exit 1; }
 	@touch $(STAMP)
 
@@ -36,6 +36,12 @@ postgresql:
 haproxy:
 	@command -v haproxy >/dev/null 2>&1 || test -x /usr/sbin/haproxy || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; }
 
+# The single sign-on tests start a real OpenID Connect provider on 127.0.0.1: node-oidc-provider (OpenID Certified),
+# from npm at the version tests/oidc/package-lock.json pins, on Node.js (Debian's when the machine has none).
+oidc-provider:
+	@command -v npm >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
+	@test -d tests/oidc/node_modules/oidc-provider || npm ci --prefix tests/oidc --no-audit --no-fund --silent
+
 # The demo runs one Streamlit process: no HAProxy, no system package, no root (HAProxy is needed only for
 # `fairval serve --workers N` or HTTPS; `make haproxy` installs it).
 app: $(APP_STAMP)
@@ -47,7 +53,7 @@ check: $(STAMP)
 	$(PY) $(FAST_TIER)
 
 # Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
-test: $(STAMP) chromium postgresql haproxy
+test: $(STAMP) chromium postgresql haproxy oidc-provider
 	$(PY) tools/lint.py
 	$(PY) -m pytest
 
@@ -64,7 +70,7 @@ FAST_TIER := -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_b
 	test -n "$$py" && $$py -c '' 2>/dev/null || { echo "no Python $* here: 'pyenv install $*' or Debian's python$*"; exit 1; }; \
 	echo "installing fairval and its test tools into .venv-$*/ with $$py (log: .venv-$*/install.log)"; \
 	$$py -m venv .venv-$* && { .venv-$*/bin/python -m pip install -q --upgrade "pip>=24" \
-		&& .venv-$*/bin/python -m pip install -q -c constraints.txt -e '.[test]'; } > .venv-$*/install.log 2>&1 \
+		&& .venv-$*/bin/python -m pip install -q -c constraints.txt -e '.[test,sso]'; } > .venv-$*/install.log 2>&1 \
 		|| { cat .venv-$*/install.log; echo "install failed: see .venv-$*/install.log"; exit 1; }
 	@touch $@
 

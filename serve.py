@@ -2,7 +2,8 @@
 cookie (server/sign_in_routes.py), Prolific's push (server/prolific_hook_route.py) and the page with its boot
 watchdog (server/boot.py); Streamlit's static files sent compressed (server/compression.py); every response says
 no other site may frame it (server/headers.py); Streamlit's websocket for fairval's own pages only
-(server/origins.py) and its upload route for sessions whose page has an uploader (server/uploads.py)."""
+(server/origins.py) and its upload route for sessions whose page has an uploader (server/uploads.py); single sign-on
+through the lab's provider when it names one (server/sso.py: Streamlit's st.login, configured from the environment)."""
 import streamlit as st
 from starlette.middleware import Middleware
 
@@ -12,8 +13,10 @@ from fairval.server.headers import SecurityHeaders
 from fairval.server.origins import OriginGate
 from fairval.server.prolific_hook_route import ROUTES as HOOK_ROUTES
 from fairval.server.sign_in_routes import ROUTES as SIGN_IN_ROUTES
+from fairval.server.sso import SsoLanding, streamlit_secrets
 from fairval.server.uploads import UploadGate
 
 app = st.App("app.py", routes=SIGN_IN_ROUTES + PAGE_ROUTES + HOOK_ROUTES,
              middleware=[Middleware(OriginGate), Middleware(UploadGate), Middleware(SecurityHeaders),
-                         Middleware(StaticCompression)])
+                         Middleware(StaticCompression), Middleware(SsoLanding)],
+             secrets=streamlit_secrets())

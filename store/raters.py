@@ -8,7 +8,7 @@ from fairval.store.engine import Database, immediate
 
 ATTRIBUTES = ("gender", "race", "country")
 PREFER_NOT_TO_SAY = "prefer not to say"     # an answer to a background question: missing, not a group
-_FLAGS = ("consent", "instructions_done", "practice_done", "practice_step", "finished_at",
+_FLAGS = ("consent", "language", "instructions_done", "practice_done", "practice_step", "finished_at",
           "platform_study_id", "platform_session_id")
 
 

@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 
 from fairval.store.engine import Database, immediate
-ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds"]
+ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds",
+                    "language"]
 DETAIL_COLUMNS = ["shown_at", "answered_at", "source"]
 STORED_ORDER = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "shown_at",
-                "answered_at", "seconds", "source"]
+                "answered_at", "seconds", "source", "language"]
 
 
 def insert_ratings(db: Database, study_id: str, rows: Iterable[dict]) -> int:
@@ -84,7 +85,7 @@ def _typed(name: str, column: np.ndarray) -> pd.Series:
         return pd.Series(pd.Categorical.from_codes(codes, uniques))
     if name == "flipped":
         return pd.Series(column, dtype="Int64")
-    if name == "comment":
+    if name in ("comment", "language"):          # language: None where not recorded (before issue 57)
         return pd.Series(column, dtype=object)
     return pd.Series(column, dtype=float)
 

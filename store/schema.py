@@ -354,8 +354,15 @@ def _v22_rater_sources(db: Database) -> None:
         db.ddl(f"ALTER TABLE raters ADD CONSTRAINT raters_source CHECK (source IN {sources})")
 
 
+def _v23_rater_languages(db: Database) -> None:
+    # The language each rater reads the study in, picked on the consent screen from the study's languages
+    # (issue 57), and with each rating, so the numbers split by it. NULL: stored before it was recorded.
+    db.ddl("ALTER TABLE raters ADD COLUMN language TEXT")
+    db.ddl("ALTER TABLE ratings ADD COLUMN language TEXT")
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order, _v21_design_mixes, _v22_rater_sources]
+              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_rater_languages]

@@ -32,6 +32,12 @@ def add_grant(db: Database, grant_id: str, token: str, expires: float, now: floa
         db.execute("INSERT INTO sign_in_grants (grant_id, token, expires) VALUES (?, ?, ?)", [grant_id, token, expires])
 
 
+def grant_open(db: Database, grant_id: str, now: float) -> bool:
+    """Whether the grant waits to be redeemed: neither used nor expired."""
+    return db.scalar("SELECT EXISTS (SELECT 1 FROM sign_in_grants WHERE grant_id = ? AND expires >= ?)",
+                     [grant_id, now]) == 1
+
+
 def redeem_grant(db: Database, grant_id: str, now: float) -> str | None:
     """The grant's token, once: the grant is gone after this, used or expired."""
     with immediate(db):

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import os
+import time
 from dataclasses import dataclass
 
 import streamlit as st
@@ -20,6 +21,7 @@ import streamlit as st
 from fairval.annotate.serving import origins, sign_in
 from fairval.store import audit, researchers, sign_ins
 from fairval.store.researchers import ROLES
+from fairval.ui import sso as sso_view
 from fairval.ui.common import get_db, no_uploads_here
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
@@ -30,6 +32,8 @@ SIGN_IN_ROUTE, SIGN_OUT_ROUTE = "/fairval/sign-in", "/fairval/sign-out"
 _SIGNED_IN, _SIGNED_OUT = "researcher_key", "researcher_signed_out"
 _GRANT, _CLEAR_COOKIE = "researcher_grant", "researcher_clear_cookie"    # done on the next run
 _TOKEN = "researcher_token"              # this session's sign-in, to revoke on sign-out
+HANDOVER_WAIT = 15.0                     # seconds a signed-in page waits for the browser to take its cookie
+_SSO = "researcher_sso"                  # this run's sign-in through the lab's provider (ui/sso.py)
 
 # Asks the server's cookie route in the background (the page stays as it is): the cookie comes in the
 # route's HTTP response, HttpOnly, never from page script.
@@ -125,6 +129,14 @@ def signed_in() -> Identity | None:
     if not origins.is_own(headers.get("Origin"), headers.get("Host")):
         return None
     db = get_db()
+    through_provider, _ = sso_view.current(db)
+    if through_provider is not None:            # checked on every run: expiry, sign-out, role
+        if st.session_state.get(_SSO) != through_provider:      # this session's first run with it
+            audit.acting_as(through_provider.name, "page")
+            audit.record(db, "sign-in", client=client_of(), through="single sign-on", role=through_provider.role)
+        st.session_state[_SSO] = through_provider
+        return Identity(through_provider.name, through_provider.role, through_provider.key)
+    st.session_state.pop(_SSO, None)
     everyone = identities(db)
     if not everyone:
         return None
@@ -160,15 +172,18 @@ def _cookie() -> str | None:
     return st.context.cookies.get(sign_in.cookie_names(secure)[0])
 
 
-def session_token() -> str | None:
-    """This session's sign-in token, for work done later on another thread (a download made on click),
-    which must check it again then (allowed)."""
-    return st.session_state.get(_TOKEN)
+def session_token() -> str | sso_view.SsoSignIn | None:
+    """This session's sign-in token (or sign-in through the provider), for work done later on another thread
+    (a download made on click), which must check it again then (allowed)."""
+    return st.session_state.get(_SSO) or st.session_state.get(_TOKEN)
 
 
-def allowed(db, token: str | None, role: str) -> Identity | None:
+def allowed(db, token: str | sso_view.SsoSignIn | None, role: str) -> Identity | None:
     """Who the token signs in, if it still does (unexpired, not signed out, the password and researcher
     unchanged) and their role now allows `role`; else None. Without Streamlit: any thread may ask."""
+    if isinstance(token, sso_view.SsoSignIn):
+        identity = Identity(token.name, token.role, token.key)
+        return identity if token.holds(db) and identity.may(role) else None
     if not isinstance(token, str):
         return None
     return next((i for i in identities(db) if _holds(db, token, i) and i.may(role)), None)
@@ -186,36 +201,46 @@ def require_researcher(role: str = "viewer") -> Identity:
     no_uploads_here()                        # another page than Import's has no uploader
     db = get_db()
     everyone = identities(db)
-    if not everyone:
+    provider = sso_view.configured()
+    if not everyone and provider is None:
         no_uploads_here(whatever_page=True)
         st.error("Researcher pages are locked: no password is configured. Set the environment "
                  "variable FAIRVAL_RESEARCHER_PASSWORD or `researcher_password` in "
-                 ".streamlit/secrets.toml, or add a researcher (`fairval researcher add NAME --role owner`), "
-                 "then reload.")
+                 ".streamlit/secrets.toml, add a researcher (`fairval researcher add NAME --role owner`), or name "
+                 "the lab's identity provider (FAIRVAL_OIDC_METADATA_URL: docs/deployment.md), then reload.")
         st.stop()
     identity = signed_in()
     if identity is not None:
         # what this run changes is recorded as done by the signed-in researcher (one shared password:
         # named by the address they came from)
         audit.acting_as(identity.label(client_of()), "page")
-        _navigation()
+        _navigation(st.session_state.get(_SSO))
         if not identity.may(role):
             no_uploads_here(whatever_page=True)
-            st.error(f"This page needs the {role} role or above; {identity.name or 'you'} "
-                     f"{'is' if identity.name else 'are'} a {identity.role}. An owner can change it "
-                     "(`fairval researcher set NAME --role …`).")
+            who = (f"{sso_view.plain(identity.name) or 'you'} {'is' if identity.name else 'are'} "
+                   f"{'an' if identity.role[0] in 'aeiou' else 'a'} {identity.role}")
+            how = (f"{provider.name}'s role claim or fairval's lists (FAIRVAL_OIDC_EDITORS, …) decide it"
+                   if provider is not None and st.session_state.get(_SSO) is not None
+                   else "An owner can change it (`fairval researcher set NAME --role …`)")
+            st.error(f"This page needs the {role} role or above; {who}. {how}.")
             st.stop()
         return identity
     no_uploads_here(whatever_page=True)                    # the sign-in form is all this page draws
     if st.session_state.pop(_CLEAR_COOKIE, False):        # just signed out: the server expires the cookie
         _go(data={"route": SIGN_OUT_ROUTE, "grant": None, "method": "POST"}, key="clear-researcher-cookie")
     st.title("Researcher sign-in")
-    named = bool(everyone[0].name)
-    with st.form("sign-in"):
-        name = st.text_input("Name") if named else ""
-        given = st.text_input("Password", type="password")
-        if st.form_submit_button("Sign in"):
-            _try(db, everyone, name.strip(), given)
+    if provider is not None:
+        _, refused = sso_view.current(db)
+        if refused:
+            st.error(refused)
+        sso_view.offer(provider)
+    if everyone:
+        named = bool(everyone[0].name)
+        with st.form("sign-in"):
+            name = st.text_input("Name") if named else ""
+            given = st.text_input("Password", type="password")
+            if st.form_submit_button("Sign in"):
+                _try(db, everyone, name.strip(), given)
     st.stop()
 
 
@@ -267,15 +292,29 @@ def _decoy() -> str:
     return sign_in.hash_password("not a password anyone has")
 
 
-def _navigation() -> None:
-    granted = st.session_state.pop(_GRANT, None)
+def _navigation(through_provider: sso_view.SsoSignIn | None) -> None:
+    granted = st.session_state.get(_GRANT)
     if granted is not None:
         code, binding = granted
         _go(data={"route": SIGN_IN_ROUTE, "grant": code, "binding": binding}, key="set-researcher-cookie")
+        # The page is drawn once the browser holds the cookie: drawn before, a reload or an address typed the
+        # moment it showed found the sign-in form (the cookie's request was seen 0.2 s after the page's text on
+        # a phone). A browser slower than HANDOVER_WAIT gets the page anyway, and the handover is drawn again on
+        # each run until its grant is used or expired (a run that dropped it could end it before it ran).
+        # (A session with no Host header has no browser to take a cookie: AppTest's; it does not wait.)
+        waits = bool(st.context.headers.get("Host"))
+        db, deadline = get_db(), time.monotonic() + (HANDOVER_WAIT if waits else 0)
+        while not sign_in.handed_over(db, code, binding) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if sign_in.handed_over(db, code, binding) or not waits:
+            st.session_state.pop(_GRANT, None)
     with st.sidebar:
         for path, label in PAGES:
             st.page_link(path, label=label)
         if st.button("Sign out"):
+            if through_provider is not None:
+                audit.record(get_db(), "sign-out")
+                sso_view.sign_out(get_db(), through_provider)
             for token in {st.session_state.pop(_TOKEN, None), _cookie()} - {None}:
                 sign_in.revoke(get_db(), token)
             audit.record(get_db(), "sign-out")

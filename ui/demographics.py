@@ -69,7 +69,7 @@ def demographics_form(db, study: Study, rater_id: str, t: Translate) -> None:
             if answers["gender"] == SELF_DESCRIBE and described.strip():
                 answers["gender"] = described.strip()
         if "race" in asks:
-            answers["race"] = st.radio(t("Race / ethnicity"), races(study.settings.language), index=None,
+            answers["race"] = st.radio(t("Race / ethnicity"), races(t.language), index=None,
                                        format_func=lambda value: t.pgettext(CONTEXT, value))
             described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
                                       max_chars=60, key="race-described")

@@ -102,6 +102,10 @@ def settings_fields(current: StudySettings, key: str, consent_key: str = "") -> 
     values["language"] = st.selectbox("Raters' language (fairval's own words; write consent and instructions in it)",
                                       codes, index=codes.index(current.language), key=f"{key}-language",
                                       format_func=lambda code: f"{LANGUAGES[code][0]} ({code})")
+    values["languages"] = st.multiselect("Further languages a rater may pick on the consent screen (fairval's own "
+                                         "words and the default consent are translated; a text you write is shown "
+                                         "as written)", codes, list(current.languages), key=f"{key}-languages",
+                                         format_func=lambda code: f"{LANGUAGES[code][0]} ({code})")
     values["consent_text"] = st.text_area("Consent text", current.consent_text,
                                         key=f"{key}-consent{consent_key}")
     values["instructions"] = st.text_area("Instructions (empty: the task's own)", current.instructions,

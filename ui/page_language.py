@@ -23,6 +23,7 @@ export default function ({ data }) {
   if (html.lang !== data.lang) html.lang = data.lang;
   if (html.dir !== data.dir) html.dir = data.dir;
   window.__fairvalWords = JSON.parse(data.words || "{}");
+  window.__fairvalNames = JSON.parse(data.names || "{}");
   if (window.__fairvalWordsObserver) return;
   const ATTRIBUTES = ["aria-label", "title", "placeholder"];
   function put(node) {
@@ -30,6 +31,9 @@ export default function ({ data }) {
     if (node.nodeType === Node.TEXT_NODE) {
       const said = node.textContent.trim();
       if (said && words[said]) node.textContent = node.textContent.replace(said, words[said]);
+      // a language's name in its own script (the consent screen's picker) is read out in that language
+      const named = window.__fairvalNames[said];
+      if (named && node.parentElement && node.parentElement.lang !== named) node.parentElement.lang = named;
       return;
     }
     if (node.nodeType !== Node.ELEMENT_NODE) return;
@@ -55,8 +59,10 @@ export default function ({ data }) {
 _component = st.components.v2.component("fairval_page_language", html="<span hidden></span>", js=_JS)
 
 
-def page_language(language: str, direction: str, t: Callable[[str], str]) -> None:
+def page_language(language: str, direction: str, t: Callable[[str], str], names: dict[str, str] | None = None) -> None:
+    """`names`: a language's name in its own script -> its code, for the texts that name one (a picker)."""
     words = {word: t(word) for word in STREAMLIT_WORDS if t(word) != word}
     # the words as one JSON string: every value of `data` is then a plain one, which Streamlit sends as it
     # is, where a dict is first tested against each dataframe type it knows, on every rerun
-    _component(data={"lang": language, "dir": direction, "words": json.dumps(words)}, key="fairval-page-language")
+    _component(data={"lang": language, "dir": direction, "words": json.dumps(words),
+                     "names": json.dumps(names or {}, ensure_ascii=False)}, key="fairval-page-language")

@@ -25,13 +25,15 @@ from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
-from fairval.ui.i18n import N_, direction, translator
+from fairval.ui.i18n import LANGUAGES, N_, direction, translator
 from fairval.ui.page_language import page_language
-from fairval.ui.rater_ends import closed, declined, finished, no_items, paused, title
+from fairval.ui.rater_ends import (closed, declined, finished, no_items, paused, rater_language, study_words,
+                                   title)
 from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
-                                     retry_pending, study_words)
+                                     retry_pending)
 
-RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig")
+RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
+LANG_PARAM = "lang"             # the language picked on the consent screen, kept in the link until consent
 GROUP_FIELDS = ("group_a", "group_b")      # an item's fields that name a group (filled into the questions)
 
 
@@ -42,7 +44,7 @@ UNAVAILABLE = N_("The study's server cannot store or show answers just now. Noth
                  "again by itself in a few seconds, and you can go on where you were.")
 
 
-_title, _t = title, study_words
+_title, _language, _t = title, rater_language, study_words
 
 def _browser_t():
     """Words shown before (or without) a study: in the language of the study last shown, else the browser's."""
@@ -61,12 +63,16 @@ def _style() -> str:
 PAGE_LANGUAGE = "rater_page_language"     # what the page's language component last set in this session
 
 
-def _page_language(language: str, t) -> None:
-    """The document's language, direction and Streamlit's own words, set by a script that keeps them for
-    the browser session: sent again only when they change (a study in another language), not on every run."""
-    if st.session_state.get(PAGE_LANGUAGE) != language:
-        page_language(language, direction(language), t)
-        st.session_state[PAGE_LANGUAGE] = language
+def _page_language(study: Study, t) -> None:
+    """The document's language, direction and Streamlit's own words (and the picker's language names), set
+    by a script that keeps them for the browser session: sent again only when they change (the rater picks
+    another language), not on every run."""
+    language = _language(study)
+    names = {LANGUAGES[code][0]: code for code in study.settings.offered()} if study.settings.languages else None
+    sent = (language, tuple(sorted((names or {}).items())))
+    if st.session_state.get(PAGE_LANGUAGE) != sent:
+        page_language(language, direction(language), t, names)
+        st.session_state[PAGE_LANGUAGE] = sent
 
 
 def run() -> None:
@@ -102,9 +108,13 @@ def _run() -> None:
         t = _browser_t()
         st.error(t("This link does not lead to a study. Please check the link you were given."))
         return
-    t = _t(study)
-    _page_language(study.settings.language, t)
     rater_id, source = _who(db, study, params)
+    # the rater's language: the one kept with their consent, else the one picked (in the link), else the
+    # browser's when the study offers it, else the study's own
+    st.session_state[LANGUAGE] = session.rater_language(db, study, rater_id if source else None,
+                                                        params.get(LANG_PARAM) or st.context.locale)
+    t = _t(study)
+    _page_language(study, t)
     if source is None:
         st.error(t(REFUSED))
         return
@@ -142,7 +152,7 @@ def _flow(study_id: str, rater_id: str) -> None:
         step = session.next_step(db, study, rater_id)
         pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
         if pressed is not None:         # the button this step drew was pressed: acted on, the next step drawn
-            pressed(db, study_id, rater_id)
+            pressed(db, study, rater_id)
             step = session.next_step(db, study, rater_id)
         STEPS[step](db, study, rater_id)
     except unavailable_errors():
@@ -214,11 +224,26 @@ def _ask_rater_id(study: Study) -> None:
 def _consent(db, study: Study, rater_id: str) -> None:
     t = _t(study)
     _title(t("Consent"))
+    _language_picker(study, t)
     text = study.settings.consent_text
     st.markdown(researcher_markdown(t(text) if text in DEFAULT_CONSENTS else text))
     agree, decline = st.columns(2)
-    agree.button(t("I agree to take part"), type="primary", key="consent-yes")       # acted on by _run (PRESSES)
+    agree.button(t("I agree to take part"), type="primary", key="consent-yes")       # acted on by _flow (PRESSES)
     decline.button(t("I do not agree"), key="consent-no")
+
+
+def _language_picker(study: Study, t) -> None:
+    """A study in several languages: the rater picks one, each named in its own language; the page is drawn
+    again in it, and the link keeps it (a reload keeps it) until consent stores it with the rater."""
+    offered = study.settings.offered()
+    if len(offered) < 2:
+        return
+    current = _language(study)
+    chosen = st.radio(t("Language"), offered, index=offered.index(current), horizontal=True,
+                      format_func=lambda code: LANGUAGES[code][0], key="rater-language")
+    if chosen != current:
+        st.query_params[LANG_PARAM] = chosen
+        st.rerun()
 
 
 def _demographics(db, study: Study, rater_id: str) -> None:
@@ -257,10 +282,10 @@ def _practice(db, study: Study, rater_id: str) -> None:
     chosen = st.session_state.get(chosen_key)
     if chosen is None:
         answer_card(task, served, key=f"practice:{index}", submit_label=t("Check my answer"), t=t,
-                    language=study.settings.language,
+                    language=_language(study),
                     on_submit=lambda payload: st.session_state.__setitem__(chosen_key, payload.get("answers")))
         return
-    answer_card(task, served, key=f"practice-feedback:{index}", locked=chosen, t=t, language=study.settings.language)
+    answer_card(task, served, key=f"practice-feedback:{index}", locked=chosen, t=t, language=_language(study))
     if st.button(t("Next"), type="primary", key=f"practice-next:{index}", shortcut="Enter"):
         session.next_practice(db, study.study_id, rater_id, index)
         st.session_state.pop(chosen_key, None)
@@ -291,7 +316,7 @@ def _item(db, study: Study, rater_id: str) -> None:
     saved = st.session_state.pop(SAVED, None)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=record_submit(study.study_id, rater_id),
                 status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
-                language=study.settings.language, rerun="fragment")
+                language=_language(study), rerun="fragment")
 
 
 def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
@@ -308,19 +333,21 @@ def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
 def _as_shown(study: Study, served: session.Served) -> session.Served:
     """The item with its groups named as the study's raters read them (settings.group_labels); what is
     stored and counted keeps the groups as imported."""
-    data = {k: study.settings.group_label(v) if k in GROUP_FIELDS and isinstance(v, str) else v
+    data = {k: study.settings.group_label(v, _language(study)) if k in GROUP_FIELDS and isinstance(v, str) else v
             for k, v in served.data.items()}
     return dataclasses.replace(served, data=data)
 
 
 def _consented(agreed: bool):
-    return lambda db, study_id, rater_id: session.give_consent(db, study_id, rater_id, agreed)
+    return lambda db, study, rater_id: session.give_consent(db, study.study_id, rater_id, agreed,
+                                                            **({"language": _language(study)} if agreed else {}))
 
 
 # The buttons a step draws, acted on at the start of the run their press causes (before anything is drawn), so
 # the press draws the next step in that same run rather than a second one (st.rerun).
 PRESSES = {"consent": (("consent-yes", _consented(True)), ("consent-no", _consented(False))),
-           "instructions": (("start", session.finish_instructions),)}
+           "instructions": (("start", lambda db, study, rater_id: session.finish_instructions(db, study.study_id,
+                                                                                               rater_id)),)}
 
 STEPS = {"consent": _consent, "declined": declined, "demographics": _demographics,
          "instructions": _instructions, "practice": _practice, "item": _item, "done": finished,

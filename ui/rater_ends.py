@@ -6,9 +6,20 @@ import streamlit as st
 
 from fairval.annotate.material.studies import Study
 from fairval.annotate.rating import session
-from fairval.ui.rater_submit import study_words
+from fairval.ui.i18n import translator
+from fairval.ui.rater_submit import LANGUAGE
 
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def rater_language(study: Study) -> str:
+    """The language this run shows the study in (chosen by ui/rater.py at the page's run, kept in the session)."""
+    return study.settings.rater_language(st.session_state.get(LANGUAGE))
+
+
+def study_words(study: Study):
+    """The study's words in the rater's language."""
+    return translator(rater_language(study))
 
 
 def title(text: str) -> None:

@@ -18,7 +18,7 @@ from fairval.ui.i18n import N_, translator
 
 NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "refused", text)
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
-LANGUAGE = "rater_language"      # the study's language, for the line shown when the database is away
+LANGUAGE = "rater_language"      # the rater's language this run, also for the line shown when the database is away
 PENDING = "rater_pending"        # (study, rater, payload): an answer the database could not take yet
 NOT_KEPT = N_("This item was already answered in another tab or window; the answer given there is kept, and "
               "this one was not saved.")
@@ -28,10 +28,9 @@ ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is k
                   "again by itself every few seconds; please keep this page open.")
 
 
-def study_words(study: Study):
-    """The study's words for the rater, and the language remembered for the line shown when the database is away."""
-    st.session_state[LANGUAGE] = study.settings.language
-    return translator(study.settings.language)
+def _t(study: Study, rater_id: str):
+    st.session_state[LANGUAGE] = session.rater_language(get_db(), study, rater_id)
+    return translator(st.session_state[LANGUAGE])
 
 
 def record_submit(study_id: str, rater_id: str):
@@ -61,7 +60,7 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
     t = translator(None)
     try:
         study = load_study(db, study_id)
-        t = study_words(study)
+        t = _t(study, rater_id)
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
         submitted = submit(db, study, rater_id, item, answers, comment=comment)

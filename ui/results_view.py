@@ -28,6 +28,11 @@ def render() -> None:
     _progress(progress)
     st.subheader("Questions")
     show_table(question_table(numbers))
+    if numbers.get("by_language"):          # a study in several languages: each one's raters apart
+        st.subheader("By the raters' language")
+        show_table(formats.table(formats.language_rows(numbers["by_language"])), narrow=("note",))
+        st.caption("Each language's numbers from the ratings given in it alone (the language each rater picked "
+                   "on the consent screen); unrecorded: ratings stored before fairval kept the language.")
     _anytime(numbers_for(study_id, exclude))
     _distributions(numbers)
     if numbers.get("templates"):

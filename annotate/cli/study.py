@@ -35,8 +35,10 @@ def study():
               help="Demographics asked of raters (repeat the option).")
 @click.option("--completion-code")
 @click.option("--prolific-redirect/--no-prolific-redirect", default=False)
-@click.option("--language", default="en", show_default=True,
-              help="The language raters see fairval's words in (BCP 47: en, es, fr, de, pt-BR, hi, zh-Hans, ja, sw, ar).")
+@click.option("--language", "languages", multiple=True, default=("en",), show_default=True,
+              help="The language raters see fairval's words in (BCP 47: en, es, fr, de, pt-BR, hi, zh-Hans, ja, sw, "
+                   "ar). Repeat it, or give a list (en,ar), to let each rater pick one on the consent screen: the "
+                   "first is the one the study opens in.")
 @click.option("--seed", type=int)
 @click.pass_context
 @friendly
@@ -53,6 +55,8 @@ def study_create(ctx, name, task, task_file, balance_groups, **options):
             raise click.ClickException(f"{task_file}: not a JSON task definition ({e})") from None
     settings = {k: v for k, v in options.items() if v is not None}
     settings["demographics"] = list(options["demographics"])
+    codes = [code.strip() for given in options["languages"] for code in given.split(",") if code.strip()] or ["en"]
+    settings["language"], settings["languages"] = codes[0], codes[1:]
     matched = {}
     if balance_groups:
         from fairval.annotate.material import vocabulary

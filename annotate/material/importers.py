@@ -9,6 +9,7 @@ from pathlib import Path
 from fairval.analysis.lmra import combine_orders
 from fairval.annotate.material import gold_checks
 from fairval.annotate.material.identity import content_key
+from fairval.annotate.material.languages import LANGUAGES, supported
 from fairval.annotate.material.pairs import canonical_value
 from fairval.annotate.material.records import Record, rater_key, read_records, source_label, require_number, require_text
 from fairval.errors import ImportProblem, LabelMismatch, NoSpace, RaterIdError, StoreError, StudyError, TaskError
@@ -181,6 +182,7 @@ def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = 
         if flipped and not study.task.is_pair:
             raise ImportProblem(path, rec.line, "flipped", "only pair studies show responses flipped")
         seconds = require_number(path, rec, "seconds", optional=True)
+        language = _language(path, rec)
         key = (item_id, rater_id, qid)
         if key in seen:
             raise ImportProblem(path, rec.line, "question", f"rater {rater_id!r} rated item {item_id!r} on "
@@ -199,7 +201,7 @@ def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = 
                      "canonical": canonical_value(question, value, flipped),
                      "flipped": int(flipped) if study.task.is_pair else None,
                      "comment": require_text(path, rec, "comment", optional=True),
-                     "seconds": seconds, "source": "import"})
+                     "seconds": seconds, "source": "import", "language": language})
     rated = {(i, r) for i, r, _q in stored}
     with immediate(db, study.study_id):
         rules = ready_loads(db, study)
@@ -339,6 +341,18 @@ def _fingerprint(path) -> str | None:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _language(path, rec: Record) -> str | None:
+    """A rating's optional `language` column: the language the rater read the study in (BCP 47)."""
+    given = require_text(path, rec, "language", optional=True)
+    if given is None or not given.strip():
+        return None
+    shipped = supported(given)
+    if shipped is None:
+        raise ImportProblem(path, rec.line, "language", f"{given!r} is not a language fairval ships "
+                            f"({', '.join(LANGUAGES)})")
+    return shipped
 
 
 import_items = _audited("items", _import_items)

@@ -29,6 +29,7 @@ SETTING_HELP = {
     "target_ci_width": "stop the study once H's anytime interval is this narrow (0 to 2)",
     "main_judge": "the judge model the main numbers use (empty: the only one, or the first by name)",
     "language": "the language raters see fairval's words in, e.g. ar, de, es",
+    "languages": "further languages a rater may pick on the consent screen, e.g. ar,fr (the study opens in `language`)",
     "stop_when_excludes": "stop the study once H's anytime interval excludes this value (-1 to 1)",
     "prolific_study_id": "the Prolific study paused with this one when it stops itself",
     "signed_links": "in-house raters need the signed links `fairval study links` prints; Prolific links are refused (true/false)",

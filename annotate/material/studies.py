@@ -21,7 +21,7 @@ from fairval.store import items as item_store
 from fairval.store import studies as study_store
 from fairval.store.loads import LoadRules
 from fairval.annotate.material.languages import DEFAULT as DEFAULT_LANGUAGE
-from fairval.annotate.material.languages import LANGUAGES, supported
+from fairval.annotate.material.languages import LANGUAGES, further_languages, supported
 from fairval.store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (
@@ -77,6 +77,7 @@ class StudySettings:
     main_judge: str = ""                        # the judge model the main numbers use ("": the only one,
                                                 # or the first by name; --model overrides)
     language: str = DEFAULT_LANGUAGE            # BCP 47: the language fairval's words are shown to raters in
+    languages: tuple[str, ...] = ()             # further languages a rater may pick on the consent screen
     stop_when_excludes: float | None = None     # pause the study once H's anytime interval excludes this value
     prolific_study_id: str = ""                 # pause this Prolific study too when the study stops itself
     signed_links: bool = False                  # link-raters need `fairval study links`' signed links
@@ -88,6 +89,7 @@ class StudySettings:
         if shipped is None:
             raise StudyError(f"language must be one fairval ships ({', '.join(LANGUAGES)}), not {self.language!r}")
         object.__setattr__(self, "language", shipped)
+        object.__setattr__(self, "languages", further_languages(self.languages, shipped))
         if self.stop_when_excludes is not None and not (isinstance(self.stop_when_excludes, (int, float))
                                                         and -1 <= self.stop_when_excludes <= 1):
             raise StudyError(f"stop_when_excludes must be a value of H in [-1, 1], not {self.stop_when_excludes!r}")
@@ -163,9 +165,19 @@ class StudySettings:
         per = math.ceil(self.raters_per_item / len(self.balance_groups))
         return dict.fromkeys(self.balance_groups, per)
 
-    def group_label(self, group: str) -> str:
-        """A group's name as raters of this study's language read it (the group itself when not given)."""
-        return ((self.group_labels or {}).get(self.language) or {}).get(group, group)
+    def group_label(self, group: str, language: str | None = None) -> str:
+        """A group's name as raters of `language` (the study's own when not given) read it (the group itself
+        when not given)."""
+        return ((self.group_labels or {}).get(language or self.language) or {}).get(group, group)
+
+    def offered(self) -> tuple[str, ...]:
+        """The languages a rater may read the study in: its own first, then the further ones."""
+        return (self.language, *self.languages)
+
+    def rater_language(self, chosen: str | None) -> str:
+        """The language a rater reads: the one chosen when the study offers it, else the study's own."""
+        shipped = supported(chosen or "")
+        return shipped if shipped in self.offered() else self.language
 
     def asks(self) -> tuple[str, ...]:
         """Demographics to ask: the balance attribute always, since assignment needs it."""
@@ -198,6 +210,8 @@ class StudySettings:
         for key in ("balance_groups", "demographics"):
             if key in values:
                 values[key] = tuple(values[key] or ())
+        if isinstance(values.get("languages"), str):        # `study set languages=ar,fr`
+            values["languages"] = [code for code in values["languages"].split(",") if code.strip()]
         return cls(**values)
 
 

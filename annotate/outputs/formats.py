@@ -117,3 +117,14 @@ def readable(column) -> str:
     if name.endswith("_ci"):
         return f"{name[:-3].replace('_', ' ')} 95% CI"
     return name.replace("_", " ")
+
+
+def language_rows(by_language: dict) -> list[dict]:
+    """`analyze --json`'s by_language as rows, one per language and question (each language by its code and its
+    own name: the code first, so a right-to-left name does not turn the cell around)."""
+    from fairval.annotate.material.languages import LANGUAGES
+    return [{"language": f"{code} ({LANGUAGES[code][0]})" if code in LANGUAGES else code,
+             "raters": part["n_raters"], "question": qid, "n": q["n"], "alpha": q["alpha"],
+             "alpha 95% CI": interval(q["alpha_ci"]), "agreement": q["percent_agreement"], "mean": q.get("mean"),
+             "note": q.get("reason") or ""}
+            for code, part in by_language.items() for qid, q in part["questions"].items()]

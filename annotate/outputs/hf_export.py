@@ -107,7 +107,7 @@ material ({md(study.task.title or study.task.name)}). {formats.count(numbers.n_i
 
 - `data/ratings.parquet` (config `ratings`): one row per rating: item, rater (and the attributes they gave),
   question, answer as shown, whether the pair was shown swapped, the answer in true order (`canonical`),
-  seconds, comment.
+  seconds, comment, the language the rater read the study in (`language`; empty: not recorded).
 - `data/items.parquet` (config `items`): the items as imported (`fields`, JSON), and whether each is an
   attention check (`gold`) or practice.
 - `data/soft_labels.parquet` (config `soft_labels`): each answer's share per real item, question and rater

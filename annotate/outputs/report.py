@@ -90,6 +90,8 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
              "note": q.get("reason") or ""} for qid, q in numbers["questions"].items()])),
         ("Score distributions", charts.distributions(numbers)),
     ]
+    if numbers.get("by_language"):          # a study in several languages: each one's raters apart
+        sections.append(("Questions by the raters' language", formats.table(formats.language_rows(numbers["by_language"]))))
     if numbers.get("templates"):
         sections.append(("Per template", formats.table(formats.with_mean_interval(numbers["templates"]))))
     if result.lmra is not None:

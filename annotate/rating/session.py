@@ -18,7 +18,7 @@ from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, cho
 from fairval.annotate.rating.fills import backed, fills_left, rater_share
 from fairval.annotate.rating.payload import clean_comment
 from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
-from fairval.errors import AnswerError, RaterSourceError, SlotTaken, StudyClosed  # noqa: F401  (the pages catch them from here)
+from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed  # noqa: F401  (the pages catch them from here)
 from fairval.store import Database, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -96,10 +96,10 @@ def vacancy(db: Database, study: Study, *, now: float | None = None) -> Vacancy:
     return for_newcomer(db, study, now=now)
 
 
-def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool) -> None:
-    """Record the choice; a refusal keeps nothing else (the platform's study and session ids go too)."""
+def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool, *, language: str | None = None) -> None:
+    """Record the choice and the language the rater picked; a refusal keeps nothing else (nor the platform's ids)."""
     if agreed:
-        rater_store.update_rater(db, study_id, rater_id, consent="given")
+        rater_store.update_rater(db, study_id, rater_id, consent="given", language=language)
     else:
         rater_store.update_rater(db, study_id, rater_id, consent="declined", platform_study_id=None,
                                  platform_session_id=None)
@@ -248,6 +248,16 @@ LARGEST_TEMPLATE_TTL = 30.0
 _LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
 
 
+def rater_language(db: Database, study: Study, rater_id: str | None, asked: str | None = None) -> str:
+    """The language a rater reads the study in: the one kept with their consent, else `asked` (picked on the
+    consent screen, or the browser's), each while the study offers it, else the study's own."""
+    try:
+        rater = rater_store.get_rater(db, study.study_id, rater_key(rater_id)) if rater_id else None
+    except RaterIdError:                # the page says what is wrong with the id when the rater arrives
+        rater = None
+    return study.settings.rater_language((rater["language"] if rater else None) or asked)
+
+
 def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
     s = study.settings
     rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
@@ -298,13 +308,14 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
             raise SlotTaken(f"item {item_id!r} was given to other raters after this rater's time ran out")
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
+        language = rater_language(db, study, rater_id)
         # a clock set back since the item was shown: the answer is not before it was shown, and its
         # duration is unknown (NULL), not 0 s (the speed flag would read that as a rushed answer)
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
                  "canonical": canonical_value(q, clean[q.id], flipped),
                  "flipped": int(flipped) if study.task.is_pair else None,
                  "comment": comment if k == 0 else None, "shown_at": shown, "answered_at": max(now, shown),
-                 "seconds": now - shown if now >= shown else None, "source": "app"}
+                 "seconds": now - shown if now >= shown else None, "source": "app", "language": language}
                 for k, q in enumerate(study.task.questions)]       # the comment once, on the first row
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)

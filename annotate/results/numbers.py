@@ -16,6 +16,7 @@ from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, 
 from fairval.annotate.results.escalation import escalation_numbers
 from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.judge_card import confidence_block, length_block
+from fairval.annotate.results.languages import by_language, rating_languages, splits
 from fairval.annotate.results.names import name_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
@@ -149,6 +150,8 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
                                              seed=study.settings.seed)
                       for q in study.task.questions},
     }
+    out["by_language"] = by_language(study, ratings, lambda q, part: question_numbers(
+        q, part, n_boot=n_boot, seed=study.settings.seed))
     practice = set(data.items.loc[data.items["practice"].astype(bool), "item_id"])
     checked = data.all_ratings[~data.all_ratings["item_id"].isin(practice)]
     if data.excluded:
@@ -255,6 +258,9 @@ def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Ser
 def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0, model: str | None = None) -> dict:
     question = _scored(data)
     ratings = scored_ratings(data)
+    split = splits(data.study, ratings)     # the judge against each language's raters too (rater_language)
+    ratings = ratings.assign(rater_language=rating_languages(ratings)) if split else ratings
+    attributes = ("gender", "race", "language") if split else ("gender", "race")
     human = human_scores(ratings)
     human_rate = harm_rate(human)
     key = rate_key(question)
@@ -272,7 +278,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
         numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
-        numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in ("gender", "race")}
+        numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in attributes}
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
             ratings, lmra, f"rater_{attr}", by, data.study.design)
             for attr, by in numbers["by_rater_group"].items() if by}

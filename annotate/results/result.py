@@ -147,6 +147,25 @@ class Rater:
 
 
 @dataclass(frozen=True)
+class LanguageNumbers:
+    """The ratings given in one language (annotate.results.languages): its raters, ratings and items, and
+    each question's numbers from them alone."""
+    n_raters: int
+    n_ratings: int
+    n_items: int
+    questions: dict[str, QuestionNumbers]
+
+    def to_dict(self) -> dict:
+        return {"n_raters": self.n_raters, "n_ratings": self.n_ratings, "n_items": self.n_items,
+                "questions": {qid: q.to_dict() for qid, q in self.questions.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> LanguageNumbers:
+        return cls(d["n_raters"], d["n_ratings"], d["n_items"],
+                   {qid: QuestionNumbers.from_dict(q) for qid, q in d["questions"].items()})
+
+
+@dataclass(frozen=True)
 class StudyNumbers:
     study: str                                   # the study's name
     task: str                                    # its task (template_quality, harm_pairs, …)
@@ -161,6 +180,7 @@ class StudyNumbers:
     feature_difference: Rate | None = None       # feature pairs: the same for the A-minus-B difference
     lmra: Judge | None = None                    # pair studies with judge scores: the main judge against people
     names: Names | None = None                   # a name task (Task.perceived_questions): accuracy per intended group
+    by_language: dict[str, LanguageNumbers] | None = None   # a study in several languages: the numbers per language
 
     @property
     def rate(self) -> Rate | None:
@@ -199,6 +219,7 @@ _TO_DICT: dict[str, Callable[[Any], Any]] = {
     "harm": lambda block: block.to_dict(),
     "feature_difference": lambda block: block.to_dict(),
     "lmra": lambda block: block.to_dict(),
+    "by_language": lambda block: {language: part.to_dict() for language, part in block.items()},
 }
 _FROM_DICT: dict[str, Callable[[Any], Any]] = {
     "excluded_raters": lambda d: tuple(ExcludedRater(r, tuple(f)) for r, f in d.items()),
@@ -209,7 +230,8 @@ _FROM_DICT: dict[str, Callable[[Any], Any]] = {
     "harm": Rate.from_dict,
     "feature_difference": Rate.from_dict,
     "lmra": Judge.from_dict,
+    "by_language": lambda block: {language: LanguageNumbers.from_dict(part) for language, part in block.items()},
 }
 
 
-_OPTIONAL = ("templates", "harm", "feature_difference", "lmra", "names")
+_OPTIONAL = ("templates", "harm", "feature_difference", "lmra", "names", "by_language")

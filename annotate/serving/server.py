@@ -22,6 +22,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from fairval.annotate.serving import sso
 from fairval.annotate.serving.origins import refuse_unreadable
 from fairval.annotate.serving.uploads import MOST_BYTES
 from fairval.errors import ServeRefused
@@ -138,8 +139,12 @@ def run(location: str, *, port: int | None, address: str | None, workers: int = 
     # uvicorn (under Streamlit) would take the client's address from X-Forwarded-For whenever the peer is
     # 127.0.0.1, whoever sent it: the app decides whom to believe instead (ui/auth.py, client_of)
     env["FORWARDED_ALLOW_IPS"] = ""
-    refuse_exposure(address, env, demo=demo, named=_named_researchers(location))
     refuse_unreadable(env.get("FAIRVAL_PUBLIC_URL", ""))
+    provider = sso.settings(env)               # incomplete settings are refused here, in one line
+    if provider is not None:
+        sso.require_authlib()
+    # researchers signing in through the lab's provider need no shared password either
+    refuse_exposure(address, env, demo=demo, named=provider is not None or _named_researchers(location))
     secrets_held = _Secrets()
     try:
         pem = secrets_held.add("front.pem", _pem(tls)) if tls else None

@@ -161,6 +161,11 @@ def redeem(db: Database, code: str, binding: str | None, now: float | None = Non
     return sign_ins.redeem_grant(db, _grant_key(str(code), str(binding)), time.time() if now is None else now)
 
 
+def handed_over(db: Database, code: str, binding: str, now: float | None = None) -> bool:
+    """Whether the grant is done with: redeemed by the browser (it holds the cookie now) or expired."""
+    return not sign_ins.grant_open(db, _grant_key(code, binding), time.time() if now is None else now)
+
+
 def _grant_key(code: str, binding: str) -> str:
     return hashlib.sha256(f"{code}\x00{binding}".encode()).hexdigest()
 

@@ -29,9 +29,9 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, db_path: Path | str, env: dict | None = None, workers: int = 1):
+    def __init__(self, db_path: Path | str, env: dict | None = None, workers: int = 1, port: int | None = None):
         self.db_path = db_path
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         environment = {**os.environ, "FAIRVAL_DB": str(db_path), "FAIRVAL_RESEARCHER_PASSWORD": PASSWORD,
                        **(env or {})}

@@ -117,3 +117,29 @@ def test_the_route_turns_a_grant_into_an_httponly_cookie_once(db, db_path, monke
 def test_an_old_grant_is_refused(db, expired_by):
     code, binding = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
     assert sign_in.redeem(db, code, binding, now=NOW + sign_in.GRANT_SECONDS + expired_by) is None
+
+
+def test_a_grant_is_handed_over_once_redeemed_or_expired(db):
+    """What a signed-in page waits for before it draws (ui/auth.py, _navigation): the browser took its cookie."""
+    code, binding = sign_in.grant(db, issue_token(SECRET, "s3cret"), now=NOW)
+    assert not sign_in.handed_over(db, code, binding, now=NOW + 1)
+    assert sign_in.handed_over(db, code, binding, now=NOW + sign_in.GRANT_SECONDS + 1)      # expired
+    assert sign_in.redeem(db, code, binding, now=NOW + 1) is not None
+    assert sign_in.handed_over(db, code, binding, now=NOW + 1)                              # redeemed
+
+
+def test_a_download_checks_a_single_sign_on_again_when_it_is_made(db):
+    """A sign-in through the provider, held by a session (ui/sso.py) and checked again on the thread that makes a
+    file (allowed): not past the ID token's expiry, not signed out, and the role still enough."""
+    import time
+
+    from fairval.ui.auth import allowed
+    from fairval.ui.sso import SsoSignIn
+
+    now = time.time()
+    editor = SsoSignIn("ada@lab.example", "editor", now + 600, "sso-key-ada")
+    assert allowed(db, editor, "editor").name == "ada@lab.example"
+    assert allowed(db, editor, "owner") is None                                   # the role is not enough
+    assert allowed(db, SsoSignIn("ada@lab.example", "editor", now - 1, "sso-key-ada"), "viewer") is None   # expired
+    sign_ins.revoke(db, "sso-key-ada", now + 600, now)                             # signed out
+    assert allowed(db, editor, "viewer") is None
