@@ -19,6 +19,7 @@ from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating.submit import submit
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 
@@ -66,9 +67,10 @@ def _adaptive_study(tmp: Path, pairs: int):
 
 
 def _answers(db, rule: bool) -> list[float]:
-    """CPU seconds of each of ANSWERS Submits by one rater, as the rater page makes them: without a rule
-    the Submit holds the next pair in its own transaction; with one it checks the rule first and the page
-    then serves the next pair. Either way one serve and one record per answer."""
+    """CPU seconds of each of ANSWERS Submits by one rater, as the rater page makes them (annotate/rating/
+    submit.py): the answer, with a rule its check, and the next pair held, in one transaction; then what the
+    transaction left for after it (none here: the kept interval is built before). The page's run reads the
+    held pair back (serve_next_item)."""
     study = load_study(db, "s")
     rater = "with-rule" if rule else "without"
     session.arrive(db, "s", rater, source="link")
@@ -78,9 +80,8 @@ def _answers(db, rule: bool) -> list[float]:
     for k in range(ANSWERS):
         start = time.process_time()
         served = session.serve_next_item(db, study, rater)
-        session.record_answer(db, study, rater, served.item_id, {"harm": "C" if k % 3 else "A"}, serve_next=not rule)
-        if rule:
-            stopping.check(db, "s")
+        done = submit(db, study, rater, served.item_id, {"harm": "C" if k % 3 else "A"})
+        stopping.after_submit(db, "s", done)
         spent.append(time.process_time() - start)
     return spent
 

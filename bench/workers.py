@@ -46,12 +46,15 @@ class Rater:
     def __init__(self, ws, study: str, rater: str):
         self.ws, self.query = ws, f"study={study}&rater={rater}"
         self.page_hash = ""              # the page's script, as the server named it: events count on it
+        self.fragment_of: dict[str, str] = {}    # element id -> the fragment that drew it
 
-    async def rerun(self, widgets: list[WidgetState] = ()) -> list:
+    async def rerun(self, widgets: list[WidgetState] = (), fragment: str = "") -> list:
+        """`fragment`: the fragment the widget was drawn in, which a browser names so that only it reruns."""
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_script_hash = self.page_hash
         msg.rerun_script.widget_states.widgets.extend(widgets)
+        msg.rerun_script.fragment_id = fragment
         await self.ws.send(msg.SerializeToString())
         elements = []
         while True:
@@ -63,6 +66,8 @@ class Rater:
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 elements.append(getattr(element, element.WhichOneof("type")))
+                if getattr(elements[-1], "id", ""):
+                    self.fragment_of[elements[-1].id] = forward.delta.fragment_id
             elif kind == "script_finished":
                 if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     elements = []                    # the page called st.rerun(): its next run follows
@@ -100,10 +105,10 @@ async def rate(url: str, study: str, rater: str, tally: Tally) -> None:
             if button is None:
                 texts = [getattr(e, "body", "") for e in page]
                 raise RuntimeError(f"{rater}: no {key!r} button on the page; it says {texts}")
-            page = await tab.rerun([button])
+            page = await tab.rerun([button], tab.fragment_of.get(button.id, ""))
         while (card := _card(page)) is not None:
             sent = time.perf_counter()
-            page = await tab.rerun([_submit(card)])
+            page = await tab.rerun([_submit(card)], tab.fragment_of.get(card.id, ""))
             if _card(page) is not None and json.loads(_card(page).json)["item"] == json.loads(card.json)["item"]:
                 tally.errors.append(f"{rater}: the same item came back after Submit")
                 return

@@ -118,9 +118,10 @@ def _bare(label: str) -> str:
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str | None = None,
                 on_submit: Callable[[dict], None] | None = None, locked: dict | None = None, status: str = "",
-                announce: str = "", t: Translate = english, language: str = "en"):
+                announce: str = "", t: Translate = english, language: str = "en", rerun: str = "app"):
     """Mount the card. `on_submit(payload)` runs at the start of the rerun the Submit causes, before the
-    page decides what to show, with payload {item, answers, comment}."""
+    page decides what to show, with payload {item, answers, comment}. `rerun`: what a Submit recorded here
+    (not by the callback) runs again, "app" or "fragment" (a card drawn in one: the page around it stands)."""
     handled = []
 
     def callback() -> None:
@@ -138,12 +139,14 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
                                        language=language),
                         key=key, on_submit_change=callback)
     # A Submit that arrives as a session's first message (the browser reconnected to another worker)
-    # finds no callback registered yet: record it here, then draw the page that follows from it.
+    # finds no callback registered yet, and so does the first Submit of a card in a fragment drawn by a
+    # run of the whole page (with a pages/ folder, the callback does not find the card's state under its
+    # key then): record it here, then draw what follows from it.
     payload = getattr(result, SUBMIT, None)
     if st.session_state.get(UNREAD) == key:
         st.session_state.pop(UNREAD)
     if payload and on_submit is not None and not handled:
         st.session_state[HANDLED] = payload.get("nonce")
         on_submit(payload)
-        st.rerun()
+        st.rerun(scope=rerun)
     return result

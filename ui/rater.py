@@ -29,10 +29,11 @@ from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import LANGUAGES, N_, direction, translator
 from fairval.ui.page_language import page_language
+from fairval.ui.rater_ends import (closed, declined, finished, no_items, paused, rater_language, study_words,
+                                   title)
 from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
                                      retry_pending)
 
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
 LANG_PARAM = "lang"             # the language picked on the consent screen, kept in the link until consent
 GROUP_FIELDS = ("group_a", "group_b")      # an item's fields that name a group (filled into the questions)
@@ -45,19 +46,7 @@ UNAVAILABLE = N_("The study's server cannot store or show answers just now. Noth
                  "again by itself in a few seconds, and you can go on where you were.")
 
 
-def _title(text: str) -> None:
-    # no anchor: its "Link to heading" is an English word for a screen reader, and a rater has nothing to link
-    st.title(text, anchor=False)
-
-
-def _language(study: Study) -> str:
-    """The language this run shows the study in (chosen once per run by _run)."""
-    return study.settings.rater_language(st.session_state.get(LANGUAGE))
-
-
-def _t(study: Study):
-    return translator(_language(study))
-
+_title, _language, _t = title, rater_language, study_words
 
 def _browser_t():
     """Words shown before (or without) a study: in the language of the study last shown, else the browser's."""
@@ -71,6 +60,21 @@ KEYS_HINT = "fv-keys-hint"        # the instructions' keyboard line (rater.css h
 def _style() -> str:
     """The rater page's own CSS (ui/rater.css: alignment right to left, touch screens, the keys' badges)."""
     return "<style>" + (resources.files("fairval.ui") / "rater.css").read_text(encoding="utf-8") + "</style>"
+
+
+PAGE_LANGUAGE = "rater_page_language"     # what the page's language component last set in this session
+
+
+def _page_language(study: Study, t) -> None:
+    """The document's language, direction and Streamlit's own words (and the picker's language names), set
+    by a script that keeps them for the browser session: sent again only when they change (the rater picks
+    another language), not on every run."""
+    language = _language(study)
+    names = {LANGUAGES[code][0]: code for code in study.settings.offered()} if study.settings.languages else None
+    sent = (language, tuple(sorted((names or {}).items())))
+    if st.session_state.get(PAGE_LANGUAGE) != sent:
+        page_language(language, direction(language), t, names)
+        st.session_state[PAGE_LANGUAGE] = sent
 
 
 def run() -> None:
@@ -117,8 +121,7 @@ def _run() -> None:
     st.session_state[LANGUAGE] = session.rater_language(db, study, rater_id if source else None,
                                                         params.get(LANG_PARAM) or st.context.locale)
     t = _t(study)
-    page_language(_language(study), direction(_language(study)), t,
-                  {LANGUAGES[code][0]: code for code in study.settings.offered()} if study.settings.languages else None)
+    _page_language(study, t)
     if source is None:
         st.error(t(REFUSED))
         return
@@ -136,10 +139,32 @@ def _run() -> None:
         st.error(t("The participant ID in this link cannot be used ({reason}). Please check the link you were "
                    "given.", reason=str(e)))
         return
-    rater_id = rater["rater_id"]            # as stored (trimmed)
-    retry_pending(study.study_id, rater_id)
-    _notice()
-    STEPS[session.next_step(db, study, rater_id)](db, study, rater_id)
+    _flow(study.study_id, rater["rater_id"])          # the id as stored (trimmed)
+
+
+@st.fragment
+def _flow(study_id: str, rater_id: str) -> None:
+    """The rater's steps, from consent to the last item, as a fragment: a press or a Submit reruns only this
+    part of the page. What the rest did once per browser session (the link's checks, the rater's row, the
+    page's language and style) is neither run nor sent again; each run reads the study and the rater's step
+    afresh, so a researcher's change (a pause, a setting) reaches the rater's next screen."""
+    try:
+        db = get_db()
+        try:
+            study = load_study(db, study_id)
+        except StudyError:
+            st.rerun(scope="app")           # the study is gone: the whole page says so
+        retry_pending(study_id, rater_id)
+        _notice()
+        step = session.next_step(db, study, rater_id)
+        pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
+        if pressed is not None:         # the button this step drew was pressed: acted on, the next step drawn
+            pressed(db, study, rater_id)
+            step = session.next_step(db, study, rater_id)
+        STEPS[step](db, study, rater_id)
+    except unavailable_errors():
+        st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
+        _try_again_soon()
 
 
 def _who(db, study: Study, params) -> tuple[str | None, str | None]:
@@ -210,12 +235,8 @@ def _consent(db, study: Study, rater_id: str) -> None:
     text = study.settings.consent_text
     st.markdown(researcher_markdown(t(text) if text in DEFAULT_CONSENTS else text))
     agree, decline = st.columns(2)
-    if agree.button(t("I agree to take part"), type="primary", key="consent-yes"):
-        session.give_consent(db, study.study_id, rater_id, True, language=_language(study))
-        st.rerun()
-    if decline.button(t("I do not agree"), key="consent-no"):
-        session.give_consent(db, study.study_id, rater_id, False)
-        st.rerun()
+    agree.button(t("I agree to take part"), type="primary", key="consent-yes")       # acted on by _flow (PRESSES)
+    decline.button(t("I do not agree"), key="consent-no")
 
 
 def _language_picker(study: Study, t) -> None:
@@ -230,14 +251,6 @@ def _language_picker(study: Study, t) -> None:
     if chosen != current:
         st.query_params[LANG_PARAM] = chosen
         st.rerun()
-
-
-def _declined(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
-    _title(t("Thank you"))
-    st.write(t("You chose not to take part; nothing else about you was recorded. You can close this page and "
-               "return the study on Prolific.") if st.query_params.get("PROLIFIC_PID") else
-             t("You chose not to take part; nothing else about you was recorded. You can close this page."))
 
 
 def _demographics(db, study: Study, rater_id: str) -> None:
@@ -256,9 +269,7 @@ def _instructions(db, study: Study, rater_id: str) -> None:
     st.markdown(_instructions_text(study))
     with st.container(key=KEYS_HINT):
         st.info(t("Keyboard: the key shown on each answer chooses it; Enter submits."))
-    if st.button(t("Start"), type="primary", key="start", shortcut="Enter"):
-        session.finish_instructions(db, study.study_id, rater_id)
-        st.rerun()
+    st.button(t("Start"), type="primary", key="start", shortcut="Enter")               # acted on by _run (PRESSES)
 
 
 def _practice(db, study: Study, rater_id: str) -> None:
@@ -295,8 +306,9 @@ def _item(db, study: Study, rater_id: str) -> None:
     if served is None:
         if session.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)
-            st.rerun()
-        _no_items(db, study, rater_id)
+            finished(db, study, rater_id)     # what a run of the whole page would draw next, drawn here
+            return
+        no_items(db, study, rater_id)
         return
     served = _as_shown(study, served)
     answered, total = _progress(db, study, rater_id)
@@ -311,7 +323,7 @@ def _item(db, study: Study, rater_id: str) -> None:
     saved = st.session_state.pop(SAVED, None)
     answer_card(task, served, key=f"card:{served.item_id}", on_submit=record_submit(study.study_id, rater_id),
                 status=f"{saved}." if saved else "", announce=t("New item; {progress}.", progress=done), t=t,
-                language=_language(study))
+                language=_language(study), rerun="fragment")
 
 
 def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
@@ -333,68 +345,17 @@ def _as_shown(study: Study, served: session.Served) -> session.Served:
     return dataclasses.replace(served, data=data)
 
 
-def _no_items(db, study: Study, rater_id: str) -> None:
-    t, prolific = _t(study), st.query_params.get("PROLIFIC_PID")
-    vacancy = session.vacancy(db, study)      # reserved by raters mid-item (for now), or complete (for good)
-    if vacancy.busy and not (study.settings.balance_by and vacancy.open):
-        _title(t("No items left for you just now"))
-        st.write(t("Thank you for your interest. Every item left in this study is being rated by someone else "
-                   "just now; if one of them leaves, their item comes free again. Please try again in about "
-                   "{minutes} min with the same link.", minutes=vacancy.minutes_left()))
-        if prolific:
-            st.write(t("If you would rather not wait, you may return the study on Prolific."))
-        return
-    _title(t("No items left for you"))
-    if study.settings.balance_by and vacancy.open:
-        st.write(t("Thank you for your interest. Every item in this study already has the raters it needs from "
-                   "people with your background, so there is nothing left to show you."))
-    else:
-        st.write(t("Thank you for your interest. Every item in this study already has all the ratings it needs, so "
-                   "there is nothing left to show you."))
-    code = study.settings.screen_out_code
-    if prolific and code:
-        # Prolific's "no longer needed" path: this code screens the participant out, paid as the study says
-        st.write(t("Please use this code on Prolific, so the study closes for you properly:"))
-        _code(code)
-        st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
-        return
-    st.write(t("Nothing further is needed from you, and you may return the study on Prolific.")
-             if prolific else t("Nothing further is needed from you."))
+def _consented(agreed: bool):
+    return lambda db, study, rater_id: session.give_consent(db, study.study_id, rater_id, agreed,
+                                                            **({"language": _language(study)} if agreed else {}))
 
 
-def _code(code: str) -> None:
-    """A code to copy: as plain text in a box that does not scroll (a scrolling box must take the focus)."""
-    st.code(code, language=None, wrap_lines=True)
+# The buttons a step draws, acted on at the start of the run their press causes (before anything is drawn), so
+# the press draws the next step in that same run rather than a second one (st.rerun).
+PRESSES = {"consent": (("consent-yes", _consented(True)), ("consent-no", _consented(False))),
+           "instructions": (("start", lambda db, study, rater_id: session.finish_instructions(db, study.study_id,
+                                                                                               rater_id)),)}
 
-
-def _done(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
-    _title(t("Thank you, you have finished"))
-    code = study.settings.completion_code
-    if code:
-        st.write(t("Your completion code:"))
-        _code(code)
-    if study.settings.prolific_redirect and code:
-        st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
-
-
-def _paused(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
-    _title(t("This study is paused"))
-    answered = session.progress(db, study, rater_id).answered
-    if answered:
-        st.write(t("Your answers so far ({count}) are saved. Please come back later with the same link to go on.",
-                   count=answered))
-    else:
-        st.write(t("Please come back later with the same link."))
-
-
-def _closed(db, study: Study, rater_id: str) -> None:
-    t = _t(study)
-    _title(t("This study is closed"))
-    st.write(t("It is no longer taking answers. Thank you for your interest."))
-
-
-STEPS = {"consent": _consent, "declined": _declined, "demographics": _demographics,
-         "instructions": _instructions, "practice": _practice, "item": _item, "done": _done,
-         "no_items": _no_items, "paused": _paused, "closed": _closed}
+STEPS = {"consent": _consent, "declined": declined, "demographics": _demographics,
+         "instructions": _instructions, "practice": _practice, "item": _item, "done": finished,
+         "no_items": no_items, "paused": paused, "closed": closed}

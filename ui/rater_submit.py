@@ -11,6 +11,7 @@ from fairval.annotate.material.studies import Study, load_study
 from fairval.errors import AnswerError, SlotTaken, StudyClosed, StudyError
 from fairval.annotate.rating import session
 from fairval.annotate.rating.payload import answers_of as payload_answers
+from fairval.annotate.rating.submit import Submitted, submit
 from fairval.store.engine import unavailable_errors
 from fairval.ui.common import get_db
 from fairval.ui.i18n import N_, translator
@@ -62,13 +63,11 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
         t = _t(study, rater_id)
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
-        # with a stopping rule the next item is served after the check (the page serves it), so the
-        # answer that stops the study does not hand its rater a pair first
-        if (session.record_answer(db, study, rater_id, item, answers, comment=comment,
-                                  serve_next=not _has_rule(study))
-                or session.answer_is_stored(db, study, rater_id, item, answers, comment)):
+        submitted = submit(db, study, rater_id, item, answers, comment=comment)
+        if submitted.new or session.answer_is_stored(db, study, rater_id, item, answers, comment):
             st.session_state[NOTICE] = ("saved", t("Answer saved"))
-            _stop_if_answered(db, study, item)
+            if submitted.stopped or submitted.check:
+                _after_submit(db, study, submitted)
         else:                           # the same link open twice: the first answer is the one kept
             st.session_state[NOTICE] = ("refused", t(NOT_KEPT))
     except StudyClosed:
@@ -81,20 +80,13 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
                                                  "and press Submit again."))
 
 
-def _has_rule(study: Study) -> bool:
+def _after_submit(db, study: Study, submitted: Submitted) -> None:
+    """What the Submit's transaction left for after it (Prolific told of a stop, or a check with no kept
+    interval to read): it must never cost the rater their answer, so a failure is logged."""
     from fairval.annotate.crowd import stopping
-    return stopping.has_rule(study)
 
-
-def _stop_if_answered(db, study: Study, item: str) -> None:
-    """A study with a stopping rule checks it when an answer completes a pair (the only moment the anytime
-    interval moves); the rater's answer is stored whatever the check finds."""
-    from fairval.annotate.crowd import stopping
-    from fairval.store import ratings as rating_store
-
-    if stopping.has_rule(study) and rating_store.raters_of_item(db, study.study_id, item) == study.settings.raters_per_item:
-        try:
-            stopping.check(db, study.study_id)
-        except Exception:  # noqa: BLE001 — the check must never cost the rater their answer; logged
-            import logging
-            logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
+    try:
+        stopping.after_submit(db, study.study_id, submitted)
+    except Exception:  # noqa: BLE001 — the answer is stored whatever the check finds; logged
+        import logging
+        logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)

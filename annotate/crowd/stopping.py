@@ -17,7 +17,8 @@ from fairval.analysis.active import lowest_chance
 from fairval.annotate.material.pairs import scored_question, the_scored_question
 from fairval.annotate.rating import running
 from fairval.annotate.rating.running import has_rule  # noqa: F401  (the pages ask it here)
-from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings
+from fairval.annotate.rating.submit import Submitted, record_stop, verdict
+from fairval.annotate.material.studies import Study, load_study, stored_settings
 from fairval.annotate.results import judge as judge_numbers
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
@@ -54,19 +55,6 @@ def guarantee_sentence(db: Database, study: Study) -> str | None:
     return f"H's anytime interval: none yet ({(cs and cs.reason) or (ppi and ppi.reason) or 'no judge scores'})"
 
 
-def verdict(study, cs: dict) -> str | None:
-    """Why the study may stop now, or None."""
-    ci = cs.get("ci")
-    if not ci:
-        return None
-    s = study.settings
-    if s.target_ci_width is not None and ci[1] - ci[0] <= s.target_ci_width:
-        return f"H's anytime interval is {ci[1] - ci[0]:.3f} wide, within the target {s.target_ci_width}"
-    if s.stop_when_excludes is not None and not ci[0] <= s.stop_when_excludes <= ci[1]:
-        return f"H's anytime interval [{ci[0]:.3f}, {ci[1]:.3f}] excludes {s.stop_when_excludes}"
-    return None
-
-
 def check(db: Database, study_id: str, *, client_factory=None, now: float | None = None) -> dict | None:
     """Stop the study if its rule is met (once): returns what was recorded, else None."""
     study = load_study(db, study_id)
@@ -83,18 +71,30 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
     now = time.time() if now is None else now
     stopped = {"at": now, "reason": why, "ci": cs["ci"], "value": cs.get("value"),
                "n_pairs_complete": cs.get("n_pairs_complete")}
-    audit.acting_as("fairval (the study's stopping rule)", "rule")
-    with immediate(db, study_id):
-        if load_study(db, study_id).recorded.stopped:          # another worker stopped it a moment ago
-            return None
-        study_store.update_study(db, study_id, settings=stored_settings(study, stopped=stopped))
-        audit.record(db, "study.stop", study_id, at=now, **{k: v for k, v in stopped.items() if k != "at"})
-    configure_study(db, study_id, status="paused")
+    if not record_stop(db, study, stopped):                 # another worker stopped it a moment ago
+        return None
+    return announce(db, study_id, stopped, client_factory=client_factory)
+
+
+def announce(db: Database, study_id: str, stopped: dict, *, client_factory=None) -> dict:
+    """After a stop is recorded: with `prolific_study_id` set, pause the study on Prolific (outside any write
+    transaction: a request over the network) and record the outcome beside the stop."""
+    study = load_study(db, study_id)
     if study.settings.prolific_study_id:
-        stopped["prolific"] = _pause_prolific(db, study, client_factory)
+        stopped = {**stopped, "prolific": _pause_prolific(db, study, client_factory)}
         with immediate(db, study_id):
             study_store.update_study(db, study_id, settings=stored_settings(load_study(db, study_id), stopped=stopped))
     return stopped
+
+
+def after_submit(db: Database, study_id: str, submitted: Submitted, *, client_factory=None) -> dict | None:
+    """What a Submit (annotate.rating.submit) left for after its transaction: Prolific told of the stop it
+    recorded, or the check it could not make under the lock. Returns the stop, if any."""
+    if submitted.stopped is not None:
+        return announce(db, study_id, submitted.stopped, client_factory=client_factory)
+    if submitted.check:
+        return check(db, study_id, client_factory=client_factory)
+    return None
 
 
 def kept_interval(db: Database, study: Study) -> dict | None:

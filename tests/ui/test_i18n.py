@@ -23,8 +23,8 @@ from fairval.ui.page_language import STREAMLIT_WORDS
 from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, rater_app, submit, titles
 
-RATER_FILES = ("ui/rater.py", "ui/rater_submit.py", "ui/answer_card.py", "ui/answers.py", "ui/demographics.py",
-               "ui/line.py")
+RATER_FILES = ("ui/rater.py", "ui/rater_ends.py", "ui/rater_submit.py", "ui/answer_card.py", "ui/answers.py",
+               "ui/demographics.py", "ui/line.py")
 SLOT = re.compile(r"\{(\w+)\}")
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 # Babel's keywords for fairval's calls: t("..."), N_("...") for a constant shown later, t.pgettext(ctx, "...")

@@ -1,0 +1,102 @@
+"""The rater's Submit as the page makes it, in one write transaction: the answer stored, the study's stopping
+rule checked when the answer completes a pair (its interval is kept as pairs complete: a row read), the
+study stopped and paused there when the rule is met, and the rater's next item held for them unless it
+stopped. What cannot run under the write lock runs after it (annotate.crowd.stopping.after_submit): pausing
+the study on Prolific (a request over the network), and the check that has no kept interval to read (one
+still to build, or `--escalate`'s full analysis), after which the page serves the next item."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings, study_status
+from fairval.annotate.rating import running, session
+from fairval.store import Database, audit, immediate
+from fairval.store import ratings as rating_store
+from fairval.store import running as running_store
+from fairval.store import studies as study_store
+
+RULE = "fairval (the study's stopping rule)"
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    new: bool                          # stored now (False: the same Submit again, or another tab's first)
+    stopped: dict | None = None        # the study stopped itself on this answer, in its transaction
+    check: bool = False                # the rule is still to be checked, after the transaction
+
+
+def submit(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str], *,
+           comment: str | None = None, now: float | None = None) -> Submitted:
+    """Store the rater's answers to the item (session.record_answer's rules), check the stopping rule and
+    hold the rater's next item, all in one write transaction."""
+    now = time.time() if now is None else now
+    with immediate(db, study.study_id):
+        new = session.record_answer(db, study, rater_id, item_id, answers, comment=comment, now=now)
+        stopped, check = _checked(db, study, item_id, now) if new else (None, False)
+        if not check and study_status(db, study.study_id) == "open":     # stopped, or paused: nothing new
+            session.serve_next_item(db, study, rater_id, now=now)
+    return Submitted(new, stopped, check)
+
+
+def _checked(db: Database, study: Study, item_id: str, now: float) -> tuple[dict | None, bool]:
+    """stop_within in a savepoint of its own: a check that fails undoes only itself, never the rater's answer
+    (logged; the next check after a completed pair tries again)."""
+    try:
+        with immediate(db, study.study_id):
+            return stop_within(db, study, item_id, now)
+    except Exception:  # noqa: BLE001 — the answer is stored whatever happens to the check
+        logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
+        return None, False
+
+
+def stop_within(db: Database, study: Study, item_id: str, now: float) -> tuple[dict | None, bool]:
+    """Inside the write transaction of a new answer to item_id: (what was recorded if the study stopped,
+    whether the rule must still be checked after the transaction). The rule moves only when a pair
+    completes; the interval is the one kept as pairs complete (annotate.rating.running)."""
+    if not running.has_rule(study):
+        return None, False
+    if rating_store.raters_of_item(db, study.study_id, item_id) != study.settings.raters_per_item:
+        return None, False
+    if not running.kept(study):
+        return None, True                                   # --escalate: the full analysis, after
+    current = load_study(db, study.study_id)
+    if current.status != "open" or current.recorded.stopped:
+        return None, False
+    cs = running_store.interval(db, study.study_id)
+    if cs is None or running_store.version(db, study.study_id) != running.VERSION:
+        return None, True                                   # built once by the check, after
+    why = verdict(current, cs)
+    if why is None:
+        return None, False
+    stopped = {"at": now, "reason": why, "ci": cs["ci"], "value": cs.get("value"),
+               "n_pairs_complete": cs.get("n_pairs_complete")}
+    return (stopped if record_stop(db, current, stopped) else None), False
+
+
+def verdict(study: Study, cs: dict) -> str | None:
+    """Why the study may stop now, or None."""
+    ci = cs.get("ci")
+    if not ci:
+        return None
+    s = study.settings
+    if s.target_ci_width is not None and ci[1] - ci[0] <= s.target_ci_width:
+        return f"H's anytime interval is {ci[1] - ci[0]:.3f} wide, within the target {s.target_ci_width}"
+    if s.stop_when_excludes is not None and not ci[0] <= s.stop_when_excludes <= ci[1]:
+        return f"H's anytime interval [{ci[0]:.3f}, {ci[1]:.3f}] excludes {s.stop_when_excludes}"
+    return None
+
+
+def record_stop(db: Database, study: Study, stopped: dict) -> bool:
+    """Record the stop (when, why, the interval then) and pause the study, in one transaction (a savepoint
+    of the caller's); False when another worker stopped it a moment ago."""
+    audit.acting_as(RULE, "rule")
+    with immediate(db, study.study_id):
+        if load_study(db, study.study_id).recorded.stopped:
+            return False
+        study_store.update_study(db, study.study_id, settings=stored_settings(study, stopped=stopped))
+        audit.record(db, "study.stop", study.study_id, at=stopped["at"],
+                     **{k: v for k, v in stopped.items() if k != "at"})
+        configure_study(db, study.study_id, status="paused")
+    return True
