@@ -149,21 +149,25 @@ def _flow(study_id: str, rater_id: str) -> None:
     page's language and style) is neither run nor sent again; each run reads the study and the rater's step
     afresh, so a researcher's change (a pause, a setting) reaches the rater's next screen."""
     try:
-        db = get_db()
-        try:
-            study = load_study(db, study_id)
-        except StudyError:
-            st.rerun(scope="app")           # the study is gone: the whole page says so
-        retry_pending(study_id, rater_id)
-        _notice()
-        step = session.next_step(db, study, rater_id)
-        pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
-        if pressed is not None:         # the button this step drew was pressed: acted on, the next step drawn
-            pressed(db, study, rater_id)
+        with admission.gate().turn():   # a fragment's own rerun (a press, a Submit) waits its turn too
+            db = get_db()
+            try:
+                study = load_study(db, study_id)
+            except StudyError:
+                st.rerun(scope="app")           # the study is gone: the whole page says so
+            retry_pending(study_id, rater_id)
+            _notice()
             step = session.next_step(db, study, rater_id)
-        STEPS[step](db, study, rater_id)
-    except unavailable_errors():
-        st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
+            pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
+            if pressed is not None:     # the button this step drew was pressed: acted on, the next step drawn
+                pressed(db, study, rater_id)
+                step = session.next_step(db, study, rater_id)
+            STEPS[step](db, study, rater_id)
+    except unavailable_errors() as e:
+        if busy(e) and not st.session_state.get(PENDING):   # kept waiting by a lock or a pool: it waits on
+            line.busy(_browser_t())
+        else:
+            st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
         _try_again_soon()
 
 

@@ -74,9 +74,24 @@ class WorkGate:
         self._free = runs
         self._queue: deque[tuple[threading.Event, float]] = deque()
         self._last_wait = (0.0, float("-inf"))       # (seconds waited, when the turn came)
+        self._holding = threading.local()            # a thread inside its turn: a nested turn is the same one
 
     @contextmanager
     def turn(self) -> Iterator[None]:
+        # The rater's steps are a fragment drawn inside the page's run (which holds a turn) and rerun alone
+        # on a press (which takes one): nested, the inner call must not wait for a second turn of its own.
+        if getattr(self._holding, "inside", False):
+            yield
+            return
+        self._holding.inside = True
+        try:
+            with self._one_turn():
+                yield
+        finally:
+            self._holding.inside = False
+
+    @contextmanager
+    def _one_turn(self) -> Iterator[None]:
         came = self.clock()
         with self._lock:
             if self._free > 0 and not self._queue:

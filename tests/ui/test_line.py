@@ -85,9 +85,17 @@ def test_past_its_capacity_the_server_shows_the_line_and_lets_in_from_the_front(
 
 def test_a_worker_whose_runs_wait_for_their_turn_takes_nobody_new_until_they_do_not(study, clock, monkeypatch):
     gate = admission._gate
-    holds = [gate.turn(), gate.turn()]
-    for hold in holds:
-        hold.__enter__()                                       # both turns of the gate taken
+    taken, release = threading.Barrier(3), threading.Event()
+
+    def hold() -> None:                                        # a run on its own thread, as Streamlit's are
+        with gate.turn():
+            taken.wait()
+            release.wait()
+
+    holds = [threading.Thread(target=hold) for _ in range(2)]
+    for holder in holds:
+        holder.start()
+    taken.wait()                                               # both turns of the gate taken
 
     def third_run() -> None:
         with gate.turn():
@@ -99,8 +107,9 @@ def test_a_worker_whose_runs_wait_for_their_turn_takes_nobody_new_until_they_do_
         pass
     clock.at += 1.5
     assert gate.saturated()
-    for hold in holds:                                         # its turn comes after 1.5 s of waiting
-        hold.__exit__(None, None, None)
+    release.set()                                              # its turn comes after 1.5 s of waiting
+    for holder in holds:
+        holder.join()
     waited.join()
     assert gate.saturated()                                    # lately saturated: still nobody new
     assert titles(arrive("P1")) == [translator("de")(IN_LINE)]
@@ -128,6 +137,27 @@ def test_the_gate_lets_runs_through_in_the_order_they_came():
     for thread in threads:
         thread.join()
     assert order == list("abcde")
+
+
+def test_a_fragment_inside_the_pages_run_takes_no_second_turn_and_its_own_rerun_takes_one():
+    """The rater's steps are a fragment: drawn inside the page's run (which holds a turn) they go on at once,
+    even when every turn is held; rerun alone on another thread they wait their turn like a page's run."""
+    gate = admission.WorkGate(1)
+    with gate.turn(), gate.turn():              # nested on one thread: no deadlock, one turn held
+        assert gate.waiting == 0
+        entered = threading.Event()
+
+        def rerun() -> None:
+            with gate.turn():
+                entered.set()
+
+        other = threading.Thread(target=rerun)
+        other.start()
+        while gate.waiting < 1:                 # the other thread's run is parked behind the held turn
+            pass
+        assert not entered.is_set()
+    other.join(timeout=60)
+    assert entered.is_set()
 
 
 def test_a_lock_held_too_long_is_a_wait_in_line_not_the_stores_warning(db, db_path, study, clock):
