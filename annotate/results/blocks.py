@@ -1,14 +1,19 @@
 """The typed blocks of a pair study's numbers (StudyNumbers.harm, .feature_difference and .lmra), down to
 their intervals: frozen dataclasses read by attribute, turned into `analyze --json`'s plain form only at
-the JSON edge (to_dict) and back (from_dict).
+the JSON edge (to_dict) and back (from_dict). The numbers build them directly (`of`, `with_`), never
+through the plain form.
 
 Many keys of the plain form are there only sometimes (a `reason` when a number is missing, `cs` when pairs
 are complete, `target_width` when one is set), and some are there with the value null, so a block keeps the
 keys its plain form has (`present`, in their order): to_dict gives exactly those back. A block made in code
-without `present` prints every field that is not None. Field types drive from_dict: a nested Block is read
-by its own from_dict, a tuple from a list, a dict value by its type."""
+without `present` prints every field that is not None; one made by `of` keeps the keys it was given, in
+their order. Field types drive from_dict: a nested Block is read by its own from_dict, a tuple from a list,
+a dict value by its type."""
 from __future__ import annotations
 
+import dataclasses
+import functools
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -25,13 +30,40 @@ class Block:
     present: tuple[str, ...] = field(default=(), kw_only=True, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
+        return {k: _plain(v) for k, v in self.keyed().items()}
+
+    def keyed(self) -> dict[str, Any]:
+        """The keys its plain form has, in their order, each with its typed value (a block stays a block)."""
         named = _fields(type(self))
         keys = self.present or tuple(k for k, f in named.items() if getattr(self, f) is not None)
-        return {k: _plain(getattr(self, named[k])) for k in keys}
+        return {k: getattr(self, named[k]) for k in keys}
 
     def has(self, name: str) -> bool:
         """Whether the plain form has this key (some are there with the value null, some not at all)."""
         return name in self.present if self.present else getattr(self, _fields(type(self))[name]) is not None
+
+    @classmethod
+    def of(cls: type[B], **values: Any) -> B:
+        """A block made in code from what analysis/ computed, under its plain form's keys (`lambda` for
+        lambda_), which are the ones printed, in the order given. Numbers become Python's (numpy scalars
+        as int or float, NaN as None), lists tuples where the field is one; a nested block must be given
+        as a block (a plain dict there is a TypeError: the numbers are typed where they are made)."""
+        named, hints = _fields(cls), _hints(cls)
+        unknown = [k for k in values if k not in named]
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        return cls(**{named[k]: typed(hints[named[k]], v) for k, v in values.items()}, present=tuple(values))
+
+    def with_(self: B, **values: Any) -> B:
+        """This block with some keys set as a dict's update sets them: a key it has keeps its place, a new
+        one goes last."""
+        named, hints = _fields(type(self)), _hints(type(self))
+        unknown = [k for k in values if k not in named]
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
+        keys = tuple(self.keyed())
+        return dataclasses.replace(self, **{named[k]: typed(hints[named[k]], v) for k, v in values.items()},
+                                   present=keys + tuple(k for k in values if k not in keys))
 
     @classmethod
     def from_dict(cls: type[B], d: Mapping[str, Any]) -> B:
@@ -51,6 +83,42 @@ def key(name: str) -> Any:
 def _fields(cls: Any) -> dict[str, str]:
     """The plain form's key -> the field's name, in the fields' order."""
     return {f.metadata.get("key", f.name): f.name for f in fields(cls) if f.name != "present"}
+
+
+@functools.cache
+def _hints(cls: Any) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def typed(hint: Any, value: Any) -> Any:
+    """A value computed by analysis/ as the field typed `hint` holds it (see Block.of)."""
+    if value is None:
+        return None
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        return typed(next(a for a in args if a is not type(None)), value)
+    if isinstance(hint, type) and issubclass(hint, Block):
+        if not isinstance(value, hint):
+            raise TypeError(f"a {hint.__name__} block is needed, not {type(value).__name__}")
+        return value
+    if origin is tuple:
+        return tuple(typed(args[0], v) for v in value)
+    if origin is dict:
+        return {str(k): typed(args[1], v) for k, v in value.items()}
+    return scalar(value)
+
+
+def scalar(value: Any) -> Any:
+    """Python's own numbers (numpy's as int or float, NaN as None), in lists and dicts too."""
+    if isinstance(value, dict):
+        return {str(k): scalar(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scalar(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
 
 
 def _typed(hint: Any, value: Any) -> Any:
