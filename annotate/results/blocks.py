@@ -99,7 +99,7 @@ def typed(hint: Any, value: Any) -> Any:
         return typed(next(a for a in args if a is not type(None)), value)
     if isinstance(hint, type) and issubclass(hint, Block):
         if not isinstance(value, hint):
-            raise TypeError(f"a {hint.__name__} block is needed, not {type(value).__name__}")
+            raise TypeError(f"a block of type {hint.__name__} is needed, not {type(value).__name__}")
         return value
     if origin is tuple:
         return tuple(typed(args[0], v) for v in value)

@@ -42,7 +42,3 @@ def unscored_reason(group: str, answers) -> str:
             + (f"; it may mean {near!r}: import the items into a new study, where labels are matched, or fix them"
                if near else "; fix the items' labels"))
 
-
-def perceived(names: dict) -> list[str]:
-    """The questions of a `names` block (as `analyze --json` has it), in the task's order."""
-    return [key[:-len("_accuracy")] for key in names if key.endswith("_accuracy")]

@@ -1,0 +1,87 @@
+"""The numbers are built typed from what analysis/ computes (issue 56): no step on the way from the analysis
+to `analyze --json`, the report, the pages' numbers or the Python API reads the plain form back
+(from_dict), and a block made in code prints the keys it was given, in their order, as plain JSON."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import fairval
+from fairval.annotate.cli.main import cli
+from fairval.annotate.results import blocks, result
+from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate
+from fairval.annotate.results.result import Names, QuestionNumbers, StudyNumbers
+
+
+def _cli(db, *args):
+    out = CliRunner().invoke(cli, ["--db", str(db), *args])
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+@pytest.fixture
+def no_reading_back(monkeypatch):
+    """Every from_dict on the numbers' types fails, so a path through one shows."""
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("the numbers were read back from their plain form")
+    for owner in (blocks.Block, StudyNumbers, QuestionNumbers, Names):
+        monkeypatch.setattr(owner, "from_dict", classmethod(refuse))
+
+
+def test_analyze_the_report_and_the_api_never_read_the_plain_form_back(tmp_path, no_reading_back):
+    db = tmp_path / "demo.db"
+    _cli(db, "demo", "--no-serve")
+    with fairval.open(db) as opened:
+        typed = {s: opened.study(s).analyze(bootstrap=50) for s in ("demo-pairs", "demo-names", "demo-templates")}
+    for study, numbers in typed.items():
+        printed = json.loads(_cli(db, "analyze", study, "--json", "--bootstrap", "50"))
+        assert json.loads(json.dumps(numbers.to_dict())).keys() == printed.keys()
+    pairs = typed["demo-pairs"]
+    assert isinstance(pairs.harm, Rate) and isinstance(pairs.lmra, Judge) and isinstance(pairs.harm.ppi, Ppi)
+    assert isinstance(pairs.harm.ppi.human_only, Estimate) and isinstance(pairs.lmra.sign_agreement_cs, Anytime)
+    # the attribute is the printed number (the CLI prints 12 significant digits)
+    printed = json.loads(_cli(db, "analyze", "demo-pairs", "--json", "--bootstrap", "50"))
+    assert pairs.harm.human == pytest.approx(printed["harm"]["human"], rel=1e-11)
+    assert list(pairs.harm.human_ci) == pytest.approx(printed["harm"]["human_ci"], rel=1e-11)
+    assert pairs.lmra.pearson_r == pytest.approx(printed["lmra"]["pearson_r"], rel=1e-11)
+    text = _cli(db, "analyze", "demo-pairs")
+    assert f"r={pairs.lmra.pearson_r:.3f}" in text
+    _cli(db, "report", "demo-pairs", "--out", str(tmp_path / "r.md"))
+    assert "LMRA calibration" in (tmp_path / "r.md").read_text(encoding="utf-8")
+
+
+def test_a_block_made_in_code_prints_the_keys_given_in_their_order_as_plain_numbers():
+    made = Ppi.of(value=np.float64(0.25), ci=[np.float64(-0.5), 1.0], **{"lambda": float("nan")}, reason=None,
+                  n_labelled=np.int64(4))
+    assert made.value == 0.25 and type(made.value) is float and made.lambda_ is None
+    assert made.ci == (-0.5, 1.0) and type(made.n_labelled) is int
+    plain = made.to_dict()
+    assert list(plain) == ["value", "ci", "lambda", "reason", "n_labelled"]       # as given; nulls kept
+    assert plain == {"value": 0.25, "ci": [-0.5, 1.0], "lambda": None, "reason": None, "n_labelled": 4}
+    assert json.dumps(plain) == '{"value": 0.25, "ci": [-0.5, 1.0], "lambda": null, "reason": null, "n_labelled": 4}'
+    # set as a dict's update sets: a key it has keeps its place, a new one goes last
+    later = made.with_(se=0.1, value=0.5)
+    assert list(later.to_dict()) == ["value", "ci", "lambda", "reason", "n_labelled", "se"]
+    assert later.value == 0.5 and made.value == 0.25                     # a new block; the first is unchanged
+    assert later.keyed()["ci"] == (-0.5, 1.0)
+
+
+def test_a_plain_dict_where_a_block_belongs_is_refused():
+    with pytest.raises(TypeError, match="a block of type Estimate is needed, not dict"):
+        Ppi.of(value=0.1, human_only={"value": 0.1, "ci": None, "n": 3})
+    with pytest.raises(TypeError, match="a block of type Judge is needed"):
+        Judge.of(order=None, by_rater_group={"gender": {"female": {"pearson_r": 0.5}}})
+    with pytest.raises(TypeError, match=r"Rate has no field\(s\) \['lamda'\]"):
+        Rate.of(lamda=0.5)
+
+
+def test_nan_and_numpy_become_python_in_nested_values():
+    assert blocks.scalar({1: [np.float64("nan"), np.int32(3)], "b": (np.bool_(True),)}) == {"1": [None, 3], "b": [True]}
+    assert math.isnan(float("nan")) and blocks.scalar(float("nan")) is None
+    row = result.TemplateRow(**blocks.scalar({"template": "t", "question": "q", "n": np.int64(2), "mean": np.nan,
+                                              "share_4_or_5": 0.5, "mean_ci_low": None, "mean_ci_high": None}))
+    assert row.n == 2 and type(row.n) is int and row.mean is None
