@@ -31,7 +31,7 @@ def render() -> None:
     _distributions(numbers)
     if numbers.templates:
         st.subheader("Per template")
-        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(list(numbers.templates)))),
+        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers.templates))),
                    narrow=("text",))
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")

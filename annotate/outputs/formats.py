@@ -94,14 +94,12 @@ def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
 
 
 def with_mean_interval(rows) -> pd.DataFrame:
-    """Rows with mean_ci_low / mean_ci_high as one printed "mean 95% CI" column beside the mean."""
+    """Per-template rows (StudyNumbers.templates) with their mean's interval printed as one "mean 95% CI"
+    column beside the mean."""
     import pandas as pd
-    frame = pd.DataFrame(rows)
-    if "mean_ci_low" not in frame.columns:
-        return frame
-    cis = [interval([lo, hi]) for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
-    frame.insert(frame.columns.get_loc("mean") + 1, "mean 95% CI", cis)
-    return frame
+    return pd.DataFrame([{"template": r.template, "question": r.question, "n": r.n, "mean": r.mean,
+                          "mean 95% CI": interval(r.mean_ci), "share_4_or_5": r.share_4_or_5} for r in rows],
+                        columns=["template", "question", "n", "mean", "mean 95% CI", "share_4_or_5"])
 
 
 _READABLE = {"share_4_or_5": "share 4–5", "item_id": "item", "rater_id": "rater", "n_raters": "raters",

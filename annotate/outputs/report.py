@@ -89,7 +89,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
         ("Score distributions", charts.distributions(result)),
     ]
     if result.templates:
-        sections.append(("Per template", formats.table(formats.with_mean_interval(list(result.templates)))))
+        sections.append(("Per template", formats.table(formats.with_mean_interval(result.templates))))
     if result.lmra is not None:
         lmra, rate = result.lmra, result.rate or Rate()
         title = rate_of(result)[1]

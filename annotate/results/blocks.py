@@ -20,14 +20,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar, get_args, get_origin
 
+from fairval.analysis.interval import Interval
+
 B = TypeVar("B", bound="Block")
-Interval = tuple[float, float]
 
 
 @dataclass(frozen=True)
 class Block:
     """A frozen block of the numbers with its plain form's keys (see the module's docstring)."""
     present: tuple[str, ...] = field(default=(), kw_only=True, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in _intervals(type(self)):         # an interval given as its two ends becomes one
+            ends = getattr(self, name)
+            if ends is not None and not isinstance(ends, Interval):
+                object.__setattr__(self, name, Interval.of(ends))
+        # a block's `valid` says what its interval is worth when that is less than its name says: the
+        # interval carries it as its guarantee
+        ci, valid = getattr(self, "ci", None), getattr(self, "valid", None)
+        if isinstance(ci, Interval) and valid and ci.guarantee is None:
+            object.__setattr__(self, "ci", dataclasses.replace(ci, guarantee=valid))
 
     def to_dict(self) -> dict[str, Any]:
         return {k: _plain(v) for k, v in self.keyed().items()}
@@ -90,6 +102,12 @@ def _hints(cls: Any) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+@functools.cache
+def _intervals(cls: Any) -> tuple[str, ...]:
+    """The fields of a block that hold an interval."""
+    return tuple(name for name, hint in _hints(cls).items() if Interval in (hint, *get_args(hint)))
+
+
 def typed(hint: Any, value: Any) -> Any:
     """A value computed by analysis/ as the field typed `hint` holds it (see Block.of)."""
     if value is None:
@@ -97,6 +115,8 @@ def typed(hint: Any, value: Any) -> Any:
     origin, args = get_origin(hint), get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return typed(next(a for a in args if a is not type(None)), value)
+    if hint is Interval:
+        return Interval.of(scalar(list(value)) if not isinstance(value, Interval) else value)
     if isinstance(hint, type) and issubclass(hint, Block):
         if not isinstance(value, hint):
             raise TypeError(f"a block of type {hint.__name__} is needed, not {type(value).__name__}")
@@ -127,6 +147,8 @@ def _typed(hint: Any, value: Any) -> Any:
     origin, args = get_origin(hint), get_args(hint)
     if origin in (typing.Union, types.UnionType):
         return _typed(next(a for a in args if a is not type(None)), value)
+    if hint is Interval:
+        return Interval.of(value)
     if isinstance(hint, type) and issubclass(hint, Block):
         return hint.from_dict(value)
     if origin is tuple:
@@ -137,8 +159,11 @@ def _typed(hint: Any, value: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
+    """The one serialiser of the numbers' blocks: a block as its keys, an interval as [low, high]."""
     if isinstance(value, Block):
         return value.to_dict()
+    if isinstance(value, Interval):
+        return value.to_list()
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from fairval.analysis.names import accuracy_by_intended, confusion
+from fairval.analysis.interval import Interval
 from fairval.annotate.material.tasks import Task
 from fairval.annotate.results.blocks import scalar
 from fairval.annotate.results.result import Names, Perceived
@@ -26,7 +27,8 @@ def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> Name
         out[attr] = Perceived(
             accuracy=scalar({g: None if g in unscored else a.share for g, a in acc.items()}),
             n=scalar({g: a.n for g, a in acc.items()}),
-            accuracy_ci=scalar({g: None if a.ci is None or g in unscored else list(a.ci) for g, a in acc.items()}),
+            accuracy_ci={g: None if a.ci is None or g in unscored else Interval.of(scalar(list(a.ci)))
+                         for g, a in acc.items()},
             confusion=scalar(confusion(part, labels).to_dict(orient="index") if len(part) else {}),
             unscored=unscored)
     return Names(out)

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import mean_with_interval
 from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
@@ -193,9 +194,8 @@ def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: i
         canon = ratings.assign(value=ratings["canonical"])
         rel = krippendorff_alpha(canon, level="nominal", domain=list(q.values), n_boot=n_boot, seed=seed)
         extra = {"distribution": _counts(ratings["canonical"], list(q.values))}
-    alpha_ci = scalar(rel.interval)
     return QuestionNumbers(scale=scale, n=len(ratings), level=rel.level, alpha=scalar(rel.alpha),
-                           alpha_ci=None if alpha_ci is None else tuple(alpha_ci),
+                           alpha_ci=Interval.of(scalar(rel.interval)),
                            percent_agreement=scalar(rel.percent_agreement), n_items_pairable=scalar(rel.n_items),
                            reason=rel.reason or None, **scalar(extra))
 
@@ -207,7 +207,9 @@ def template_table(data: StudyData) -> list[TemplateRow]:
     if ratings.empty:
         return []
     table = likert_by_group(ratings, "template")
-    return [TemplateRow(**scalar(row)) for row in table.to_dict(orient="records")]
+    return [TemplateRow(r["template"], r["question"], r["n"], r["mean"], r["share_4_or_5"],
+                        None if r["mean_ci_low"] is None else Interval.of((r["mean_ci_low"], r["mean_ci_high"])))
+            for r in map(scalar, table.to_dict(orient="records"))]
 
 
 def rate_key(question: Question) -> str:

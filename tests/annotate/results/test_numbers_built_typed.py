@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import fairval
 from fairval.annotate.cli.main import cli
+from fairval.analysis.interval import Interval
 from fairval.annotate.results import blocks, result
 from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate
 from fairval.annotate.results.result import Names, QuestionNumbers, StudyNumbers
@@ -48,6 +49,15 @@ def test_analyze_the_report_and_the_api_never_read_the_plain_form_back(tmp_path,
     assert pairs.harm.human == pytest.approx(printed["harm"]["human"], rel=1e-11)
     assert list(pairs.harm.human_ci) == pytest.approx(printed["harm"]["human_ci"], rel=1e-11)
     assert pairs.lmra.pearson_r == pytest.approx(printed["lmra"]["pearson_r"], rel=1e-11)
+    # every interval is one Interval: its level, and its guarantee where the block says what it is worth
+    for ci in (pairs.harm.human_ci, pairs.lmra.pearson_ci, pairs.harm.ppi.human_only.ci,
+               typed["demo-pairs"].questions["harm"].alpha_ci):
+        assert isinstance(ci, Interval) and ci.level == 0.95 and ci.low <= ci.high
+    cs = pairs.harm.ppi.cs
+    if cs is not None and cs.ci is not None:
+        assert cs.ci.guarantee == cs.valid and cs.valid
+    names = typed["demo-names"].names.by_question["race"]
+    assert all(ci is None or isinstance(ci, Interval) for ci in names.accuracy_ci.values())
     text = _cli(db, "analyze", "demo-pairs")
     assert f"r={pairs.lmra.pearson_r:.3f}" in text
     _cli(db, "report", "demo-pairs", "--out", str(tmp_path / "r.md"))
@@ -58,7 +68,7 @@ def test_a_block_made_in_code_prints_the_keys_given_in_their_order_as_plain_numb
     made = Ppi.of(value=np.float64(0.25), ci=[np.float64(-0.5), 1.0], **{"lambda": float("nan")}, reason=None,
                   n_labelled=np.int64(4))
     assert made.value == 0.25 and type(made.value) is float and made.lambda_ is None
-    assert made.ci == (-0.5, 1.0) and type(made.n_labelled) is int
+    assert tuple(made.ci) == (-0.5, 1.0) and type(made.n_labelled) is int
     plain = made.to_dict()
     assert list(plain) == ["value", "ci", "lambda", "reason", "n_labelled"]       # as given; nulls kept
     assert plain == {"value": 0.25, "ci": [-0.5, 1.0], "lambda": None, "reason": None, "n_labelled": 4}
@@ -67,7 +77,7 @@ def test_a_block_made_in_code_prints_the_keys_given_in_their_order_as_plain_numb
     later = made.with_(se=0.1, value=0.5)
     assert list(later.to_dict()) == ["value", "ci", "lambda", "reason", "n_labelled", "se"]
     assert later.value == 0.5 and made.value == 0.25                     # a new block; the first is unchanged
-    assert later.keyed()["ci"] == (-0.5, 1.0)
+    assert later.keyed()["ci"] == Interval(-0.5, 1.0)
 
 
 def test_a_plain_dict_where_a_block_belongs_is_refused():
@@ -82,6 +92,19 @@ def test_a_plain_dict_where_a_block_belongs_is_refused():
 def test_nan_and_numpy_become_python_in_nested_values():
     assert blocks.scalar({1: [np.float64("nan"), np.int32(3)], "b": (np.bool_(True),)}) == {"1": [None, 3], "b": [True]}
     assert math.isnan(float("nan")) and blocks.scalar(float("nan")) is None
-    row = result.TemplateRow(**blocks.scalar({"template": "t", "question": "q", "n": np.int64(2), "mean": np.nan,
-                                              "share_4_or_5": 0.5, "mean_ci_low": None, "mean_ci_high": None}))
-    assert row.n == 2 and type(row.n) is int and row.mean is None
+    estimate = Estimate.of(value=np.float64("nan"), ci=None, n=np.int64(2))
+    assert estimate.value is None and estimate.n == 2 and type(estimate.n) is int
+    assert estimate.to_dict() == {"value": None, "ci": None, "n": 2}
+
+
+def test_one_interval_type_prints_as_its_two_ends():
+    made = Ppi.of(value=0.1, ci=(np.float64(-0.2), 0.4), n_labelled=12, valid="approximate: 12 pairs")
+    assert made.ci == Interval(-0.2, 0.4, 0.95, "approximate: 12 pairs")     # the block's `valid` is its guarantee
+    assert made.ci.width == pytest.approx(0.6) and tuple(made.ci) == (-0.2, 0.4) and made.ci[1] == 0.4
+    assert made.to_dict()["ci"] == [-0.2, 0.4]
+    low, high = Estimate(value=0.5, ci=(0.25, 0.75), n=4).ci                 # made in code from two ends
+    assert (low, high) == (0.25, 0.75)
+    row = result.TemplateRow("t", "quality", 3, 4.0, 0.5, Interval(2.5, 5.0))
+    assert row.to_dict() == {"template": "t", "question": "quality", "n": 3, "mean": 4.0, "share_4_or_5": 0.5,
+                             "mean_ci_low": 2.5, "mean_ci_high": 5.0}
+    assert result.TemplateRow.from_dict(row.to_dict()) == row

@@ -53,7 +53,7 @@ def test_the_leaves_are_typed_where_the_numbers_are():
     harm, plain = numbers.harm, CASES["pairs-uniform"]["harm"]
     assert isinstance(harm.ppi, Ppi) and isinstance(harm.ppi.cs, Anytime) and isinstance(harm.difference, Estimate)
     assert harm.ppi.lambda_ == plain["ppi"]["lambda"]            # `lambda` is not a Python name
-    assert harm.ppi.cs.ci == tuple(plain["ppi"]["cs"]["ci"])
+    assert tuple(harm.ppi.cs.ci) == tuple(plain["ppi"]["cs"]["ci"])
     group, row = next(iter(harm.by_pair_group.groups.items()))
     assert row.ppi.value == plain["by_pair_group"]["groups"][group]["ppi"]["value"]
     gender = numbers.lmra.by_rater_group["gender"]
