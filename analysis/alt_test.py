@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairval.analysis.reasons import Why, because
+
 MIN_RATERS = 3
 
 
@@ -47,9 +49,7 @@ def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q
     kept = per_rater[per_rater["n"] >= min_items]
     out["n_raters"], out["n_raters_left_out"] = len(kept), len(per_rater) - len(kept)
     if len(kept) < MIN_RATERS:
-        raters = f"{len(kept)} rater{'' if len(kept) == 1 else 's'}"
-        out["reason"] = (f"{raters} rated at least {min_items} items that others also rated; "
-                         f"the test needs at least {MIN_RATERS}")
+        out["reason"] = because(Why.FEW_RATERS_FOR_ALT_TEST, n=len(kept), min_items=min_items, minimum=MIN_RATERS)
         return out
     frame["d"] = frame["w_rater"] - frame["w_judge"]
     d = frame[frame["rater_id"].isin(kept.index)].groupby("rater_id")["d"].agg(["mean", "std", "size"])

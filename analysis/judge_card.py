@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from fairval.analysis.judge_validity import mean_with_interval
+from fairval.analysis.reasons import Why, because
 
 BINS = 10
 CANONICAL = np.array([1.0, -1.0, 0.0])        # r's A, B, C in the true order as canonical values
@@ -122,7 +123,7 @@ def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, 
     out: dict[str, Any] = {"n_pairs": int(len(r)), "n_ties": int(tied.sum())}
     if len(r) < 2:
         return {**out, "ece": None, "ece_debiased": None, "ece_ci": None, "brier": None, "brier_ci": None,
-                "bins": [], "reason": "needs at least 2 pairs with the judge's probabilities and people's answers"}
+                "bins": [], "reason": because(Why.FEW_FOR_CONFIDENCE)}
     calibration = ece_numbers(confidence, agreement, raters)
     brier = (r ** 2).sum(axis=1) - 2 * (r * share).sum(axis=1) + 1
     brier_estimate = mean_with_interval(pd.Series(brier), n_boot, seed, bounds=(0.0, 2.0))
@@ -147,7 +148,7 @@ def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.n
     out: dict[str, Any] = {"n_pairs": n, "judge_r": None if np.isnan(judge_r) else judge_r,
            "human_r": None if np.isnan(human_r) else human_r, "difference": None, "difference_ci": None}
     if out["judge_r"] is None or out["human_r"] is None:
-        return {**out, "reason": "needs at least 3 pairs whose lengths, judge scores and people's scores vary"}
+        return {**out, "reason": because(Why.FEW_FOR_LENGTH)}
     out["difference"] = judge_r - human_r
     if n_boot:
         rng = np.random.default_rng(seed)

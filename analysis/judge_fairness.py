@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from fairval.analysis import judge_validity as jv
+from fairval.analysis.reasons import Why, because
 
 
 def welch_anova(groups: list[np.ndarray]) -> dict:
@@ -57,7 +58,7 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
         estimate = jv.mean_with_interval(mine, n_boot, seed, bounds=(-2.0, 2.0))
         in_group = judge[judge.index.isin(ids)]
         agreement = jv.sign_agreement(human, in_group)
-        reason = estimate.get("reason") or ("one rated pair: no interval" if len(mine) == 1 and n_boot else None)
+        reason = estimate.get("reason") or (because(Why.ONE_RATED_PAIR) if len(mine) == 1 and n_boot else None)
         groups[str(name)] = {"n_rated": len(mine), "mean_error": estimate["value"], "mean_error_ci": estimate["ci"],
                              "sign_agreement": agreement["value"], "sign_agreement_ci": agreement["ci"],
                              **({"reason": reason} if reason else {})}
@@ -65,7 +66,7 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
             tested[str(name)] = mine.to_numpy(float)
     if len(tested) < 2:
         equal: dict[str, Any] = {"f": None, "df": None, "p_value": None, "group_pairs": sorted(tested),
-                                 "reason": "needs at least 2 group pairs with 2 rated pairs or more whose errors vary"}
+                                 "reason": because(Why.EQUAL_ERROR_UNTESTED)}
     else:
         equal = {**welch_anova(list(tested.values())), "group_pairs": sorted(tested)}
     return {"groups": groups, "equal_error": equal}
@@ -77,7 +78,7 @@ def label_swap(score: pd.Series, swapped: pd.Series) -> dict:
     n = len(both)
     if not n:
         return {"n": 0, "follows_labels": None, "follows_labels_ci": None, "follows_responses": None,
-                "follows_responses_ci": None, "reason": "no pair was asked with its group labels swapped"}
+                "follows_responses_ci": None, "reason": because(Why.NOT_SWAPPED)}
     s, t = np.sign(both["s"].to_numpy()), np.sign(both["t"].to_numpy())
     labels = int(((t == s) & (s != 0)).sum())
     responses = int((t == -s).sum())

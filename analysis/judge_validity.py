@@ -1,7 +1,7 @@
 """May the judge stand in for people? Agreement with intervals, the human ceiling, the alternative-
 annotator test and order effects. Pure functions over per-item scores and per-rating frames.
 
-Every result is a dict {value, ci, n} with a `reason` when the number is undefined. Resampled intervals
+Every result is a dict {value, ci, n} with a `reason` (analysis.reasons) when the number is undefined. Resampled intervals
 draw from numpy's default_rng(seed), so one seed and one number of draws give one interval everywhere.
 """
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairval.analysis.reasons import Reason, Why, because
 from fairval.analysis.sequential import confidence_sequence
 
 Z95 = stats.norm.ppf(0.975)
@@ -23,7 +24,7 @@ Z95 = stats.norm.ppf(0.975)
 SMALL_N = 30
 
 
-def estimate(value, ci=None, n: int = 0, reason: str | None = None) -> dict:
+def estimate(value, ci=None, n: int = 0, reason: Reason | None = None) -> dict:
     out: dict[str, Any] = {"value": None if value is None else float(value),
            "ci": None if ci is None else [float(ci[0]), float(ci[1])], "n": int(n)}
     if reason:
@@ -74,20 +75,20 @@ def sign_agreement(human: pd.Series, judge: pd.Series) -> dict:
     says why), with Wilson's interval."""
     both = paired(human, judge)
     if both.empty:
-        return estimate(None, reason="no item was scored by both people and the judge")
+        return estimate(None, reason=because(Why.NOT_PAIRED))
     both = both[both["human"] != 0]
     if both.empty:
-        return estimate(None, reason="people's mean is 0 on every item both scored: no direction to agree on")
+        return estimate(None, reason=because(Why.NO_DIRECTION))
     hits = int((np.sign(both["human"]) == np.sign(both["judge"])).sum())
     return estimate(hits / len(both), wilson(hits, len(both)), len(both))
 
 
-def _undefined_correlation(both: pd.DataFrame, minimum: int) -> str | None:
+def _undefined_correlation(both: pd.DataFrame, minimum: int) -> Reason | None:
     if len(both) < minimum:
-        return f"only {len(both)} item(s) scored by both; this needs at least {minimum}"
+        return because(Why.FEW_PAIRED, n=len(both), minimum=minimum)
     for side in ("human", "judge"):
         if both[side].nunique() < 2:
-            return f"every {side} score is the same; the correlation is undefined without variation"
+            return because(Why.NO_VARIATION, side=side)
     return None
 
 
@@ -104,13 +105,11 @@ def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> dict:
     else:
         value, se = stats.kendalltau(both["human"], both["judge"]).statistic, math.sqrt(0.437 / (len(both) - 4))
     if abs(value) > 1 - 1e-12:
-        return estimate(value, None, len(both), reason=_PERFECT)
+        return estimate(value, None, len(both), reason=because(Why.PERFECT))
     z = math.atanh(value)
     return estimate(value, (math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)), len(both))
 
 
-_PERFECT = ("a perfect correlation in the sample: Fisher's z has no interval at ±1, and a zero-width one would "
-            "claim a certainty a few items cannot give")
 
 
 def concordance(human: pd.Series, judge: pd.Series) -> dict:
@@ -125,7 +124,7 @@ def concordance(human: pd.Series, judge: pd.Series) -> dict:
     sxy = ((x - x.mean()) * (y - y.mean())).mean()
     ccc = 2 * sxy / (sx2 + sy2 + (x.mean() - y.mean()) ** 2)
     if abs(ccc) > 1 - 1e-12:                     # identical scores: no spread left to estimate
-        return estimate(ccc, None, n, reason=_PERFECT)
+        return estimate(ccc, None, n, reason=because(Why.PERFECT))
     r = sxy / math.sqrt(sx2 * sy2)
     if r == 0:                                   # Lin's variance divides by r: no interval then
         return estimate(ccc, None, n)
@@ -157,7 +156,7 @@ def mean_with_interval(scores: pd.Series, n_boot: int, seed: int, bounds: tuple[
     below SMALL_N, betting_interval, as the bootstrap covers far less than 95% there."""
     values = scores.dropna().to_numpy(float)
     if not len(values):
-        return estimate(None, reason="no item scored")
+        return estimate(None, reason=because(Why.NOTHING_SCORED))
     if n_boot <= 0 or len(values) < 2:
         return estimate(values.mean(), None, len(values))
     if len(values) < SMALL_N:
@@ -173,7 +172,7 @@ def rate_difference(human: pd.Series, judge: pd.Series, n_boot: int, seed: int) 
     a paired bootstrap over those items."""
     both = paired(human, judge)
     if both.empty:
-        return estimate(None, reason="no item was scored by both people and the judge")
+        return estimate(None, reason=because(Why.NOT_PAIRED))
     return mean_with_interval(both["human"] - both["judge"], n_boot, seed, bounds=(-2.0, 2.0))
 
 
@@ -192,14 +191,13 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     frame = frame[frame.groupby("item_id")["rater_id"].transform("size") >= 2].reset_index(drop=True)
     items = pd.unique(frame["item_id"])
     if len(items) < 3:
-        return {**estimate(None, n=len(items), reason=f"only {len(items)} item(s) have two raters or more; "
-                           "a split-half reliability needs at least 3"), "item_se": item_se}
+        return {**estimate(None, n=len(items), reason=because(Why.FEW_TWICE_RATED, n=len(items))), "item_se": item_se}
     rng = np.random.default_rng(seed)
     codes = pd.Categorical(frame["item_id"], categories=items).codes
     first, second, sizes = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
     values = _step_up(row_correlation(first.T, second.T), *sizes)
     if not np.isfinite(values).any():
-        return {**estimate(None, n=len(items), reason="the halves' means do not vary; no correlation"),
+        return {**estimate(None, n=len(items), reason=because(Why.FLAT_HALVES)),
                 "item_se": item_se}
     draws = []
     for size in np.diff(np.r_[0:max(n_boot, 0):100, max(n_boot, 0)]):    # 100 draws at a time
@@ -276,7 +274,7 @@ def first_position_share(shown: pd.Series) -> dict:
     interval: 0.5 when position plays no part."""
     sided = shown[shown.isin(["A", "B"])]
     if sided.empty:
-        return estimate(None, reason="no answer named a response")
+        return estimate(None, reason=because(Why.NO_SIDE_NAMED))
     first = int((sided == "A").sum())
     return estimate(first / len(sided), wilson(first, len(sided)), len(sided))
 
@@ -287,7 +285,7 @@ def judge_order_disagreement(probabilities: list[dict]) -> dict:
     A and B exchanged), and whether the most likely answer differs between the orders."""
     if not probabilities:
         return {"discarded_mass": None, "argmax_differs": None, "n": 0,
-                "reason": "no pair has the judge's probabilities for both orders"}
+                "reason": because(Why.NO_BOTH_ORDERS)}
     p = np.array([[d["p_a"], d["p_b"], d["p_c"]] for d in probabilities], float)
     q = np.array([[d["q_b"], d["q_a"], d["q_c"]] for d in probabilities], float)    # in true terms
     p, q = p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from fairval.analysis.judge_validity import SMALL_N, Z95, betting_interval, estimate, inside, no_spread_interval
+from fairval.analysis.reasons import Why, because
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray,
@@ -28,9 +29,7 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     n, big_n = len(y), len(f_u)
     out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
     if n < 2 or big_n < 1:
-        out["reason"] = (f"{n} pair{'' if n == 1 else 's'} rated by people and scored by the judge, {big_n} scored "
-                         "by the judge alone; prediction-powered inference needs at least 2 of the first and 1 of "
-                         "the second")
+        out["reason"] = because(Why.FEW_FOR_PPI, n=n, unlabelled=big_n)
         return out
     everything = np.concatenate([f, f_u])
     spread = everything.var(ddof=1)

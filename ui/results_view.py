@@ -125,7 +125,7 @@ def question_table(numbers: StudyNumbers) -> pd.DataFrame:
                      "alpha": formats.ratio(q.alpha), "alpha 95% CI": formats.interval(q.alpha_ci),
                      "agreement": formats.ratio(q.percent_agreement),
                      "mean": formats.mean(q.mean), "share 4–5": formats.ratio(q.share_4_or_5),
-                     "note": q.reason or ""})
+                     "note": str(q.reason or "")})
     return pd.DataFrame(rows)
 
 

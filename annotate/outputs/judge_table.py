@@ -21,7 +21,7 @@ def calibration_cells(c: Judge) -> dict:
             "p": formats.p_value(c.p_value),
             **({"p (Holm)": formats.p_value(c.p_holm)} if c.has("p_holm") else {}),
             "sign agreement": formats.ratio(c.sign_agreement),
-            "n items": c.n_items, "note": c.reason or ""}
+            "n items": c.n_items, "note": str(c.reason or "")}
 
 
 def validity_row(label: str, c: Judge) -> dict:
@@ -109,7 +109,7 @@ def pair_group_rows(block: PairGroups | None) -> list[dict]:
         rows.append({"groups": name, "pairs": g.n_pairs, "rated": g.n_rated, "H (PPI)": with_ci(ppi.value, ppi.ci),
                      "sign agreement": formats.interval(g.sign_agreement_ci),
                      "rated, best spread": pairs.get(name, formats.DASH), "short of it": more.get(name, formats.DASH),
-                     "note": ppi.reason or _few(ppi)})
+                     "note": str(ppi.reason or _few(ppi))})
     return rows
 
 
@@ -230,7 +230,7 @@ def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> 
 def confidence_sentence(c: Confidence | None) -> str:
     """The judge's calibration against people's answers (lmra.confidence), in a sentence."""
     if c is None or c.ece is None:
-        return (c and c.reason) or ""
+        return str((c and c.reason) or "")
     ties = (f" (on {formats.count(c.n_ties, 'pair')} its top answers tie: its agreement is split between them)"
             if c.n_ties else "")
     debiased = c.ece_debiased if c.ece_debiased is not None else c.ece

@@ -85,7 +85,7 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             {"question": qid, "n": q.n, "alpha level": q.level, "alpha": q.alpha,
              "alpha 95% CI": formats.interval(q.alpha_ci), "percent agreement": q.percent_agreement,
              "mean": q.mean, "share 4 or 5": q.share_4_or_5,
-             "note": q.reason or ""} for qid, q in result.questions.items()])),
+             "note": str(q.reason or "")} for qid, q in result.questions.items()])),
         ("Score distributions", charts.distributions(result)),
     ]
     if result.templates:

@@ -16,6 +16,7 @@ from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chanc
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
 from fairval.analysis.running_adaptive import INTERSECT
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 
@@ -154,8 +155,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
                "from the answers before it (Zrnic and Candès's sequential active inference terms)"))}
     if math.isnan(low[-1]) or low[-1] > high[-1]:
-        return Anytime.of(**out, ci=None, reason="the running interval became empty (a chance of at most 5% when "
-                          "its conditions hold)")
+        return Anytime.of(**out, ci=None, reason=because(Why.RUNNING_EMPTY))
     out["ci"] = [max(float(low[-1]), means[0]), min(float(high[-1]), means[1])]
     if target_width is not None:
         span = 2 * reach

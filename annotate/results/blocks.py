@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar, get_args, get_origin
 
 from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, as_reason
 
 B = TypeVar("B", bound="Block")
 
@@ -117,6 +118,8 @@ def typed(hint: Any, value: Any) -> Any:
         return typed(next(a for a in args if a is not type(None)), value)
     if hint is Interval:
         return Interval.of(scalar(list(value)) if not isinstance(value, Interval) else value)
+    if hint is Reason:
+        return as_reason(value)
     if isinstance(hint, type) and issubclass(hint, Block):
         if not isinstance(value, hint):
             raise TypeError(f"a block of type {hint.__name__} is needed, not {type(value).__name__}")
@@ -149,6 +152,8 @@ def _typed(hint: Any, value: Any) -> Any:
         return _typed(next(a for a in args if a is not type(None)), value)
     if hint is Interval:
         return Interval.of(value)
+    if hint is Reason:
+        return as_reason(value)
     if isinstance(hint, type) and issubclass(hint, Block):
         return hint.from_dict(value)
     if origin is tuple:
@@ -164,6 +169,8 @@ def _plain(value: Any) -> Any:
         return value.to_dict()
     if isinstance(value, Interval):
         return value.to_list()
+    if isinstance(value, Reason):
+        return str(value)                   # its English, made here at the edge
     if isinstance(value, tuple):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
@@ -178,7 +185,7 @@ class Estimate(Block):
     value: float | None = None
     ci: Interval | None = None
     n: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     valid: str | None = None
 
 
@@ -194,7 +201,7 @@ class Anytime(Block):
     method: str | None = None                    # betting or asymptotic
     asymptotic_from: int | None = None
     valid: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     target_width: float | None = None
     more_pairs: int | None = None
     more_judgments: int | None = None
@@ -213,7 +220,7 @@ class Ppi(Block):
     n_unlabelled: int | None = None
     n_decided: int | None = None
     design: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     valid: str | None = None
     human_only: Estimate | None = None
     judge_only: Estimate | None = None
@@ -238,7 +245,7 @@ class Stratified(Block):
     strata: int | None = None
     n_pairs: int | None = None
     valid: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -250,7 +257,7 @@ class Allocation(Block):
     spread: dict[str, float] | None = None
     estimated_from_others: tuple[str, ...] | None = None
     variance_ratio: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -288,7 +295,7 @@ class Escalation(Block):
     bias_bound: float | None = None
     h_signs: float | None = None
     sign_balance: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     guarantee: str | None = None
 
 
@@ -316,7 +323,7 @@ class HumanCeiling(Block):
     ci: Interval | None = None
     n_items: int | None = None
     item_se: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -329,7 +336,7 @@ class AltTest(Block):
     n_raters_left_out: int | None = None
     min_items: int | None = None
     passed: bool | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -338,7 +345,7 @@ class OrderDisagreement(Block):
     discarded_mass: float | None = None
     argmax_differs: float | None = None
     n: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -373,7 +380,7 @@ class Confidence(Block):
     brier: float | None = None
     brier_ci: Interval | None = None
     bins: tuple[ConfidenceBin, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -384,7 +391,7 @@ class Length(Block):
     human_r: float | None = None
     difference: float | None = None
     difference_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -396,7 +403,7 @@ class LabelSwap(Block):
     follows_labels_ci: Interval | None = None
     follows_responses: float | None = None
     follows_responses_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -407,7 +414,7 @@ class JudgeError(Block):
     mean_error_ci: Interval | None = None
     sign_agreement: float | None = None
     sign_agreement_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     label_swap: LabelSwap | None = None
 
 
@@ -418,7 +425,7 @@ class EqualError(Block):
     df: tuple[float, ...] | None = None
     p_value: float | None = None
     group_pairs: tuple[str, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -440,7 +447,7 @@ class Judge(Block):
     p_value: float | None = None
     sign_agreement: float | None = None
     n_items: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     n_human_zero: int | None = None                      # items left out of sign agreement (human mean 0)
     sign_agreement_ci: Interval | None = None
     spearman: Estimate | None = None

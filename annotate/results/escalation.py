@@ -11,12 +11,11 @@ import numpy as np
 import pandas as pd
 
 from fairval.analysis.lmra import combine_orders
+from fairval.analysis.reasons import Why, because
 from fairval.annotate.material.importers import PROBABILITY_FIELDS as FIELDS
 from fairval.annotate.results.blocks import Escalation, Pilot
 
-REASON = ("under trust or escalate people rate only the pairs the judge is unsure of, not a random sample, so "
-          "there is no PPI estimate or interval; see `escalation`: one label per pair and the bias its guarantee "
-          "allows")
+REASON = because(Why.ESCALATED)
 
 
 def judge_answers(lmra: pd.DataFrame) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
@@ -186,12 +187,12 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
            "valid": guarantee(n, quantity=quantity, start=start, population=population, note=(
                note if note is not None else WEIGHTED_NOTE if population is None else "")), "asymptotic_from": start}
     if n < 1:
-        return Anytime.of(**out, reason="no observation yet")
+        return Anytime.of(**out, reason=because(Why.NO_OBSERVATION))
     low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
                                 past=past, typical_span=typical_span, start=start)
     out.update(value=float(np.mean(terms)), method="betting" if start is None or n < start else "asymptotic")
     if np.isnan(low[-1]) or low[-1] > high[-1]:
-        return Anytime.of(**out, reason="the running interval became empty (a chance of at most 5% when its conditions hold)")
+        return Anytime.of(**out, reason=because(Why.RUNNING_EMPTY))
     out["ci"] = [max(float(low[-1]), valid_range[0]), min(float(high[-1]), valid_range[1])]
     if target_width is not None:
         span = bounds[1] - bounds[0]

@@ -197,7 +197,7 @@ def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: i
     return QuestionNumbers(scale=scale, n=len(ratings), level=rel.level, alpha=scalar(rel.alpha),
                            alpha_ci=Interval.of(scalar(rel.interval)),
                            percent_agreement=scalar(rel.percent_agreement), n_items_pairable=scalar(rel.n_items),
-                           reason=rel.reason or None, **scalar(extra))
+                           reason=rel.reason, **scalar(extra))
 
 
 def template_table(data: StudyData) -> list[TemplateRow]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, as_reason
 from fairval.annotate.results.blocks import Judge, Rate
 
 
@@ -42,7 +43,7 @@ class QuestionNumbers:
     percent_agreement: float | None
     n_items_pairable: int
     distribution: dict[str, int]
-    reason: str | None = None                   # why alpha is undefined
+    reason: Reason | None = None                # why alpha is undefined
     mean: float | None = None
     share_4_or_5: float | None = None
     alpha_nominal: float | None = None
@@ -56,7 +57,7 @@ class QuestionNumbers:
         out = {"n": self.n, "level": self.level, "alpha": self.alpha,
                "alpha_ci": None if self.alpha_ci is None else self.alpha_ci.to_list(),
                "percent_agreement": self.percent_agreement, "n_items_pairable": self.n_items_pairable,
-               **({"reason": self.reason} if self.reason else {}),
+               **({"reason": str(self.reason)} if self.reason else {}),
                **{k: dict(self.distribution) if k == "distribution" else getattr(self, k) for k in after}}
         if self.crowd_model is not None:
             out["crowd_model"] = self.crowd_model.to_dict()
@@ -67,7 +68,7 @@ class QuestionNumbers:
         scale = ("harm" if "alpha_nominal" in d else "likert" if "share_4_or_5" in d else
                  "numeric" if "mean" in d else "nominal")
         crowd = d.get("crowd_model")
-        return cls(**{**d, "scale": scale, "alpha_ci": Interval.of(d.get("alpha_ci")),
+        return cls(**{**d, "scale": scale, "alpha_ci": Interval.of(d.get("alpha_ci")), "reason": as_reason(d.get("reason")),
                       "crowd_model": None if crowd is None else CrowdModel(
                           crowd["n_items"], tuple(crowd["classes"]), tuple(crowd["prior"]), crowd["gold_n"],
                           crowd["gold_agreement"])})

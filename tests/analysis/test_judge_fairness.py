@@ -95,4 +95,4 @@ def test_too_few_group_pairs_say_why():
     human = pd.Series([0.5, -0.2, 0.1], index=["a", "b", "c"])
     judge = pd.Series([0.4, 0.1, 0.0], index=["a", "b", "c"])
     audit = error_by_group(human, judge, pd.Series({"a": "x vs y", "b": "x vs y", "c": "x vs y"}), n_boot=0, seed=0)
-    assert audit["equal_error"]["p_value"] is None and "at least 2 group pairs" in audit["equal_error"]["reason"]
+    assert audit["equal_error"]["p_value"] is None and "at least 2 group pairs" in str(audit["equal_error"]["reason"])
