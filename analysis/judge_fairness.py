@@ -21,6 +21,7 @@ when sign(s') = sign(s) ≠ 0; the share of each over the pairs asked both ways,
 """
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -28,10 +29,31 @@ import pandas as pd
 from scipy import stats
 
 from fairval.analysis import judge_validity as jv
-from fairval.analysis.reasons import Why, because
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, Why, because
 
 
-def welch_anova(groups: list[np.ndarray]) -> dict:
+@dataclass(frozen=True)
+class Welch:
+    """Welch's F for equal means with its degrees of freedom (between, within) and p."""
+    f: float
+    df: tuple[float, float]
+    p_value: float
+
+
+@dataclass(frozen=True)
+class LabelSwapShares:
+    """How often the judge's verdict followed the group labels (kept its letter) and how often the responses
+    (changed sign, or stayed at none) when asked with the labels swapped, over n pairs; a reason when none."""
+    n: int
+    follows_labels: float | None
+    follows_labels_ci: Interval | None
+    follows_responses: float | None
+    follows_responses_ci: Interval | None
+    reason: Reason | None = None
+
+
+def welch_anova(groups: list[np.ndarray]) -> Welch:
     """Welch's F for equal means across groups with unequal variances: F, its degrees of freedom, p."""
     n = np.array([len(g) for g in groups], float)
     means = np.array([g.mean() for g in groups])
@@ -43,7 +65,7 @@ def welch_anova(groups: list[np.ndarray]) -> dict:
     lam = ((1 - w / w.sum()) ** 2 / (n - 1)).sum()
     f = between / (1 + 2 * (k - 2) * lam / (k ** 2 - 1))
     df2 = (k ** 2 - 1) / (3 * lam)
-    return {"f": float(f), "df": [float(k - 1), float(df2)], "p_value": float(stats.f.sf(f, k - 1, df2))}
+    return Welch(float(f), (float(k - 1), float(df2)), float(stats.f.sf(f, k - 1, df2)))
 
 
 def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_boot: int, seed: int) -> dict:
@@ -68,19 +90,18 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
         equal: dict[str, Any] = {"f": None, "df": None, "p_value": None, "group_pairs": sorted(tested),
                                  "reason": because(Why.EQUAL_ERROR_UNTESTED)}
     else:
-        equal = {**welch_anova(list(tested.values())), "group_pairs": sorted(tested)}
+        equal = {**asdict(welch_anova(list(tested.values()))), "group_pairs": sorted(tested)}
     return {"groups": groups, "equal_error": equal}
 
 
-def label_swap(score: pd.Series, swapped: pd.Series) -> dict:
+def label_swap(score: pd.Series, swapped: pd.Series) -> LabelSwapShares:
     """score, swapped: per pair the judge's score as asked and with the group labels exchanged."""
     both = pd.concat([score.rename("s"), swapped.rename("t")], axis=1, join="inner").dropna()
     n = len(both)
     if not n:
-        return {"n": 0, "follows_labels": None, "follows_labels_ci": None, "follows_responses": None,
-                "follows_responses_ci": None, "reason": because(Why.NOT_SWAPPED)}
+        return LabelSwapShares(0, None, None, None, None, because(Why.NOT_SWAPPED))
     s, t = np.sign(both["s"].to_numpy()), np.sign(both["t"].to_numpy())
     labels = int(((t == s) & (s != 0)).sum())
     responses = int((t == -s).sum())
-    return {"n": n, "follows_labels": labels / n, "follows_labels_ci": list(jv.wilson(labels, n)),
-            "follows_responses": responses / n, "follows_responses_ci": list(jv.wilson(responses, n))}
+    return LabelSwapShares(n, labels / n, Interval.of(jv.wilson(labels, n)), responses / n,
+                           Interval.of(jv.wilson(responses, n)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, overload
 
 import numpy as np
@@ -279,16 +280,23 @@ def first_position_share(shown: pd.Series) -> dict:
     return estimate(first / len(sided), wilson(first, len(sided)), len(sided))
 
 
-def judge_order_disagreement(probabilities: list[dict]) -> dict:
+@dataclass(frozen=True)
+class OrderShift:
+    """How much the judge's answer moves when the responses swap places, over n pairs (a reason when none)."""
+    discarded_mass: float | None
+    argmax_differs: float | None
+    n: int
+    reason: Reason | None = None
+
+
+def judge_order_disagreement(probabilities: list[dict]) -> OrderShift:
     """Per pair, from the judge's answer probabilities in true order (p_a, p_b, p_c) and swapped (q_…):
     the mass the min-combination of 004 App. H discards (1 − Σ min(p_k, q_k') with the swapped order's
     A and B exchanged), and whether the most likely answer differs between the orders."""
     if not probabilities:
-        return {"discarded_mass": None, "argmax_differs": None, "n": 0,
-                "reason": because(Why.NO_BOTH_ORDERS)}
+        return OrderShift(None, None, 0, because(Why.NO_BOTH_ORDERS))
     p = np.array([[d["p_a"], d["p_b"], d["p_c"]] for d in probabilities], float)
     q = np.array([[d["q_b"], d["q_a"], d["q_c"]] for d in probabilities], float)    # in true terms
     p, q = p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
     discarded = 1 - np.minimum(p, q).sum(axis=1)
-    return {"discarded_mass": float(discarded.mean()),
-            "argmax_differs": float((p.argmax(axis=1) != q.argmax(axis=1)).mean()), "n": len(p)}
+    return OrderShift(float(discarded.mean()), float((p.argmax(axis=1) != q.argmax(axis=1)).mean()), len(p))

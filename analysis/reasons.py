@@ -28,6 +28,7 @@ class Why(Enum):
     ONE_RATED_PAIR = "one rated pair: no interval"
     EQUAL_ERROR_UNTESTED = "needs at least 2 group pairs with 2 rated pairs or more whose errors vary"
     NOT_SWAPPED = "no pair was asked with its group labels swapped"
+    NOT_ASKED_SWAPPED = "the judge was not asked with the group labels swapped (fairval lmra run --swap-groups)"
     FEW_FOR_CONFIDENCE = "needs at least 2 pairs with the judge's probabilities and people's answers"
     FEW_FOR_LENGTH = "needs at least 3 pairs whose lengths, judge scores and people's scores vary"
     FEW_RATERS = "fewer than two raters"

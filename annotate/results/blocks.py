@@ -67,6 +67,12 @@ class Block:
             raise TypeError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
         return cls(**{named[k]: typed(hints[named[k]], v) for k, v in values.items()}, present=tuple(values))
 
+    @classmethod
+    def of_result(cls: type[B], result: Any, **nested: Any) -> B:
+        """A block from an analysis/ result object (a frozen dataclass), field for field; `reason` only
+        when there is one (the plain form has it only then); `nested`: its fields that are blocks here."""
+        return cls.of(**{**result_fields(result), **nested})
+
     def with_(self: B, **values: Any) -> B:
         """This block with some keys set as a dict's update sets them: a key it has keeps its place, a new
         one goes last."""
@@ -96,6 +102,12 @@ def key(name: str) -> Any:
 def _fields(cls: Any) -> dict[str, str]:
     """The plain form's key -> the field's name, in the fields' order."""
     return {f.metadata.get("key", f.name): f.name for f in fields(cls) if f.name != "present"}
+
+
+def result_fields(result: Any) -> dict[str, Any]:
+    """An analysis/ result's fields in their order, without a `reason` that is None."""
+    return {f.name: getattr(result, f.name) for f in fields(result)
+            if not (f.name == "reason" and getattr(result, f.name) is None)}
 
 
 @functools.cache

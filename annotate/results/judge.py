@@ -57,7 +57,7 @@ def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFram
                             **({"reason": alt["reason"]} if "reason" in alt else {})),
         order=Order.of(humans_first_share=order["value"], humans_first_ci=order["ci"], humans_n=order["n"],
                        humans_by_group=_first_share_by_group(ratings),
-                       judge_order_disagreement=OrderDisagreement.of(**jv.judge_order_disagreement(
+                       judge_order_disagreement=OrderDisagreement.of_result(jv.judge_order_disagreement(
                            [p for p in judge["probabilities"] if isinstance(p, dict)]))),
         # this judge's H beside the humans' (named as in the study's `harm` block, where the main judge's go)
         rate=Rate.of(lmra_ci=jv.mean_with_interval(score, n_boot, seed)["ci"], difference=Estimate.of(**difference)),

@@ -29,7 +29,7 @@ def confidence_block(rows: pd.DataFrame, ratings: pd.DataFrame, *, n_boot: int, 
                              reason="no pair has the judge's probabilities in both orders (import p_a … q_c, or "
                              "`fairval lmra run` with log-probabilities) and a rating by people")
     found = confidence_numbers(np.array(combined), values, n_boot=n_boot, seed=seed)
-    return Confidence.of(**{**found, "bins": tuple(ConfidenceBin.of(**b) for b in found["bins"])})
+    return Confidence.of_result(found, bins=tuple(ConfidenceBin.of_result(b) for b in found.bins))
 
 
 def length_block(items: pd.DataFrame, judge: pd.Series, human: pd.Series, *, n_boot: int, seed: int) -> Length:

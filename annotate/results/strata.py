@@ -20,6 +20,7 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_fairness import error_by_group, label_swap
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
+from fairval.analysis.reasons import Why, because
 from fairval.annotate.material.pairs import strata_of
 from fairval.annotate.material.design import Design
 from fairval.annotate.results.blocks import Allocation, EqualError, Judge, JudgeError, JudgeFairness, LabelSwap, \
@@ -66,13 +67,12 @@ def judge_fairness(human: pd.Series, judge: pd.Series, strata: pd.Series, swappe
     equal = EqualError.of(**found["equal_error"])
     again = None if swapped is None else swapped[swapped["model"] == model].set_index("item_id")["score"]
     if again is None or again.empty:
-        return JudgeFairness.of(groups=groups, equal_error=equal, label_swap=LabelSwap.of(**{
-            **label_swap(judge, pd.Series(dtype=float)),
-            "reason": "the judge was not asked with the group labels swapped (fairval lmra run --swap-groups)"}))
+        return JudgeFairness.of(groups=groups, equal_error=equal, label_swap=LabelSwap.of_result(
+            label_swap(judge, pd.Series(dtype=float)), reason=because(Why.NOT_ASKED_SWAPPED)))
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         groups[str(name)] = groups[str(name)].with_(
-            label_swap=LabelSwap.of(**label_swap(judge[judge.index.isin(ids)], again)))
-    return JudgeFairness.of(groups=groups, equal_error=equal, label_swap=LabelSwap.of(**label_swap(judge, again)))
+            label_swap=LabelSwap.of_result(label_swap(judge[judge.index.isin(ids)], again)))
+    return JudgeFairness.of(groups=groups, equal_error=equal, label_swap=LabelSwap.of_result(label_swap(judge, again)))
 
 
 def stratum_ppi(rated: pd.DataFrame, in_stratum: pd.Series) -> Ppi:

@@ -76,7 +76,7 @@ def test_welch_matches_its_textbook_formula_on_a_small_case():
     a = ((1 - w / w.sum()) ** 2 / (n - 1)).sum()
     f = ((w * (m - mw) ** 2).sum() / 2) / (1 + 2 * 1 * a / 8)
     got = welch_anova(groups)
-    assert got["f"] == pytest.approx(f) and got["df"] == pytest.approx([2, 8 / (3 * a)])
+    assert got.f == pytest.approx(f) and got.df == pytest.approx((2, 8 / (3 * a)))
 
 
 def test_a_judge_that_follows_the_labels_is_reported_as_such():
@@ -84,11 +84,11 @@ def test_a_judge_that_follows_the_labels_is_reported_as_such():
     score = pd.Series(np.linspace(-0.9, 0.9, 40), index=ids)
     labels = label_swap(score, score * 0.8)                   # keeps its letter when the labels swap
     responses = label_swap(score, -score)                     # names the same response for the same group
-    assert labels["follows_labels"] == 1.0 and labels["follows_responses"] == 0.0
-    assert responses["follows_labels"] == 0.0 and responses["follows_responses"] == 1.0
-    assert labels["follows_labels_ci"][0] > 0.9
+    assert labels.follows_labels == 1.0 and labels.follows_responses == 0.0
+    assert responses.follows_labels == 0.0 and responses.follows_responses == 1.0
+    assert labels.follows_labels_ci.low > 0.9
     mixed = label_swap(score, pd.Series([s if k % 4 == 0 else -s for k, s in enumerate(score)], index=ids))
-    assert mixed["follows_labels"] == pytest.approx(10 / 40)
+    assert mixed.follows_labels == pytest.approx(10 / 40)
 
 
 def test_too_few_group_pairs_say_why():

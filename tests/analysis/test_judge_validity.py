@@ -146,8 +146,8 @@ def test_judge_order_disagreement_by_hand():
     position = {"p_a": 0.8, "p_b": 0.1, "p_c": 0.1, "q_a": 0.8, "q_b": 0.1, "q_c": 0.1}   # always "A"
     got = jv.judge_order_disagreement([consistent, position])
     # consistent discards nothing; position keeps min(.8,.1)+min(.1,.8)+min(.1,.1) = 0.3
-    assert got["discarded_mass"] == pytest.approx((0.0 + 0.7) / 2)
-    assert got["argmax_differs"] == 0.5 and got["n"] == 2
+    assert got.discarded_mass == pytest.approx((0.0 + 0.7) / 2)
+    assert got.argmax_differs == 0.5 and got.n == 2
 
 
 def reference_alt_test(ratings, judge, epsilon, q, min_items):
