@@ -67,8 +67,9 @@ def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.Data
     counts["tie"] = len(rated) - len(people)
     waiting = n - n_trusted - len(rated)
     share = n_trusted / n if n else 0.0
+    pilot = None if sample["pilot"] is None else Pilot.of(**sample["pilot"])
     out = {"threshold": sample["threshold"], "judge": sample["judge"], "agreement": sample["agreement"],
-           "risk": sample["risk"], "pilot": None if sample["pilot"] is None else Pilot.of(**sample["pilot"]), "pairs": n, "trusted": n_trusted,
+           "risk": sample["risk"], "pilot": pilot, "pairs": n, "trusted": n_trusted,
            "escalated": n - n_trusted, "escalated_complete": len(rated), "labels": counts,
            "bias_bound": 2 * share * (1 - sample["agreement"])}
     if waiting:

@@ -6,7 +6,7 @@ import pandas as pd
 from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.analysis.interval import Interval
 from fairval.annotate.material.tasks import Task
-from fairval.annotate.results.blocks import scalar
+from fairval.annotate.results.block import scalar
 from fairval.annotate.results.result import Names, Perceived
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import pandas as pd
 
@@ -20,7 +21,8 @@ from fairval.annotate.results.judge_card import confidence_block, length_block
 from fairval.annotate.results.names import name_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
-from fairval.annotate.results.blocks import Judge, Rate, scalar
+from fairval.annotate.results.block import scalar
+from fairval.annotate.results.blocks import Judge, Rate
 from fairval.annotate.results.result import ExcludedRater, QuestionNumbers, Rater, StudyNumbers, TemplateRow
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
@@ -155,8 +157,9 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
                                       gold, q.id)
             if found is not None:
                 questions[q.id] = dataclasses.replace(questions[q.id], crowd_model=found)
-    pairs = (pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model)
-             if scored_question(study.task) is not None else {})
+    rate, judge = (pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model)
+                   if scored_question(study.task) is not None else (None, None))
+    key = rate_key(_scored(data)) if rate is not None else None
     return StudyNumbers(
         study=study.study_id, task=study.task.name, n_items=len(regular_items),
         n_raters=int(ratings["rater_id"].nunique()), n_ratings=len(ratings),
@@ -164,14 +167,15 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
         raters=tuple(Rater(**{**scalar(asdict(q)), "flags": tuple(q.flags)}) for q in data.quality),
         questions=questions,
         templates=tuple(template_table(data)) if study.task.rates_templates else None,
-        harm=pairs.get("harm"), feature_difference=pairs.get("feature_difference"), lmra=pairs.get("lmra"),
+        harm=rate if key == "harm" else None, feature_difference=rate if key == "feature_difference" else None,
+        lmra=judge,
         names=name_numbers(data.study.task, data.items, data.ratings) if study.task.perceived_questions else None)
 
 
 def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> QuestionNumbers:
     """n, alpha at the scale's level with its interval, agreement; mean for numeric scales, 4–5 share for 1–5."""
     extra: dict = {}
-    scale = "nominal"
+    scale: Literal["harm", "likert", "numeric", "nominal"] = "nominal"
     if q.canonical == "harm":
         scale = "harm"
         scores = ratings.assign(value=as_numbers(ratings["canonical"]))
@@ -259,19 +263,18 @@ def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Ser
 
 
 def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0,
-                 model: str | None = None) -> dict[str, Rate | Judge | None]:
-    """The pair blocks: `harm` or `feature_difference` (rate_key), and `lmra` (None without judge scores)."""
-    question = _scored(data)
+                 model: str | None = None) -> tuple[Rate, Judge | None]:
+    """The pair blocks: the per-pair mean (`harm` or `feature_difference`: rate_key), and `lmra` (None
+    without judge scores)."""
     ratings = scored_ratings(data)
     human = human_scores(ratings)
     human_rate = harm_rate(human)
-    key = rate_key(question)
-    # the per-item mean as plain numbers, their n beside them
-    # each block's keys are gathered in the order `analyze --json` prints them, its values typed
+    # the per-item mean as plain numbers, their n beside them; each block's keys are gathered in the order
+    # `analyze --json` prints them, its values typed
     out: dict = {"human": human_rate.value, "n_items_human": human_rate.n_items,
                  "human_ci": mean_with_interval(human, n_boot, seed)["ci"], "lmra": None, "n_items_lmra": 0}
     if data.lmra.empty:
-        return {key: Rate.of(**out), "lmra": None}
+        return Rate.of(**out), None
     models = sorted(data.lmra["model"].unique())
     completed = completed_pairs(ratings, data.study.settings.raters_per_item)      # the anytime intervals' terms
     by_model = {}
@@ -318,7 +321,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     if design.escalate:
         design_judge = data.lmra[data.lmra["model"] == design.judge]
         out["escalation"] = escalation_numbers(real, design_judge, ratings, set(completed.index), design.recorded)
-    return {key: Rate.of(**out), "lmra": Judge.of(**judges)}
+    return Rate.of(**out), Judge.of(**judges)
 
 
 def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, Judge]:

@@ -9,6 +9,7 @@ the same number of rated pairs would best be spread across the strata (analysis.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -17,6 +18,7 @@ import pandas as pd
 from fairval.analysis import judge_validity as jv
 from fairval.analysis.allocation import neyman_allocation, variance_ratio
 from fairval.analysis.calibration import human_scores
+from fairval.analysis.interval import Interval
 from fairval.analysis.judge_fairness import error_by_group, label_swap
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
@@ -151,8 +153,9 @@ def stratified(parts: list[tuple[int, Ppi]], design: Design) -> Stratified:
     for n, e in parts:
         w = n / total
         # the stratum's own se: one read back from its interval is too small once the interval is cut to [−1, 1]
-        se = e.se if e.se else (e.ci[1] - e.ci[0]) / (2 * Z95)
-        value += w * e.value
+        # (no stratum here lacks a value, and one without se has an interval: see `missing` above)
+        se = e.se if e.se else cast(float, cast(Interval, e.ci).width) / (2 * Z95)
+        value += w * cast(float, e.value)
         variance += (w * se) ** 2
     half = Z95 * math.sqrt(variance)
     out = {"value": float(value), "ci": inside((value - half, value + half), -1.0, 1.0),

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 import fairval
 from fairval.annotate.cli.main import cli
 from fairval.analysis.interval import Interval
-from fairval.annotate.results import blocks, result
+from fairval.annotate.results import block as blocks
+from fairval.annotate.results import result
 from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate
 from fairval.annotate.results.result import Names, QuestionNumbers, StudyNumbers
 

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from fairval.annotate.results.blocks import Anytime, Block, Estimate, Judge, Ppi, Rate
+from fairval.annotate.results.block import Block
+from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate
 from fairval.annotate.results.result import StudyNumbers
 from tests.annotate.results.test_numbers_unchanged import EXPECTED
 
