@@ -33,7 +33,6 @@ percentile bootstrap interval over pairs. A judge that leans more than people do
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -169,18 +168,29 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
+@dataclass(frozen=True)
+class LengthLean:
+    """Pearson r of the judge's and of people's scores with the length difference over n_pairs, their
+    difference with its interval, or why there is none."""
+    n_pairs: int
+    judge_r: float | None
+    human_r: float | None
+    difference: float | None
+    difference_ci: Interval | None
+    reason: Reason | None = None
+
+
 def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.ndarray, *,
-                   n_boot: int, seed: int) -> dict:
+                   n_boot: int, seed: int) -> LengthLean:
     """Pearson r of the judge's and of people's scores with the length difference, on the pairs both scored,
     and judge_r − human_r with a bootstrap interval over pairs."""
     judge, human, diff = (np.asarray(v, float) for v in (judge, human, length_difference))
     n = len(diff)
     judge_r, human_r = _pearson(judge, diff), _pearson(human, diff)
-    out: dict[str, Any] = {"n_pairs": n, "judge_r": None if np.isnan(judge_r) else judge_r,
-           "human_r": None if np.isnan(human_r) else human_r, "difference": None, "difference_ci": None}
-    if out["judge_r"] is None or out["human_r"] is None:
-        return {**out, "reason": because(Why.FEW_FOR_LENGTH)}
-    out["difference"] = judge_r - human_r
+    if np.isnan(judge_r) or np.isnan(human_r):
+        return LengthLean(n, None if np.isnan(judge_r) else judge_r, None if np.isnan(human_r) else human_r,
+                          None, None, because(Why.FEW_FOR_LENGTH))
+    ci = None
     if n_boot:
         rng = np.random.default_rng(seed)
         draws = []
@@ -189,5 +199,5 @@ def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.n
             if not np.isnan(d):
                 draws.append(d)
         if draws:
-            out["difference_ci"] = [float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))]
-    return out
+            ci = Interval(float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5)))
+    return LengthLean(n, judge_r, human_r, judge_r - human_r, ci)

@@ -21,8 +21,7 @@ when sign(s') = sign(s) ≠ 0; the share of each over the pairs asked both ways,
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -53,6 +52,34 @@ class LabelSwapShares:
     reason: Reason | None = None
 
 
+@dataclass(frozen=True)
+class GroupError:
+    """The judge's error (judge − people) in one group pair, its sign agreement there, and why a number is
+    missing."""
+    n_rated: int
+    mean_error: float | None
+    mean_error_ci: Interval | None
+    sign_agreement: float | None
+    sign_agreement_ci: Interval | None
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class EqualErrorTest:
+    """Welch's test of equal mean error over the group pairs it could use (`group_pairs`), or why not."""
+    f: float | None
+    df: tuple[float, float] | None
+    p_value: float | None
+    group_pairs: tuple[str, ...]
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class ErrorByGroup:
+    groups: dict[str, GroupError]
+    equal_error: EqualErrorTest
+
+
 def welch_anova(groups: list[np.ndarray]) -> Welch:
     """Welch's F for equal means across groups with unequal variances: F, its degrees of freedom, p."""
     n = np.array([len(g) for g in groups], float)
@@ -68,12 +95,12 @@ def welch_anova(groups: list[np.ndarray]) -> Welch:
     return Welch(float(f), (float(k - 1), float(df2)), float(stats.f.sf(f, k - 1, df2)))
 
 
-def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_boot: int, seed: int) -> dict:
+def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_boot: int, seed: int) -> ErrorByGroup:
     """human, judge: per-pair scores; strata: pair -> its group pair. Per group pair the judge's error and
     sign agreement; `equal_error`: Welch's test that the mean error is the same in every group pair."""
     both = jv.paired(human, judge)
     error = both["judge"] - both["human"]
-    groups: dict[str, Any] = {}
+    groups: dict[str, GroupError] = {}
     tested: dict[str, np.ndarray] = {}
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         mine = error[error.index.isin(ids)]
@@ -81,17 +108,16 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
         in_group = judge[judge.index.isin(ids)]
         agreement = jv.sign_agreement(human, in_group)
         reason = estimate.get("reason") or (because(Why.ONE_RATED_PAIR) if len(mine) == 1 and n_boot else None)
-        groups[str(name)] = {"n_rated": len(mine), "mean_error": estimate["value"], "mean_error_ci": estimate["ci"],
-                             "sign_agreement": agreement["value"], "sign_agreement_ci": agreement["ci"],
-                             **({"reason": reason} if reason else {})}
+        groups[str(name)] = GroupError(len(mine), estimate["value"], Interval.of(estimate["ci"]), agreement["value"],
+                                       Interval.of(agreement["ci"]), reason)
         if len(mine) >= 2 and np.ptp(mine.to_numpy(float)) > 0:
             tested[str(name)] = mine.to_numpy(float)
     if len(tested) < 2:
-        equal: dict[str, Any] = {"f": None, "df": None, "p_value": None, "group_pairs": sorted(tested),
-                                 "reason": because(Why.EQUAL_ERROR_UNTESTED)}
+        equal = EqualErrorTest(None, None, None, tuple(sorted(tested)), because(Why.EQUAL_ERROR_UNTESTED))
     else:
-        equal = {**asdict(welch_anova(list(tested.values()))), "group_pairs": sorted(tested)}
-    return {"groups": groups, "equal_error": equal}
+        welch = welch_anova(list(tested.values()))
+        equal = EqualErrorTest(welch.f, welch.df, welch.p_value, tuple(sorted(tested)))
+    return ErrorByGroup(groups, equal)
 
 
 def label_swap(score: pd.Series, swapped: pd.Series) -> LabelSwapShares:

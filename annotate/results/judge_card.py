@@ -37,5 +37,5 @@ def length_block(items: pd.DataFrame, judge: pd.Series, human: pd.Series, *, n_b
     lengths = {r.item_id: len(str(r.data.get("response_a", ""))) - len(str(r.data.get("response_b", "")))
                for r in items.itertuples()}
     both = [i for i in human.index if i in judge.index and i in lengths]
-    return Length.of(**length_numbers(judge.loc[both].to_numpy(float), human.loc[both].to_numpy(float),
-                                      np.array([lengths[i] for i in both], float), n_boot=n_boot, seed=seed))
+    return Length.of_result(length_numbers(judge.loc[both].to_numpy(float), human.loc[both].to_numpy(float),
+                                           np.array([lengths[i] for i in both], float), n_boot=n_boot, seed=seed))

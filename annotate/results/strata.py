@@ -65,8 +65,8 @@ def judge_fairness(human: pd.Series, judge: pd.Series, strata: pd.Series, swappe
     error (judge − people) and sign agreement, Welch's test of equal error, and `label_swap`, overall and
     per group pair, when the judge was asked with the group labels swapped (`lmra run --swap-groups`)."""
     found = error_by_group(human, judge.dropna(), strata, n_boot=n_boot, seed=seed)
-    groups = {name: JudgeError.of(**row) for name, row in found["groups"].items()}
-    equal = EqualError.of(**found["equal_error"])
+    groups = {name: JudgeError.of_result(row) for name, row in found.groups.items()}
+    equal = EqualError.of_result(found.equal_error)
     again = None if swapped is None else swapped[swapped["model"] == model].set_index("item_id")["score"]
     if again is None or again.empty:
         return JudgeFairness.of(groups=groups, equal_error=equal, label_swap=LabelSwap.of_result(
