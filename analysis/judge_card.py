@@ -158,8 +158,8 @@ def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, 
     brier = (r ** 2).sum(axis=1) - 2 * (r * share).sum(axis=1) + 1
     brier_estimate = mean_with_interval(pd.Series(brier), n_boot, seed, bounds=(0.0, 2.0))
     return ConfidenceCard(pairs, ties, calibration.ece, calibration.ece_debiased,
-                          calibration.ece_ci if n_boot else None, brier_estimate["value"],
-                          Interval.of(brier_estimate["ci"]), calibration.bins)
+                          calibration.ece_ci if n_boot else None, brier_estimate.value, brier_estimate.ci,
+                          calibration.bins)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:

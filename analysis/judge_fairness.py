@@ -107,9 +107,8 @@ def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_b
         estimate = jv.mean_with_interval(mine, n_boot, seed, bounds=(-2.0, 2.0))
         in_group = judge[judge.index.isin(ids)]
         agreement = jv.sign_agreement(human, in_group)
-        reason = estimate.get("reason") or (because(Why.ONE_RATED_PAIR) if len(mine) == 1 and n_boot else None)
-        groups[str(name)] = GroupError(len(mine), estimate["value"], Interval.of(estimate["ci"]), agreement["value"],
-                                       Interval.of(agreement["ci"]), reason)
+        reason = estimate.reason or (because(Why.ONE_RATED_PAIR) if len(mine) == 1 and n_boot else None)
+        groups[str(name)] = GroupError(len(mine), estimate.value, estimate.ci, agreement.value, agreement.ci, reason)
         if len(mine) >= 2 and np.ptp(mine.to_numpy(float)) > 0:
             tested[str(name)] = mine.to_numpy(float)
     if len(tested) < 2:

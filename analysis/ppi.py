@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from fairval.analysis.judge_validity import SMALL_N, Z95, betting_interval, estimate, inside, no_spread_interval
+from fairval.analysis.judge_validity import (SMALL_N, Z95, Measure, betting_interval, estimate, inside,
+                                             no_spread_interval)
 from fairval.analysis.reasons import Why, because
 
 
@@ -62,7 +63,7 @@ def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float
     return inside((float(value - Z95 * se), float(value + Z95 * se)), *bounds)
 
 
-def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> Measure:
     """A mean of values in `bounds` with its normal 95% interval (standard error with n − 1), cut to them;
     below SMALL_N values, the betting interval, valid at every n."""
     v = np.asarray(values, float)

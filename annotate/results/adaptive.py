@@ -45,8 +45,8 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     kept = prefix["kept"].to_numpy(bool)
     out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": int(kept.sum()),
            "n_unlabelled": len(pool) - int(kept.sum()),
-           "design": "adaptive", "human_only": Estimate.of(**classical_mean(human.dropna().to_numpy())),
-           "judge_only": Estimate.of(**classical_mean(judge.to_numpy())), "sampling": sampling_text(sample, decisions)}
+           "design": "adaptive", "human_only": Estimate.of_result(classical_mean(human.dropna().to_numpy())),
+           "judge_only": Estimate.of_result(classical_mean(judge.to_numpy())), "sampling": sampling_text(sample, decisions)}
     if math.isnan(m) or kept.sum() < 2:
         reason = ("every pair of the design needs the judge's score" if math.isnan(m) else
                   f"{int(kept.sum())} complete pair(s) in the decided order; the estimate needs at least 2")

@@ -45,22 +45,21 @@ def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFram
                    min_items=ALT_TEST_MIN_ITEMS)
     order = jv.first_position_share(ratings["value"].astype(str))
     return Judge.of(
-        sign_agreement_ci=agreement["ci"],
-        spearman=Estimate.of(**jv.rank_correlation(human, score, "spearman")),
-        kendall=Estimate.of(**jv.rank_correlation(human, score, "kendall")),
-        ccc=Estimate.of(**jv.concordance(human, score)),
-        human_ceiling=HumanCeiling.of(split_half=ceiling["value"], ci=ceiling["ci"], n_items=ceiling["n"],
-                                      item_se=ceiling["item_se"],
-                                      **({"reason": ceiling["reason"]} if "reason" in ceiling else {})),
+        sign_agreement_ci=agreement.ci,
+        spearman=Estimate.of_result(jv.rank_correlation(human, score, "spearman")),
+        kendall=Estimate.of_result(jv.rank_correlation(human, score, "kendall")),
+        ccc=Estimate.of_result(jv.concordance(human, score)),
+        human_ceiling=HumanCeiling.of(split_half=ceiling.value, ci=ceiling.ci, n_items=ceiling.n,
+                                      item_se=ceiling.item_se, **({"reason": ceiling.reason} if ceiling.reason else {})),
         alt_test=AltTest.of(**{k: alt[k] for k in ("winning_rate", "advantage_probability", "epsilon", "n_raters",
                                                    "n_raters_left_out", "min_items", "passed")},
                             **({"reason": alt["reason"]} if "reason" in alt else {})),
-        order=Order.of(humans_first_share=order["value"], humans_first_ci=order["ci"], humans_n=order["n"],
+        order=Order.of(humans_first_share=order.value, humans_first_ci=order.ci, humans_n=order.n,
                        humans_by_group=_first_share_by_group(ratings),
                        judge_order_disagreement=OrderDisagreement.of_result(jv.judge_order_disagreement(
                            [p for p in judge["probabilities"] if isinstance(p, dict)]))),
         # this judge's H beside the humans' (named as in the study's `harm` block, where the main judge's go)
-        rate=Rate.of(lmra_ci=jv.mean_with_interval(score, n_boot, seed)["ci"], difference=Estimate.of(**difference)),
+        rate=Rate.of(lmra_ci=jv.mean_with_interval(score, n_boot, seed).ci, difference=Estimate.of_result(difference)),
     )
 
 
@@ -70,7 +69,7 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict[str, dict[str, Estimate
         column = f"rater_{attr}"
         if column in ratings:
             groups = ratings.dropna(subset=[column]).groupby(column, sort=True, observed=True)
-            by = {str(g): Estimate.of(**jv.first_position_share(part["value"].astype(str))) for g, part in groups}
+            by = {str(g): Estimate.of_result(jv.first_position_share(part["value"].astype(str))) for g, part in groups}
             if by:
                 out[attr] = by
     return out
@@ -102,8 +101,8 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         judge_mean = float(judge.mean()) if len(judge) else 0.0
     out = Ppi.of(**estimate, design=design.kind if active else "uniform" if design.drawn else "none",
-                 human_only=Estimate.of(**classical_mean(human.dropna().to_numpy())),
-                 judge_only=Estimate.of(**classical_mean(judge.to_numpy())),
+                 human_only=Estimate.of_result(classical_mean(human.dropna().to_numpy())),
+                 judge_only=Estimate.of_result(classical_mean(judge.to_numpy())),
                  sampling=_sampling(design, int(human.notna().sum()), len(human.dropna()) - len(labelled)))
     if completed is not None:
         out = out.with_(cs=_ppi_sequence(completed, judge, design, inclusion, judge_mean, target_width,
@@ -236,8 +235,8 @@ def group_agreement(ratings: pd.DataFrame, judge: pd.Series, design: Design = NO
     """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
     from that group's per-pair mean."""
     human = human_scores(ratings)
-    return Judge.of(sign_agreement_ci=jv.sign_agreement(human, judge)["ci"],
-                    spearman=Estimate.of(**jv.rank_correlation(human, judge, "spearman")),
-                    kendall=Estimate.of(**jv.rank_correlation(human, judge, "kendall")),
-                    ccc=Estimate.of(**jv.concordance(human, judge)),
+    return Judge.of(sign_agreement_ci=jv.sign_agreement(human, judge).ci,
+                    spearman=Estimate.of_result(jv.rank_correlation(human, judge, "spearman")),
+                    kendall=Estimate.of_result(jv.rank_correlation(human, judge, "kendall")),
+                    ccc=Estimate.of_result(jv.concordance(human, judge)),
                     ppi=ppi_numbers(human, judge, design, inclusion=inclusion))

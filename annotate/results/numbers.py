@@ -272,7 +272,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     # the per-item mean as plain numbers, their n beside them; each block's keys are gathered in the order
     # `analyze --json` prints them, its values typed
     out: dict = {"human": human_rate.value, "n_items_human": human_rate.n_items,
-                 "human_ci": mean_with_interval(human, n_boot, seed)["ci"], "lmra": None, "n_items_lmra": 0}
+                 "human_ci": mean_with_interval(human, n_boot, seed).ci, "lmra": None, "n_items_lmra": 0}
     if data.lmra.empty:
         return Rate.of(**out), None
     models = sorted(data.lmra["model"].unique())

@@ -53,7 +53,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, desig
         if spread is not None:
             spreads[name] = spread
         out[name] = PairGroup.of(n_pairs=len(in_stratum), n_rated=len(rated), ppi=estimate,
-                                 sign_agreement_ci=jv.sign_agreement(human, in_stratum)["ci"])
+                                 sign_agreement_ci=jv.sign_agreement(human, in_stratum).ci)
         parts.append((len(in_stratum), estimate))
     sizes = {g: (row.n_pairs, row.n_rated) for g, row in out.items()}
     return PairGroups.of(groups=out, stratified=stratified(parts, design), allocation=allocation(sizes, spreads, design))

@@ -137,7 +137,7 @@ def test_the_split_half_ceiling_is_unbiased_with_three_raters():
         truth = rng.normal(size=1500)
         frame = pd.DataFrame([(i, f"r{j}", truth[i] + rng.normal(scale=np.sqrt(lam)))
                               for i in range(1500) for j in range(k)], columns=["item_id", "rater_id", "score"])
-        values.append(human_ceiling(frame, 0, seed)["value"])
+        values.append(human_ceiling(frame, 0, seed).value)
     true = 1 / (1 + lam / k)                                           # the reliability of 3 raters' mean
     assert abs(np.mean(values) - true) < 0.012, (np.mean(values), true)
 
