@@ -51,9 +51,10 @@ def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFram
         ccc=Estimate.of_result(jv.concordance(human, score)),
         human_ceiling=HumanCeiling.of(split_half=ceiling.value, ci=ceiling.ci, n_items=ceiling.n,
                                       item_se=ceiling.item_se, **({"reason": ceiling.reason} if ceiling.reason else {})),
-        alt_test=AltTest.of(**{k: alt[k] for k in ("winning_rate", "advantage_probability", "epsilon", "n_raters",
-                                                   "n_raters_left_out", "min_items", "passed")},
-                            **({"reason": alt["reason"]} if "reason" in alt else {})),
+        alt_test=AltTest.of(winning_rate=alt.winning_rate, advantage_probability=alt.advantage_probability,
+                            epsilon=alt.epsilon, n_raters=alt.n_raters, n_raters_left_out=alt.n_raters_left_out,
+                            min_items=alt.min_items, passed=alt.passed,
+                            **({"reason": alt.reason} if alt.reason else {})),
         order=Order.of(humans_first_share=order.value, humans_first_ci=order.ci, humans_n=order.n,
                        humans_by_group=_first_share_by_group(ratings),
                        judge_order_disagreement=OrderDisagreement.of_result(jv.judge_order_disagreement(

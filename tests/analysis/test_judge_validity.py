@@ -195,8 +195,8 @@ def test_alt_test_matches_the_procedure_written_out(judge_noise):
     judge = pd.Series(truth + rng.normal(0, judge_noise, 60), index=[f"i{i}" for i in range(60)]).clip(-1, 1)
     got = alt_test(ratings, judge, epsilon=0.1, min_items=20)
     omega, rho = reference_alt_test(ratings, judge, 0.1, 0.05, 20)
-    assert got["winning_rate"] == pytest.approx(omega) and got["advantage_probability"] == pytest.approx(rho)
-    assert got["passed"] == (omega >= 0.5) and got["n_raters"] == 6
+    assert got.winning_rate == pytest.approx(omega) and got.advantage_probability == pytest.approx(rho)
+    assert got.passed == (omega >= 0.5) and got.n_raters == 6
 
 
 def test_alt_test_a_judge_equal_to_the_crowd_passes_and_a_contrary_one_fails():
@@ -204,17 +204,17 @@ def test_alt_test_a_judge_equal_to_the_crowd_passes_and_a_contrary_one_fails():
     rows = [(f"i{i}", f"r{r}", float(rng.choice([-1, 0, 1]))) for i in range(40) for r in range(4)]
     ratings = pd.DataFrame(rows, columns=["item_id", "rater_id", "answer"])
     crowd = ratings.groupby("item_id")["answer"].mean()
-    assert alt_test(ratings, crowd, min_items=30)["winning_rate"] == 1.0
-    assert alt_test(ratings, -crowd * 5, min_items=30)["winning_rate"] == 0.0
+    assert alt_test(ratings, crowd, min_items=30).winning_rate == 1.0
+    assert alt_test(ratings, -crowd * 5, min_items=30).winning_rate == 0.0
 
 
 def test_alt_test_needs_three_raters_with_enough_items():
     ratings = pd.DataFrame([(f"i{i}", f"r{r}", 0.0) for i in range(40) for r in range(2)],
                            columns=["item_id", "rater_id", "answer"])
     got = alt_test(ratings, pd.Series(0.0, index=[f"i{i}" for i in range(40)]), min_items=30)
-    assert got["winning_rate"] is None and "at least 3" in str(got["reason"]) and got["n_raters"] == 2
+    assert got.winning_rate is None and "at least 3" in str(got.reason) and got.n_raters == 2
     few = alt_test(ratings, pd.Series(0.0, index=[f"i{i}" for i in range(40)]), min_items=50)
-    assert few["n_raters_left_out"] == 2
+    assert few.n_raters_left_out == 2
 
 
 def test_alt_test_on_labels_counts_agreement_with_the_others():
@@ -222,4 +222,4 @@ def test_alt_test_on_labels_counts_agreement_with_the_others():
                            columns=["item_id", "rater_id", "answer"])
     majority = ratings.groupby("item_id")["answer"].agg(lambda a: a.mode()[0])
     got = alt_test(ratings, majority, labels=True, min_items=30)
-    assert got["advantage_probability"] >= 0.9 and got["n_raters"] == 4
+    assert got.advantage_probability >= 0.9 and got.n_raters == 4
