@@ -10,21 +10,47 @@ mean over raters of mean(W^f).
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairval.analysis.reasons import Reason, Why, because
+
 MIN_RATERS = 3
 
 
+@dataclass(frozen=True)
+class RaterContest:
+    """One rater kept against the judge: their items, the judge's advantage probability, p and its
+    Benjamini–Yekutieli adjustment, and whether the judge won."""
+    rater_id: str
+    n_items: int
+    rho_judge: float
+    p: float
+    p_by: float
+    judge_wins: bool
+
+
+@dataclass(frozen=True)
+class AltTestResult:
+    """The alternative-annotator test (see the module's docstring), or why it has no answer."""
+    epsilon: float
+    q: float
+    min_items: int
+    winning_rate: float | None
+    advantage_probability: float | None
+    passed: bool | None
+    n_raters: int
+    n_raters_left_out: int
+    raters: tuple[RaterContest, ...] = ()
+    reason: Reason | None = None
+
+
 def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q: float = 0.05,
-             min_items: int = 30, labels: bool = False) -> dict:
+             min_items: int = 30, labels: bool = False) -> AltTestResult:
     """ratings: item_id, rater_id, answer (a score, or a label when labels=True). judge: item -> answer."""
-    out: dict[str, Any] = {"epsilon": epsilon, "q": q, "min_items": min_items, "winning_rate": None,
-           "advantage_probability": None, "passed": None, "n_raters": 0, "n_raters_left_out": 0,
-           "raters": []}
     frame = ratings.dropna(subset=["answer"])
     frame = frame[frame["item_id"].isin(judge.dropna().index)].copy()
     frame["judge"] = frame["item_id"].map(judge)
@@ -45,24 +71,20 @@ def alt_test(ratings: pd.DataFrame, judge: pd.Series, *, epsilon: float = 0.1, q
     frame["w_rater"] = (s_rater >= s_judge).astype(float)
     per_rater = frame.groupby("rater_id").agg(n=("item_id", "size"), rho_f=("w_judge", "mean"))
     kept = per_rater[per_rater["n"] >= min_items]
-    out["n_raters"], out["n_raters_left_out"] = len(kept), len(per_rater) - len(kept)
     if len(kept) < MIN_RATERS:
-        raters = f"{len(kept)} rater{'' if len(kept) == 1 else 's'}"
-        out["reason"] = (f"{raters} rated at least {min_items} items that others also rated; "
-                         f"the test needs at least {MIN_RATERS}")
-        return out
+        return AltTestResult(epsilon, q, min_items, None, None, None, len(kept), len(per_rater) - len(kept),
+                             reason=because(Why.FEW_RATERS_FOR_ALT_TEST, n=len(kept), min_items=min_items,
+                                            minimum=MIN_RATERS))
     frame["d"] = frame["w_rater"] - frame["w_judge"]
     d = frame[frame["rater_id"].isin(kept.index)].groupby("rater_id")["d"].agg(["mean", "std", "size"])
     p_values = _p_less(d.loc[kept.index], epsilon)
     adjusted = stats.false_discovery_control(p_values, method="by")
     rejected = adjusted <= q
-    out.update(winning_rate=float(rejected.mean()), advantage_probability=float(kept["rho_f"].mean()),
-               passed=bool(rejected.mean() >= 0.5),
-               raters=[{"rater_id": str(r), "n_items": int(n), "rho_judge": float(rho), "p": float(p),
-                        "p_by": float(a), "judge_wins": bool(w)}
-                       for r, n, rho, p, a, w in zip(kept.index, kept["n"], kept["rho_f"], p_values, adjusted,
-                                                     rejected)])
-    return out
+    return AltTestResult(epsilon, q, min_items, float(rejected.mean()), float(kept["rho_f"].mean()),
+                         bool(rejected.mean() >= 0.5), len(kept), len(per_rater) - len(kept),
+                         tuple(RaterContest(str(r), int(n), float(rho), float(p), float(a), bool(w))
+                               for r, n, rho, p, a, w in zip(kept.index, kept["n"], kept["rho_f"], p_values,
+                                                             adjusted, rejected)))
 
 
 def _p_less(d: pd.DataFrame, epsilon: float) -> np.ndarray:

@@ -32,13 +32,15 @@ percentile bootstrap interval over pairs. A judge that leans more than people do
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import mean_with_interval
+from fairval.analysis.reasons import Reason, Why, because
 
 BINS = 10
 CANONICAL = np.array([1.0, -1.0, 0.0])        # r's A, B, C in the true order as canonical values
@@ -71,8 +73,40 @@ def _bin_of(confidence: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return edges, np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, BINS - 1)
 
 
+@dataclass(frozen=True)
+class Bin:
+    """One bin of the judge's confidence [low, high): its pairs, their mean confidence and agreement."""
+    low: float
+    high: float
+    n: int
+    confidence: float | None
+    agreement: float | None
+
+
+@dataclass(frozen=True)
+class Ece:
+    ece: float
+    ece_debiased: float
+    ece_ci: Interval
+    bins: tuple[Bin, ...]
+
+
+@dataclass(frozen=True)
+class ConfidenceCard:
+    """The judge's confidence against people's answers (see the module's docstring); a reason when too few pairs."""
+    n_pairs: int
+    n_ties: int
+    ece: float | None
+    ece_debiased: float | None
+    ece_ci: Interval | None
+    brier: float | None
+    brier_ci: Interval | None
+    bins: tuple[Bin, ...]
+    reason: Reason | None = None
+
+
 def ece_numbers(confidence: np.ndarray, agreement: np.ndarray, raters: np.ndarray, *,
-                alpha: float = ALPHA) -> dict:
+                alpha: float = ALPHA) -> Ece:
     """ECE (plug-in), its debiased form and the Bonferroni interval over bins (see the module's docstring),
     and the bins."""
     edges, which = _bin_of(confidence)
@@ -86,8 +120,7 @@ def ece_numbers(confidence: np.ndarray, agreement: np.ndarray, raters: np.ndarra
         inside = which == b
         n_b = int(inside.sum())
         if not n_b:
-            bins.append({"low": float(edges[b]), "high": float(edges[b + 1]), "n": 0, "confidence": None,
-                         "agreement": None})
+            bins.append(Bin(float(edges[b]), float(edges[b + 1]), 0, None, None))
             continue
         d, w = float(gap[inside].mean()), n_b / n
         a, c, k = agreement[inside], confidence[inside], raters[inside]
@@ -104,13 +137,12 @@ def ece_numbers(confidence: np.ndarray, agreement: np.ndarray, raters: np.ndarra
         debiased += w * np.sqrt(max(d * d - variance, 0.0))
         low += w * max(abs(d) - half, 0.0)
         high += w * min(abs(d) + half, 1.0)
-        bins.append({"low": float(edges[b]), "high": float(edges[b + 1]), "n": n_b,
-                     "confidence": float(confidence[inside].mean()), "agreement": float(agreement[inside].mean())})
-    return {"ece": float(ece), "ece_debiased": float(debiased), "ece_ci": [float(low), float(min(high, 1.0))],
-            "bins": bins}
+        bins.append(Bin(float(edges[b]), float(edges[b + 1]), n_b, float(confidence[inside].mean()),
+                        float(agreement[inside].mean())))
+    return Ece(float(ece), float(debiased), Interval(float(low), float(min(high, 1.0))), tuple(bins))
 
 
-def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, seed: int) -> dict:
+def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, seed: int) -> ConfidenceCard:
     """r: (pairs, 3) the judge's combined probabilities of A, B, C in the true order; people: each pair's
     canonical values from its raters. ECE (and debiased) and Brier against people's answers with intervals,
     the bins, n_pairs and n_ties (pairs whose top answers tie: their agreement split)."""
@@ -119,16 +151,15 @@ def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, 
     kept = raters > 0
     r, share, raters = r[kept], share[kept], raters[kept]
     confidence, agreement, tied = judge_answers(r, share)
-    out: dict[str, Any] = {"n_pairs": int(len(r)), "n_ties": int(tied.sum())}
+    pairs, ties = int(len(r)), int(tied.sum())
     if len(r) < 2:
-        return {**out, "ece": None, "ece_debiased": None, "ece_ci": None, "brier": None, "brier_ci": None,
-                "bins": [], "reason": "needs at least 2 pairs with the judge's probabilities and people's answers"}
+        return ConfidenceCard(pairs, ties, None, None, None, None, None, (), because(Why.FEW_FOR_CONFIDENCE))
     calibration = ece_numbers(confidence, agreement, raters)
     brier = (r ** 2).sum(axis=1) - 2 * (r * share).sum(axis=1) + 1
     brier_estimate = mean_with_interval(pd.Series(brier), n_boot, seed, bounds=(0.0, 2.0))
-    return {**out, "ece": calibration["ece"], "ece_debiased": calibration["ece_debiased"],
-            "ece_ci": calibration["ece_ci"] if n_boot else None, "brier": brier_estimate["value"],
-            "brier_ci": brier_estimate["ci"], "bins": calibration["bins"]}
+    return ConfidenceCard(pairs, ties, calibration.ece, calibration.ece_debiased,
+                          calibration.ece_ci if n_boot else None, brier_estimate.value, brier_estimate.ci,
+                          calibration.bins)
 
 
 def _pearson(x: np.ndarray, y: np.ndarray) -> float:
@@ -137,18 +168,29 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
+@dataclass(frozen=True)
+class LengthLean:
+    """Pearson r of the judge's and of people's scores with the length difference over n_pairs, their
+    difference with its interval, or why there is none."""
+    n_pairs: int
+    judge_r: float | None
+    human_r: float | None
+    difference: float | None
+    difference_ci: Interval | None
+    reason: Reason | None = None
+
+
 def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.ndarray, *,
-                   n_boot: int, seed: int) -> dict:
+                   n_boot: int, seed: int) -> LengthLean:
     """Pearson r of the judge's and of people's scores with the length difference, on the pairs both scored,
     and judge_r − human_r with a bootstrap interval over pairs."""
     judge, human, diff = (np.asarray(v, float) for v in (judge, human, length_difference))
     n = len(diff)
     judge_r, human_r = _pearson(judge, diff), _pearson(human, diff)
-    out: dict[str, Any] = {"n_pairs": n, "judge_r": None if np.isnan(judge_r) else judge_r,
-           "human_r": None if np.isnan(human_r) else human_r, "difference": None, "difference_ci": None}
-    if out["judge_r"] is None or out["human_r"] is None:
-        return {**out, "reason": "needs at least 3 pairs whose lengths, judge scores and people's scores vary"}
-    out["difference"] = judge_r - human_r
+    if np.isnan(judge_r) or np.isnan(human_r):
+        return LengthLean(n, None if np.isnan(judge_r) else judge_r, None if np.isnan(human_r) else human_r,
+                          None, None, because(Why.FEW_FOR_LENGTH))
+    ci = None
     if n_boot:
         rng = np.random.default_rng(seed)
         draws = []
@@ -157,5 +199,5 @@ def length_numbers(judge: np.ndarray, human: np.ndarray, length_difference: np.n
             if not np.isnan(d):
                 draws.append(d)
         if draws:
-            out["difference_ci"] = [float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))]
-    return out
+            ci = Interval(float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5)))
+    return LengthLean(n, judge_r, human_r, judge_r - human_r, ci)

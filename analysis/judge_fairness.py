@@ -21,16 +21,66 @@ when sign(s') = sign(s) ≠ 0; the share of each over the pairs asked both ways,
 """
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from fairval.analysis import judge_validity as jv
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, Why, because
 
 
-def welch_anova(groups: list[np.ndarray]) -> dict:
+@dataclass(frozen=True)
+class Welch:
+    """Welch's F for equal means with its degrees of freedom (between, within) and p."""
+    f: float
+    df: tuple[float, float]
+    p_value: float
+
+
+@dataclass(frozen=True)
+class LabelSwapShares:
+    """How often the judge's verdict followed the group labels (kept its letter) and how often the responses
+    (changed sign, or stayed at none) when asked with the labels swapped, over n pairs; a reason when none."""
+    n: int
+    follows_labels: float | None
+    follows_labels_ci: Interval | None
+    follows_responses: float | None
+    follows_responses_ci: Interval | None
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class GroupError:
+    """The judge's error (judge − people) in one group pair, its sign agreement there, and why a number is
+    missing."""
+    n_rated: int
+    mean_error: float | None
+    mean_error_ci: Interval | None
+    sign_agreement: float | None
+    sign_agreement_ci: Interval | None
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class EqualErrorTest:
+    """Welch's test of equal mean error over the group pairs it could use (`group_pairs`), or why not."""
+    f: float | None
+    df: tuple[float, float] | None
+    p_value: float | None
+    group_pairs: tuple[str, ...]
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class ErrorByGroup:
+    groups: dict[str, GroupError]
+    equal_error: EqualErrorTest
+
+
+def welch_anova(groups: list[np.ndarray]) -> Welch:
     """Welch's F for equal means across groups with unequal variances: F, its degrees of freedom, p."""
     n = np.array([len(g) for g in groups], float)
     means = np.array([g.mean() for g in groups])
@@ -42,44 +92,41 @@ def welch_anova(groups: list[np.ndarray]) -> dict:
     lam = ((1 - w / w.sum()) ** 2 / (n - 1)).sum()
     f = between / (1 + 2 * (k - 2) * lam / (k ** 2 - 1))
     df2 = (k ** 2 - 1) / (3 * lam)
-    return {"f": float(f), "df": [float(k - 1), float(df2)], "p_value": float(stats.f.sf(f, k - 1, df2))}
+    return Welch(float(f), (float(k - 1), float(df2)), float(stats.f.sf(f, k - 1, df2)))
 
 
-def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_boot: int, seed: int) -> dict:
+def error_by_group(human: pd.Series, judge: pd.Series, strata: pd.Series, *, n_boot: int, seed: int) -> ErrorByGroup:
     """human, judge: per-pair scores; strata: pair -> its group pair. Per group pair the judge's error and
     sign agreement; `equal_error`: Welch's test that the mean error is the same in every group pair."""
     both = jv.paired(human, judge)
     error = both["judge"] - both["human"]
-    groups: dict[str, Any] = {}
+    groups: dict[str, GroupError] = {}
     tested: dict[str, np.ndarray] = {}
     for name, ids in strata.groupby(strata, sort=True).groups.items():
         mine = error[error.index.isin(ids)]
         estimate = jv.mean_with_interval(mine, n_boot, seed, bounds=(-2.0, 2.0))
         in_group = judge[judge.index.isin(ids)]
         agreement = jv.sign_agreement(human, in_group)
-        reason = estimate.get("reason") or ("one rated pair: no interval" if len(mine) == 1 and n_boot else None)
-        groups[str(name)] = {"n_rated": len(mine), "mean_error": estimate["value"], "mean_error_ci": estimate["ci"],
-                             "sign_agreement": agreement["value"], "sign_agreement_ci": agreement["ci"],
-                             **({"reason": reason} if reason else {})}
+        reason = estimate.reason or (because(Why.ONE_RATED_PAIR) if len(mine) == 1 and n_boot else None)
+        groups[str(name)] = GroupError(len(mine), estimate.value, estimate.ci, agreement.value, agreement.ci, reason)
         if len(mine) >= 2 and np.ptp(mine.to_numpy(float)) > 0:
             tested[str(name)] = mine.to_numpy(float)
     if len(tested) < 2:
-        equal: dict[str, Any] = {"f": None, "df": None, "p_value": None, "group_pairs": sorted(tested),
-                                 "reason": "needs at least 2 group pairs with 2 rated pairs or more whose errors vary"}
+        equal = EqualErrorTest(None, None, None, tuple(sorted(tested)), because(Why.EQUAL_ERROR_UNTESTED))
     else:
-        equal = {**welch_anova(list(tested.values())), "group_pairs": sorted(tested)}
-    return {"groups": groups, "equal_error": equal}
+        welch = welch_anova(list(tested.values()))
+        equal = EqualErrorTest(welch.f, welch.df, welch.p_value, tuple(sorted(tested)))
+    return ErrorByGroup(groups, equal)
 
 
-def label_swap(score: pd.Series, swapped: pd.Series) -> dict:
+def label_swap(score: pd.Series, swapped: pd.Series) -> LabelSwapShares:
     """score, swapped: per pair the judge's score as asked and with the group labels exchanged."""
     both = pd.concat([score.rename("s"), swapped.rename("t")], axis=1, join="inner").dropna()
     n = len(both)
     if not n:
-        return {"n": 0, "follows_labels": None, "follows_labels_ci": None, "follows_responses": None,
-                "follows_responses_ci": None, "reason": "no pair was asked with its group labels swapped"}
+        return LabelSwapShares(0, None, None, None, None, because(Why.NOT_SWAPPED))
     s, t = np.sign(both["s"].to_numpy()), np.sign(both["t"].to_numpy())
     labels = int(((t == s) & (s != 0)).sum())
     responses = int((t == -s).sum())
-    return {"n": n, "follows_labels": labels / n, "follows_labels_ci": list(jv.wilson(labels, n)),
-            "follows_responses": responses / n, "follows_responses_ci": list(jv.wilson(responses, n))}
+    return LabelSwapShares(n, labels / n, Interval.of(jv.wilson(labels, n)), responses / n,
+                           Interval.of(jv.wilson(responses, n)))

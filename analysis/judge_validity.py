@@ -1,19 +1,23 @@
 """May the judge stand in for people? Agreement with intervals, the human ceiling, the alternative-
 annotator test and order effects. Pure functions over per-item scores and per-rating frames.
 
-Every result is a dict {value, ci, n} with a `reason` when the number is undefined. Resampled intervals
-draw from numpy's default_rng(seed), so one seed and one number of draws give one interval everywhere.
+Every result is a frozen Measure (value, ci, n) with a `reason` (analysis.reasons) when the number is
+undefined. Resampled intervals draw from numpy's default_rng(seed), so one seed and one number of draws
+give one interval everywhere.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, overload
+from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, Why, because
 from fairval.analysis.sequential import confidence_sequence
 
 Z95 = stats.norm.ppf(0.975)
@@ -23,12 +27,28 @@ Z95 = stats.norm.ppf(0.975)
 SMALL_N = 30
 
 
-def estimate(value, ci=None, n: int = 0, reason: str | None = None) -> dict:
-    out: dict[str, Any] = {"value": None if value is None else float(value),
-           "ci": None if ci is None else [float(ci[0]), float(ci[1])], "n": int(n)}
-    if reason:
-        out["reason"] = reason
-    return out
+@dataclass(frozen=True)
+class Measure:
+    """A number with its 95% interval over n, or the reason it has none."""
+    value: float | None
+    ci: Interval | None
+    n: int
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True)
+class SplitHalf:
+    """The split-half reliability of the per-item mean (value, ci over n items), the mean standard error of
+    an item's mean, or the reason it has none."""
+    value: float | None
+    ci: Interval | None
+    n: int
+    item_se: float | None
+    reason: Reason | None = None
+
+
+def estimate(value, ci=None, n: int = 0, reason: Reason | None = None) -> Measure:
+    return Measure(None if value is None else float(value), Interval.of(ci), int(n), reason or None)
 
 
 def paired(human: pd.Series, judge: pd.Series) -> pd.DataFrame:
@@ -69,29 +89,29 @@ def wilson(successes: int, n: int) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def sign_agreement(human: pd.Series, judge: pd.Series) -> dict:
+def sign_agreement(human: pd.Series, judge: pd.Series) -> Measure:
     """Share of agreeing signs over the items whose human mean is not 0 (analysis.calibration.sign_agreement
     says why), with Wilson's interval."""
     both = paired(human, judge)
     if both.empty:
-        return estimate(None, reason="no item was scored by both people and the judge")
+        return estimate(None, reason=because(Why.NOT_PAIRED))
     both = both[both["human"] != 0]
     if both.empty:
-        return estimate(None, reason="people's mean is 0 on every item both scored: no direction to agree on")
+        return estimate(None, reason=because(Why.NO_DIRECTION))
     hits = int((np.sign(both["human"]) == np.sign(both["judge"])).sum())
     return estimate(hits / len(both), wilson(hits, len(both)), len(both))
 
 
-def _undefined_correlation(both: pd.DataFrame, minimum: int) -> str | None:
+def _undefined_correlation(both: pd.DataFrame, minimum: int) -> Reason | None:
     if len(both) < minimum:
-        return f"only {len(both)} item(s) scored by both; this needs at least {minimum}"
+        return because(Why.FEW_PAIRED, n=len(both), minimum=minimum)
     for side in ("human", "judge"):
         if both[side].nunique() < 2:
-            return f"every {side} score is the same; the correlation is undefined without variation"
+            return because(Why.NO_VARIATION, side=side)
     return None
 
 
-def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> dict:
+def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> Measure:
     """Spearman's ρ or Kendall's τ-b with a Fisher-z interval using Fieller, Hartley and Pearson's (1957)
     variances: 1.06/(n−3) for Spearman, 0.437/(n−4) for Kendall."""
     both = paired(human, judge)
@@ -104,16 +124,14 @@ def rank_correlation(human: pd.Series, judge: pd.Series, kind: str) -> dict:
     else:
         value, se = stats.kendalltau(both["human"], both["judge"]).statistic, math.sqrt(0.437 / (len(both) - 4))
     if abs(value) > 1 - 1e-12:
-        return estimate(value, None, len(both), reason=_PERFECT)
+        return estimate(value, None, len(both), reason=because(Why.PERFECT))
     z = math.atanh(value)
     return estimate(value, (math.tanh(z - Z95 * se), math.tanh(z + Z95 * se)), len(both))
 
 
-_PERFECT = ("a perfect correlation in the sample: Fisher's z has no interval at ±1, and a zero-width one would "
-            "claim a certainty a few items cannot give")
 
 
-def concordance(human: pd.Series, judge: pd.Series) -> dict:
+def concordance(human: pd.Series, judge: pd.Series) -> Measure:
     """Lin's concordance correlation coefficient (agreement on the scale) with Lin's (1989) interval on
     Fisher's z, using the moments with divisor n as Lin defines them."""
     both = paired(human, judge)
@@ -125,7 +143,7 @@ def concordance(human: pd.Series, judge: pd.Series) -> dict:
     sxy = ((x - x.mean()) * (y - y.mean())).mean()
     ccc = 2 * sxy / (sx2 + sy2 + (x.mean() - y.mean()) ** 2)
     if abs(ccc) > 1 - 1e-12:                     # identical scores: no spread left to estimate
-        return estimate(ccc, None, n, reason=_PERFECT)
+        return estimate(ccc, None, n, reason=because(Why.PERFECT))
     r = sxy / math.sqrt(sx2 * sy2)
     if r == 0:                                   # Lin's variance divides by r: no interval then
         return estimate(ccc, None, n)
@@ -151,13 +169,14 @@ def betting_interval(values: np.ndarray, bounds: tuple[float, float]) -> tuple[f
     return (float(bounds[0]), float(bounds[1])) if found["ci"] is None else inside(found["ci"], *bounds)
 
 
-def mean_with_interval(scores: pd.Series, n_boot: int, seed: int, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+def mean_with_interval(scores: pd.Series, n_boot: int, seed: int,
+                       bounds: tuple[float, float] = (-1.0, 1.0)) -> Measure:
     """A mean over items (H, scores in `bounds`) with a percentile bootstrap over items from SMALL_N items
     on (when every item has the same score, no_spread_interval: a bootstrap would give zero width);
     below SMALL_N, betting_interval, as the bootstrap covers far less than 95% there."""
     values = scores.dropna().to_numpy(float)
     if not len(values):
-        return estimate(None, reason="no item scored")
+        return estimate(None, reason=because(Why.NOTHING_SCORED))
     if n_boot <= 0 or len(values) < 2:
         return estimate(values.mean(), None, len(values))
     if len(values) < SMALL_N:
@@ -168,16 +187,16 @@ def mean_with_interval(scores: pd.Series, n_boot: int, seed: int, bounds: tuple[
     return estimate(values.mean(), inside(_percentile(values[index].mean(axis=1)), *bounds), len(values))
 
 
-def rate_difference(human: pd.Series, judge: pd.Series, n_boot: int, seed: int) -> dict:
+def rate_difference(human: pd.Series, judge: pd.Series, n_boot: int, seed: int) -> Measure:
     """H_human − H_judge over the items both scored (each in [−1, 1], so a difference in [−2, 2]), with
     a paired bootstrap over those items."""
     both = paired(human, judge)
     if both.empty:
-        return estimate(None, reason="no item was scored by both people and the judge")
+        return estimate(None, reason=because(Why.NOT_PAIRED))
     return mean_with_interval(both["human"] - both["judge"], n_boot, seed, bounds=(-2.0, 2.0))
 
 
-def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 20) -> dict:
+def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 20) -> SplitHalf:
     """How well a second crowd of the same size would agree with this one on the per-item mean.
 
     ratings: item_id, rater_id, score. A split sends each item's raters at random into two halves (the
@@ -192,15 +211,13 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     frame = frame[frame.groupby("item_id")["rater_id"].transform("size") >= 2].reset_index(drop=True)
     items = pd.unique(frame["item_id"])
     if len(items) < 3:
-        return {**estimate(None, n=len(items), reason=f"only {len(items)} item(s) have two raters or more; "
-                           "a split-half reliability needs at least 3"), "item_se": item_se}
+        return SplitHalf(None, None, len(items), item_se, because(Why.FEW_TWICE_RATED, n=len(items)))
     rng = np.random.default_rng(seed)
     codes = pd.Categorical(frame["item_id"], categories=items).codes
     first, second, sizes = _split_means(codes, frame["score"].to_numpy(float), len(items), splits, rng)
     values = _step_up(row_correlation(first.T, second.T), *sizes)
     if not np.isfinite(values).any():
-        return {**estimate(None, n=len(items), reason="the halves' means do not vary; no correlation"),
-                "item_se": item_se}
+        return SplitHalf(None, None, len(items), item_se, because(Why.FLAT_HALVES))
     draws = []
     for size in np.diff(np.r_[0:max(n_boot, 0):100, max(n_boot, 0)]):    # 100 draws at a time
         weights = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=size).astype(float)
@@ -210,7 +227,8 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     ci = _percentile(np.concatenate(draws)) if draws else None
     if ci is not None and ci[1] <= ci[0]:     # the raters agree on every item in every draw: no width to give
         ci = None
-    return {**estimate(np.nanmean(values), ci, len(items)), "item_se": item_se}
+    found = estimate(np.nanmean(values), ci, len(items))
+    return SplitHalf(found.value, found.ci, found.n, item_se)
 
 
 def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> tuple:
@@ -271,26 +289,33 @@ def _item_se(ratings: pd.DataFrame) -> float | None:
     return float(se.mean()) if len(se) else None
 
 
-def first_position_share(shown: pd.Series) -> dict:
+def first_position_share(shown: pd.Series) -> Measure:
     """Among answers naming a response (A or B as shown), the share naming Response 1, with Wilson's
     interval: 0.5 when position plays no part."""
     sided = shown[shown.isin(["A", "B"])]
     if sided.empty:
-        return estimate(None, reason="no answer named a response")
+        return estimate(None, reason=because(Why.NO_SIDE_NAMED))
     first = int((sided == "A").sum())
     return estimate(first / len(sided), wilson(first, len(sided)), len(sided))
 
 
-def judge_order_disagreement(probabilities: list[dict]) -> dict:
+@dataclass(frozen=True)
+class OrderShift:
+    """How much the judge's answer moves when the responses swap places, over n pairs (a reason when none)."""
+    discarded_mass: float | None
+    argmax_differs: float | None
+    n: int
+    reason: Reason | None = None
+
+
+def judge_order_disagreement(probabilities: list[dict]) -> OrderShift:
     """Per pair, from the judge's answer probabilities in true order (p_a, p_b, p_c) and swapped (q_…):
     the mass the min-combination of 004 App. H discards (1 − Σ min(p_k, q_k') with the swapped order's
     A and B exchanged), and whether the most likely answer differs between the orders."""
     if not probabilities:
-        return {"discarded_mass": None, "argmax_differs": None, "n": 0,
-                "reason": "no pair has the judge's probabilities for both orders"}
+        return OrderShift(None, None, 0, because(Why.NO_BOTH_ORDERS))
     p = np.array([[d["p_a"], d["p_b"], d["p_c"]] for d in probabilities], float)
     q = np.array([[d["q_b"], d["q_a"], d["q_c"]] for d in probabilities], float)    # in true terms
     p, q = p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
     discarded = 1 - np.minimum(p, q).sum(axis=1)
-    return {"discarded_mass": float(discarded.mean()),
-            "argmax_differs": float((p.argmax(axis=1) != q.argmax(axis=1)).mean()), "n": len(p)}
+    return OrderShift(float(discarded.mean()), float((p.argmax(axis=1) != q.argmax(axis=1)).mean()), len(p))

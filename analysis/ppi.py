@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from fairval.analysis.judge_validity import SMALL_N, Z95, betting_interval, estimate, inside, no_spread_interval
+from fairval.analysis.judge_validity import (SMALL_N, Z95, Measure, betting_interval, estimate, inside,
+                                             no_spread_interval)
+from fairval.analysis.reasons import Why, because
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray,
@@ -28,9 +30,7 @@ def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np
     n, big_n = len(y), len(f_u)
     out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n}
     if n < 2 or big_n < 1:
-        out["reason"] = (f"{n} pair{'' if n == 1 else 's'} rated by people and scored by the judge, {big_n} scored "
-                         "by the judge alone; prediction-powered inference needs at least 2 of the first and 1 of "
-                         "the second")
+        out["reason"] = because(Why.FEW_FOR_PPI, n=n, unlabelled=big_n)
         return out
     everything = np.concatenate([f, f_u])
     spread = everything.var(ddof=1)
@@ -63,7 +63,7 @@ def bounded_interval(value: float, se: float, n: int, bounds: tuple[float, float
     return inside((float(value - Z95 * se), float(value + Z95 * se)), *bounds)
 
 
-def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+def classical_mean(values: np.ndarray, bounds: tuple[float, float] = (-1.0, 1.0)) -> Measure:
     """A mean of values in `bounds` with its normal 95% interval (standard error with n − 1), cut to them;
     below SMALL_N values, the betting interval, valid at every n."""
     v = np.asarray(values, float)

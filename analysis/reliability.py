@@ -15,6 +15,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
+from fairval.analysis.reasons import Reason, Why, because
+
 Level = Literal["nominal", "ordinal", "interval"]
 DRAWS_PER_BLOCK = 64          # bootstrap draws per matrix product (bounds memory at ~64 × items)
 
@@ -28,7 +30,7 @@ class Reliability:
     n_items: int                              # items with two or more ratings (pairable)
     n_raters: int
     n_ratings: int                            # ratings in pairable items
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 def value_counts(ratings: pd.DataFrame, domain: Sequence) -> np.ndarray:
@@ -65,17 +67,16 @@ def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence,
     n_raters = ratings["rater_id"].nunique()
     counts = value_counts(ratings, domain)
 
-    def undefined(reason: str) -> Reliability:
+    def undefined(reason: Reason) -> Reliability:
         return Reliability(None, level, None, percent_agreement(counts) if len(counts) else None,
                            len(counts), n_raters, int(counts.sum()), reason)
 
     if n_raters < 2:
-        return undefined("fewer than two raters")
+        return undefined(because(Why.FEW_RATERS))
     if len(counts) == 0:
-        return undefined("no item was rated by two or more raters")
+        return undefined(because(Why.NONE_RATED_TWICE))
     if np.count_nonzero(counts.sum(axis=0)) < 2:
-        return undefined("every rating of the rated-twice items has the same value; "
-                         "alpha is undefined without variation")
+        return undefined(because(Why.NO_RATING_VARIATION))
     alpha = _alpha(counts, domain, level)
     return Reliability(alpha, level, _bootstrap(counts, domain, level, n_boot, seed),
                        percent_agreement(counts), len(counts), n_raters, int(counts.sum()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Database, Row, immediate
 
 # Participants let in who have neither finished nor declined, and showed a page lately: the ones who hold a
 # place. One let in without a rater row holds it only while they may still be on their way (let in from the
@@ -75,7 +75,7 @@ def admitted_since(db: Database, since: float) -> int:
                          [since]) or 0)
 
 
-def _row(db: Database, study_id: str, rater_id: str) -> dict | None:
+def _row(db: Database, study_id: str, rater_id: str) -> Row | None:
     rows = db.query("SELECT ticket, admitted_at, seen_at FROM admissions WHERE study_id = ? AND rater_id = ?",
                     [study_id, rater_id])
     return rows[0] if rows else None

@@ -11,10 +11,9 @@ from fairval.annotate.crowd.prolific import cost_summary, owed
 from fairval.annotate.material.gold_checks import checks_sentence
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.judge_table import anytime_sentence
-from fairval.annotate.results.names import perceived
 from fairval.ui.common import get_db, show_table
-from fairval.annotate.results.result import StudyNumbers
-from fairval.ui.studies import data_for, numbers_for, progress_for, results_for, study_header
+from fairval.annotate.results.result import Names, StudyNumbers
+from fairval.ui.studies import data_for, numbers_for, progress_for, study_header
 
 
 def render() -> None:
@@ -24,28 +23,28 @@ def render() -> None:
     study_id, exclude = chosen
     _stopping(study_id)
     progress = progress_for(study_id)               # one read of the study serves both (ui/studies.py)
-    numbers = results_for(study_id, exclude)
+    numbers = numbers_for(study_id, exclude)
     _progress(progress)
     st.subheader("Questions")
     show_table(question_table(numbers))
-    if numbers.get("by_language"):          # a study in several languages: each one's raters apart
+    if numbers.by_language:          # a study in several languages: each one's raters apart
         st.subheader("By the raters' language")
-        show_table(formats.table(formats.language_rows(numbers["by_language"])), narrow=("note",))
+        show_table(formats.table(formats.language_rows(numbers.by_language)), narrow=("note",))
         st.caption("Each language's numbers from the ratings given in it alone (the language each rater picked "
                    "on the consent screen); unrecorded: ratings stored before fairval kept the language.")
-    _anytime(numbers_for(study_id, exclude))
+    _anytime(numbers)
     _distributions(numbers)
-    if numbers.get("templates"):
+    if numbers.templates:
         st.subheader("Per template")
-        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers["templates"]))),
+        show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers.templates))),
                    narrow=("text",))
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")
-    if numbers.get("names"):
-        _names(numbers["names"])
-    if numbers.get("raters"):
+    if numbers.names is not None and numbers.names.by_question:
+        _names(numbers.names)
+    if numbers.raters:
         st.subheader("Raters")
-        raters = pd.DataFrame(numbers["raters"])
+        raters = pd.DataFrame(list(numbers.raters))
         raters["flags"] = raters["flags"].map("; ".join)
         # short headings: the table fits the page's width at 1280 px, its last column not cut off
         # checks: the items met, as the "checks met per rater" line counts them (gold_n counts answers to questions)
@@ -60,10 +59,10 @@ def render() -> None:
             with st.expander("Each rater's competence (Dawid–Skene)"):
                 show_table(pd.DataFrame({"rater": raters["rater_id"], "competence": competence}), narrow=("competence",))
     _pay(study_id)
-    if numbers["excluded_raters"]:
+    if numbers.excluded_raters:
         st.subheader("Excluded raters")
-        show_table(pd.DataFrame([{"rater": r, "reasons": "; ".join(f)}
-                               for r, f in numbers["excluded_raters"].items()]))
+        show_table(pd.DataFrame([{"rater": r.rater_id, "reasons": "; ".join(r.flags)}
+                                 for r in numbers.excluded_raters]))
 
 
 def _stopping(study_id: str) -> None:
@@ -124,19 +123,18 @@ def _progress(p: dict) -> None:
         (st.warning if p["gold_rate"] <= 0 else st.caption)(checks[0].upper() + checks[1:] + ".")
 
 
-def question_table(numbers: dict) -> pd.DataFrame:
+def question_table(numbers: StudyNumbers) -> pd.DataFrame:
     rows = []
-    for qid, q in numbers["questions"].items():
-        ci = q.get("alpha_ci")
-        rows.append({"question": qid, "n": q["n"], "level": q["level"],
-                     "alpha": formats.ratio(q["alpha"]), "alpha 95% CI": formats.interval(ci),
-                     "agreement": formats.ratio(q["percent_agreement"]),
-                     "mean": formats.mean(q.get("mean")), "share 4–5": formats.ratio(q.get("share_4_or_5")),
-                     "note": q.get("reason") or ""})
+    for qid, q in numbers.questions.items():
+        rows.append({"question": qid, "n": q.n, "level": q.level,
+                     "alpha": formats.ratio(q.alpha), "alpha 95% CI": formats.interval(q.alpha_ci),
+                     "agreement": formats.ratio(q.percent_agreement),
+                     "mean": formats.mean(q.mean), "share 4–5": formats.ratio(q.share_4_or_5),
+                     "note": str(q.reason or "")})
     return pd.DataFrame(rows)
 
 
-def _distributions(numbers: dict) -> None:
+def _distributions(numbers: StudyNumbers) -> None:
     panels = charts.distribution_panels(numbers)
     if panels:
         st.subheader("Distributions")
@@ -146,22 +144,22 @@ def _distributions(numbers: dict) -> None:
                 column.altair_chart(panel)
 
 
-def _names(names: dict) -> None:
+def _names(names: Names) -> None:
     st.subheader("Name perception")
-    for attr in perceived(names):
-        acc = names.get(f"{attr}_accuracy", {})
+    for attr, found in names.by_question.items():
+        acc = found.accuracy
         if acc:
             st.markdown(f"**{attr.capitalize()}: share of ratings naming the intended group**")
-            ci = names.get(f"{attr}_accuracy_ci", {})
+            ci = found.accuracy_ci
             show_table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
                                      "accuracy 95% CI": [formats.interval(ci.get(g)) for g in acc],
-                                     "n": [names[f"{attr}_n"][g] for g in acc]}))
+                                     "n": [found.n[g] for g in acc]}))
             st.caption("Intervals: Wilson's, over the ratings of each intended group.")
-            for why in (names.get(f"{attr}_unscored") or {}).values():
+            for why in found.unscored.values():
                 st.text(f"⚠ {why}")     # plain text: it quotes the group's label as imported, which no Markdown may read
             st.caption("Confusion (rows intended, columns perceived)")
-            show_table(pd.DataFrame(names[f"{attr}_confusion"]).T)
-            heatmap = charts.confusion_heatmap(names[f"{attr}_confusion"], attr)
+            show_table(pd.DataFrame(found.confusion).T)
+            heatmap = charts.confusion_heatmap(found.confusion, attr)
             if heatmap is not None:
                 st.altair_chart(heatmap)
 

@@ -72,11 +72,6 @@ def numbers_for(study_id: str, exclude_flagged: bool) -> StudyNumbers:
     return cached_study(default_db_path(), study_id, exclude_flagged)[1]
 
 
-def results_for(study_id: str, exclude_flagged: bool) -> dict:
-    """The study's numbers in `analyze --json`'s plain form."""
-    return numbers_for(study_id, exclude_flagged).to_dict()
-
-
 def progress_for(study_id: str) -> dict:
     return cached_study(default_db_path(), study_id, False)[0]
 

@@ -71,13 +71,13 @@ def _label_swap_line(db, study_name: str, model: str) -> str:
     def scores(frame):
         return frame[frame["model"] == model].set_index("item_id")["score"]
     swap = label_swap(scores(lmra_store.scores_frame(db, study_name)), scores(lmra_store.swapped_frame(db, study_name)))
-    if not swap["n"]:
+    if not swap.n or swap.follows_labels is None or swap.follows_responses is None:
         return (f"with the group labels swapped: nothing to compare yet; run `fairval lmra run {study_name} --model "
                 f"{model}` without --swap-groups too")
     return (f"with the group labels swapped, {model}'s verdict followed the labels (kept its letter) on "
-            f"{round(swap['follows_labels'] * swap['n'])} of {swap['n']} pairs ({formats.ratio(swap['follows_labels'])} "
-            f"{formats.interval(swap['follows_labels_ci'])}) and the responses (changed sign, or stayed at none) on "
-            f"{round(swap['follows_responses'] * swap['n'])} ({formats.ratio(swap['follows_responses'])})")
+            f"{round(swap.follows_labels * swap.n)} of {swap.n} pairs ({formats.ratio(swap.follows_labels)} "
+            f"{formats.interval(swap.follows_labels_ci)}) and the responses (changed sign, or stayed at none) on "
+            f"{round(swap.follows_responses * swap.n)} ({formats.ratio(swap.follows_responses)})")
 
 
 @click.group()

@@ -112,27 +112,24 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
     from fairval.annotate.results import numbers as results
-    from fairval.annotate.results.names import perceived
     result = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
                                    model=model)
-    numbers = result.to_dict()
     if as_json:
-        click.echo(formats.json_text(numbers))
+        click.echo(formats.json_text(result.to_dict()))         # the JSON edge: the one plain form
         return
-    click.echo(f"{numbers['study']} ({numbers['task']}): {formats.count(numbers['n_items'], 'item')}, "
-               f"{formats.count(numbers['n_raters'], 'rater')}, {formats.count(numbers['n_ratings'], 'rating')}")
-    for qid, q in numbers["questions"].items():
-        line = f"  {qid}: n={q['n']} alpha({q['level']})={formats.ratio(q['alpha'])}"
-        if q.get("alpha_ci"):
-            line += f" {formats.interval(q['alpha_ci'])}"
-        if "mean" in q:
-            line += f" mean={formats.mean(q['mean'])} share 4-5={formats.ratio(q['share_4_or_5'])}"
-        click.echo(line + (f" ({q['reason']})" if q.get("reason") else ""))
-    names = numbers.get("names") or {}
-    for attr in perceived(names):
+    click.echo(f"{result.study} ({result.task}): {formats.count(result.n_items, 'item')}, "
+               f"{formats.count(result.n_raters, 'rater')}, {formats.count(result.n_ratings, 'rating')}")
+    for qid, q in result.questions.items():
+        line = f"  {qid}: n={q.n} alpha({q.level})={formats.ratio(q.alpha)}"
+        if q.alpha_ci:
+            line += f" {formats.interval(q.alpha_ci)}"
+        if q.scale in ("likert", "numeric"):         # the questions with a mean (a numeric one has no 4–5 share)
+            line += f" mean={formats.mean(q.mean)} share 4-5={formats.ratio(q.share_4_or_5)}"
+        click.echo(line + (f" ({q.reason})" if q.reason else ""))
+    for attr, found in (result.names.by_question if result.names is not None else {}).items():
         click.echo(f"  {attr} accuracy: " + ", ".join(
-            f"{g} {formats.ratio(a)} (n={names[f'{attr}_n'][g]})" for g, a in names[f"{attr}_accuracy"].items()))
-        for why in (names.get(f"{attr}_unscored") or {}).values():
+            f"{g} {formats.ratio(a)} (n={found.n[g]})" for g, a in found.accuracy.items()))
+        for why in found.unscored.values():
             click.echo(f"    {why}")
     judge = result.lmra
     if judge is not None:

@@ -10,6 +10,7 @@ import altair as alt
 import pandas as pd
 
 from fairval.annotate.results.blocks import Confidence, Judge
+from fairval.annotate.results.result import StudyNumbers
 
 ROW = 26                  # pixels per bar or heatmap row
 CELL = 74                 # pixels per heatmap column
@@ -33,11 +34,11 @@ def _order(question: str, answers: list[str]) -> list[str]:
     return answers
 
 
-def distribution_panels(numbers: dict) -> list[alt.Chart]:
+def distribution_panels(numbers: StudyNumbers) -> list[alt.Chart]:
     """One bar panel per question (the pages lay them out in columns, which stack on a phone)."""
     panels = []
-    for qid, q in numbers["questions"].items():
-        counts = q.get("distribution", {})
+    for qid, q in numbers.questions.items():
+        counts = q.distribution
         if not counts or not any(counts.values()):
             continue
         order = _order(qid, list(counts))
@@ -49,7 +50,7 @@ def distribution_panels(numbers: dict) -> list[alt.Chart]:
     return panels
 
 
-def distributions(numbers: dict) -> alt.HConcatChart | None:
+def distributions(numbers: StudyNumbers) -> alt.HConcatChart | None:
     """The panels side by side (the report's figure)."""
     panels = distribution_panels(numbers)
     return alt.hconcat(*panels, spacing=40) if panels else None

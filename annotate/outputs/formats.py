@@ -10,7 +10,11 @@ import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
+
+    from fairval.annotate.results.result import LanguageNumbers
 
 DASH = "–"
 
@@ -96,14 +100,12 @@ def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
 
 
 def with_mean_interval(rows) -> pd.DataFrame:
-    """Rows with mean_ci_low / mean_ci_high as one printed "mean 95% CI" column beside the mean."""
+    """Per-template rows (StudyNumbers.templates) with their mean's interval printed as one "mean 95% CI"
+    column beside the mean."""
     import pandas as pd
-    frame = pd.DataFrame(rows)
-    if "mean_ci_low" not in frame.columns:
-        return frame
-    cis = [interval([lo, hi]) for lo, hi in zip(frame.pop("mean_ci_low"), frame.pop("mean_ci_high"))]
-    frame.insert(frame.columns.get_loc("mean") + 1, "mean 95% CI", cis)
-    return frame
+    return pd.DataFrame([{"template": r.template, "question": r.question, "n": r.n, "mean": r.mean,
+                          "mean 95% CI": interval(r.mean_ci), "share_4_or_5": r.share_4_or_5} for r in rows],
+                        columns=["template", "question", "n", "mean", "mean 95% CI", "share_4_or_5"])
 
 
 _READABLE = {"share_4_or_5": "share 4–5", "item_id": "item", "rater_id": "rater", "n_raters": "raters",
@@ -121,12 +123,12 @@ def readable(column) -> str:
     return name.replace("_", " ")
 
 
-def language_rows(by_language: dict) -> list[dict]:
-    """`analyze --json`'s by_language as rows, one per language and question (each language by its code and its
+def language_rows(by_language: Mapping[str, LanguageNumbers]) -> list[dict]:
+    """The numbers' by_language as rows, one per language and question (each language by its code and its
     own name: the code first, so a right-to-left name does not turn the cell around)."""
     from fairval.annotate.material.languages import LANGUAGES
     return [{"language": f"{code} ({LANGUAGES[code][0]})" if code in LANGUAGES else code,
-             "raters": part["n_raters"], "question": qid, "n": q["n"], "alpha": q["alpha"],
-             "alpha 95% CI": interval(q["alpha_ci"]), "agreement": q["percent_agreement"], "mean": q.get("mean"),
-             "note": q.get("reason") or ""}
-            for code, part in by_language.items() for qid, q in part["questions"].items()]
+             "raters": part.n_raters, "question": qid, "n": q.n, "alpha": q.alpha,
+             "alpha 95% CI": interval(q.alpha_ci), "agreement": q.percent_agreement, "mean": q.mean,
+             "note": str(q.reason or "")}
+            for code, part in by_language.items() for qid, q in part.questions.items()]

@@ -2,6 +2,7 @@
 and `fairval compare` (so all three print the same thing)."""
 from __future__ import annotations
 
+from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.ppi import FEW_PAIRS
 from fairval.annotate.material.design import Design
@@ -21,7 +22,7 @@ def calibration_cells(c: Judge) -> dict:
             "p": formats.p_value(c.p_value),
             **({"p (Holm)": formats.p_value(c.p_holm)} if c.has("p_holm") else {}),
             "sign agreement": formats.ratio(c.sign_agreement),
-            "n items": c.n_items, "note": c.reason or ""}
+            "n items": c.n_items, "note": str(c.reason or "")}
 
 
 def validity_row(label: str, c: Judge) -> dict:
@@ -109,7 +110,7 @@ def pair_group_rows(block: PairGroups | None) -> list[dict]:
         rows.append({"groups": name, "pairs": g.n_pairs, "rated": g.n_rated, "H (PPI)": with_ci(ppi.value, ppi.ci),
                      "sign agreement": formats.interval(g.sign_agreement_ci),
                      "rated, best spread": pairs.get(name, formats.DASH), "short of it": more.get(name, formats.DASH),
-                     "note": ppi.reason or _few(ppi)})
+                     "note": str(ppi.reason or _few(ppi))})
     return rows
 
 
@@ -218,8 +219,9 @@ def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> 
     if cs.target_width is None:
         return text + (" Set a target width to see when the study can stop (Manage, Configure; or "
                        "`fairval study set STUDY target_ci_width=0.05`).")
-    width = cs.ci[1] - cs.ci[0]
-    if cs.more_pairs == 0 or width <= cs.target_width:
+    ci = Interval.of(cs.ci)
+    width = ci.width if ci is not None else None
+    if cs.more_pairs == 0 or (width is not None and width <= cs.target_width):
         return text + f" The target width {cs.target_width:g} is reached: the study can stop."
     if cs.more_pairs is None:
         return text + f" At this spread the target width {cs.target_width:g} is out of reach."
@@ -230,7 +232,7 @@ def anytime_sentence(cs: Anytime | None, label: str, *, target: bool = True) -> 
 def confidence_sentence(c: Confidence | None) -> str:
     """The judge's calibration against people's answers (lmra.confidence), in a sentence."""
     if c is None or c.ece is None:
-        return (c and c.reason) or ""
+        return str((c and c.reason) or "")
     ties = (f" (on {formats.count(c.n_ties, 'pair')} its top answers tie: its agreement is split between them)"
             if c.n_ties else "")
     debiased = c.ece_debiased if c.ece_debiased is not None else c.ece
@@ -245,7 +247,7 @@ def length_sentence(c: Length | None) -> str:
     if c is None or c.difference is None or not c.difference_ci or c.judge_r is None or c.human_r is None:
         return ""
     low, high = c.difference_ci
-    leans_more = abs(c.judge_r) > abs(c.human_r) and (low > 0 or high < 0)
+    leans_more = abs(c.judge_r) > abs(c.human_r) and ((low is not None and low > 0) or (high is not None and high < 0))
     if not leans_more:
         return ""
     side = "the longer" if c.judge_r > 0 else "the shorter"

@@ -21,7 +21,6 @@ from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration
                                                   stratified_sentence, validity_row)
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.names import perceived
 from fairval.annotate.material.studies import Study
 from fairval.annotate.results.blocks import Rate
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
@@ -69,7 +68,6 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     result = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
-    numbers = result.to_dict()              # the blocks read by key below (questions, templates, names)
     progress = study_progress(db, study_id, data=data)
     settings = data.study.stored_settings()
     settings.pop("consent_text")
@@ -77,23 +75,23 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
     sections: list[tuple] = [
         ("Methods (for the paper: `fairval report --methods` writes it with its BibTeX)",
          paragraph + " References: " + "; ".join(cites) + "."),
-        ("Study", pd.DataFrame([{"study": numbers["study"], "task": numbers["task"],
-                                 "items": numbers["n_items"], "raters": numbers["n_raters"],
-                                 "ratings": numbers["n_ratings"],
+        ("Study", pd.DataFrame([{"study": result.study, "task": result.task,
+                                 "items": result.n_items, "raters": result.n_raters,
+                                 "ratings": result.n_ratings,
                                  "items complete": f"{progress['items_complete']} / {progress['n_items']}",
                                  "flagged raters excluded": "yes" if exclude_flagged else "no"}])),
         ("Settings", pd.DataFrame([{"setting": k, "value": v} for k, v in settings_text(data.study, settings).items()])),
         ("Questions: reliability and scores", formats.table([
-            {"question": qid, "n": q["n"], "alpha level": q["level"], "alpha": q["alpha"],
-             "alpha 95% CI": formats.interval(q["alpha_ci"]), "percent agreement": q["percent_agreement"],
-             "mean": q.get("mean"), "share 4 or 5": q.get("share_4_or_5"),
-             "note": q.get("reason") or ""} for qid, q in numbers["questions"].items()])),
-        ("Score distributions", charts.distributions(numbers)),
+            {"question": qid, "n": q.n, "alpha level": q.level, "alpha": q.alpha,
+             "alpha 95% CI": formats.interval(q.alpha_ci), "percent agreement": q.percent_agreement,
+             "mean": q.mean, "share 4 or 5": q.share_4_or_5,
+             "note": str(q.reason or "")} for qid, q in result.questions.items()])),
+        ("Score distributions", charts.distributions(result)),
     ]
-    if numbers.get("by_language"):          # a study in several languages: each one's raters apart
-        sections.append(("Questions by the raters' language", formats.table(formats.language_rows(numbers["by_language"]))))
-    if numbers.get("templates"):
-        sections.append(("Per template", formats.table(formats.with_mean_interval(numbers["templates"]))))
+    if result.by_language:                  # a study in several languages: each one's raters apart
+        sections.append(("Questions by the raters' language", formats.table(formats.language_rows(result.by_language))))
+    if result.templates:
+        sections.append(("Per template", formats.table(formats.with_mean_interval(result.templates))))
     if result.lmra is not None:
         lmra, rate = result.lmra, result.rate or Rate()
         title = rate_of(result)[1]
@@ -133,21 +131,18 @@ def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = Fals
             ("Calibration by rater group", charts.group_bars(lmra)),
             ("Rater groups: how to spread their pairs", rater_allocation_sentence(lmra.rater_group_allocation) or None),
         ]
-    if numbers.get("names"):
-        names = numbers["names"]
-        for attr in perceived(names):
-            unscored = names.get(f"{attr}_unscored") or {}
+    if result.names is not None:
+        for attr, found in result.names.by_question.items():
+            unscored = found.unscored
             sections.append((f"Name perception: {attr} accuracy", formats.table(
-                [{"intended": g, "accuracy": a, "n": names[f"{attr}_n"][g]} | ({"why": unscored.get(g, "")}
-                                                                                 if unscored else {})
-                 for g, a in names[f"{attr}_accuracy"].items()])))
-            sections.append((f"Name perception: {attr} confusion",
-                             charts.confusion_heatmap(names[f"{attr}_confusion"], attr)))
+                [{"intended": g, "accuracy": a, "n": found.n[g]} | ({"why": unscored.get(g, "")} if unscored else {})
+                 for g, a in found.accuracy.items()])))
+            sections.append((f"Name perception: {attr} confusion", charts.confusion_heatmap(found.confusion, attr)))
     sections.append(("Raters", formats.table([
         {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
          "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
          "flags": "; ".join(q.flags)} for q in data.quality])))
-    excluded = [{"rater": r, "reasons": "; ".join(f)} for r, f in numbers["excluded_raters"].items()]
+    excluded = [{"rater": r.rater_id, "reasons": "; ".join(r.flags)} for r in result.excluded_raters]
     sections.append(("Excluded raters", pd.DataFrame(excluded) if excluded else
                      "No rater was excluded." if exclude_flagged else
                      "Flagged raters were kept (the report was made without --exclude-flagged)."))

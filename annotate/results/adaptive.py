@@ -16,7 +16,9 @@ from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chanc
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
 from fairval.analysis.running_adaptive import INTERSECT
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
+from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
@@ -33,7 +35,7 @@ def decided_prefix(decisions: pd.DataFrame, completed: pd.DataFrame) -> pd.DataF
 
 
 def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd.DataFrame,
-                 completed: pd.DataFrame, *, target_width: float | None, raters_per_item: int) -> dict:
+                 completed: pd.DataFrame, *, target_width: float | None, raters_per_item: int) -> Ppi:
     """The `ppi` block for an adaptive study: value and fixed-n ci, and `cs`, the anytime interval."""
     judge = judge.dropna()
     pool = judge.reindex(decisions["item_id"])
@@ -43,13 +45,13 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     kept = prefix["kept"].to_numpy(bool)
     out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": int(kept.sum()),
            "n_unlabelled": len(pool) - int(kept.sum()),
-           "design": "adaptive", "human_only": classical_mean(human.dropna().to_numpy()),
-           "judge_only": classical_mean(judge.to_numpy()), "sampling": sampling_text(sample, decisions)}
+           "design": "adaptive", "human_only": Estimate.of_result(classical_mean(human.dropna().to_numpy())),
+           "judge_only": Estimate.of_result(classical_mean(judge.to_numpy())), "sampling": sampling_text(sample, decisions)}
     if math.isnan(m) or kept.sum() < 2:
         reason = ("every pair of the design needs the judge's score" if math.isnan(m) else
                   f"{int(kept.sum())} complete pair(s) in the decided order; the estimate needs at least 2")
-        return {**out, "reason": reason, "cs": {"value": None, "ci": None, "n_pairs_complete": int(kept.sum()),
-                                                 "reason": reason}}
+        return Ppi.of(**out, reason=reason, cs=Anytime.of(value=None, ci=None, n_pairs_complete=int(kept.sum()),
+                                                           reason=reason))
     found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m,
                            least_chances(prefix, sample))
     terms = found["terms"]
@@ -57,12 +59,11 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
                                                      len(terms), (-1.0, 1.0))))
     out = with_validity(out)
-    out["cs"] = _anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item)
-    return out
+    return Ppi.of(**out, cs=_anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item))
 
 
 def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame,
-                       groups: pd.Series) -> dict[str, dict]:
+                       groups: pd.Series) -> dict[str, Ppi]:
     """H per group of pairs (item → its group, known before any decision) under the adaptive design: the
     same terms with the group's judge mean m_g in place of m, averaged over the group's decided pairs in
     the prefix. The order is random within each group too, so each group's terms estimate its H as the
@@ -71,8 +72,8 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
     pool = judge.reindex(decisions["item_id"])
     names = sorted(set(groups.reindex(decisions["item_id"]).dropna()))
     if pool.isna().any():
-        return {g: {"value": None, "ci": None, "design": "adaptive",
-                    "reason": "every pair of the design needs the judge's score"} for g in names}
+        return {g: Ppi.of(value=None, ci=None, design="adaptive",
+                          reason="every pair of the design needs the judge's score") for g in names}
     means = pool.groupby(groups.reindex(decisions["item_id"]).to_numpy()).mean()
     prefix = decided_prefix(decisions, completed)
     group = groups.reindex(prefix["item_id"]).to_numpy()
@@ -87,16 +88,16 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
         block: dict[str, Any] = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated,
                  "n_decided": int(mine.sum()), "valid": GROUP_VALID}
         if rated < 2:
-            out[name] = {**block, "reason": f"{rated} complete pair(s) of this group in the decided order; the "
-                         "estimate needs at least 2"}
+            out[name] = Ppi.of(**block, reason=f"{rated} complete pair(s) of this group in the decided order; "
+                               "the estimate needs at least 2")
             continue
         value = float(terms.mean())
         se = float(terms.std(ddof=1)) / math.sqrt(len(terms))
-        out[name] = {**block, "value": value, "ci": list(bounded_interval(value, se, len(terms), (-1.0, 1.0)))}
+        out[name] = Ppi.of(**{**block, "value": value, "ci": bounded_interval(value, se, len(terms), (-1.0, 1.0))})
     return out
 
 
-def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame, sample: dict) -> dict:
+def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame, sample: dict) -> Anytime:
     """The share of pairs where people's and the judge's signs agree, anytime-valid: each decided pair's
     term is ξ/π · agreement (no control variate), within [−1/π, 1/π]."""
     prefix = decided_prefix(decisions, completed)
@@ -106,7 +107,7 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
     found = adaptive_terms(hits, np.zeros(len(hits)), prefix["chance"].to_numpy(float), kept, 0.0,
                            least_chances(prefix, sample))
     if kept.sum() < 1:
-        return {"value": None, "ci": None, "n_pairs_complete": 0, "reason": "no complete pair yet"}
+        return Anytime.of(value=None, ci=None, n_pairs_complete=0, reason="no complete pair yet")
     cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
                   quantity="the share of agreeing signs")
     return cs
@@ -142,7 +143,7 @@ SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's 
 
 
 def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
-             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H") -> dict:
+             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H") -> Anytime:
     terms = found["terms"]
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
@@ -154,8 +155,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
                "from the answers before it (Zrnic and Candès's sequential active inference terms)"))}
     if math.isnan(low[-1]) or low[-1] > high[-1]:
-        return {**out, "ci": None, "reason": "the running interval became empty (a chance of at most 5% when its "
-                "conditions hold)"}
+        return Anytime.of(**out, ci=None, reason=because(Why.RUNNING_EMPTY))
     out["ci"] = [max(float(low[-1]), means[0]), min(float(high[-1]), means[1])]
     if target_width is not None:
         span = 2 * reach
@@ -165,7 +165,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
         more = None if needed is None else math.ceil((needed - len(terms)) * share)
         out.update(target_width=target_width, more_pairs=more,
                    more_judgments=None if more is None else more * raters_per_item)
-    return out
+    return Anytime.of(**out)
 
 
 def sampling_text(sample: dict, decisions: pd.DataFrame) -> str:

@@ -1,81 +1,13 @@
 """The typed blocks of a pair study's numbers (StudyNumbers.harm, .feature_difference and .lmra), down to
-their intervals: frozen dataclasses read by attribute, turned into `analyze --json`'s plain form only at
-the JSON edge (to_dict) and back (from_dict).
-
-Many keys of the plain form are there only sometimes (a `reason` when a number is missing, `cs` when pairs
-are complete, `target_width` when one is set), and some are there with the value null, so a block keeps the
-keys its plain form has (`present`, in their order): to_dict gives exactly those back. A block made in code
-without `present` prints every field that is not None. Field types drive from_dict: a nested Block is read
-by its own from_dict, a tuple from a list, a dict value by its type."""
+their intervals: frozen dataclasses read by attribute, built by the numbers from what analysis/ computed
+and turned into `analyze --json`'s plain form only at the JSON edge (annotate.results.block)."""
 from __future__ import annotations
 
-import types
-import typing
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar, get_args, get_origin
+from dataclasses import dataclass, field
 
-B = TypeVar("B", bound="Block")
-Interval = tuple[float, float]
-
-
-@dataclass(frozen=True)
-class Block:
-    """A frozen block of the numbers with its plain form's keys (see the module's docstring)."""
-    present: tuple[str, ...] = field(default=(), kw_only=True, repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        named = _fields(type(self))
-        keys = self.present or tuple(k for k, f in named.items() if getattr(self, f) is not None)
-        return {k: _plain(getattr(self, named[k])) for k in keys}
-
-    def has(self, name: str) -> bool:
-        """Whether the plain form has this key (some are there with the value null, some not at all)."""
-        return name in self.present if self.present else getattr(self, _fields(type(self))[name]) is not None
-
-    @classmethod
-    def from_dict(cls: type[B], d: Mapping[str, Any]) -> B:
-        named = _fields(cls)
-        unknown = [k for k in d if k not in named]
-        if unknown:
-            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
-        hints = typing.get_type_hints(cls)
-        return cls(**{named[k]: _typed(hints[named[k]], v) for k, v in d.items()}, present=tuple(d))
-
-
-def key(name: str) -> Any:
-    """A field whose plain form's key is not a Python name (`lambda`), None unless given."""
-    return field(default=None, metadata={"key": name})
-
-
-def _fields(cls: Any) -> dict[str, str]:
-    """The plain form's key -> the field's name, in the fields' order."""
-    return {f.metadata.get("key", f.name): f.name for f in fields(cls) if f.name != "present"}
-
-
-def _typed(hint: Any, value: Any) -> Any:
-    if value is None:
-        return None
-    origin, args = get_origin(hint), get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        return _typed(next(a for a in args if a is not type(None)), value)
-    if isinstance(hint, type) and issubclass(hint, Block):
-        return hint.from_dict(value)
-    if origin is tuple:
-        return tuple(_typed(args[0], v) for v in value)
-    if origin is dict:
-        return {k: _typed(args[1], v) for k, v in value.items()}
-    return value
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Block):
-        return value.to_dict()
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason
+from fairval.annotate.results.block import Block, key
 
 
 @dataclass(frozen=True)
@@ -85,7 +17,7 @@ class Estimate(Block):
     value: float | None = None
     ci: Interval | None = None
     n: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     valid: str | None = None
 
 
@@ -101,7 +33,7 @@ class Anytime(Block):
     method: str | None = None                    # betting or asymptotic
     asymptotic_from: int | None = None
     valid: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     target_width: float | None = None
     more_pairs: int | None = None
     more_judgments: int | None = None
@@ -120,7 +52,7 @@ class Ppi(Block):
     n_unlabelled: int | None = None
     n_decided: int | None = None
     design: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     valid: str | None = None
     human_only: Estimate | None = None
     judge_only: Estimate | None = None
@@ -145,7 +77,7 @@ class Stratified(Block):
     strata: int | None = None
     n_pairs: int | None = None
     valid: str | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +89,7 @@ class Allocation(Block):
     spread: dict[str, float] | None = None
     estimated_from_others: tuple[str, ...] | None = None
     variance_ratio: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -195,7 +127,7 @@ class Escalation(Block):
     bias_bound: float | None = None
     h_signs: float | None = None
     sign_balance: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     guarantee: str | None = None
 
 
@@ -223,7 +155,7 @@ class HumanCeiling(Block):
     ci: Interval | None = None
     n_items: int | None = None
     item_se: float | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -236,7 +168,7 @@ class AltTest(Block):
     n_raters_left_out: int | None = None
     min_items: int | None = None
     passed: bool | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -245,7 +177,7 @@ class OrderDisagreement(Block):
     discarded_mass: float | None = None
     argmax_differs: float | None = None
     n: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -280,7 +212,7 @@ class Confidence(Block):
     brier: float | None = None
     brier_ci: Interval | None = None
     bins: tuple[ConfidenceBin, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -291,7 +223,7 @@ class Length(Block):
     human_r: float | None = None
     difference: float | None = None
     difference_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -303,7 +235,7 @@ class LabelSwap(Block):
     follows_labels_ci: Interval | None = None
     follows_responses: float | None = None
     follows_responses_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -314,7 +246,7 @@ class JudgeError(Block):
     mean_error_ci: Interval | None = None
     sign_agreement: float | None = None
     sign_agreement_ci: Interval | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     label_swap: LabelSwap | None = None
 
 
@@ -325,7 +257,7 @@ class EqualError(Block):
     df: tuple[float, ...] | None = None
     p_value: float | None = None
     group_pairs: tuple[str, ...] | None = None
-    reason: str | None = None
+    reason: Reason | None = None
 
 
 @dataclass(frozen=True)
@@ -347,7 +279,7 @@ class Judge(Block):
     p_value: float | None = None
     sign_agreement: float | None = None
     n_items: int | None = None
-    reason: str | None = None
+    reason: Reason | None = None
     n_human_zero: int | None = None                      # items left out of sign agreement (human mean 0)
     sign_agreement_ci: Interval | None = None
     spearman: Estimate | None = None

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from fairval.analysis.lmra import combine_orders
+from fairval.analysis.reasons import Why, because
 from fairval.annotate.material.importers import PROBABILITY_FIELDS as FIELDS
+from fairval.annotate.results.blocks import Escalation, Pilot
 
-REASON = ("under trust or escalate people rate only the pairs the judge is unsure of, not a random sample, so "
-          "there is no PPI estimate or interval; see `escalation`: one label per pair and the bias its guarantee "
-          "allows")
+REASON = because(Why.ESCALATED)
 
 
 def judge_answers(lmra: pd.DataFrame) -> pd.DataFrame:
@@ -47,7 +47,7 @@ def people_answers(ratings: pd.DataFrame) -> pd.Series:
 
 
 def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.DataFrame, complete: set,
-                       sample: dict) -> dict:
+                       sample: dict) -> Escalation:
     """items: the study's real pairs (judge_only marks the trusted ones); lmra: the design's judge's rows;
     ratings: the scored question's kept ratings; complete: the pairs rated by all their raters.
     Labels: the judge's answer on a trusted pair, people's majority on a complete escalated pair (`tie`
@@ -67,8 +67,9 @@ def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.Data
     counts["tie"] = len(rated) - len(people)
     waiting = n - n_trusted - len(rated)
     share = n_trusted / n if n else 0.0
+    pilot = None if sample["pilot"] is None else Pilot.of(**sample["pilot"])
     out = {"threshold": sample["threshold"], "judge": sample["judge"], "agreement": sample["agreement"],
-           "risk": sample["risk"], "pilot": sample["pilot"], "pairs": n, "trusted": n_trusted,
+           "risk": sample["risk"], "pilot": pilot, "pairs": n, "trusted": n_trusted,
            "escalated": n - n_trusted, "escalated_complete": len(rated), "labels": counts,
            "bias_bound": 2 * share * (1 - sample["agreement"])}
     if waiting:
@@ -78,7 +79,7 @@ def escalation_numbers(items: pd.DataFrame, lmra: pd.DataFrame, ratings: pd.Data
     else:
         out["h_signs"] = out["sign_balance"] = (counts["1"] - counts["-1"]) / n
     out["guarantee"] = guarantee_sentence(sample, n_trusted, n)
-    return out
+    return Escalation.of(**out)
 
 
 def guarantee_sentence(sample: dict, trusted: int, pairs: int) -> str:

@@ -13,9 +13,12 @@ from fairval.analysis.calibration import human_scores
 from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
+from fairval.annotate.results.blocks import AltTest, Anytime, Estimate, HumanCeiling, Judge, Order, \
+    OrderDisagreement, Ppi, Rate
 
 NO_DESIGN = Design()            # the default of the functions below: no draw recorded
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
@@ -30,7 +33,7 @@ ADAPTIVE_PART = ("under the adaptive design a part of the pairs (one rater group
 
 
 def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFrame, *, n_boot: int,
-                     seed: int) -> dict:
+                     seed: int) -> Judge:
     """ratings: the scored question's ratings (canonical as a number, value as shown, rater_* columns);
     human: per-item human mean; judge: this model's rows (item_id, score, probabilities)."""
     score = judge.set_index("item_id")["score"]
@@ -41,32 +44,33 @@ def validity_numbers(ratings: pd.DataFrame, human: pd.Series, judge: pd.DataFram
     alt = alt_test(per_rating.rename(columns={"score": "answer"}), score, epsilon=ALT_TEST_EPSILON,
                    min_items=ALT_TEST_MIN_ITEMS)
     order = jv.first_position_share(ratings["value"].astype(str))
-    return {
-        "sign_agreement_ci": agreement["ci"],
-        "spearman": jv.rank_correlation(human, score, "spearman"),
-        "kendall": jv.rank_correlation(human, score, "kendall"),
-        "ccc": jv.concordance(human, score),
-        "human_ceiling": {"split_half": ceiling["value"], "ci": ceiling["ci"], "n_items": ceiling["n"],
-                          "item_se": ceiling["item_se"], **({"reason": ceiling["reason"]} if "reason" in ceiling else {})},
-        "alt_test": {k: alt[k] for k in ("winning_rate", "advantage_probability", "epsilon", "n_raters",
-                                         "n_raters_left_out", "min_items", "passed")}
-        | ({"reason": alt["reason"]} if "reason" in alt else {}),
-        "order": {"humans_first_share": order["value"], "humans_first_ci": order["ci"], "humans_n": order["n"],
-                  "humans_by_group": _first_share_by_group(ratings),
-                  "judge_order_disagreement": jv.judge_order_disagreement(
-                      [p for p in judge["probabilities"] if isinstance(p, dict)])},
+    return Judge.of(
+        sign_agreement_ci=agreement.ci,
+        spearman=Estimate.of_result(jv.rank_correlation(human, score, "spearman")),
+        kendall=Estimate.of_result(jv.rank_correlation(human, score, "kendall")),
+        ccc=Estimate.of_result(jv.concordance(human, score)),
+        human_ceiling=HumanCeiling.of(split_half=ceiling.value, ci=ceiling.ci, n_items=ceiling.n,
+                                      item_se=ceiling.item_se, **({"reason": ceiling.reason} if ceiling.reason else {})),
+        alt_test=AltTest.of(winning_rate=alt.winning_rate, advantage_probability=alt.advantage_probability,
+                            epsilon=alt.epsilon, n_raters=alt.n_raters, n_raters_left_out=alt.n_raters_left_out,
+                            min_items=alt.min_items, passed=alt.passed,
+                            **({"reason": alt.reason} if alt.reason else {})),
+        order=Order.of(humans_first_share=order.value, humans_first_ci=order.ci, humans_n=order.n,
+                       humans_by_group=_first_share_by_group(ratings),
+                       judge_order_disagreement=OrderDisagreement.of_result(jv.judge_order_disagreement(
+                           [p for p in judge["probabilities"] if isinstance(p, dict)]))),
         # this judge's H beside the humans' (named as in the study's `harm` block, where the main judge's go)
-        "rate": {"lmra_ci": jv.mean_with_interval(score, n_boot, seed)["ci"], "difference": difference},
-    }
+        rate=Rate.of(lmra_ci=jv.mean_with_interval(score, n_boot, seed).ci, difference=Estimate.of_result(difference)),
+    )
 
 
-def _first_share_by_group(ratings: pd.DataFrame) -> dict:
+def _first_share_by_group(ratings: pd.DataFrame) -> dict[str, dict[str, Estimate]]:
     out = {}
     for attr in ("gender", "race"):
         column = f"rater_{attr}"
         if column in ratings:
             groups = ratings.dropna(subset=[column]).groupby(column, sort=True, observed=True)
-            by = {str(g): jv.first_position_share(part["value"].astype(str)) for g, part in groups}
+            by = {str(g): Estimate.of_result(jv.first_position_share(part["value"].astype(str))) for g, part in groups}
             if by:
                 out[attr] = by
     return out
@@ -74,7 +78,7 @@ def _first_share_by_group(ratings: pd.DataFrame) -> dict:
 
 def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, *,
                 inclusion: pd.Series | None = None, completed: pd.Series | None = None,
-                target_width: float | None = None, raters_per_item: int = 1) -> dict:
+                target_width: float | None = None, raters_per_item: int = 1) -> Ppi:
     """PPI++ for the per-pair mean: labelled = pairs with human ratings (and a judge score), unlabelled =
     pairs the judge alone scored; beside it the human-only and judge-only means. The estimate is valid
     only when the rated pairs are a random sample: drawn by `fairval study sample` (`design`), or else
@@ -83,9 +87,9 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
     pair's order and score from its first raters) adds `cs`, the anytime-valid interval over them."""
     judge = judge.dropna()
     if design.adaptive:     # only the whole study's terms carry its chances
-        return {"value": None, "ci": None, "design": "adaptive", "reason": ADAPTIVE_PART}
+        return Ppi.of(value=None, ci=None, design="adaptive", reason=ADAPTIVE_PART)
     if design.escalate:
-        return {"value": None, "ci": None, "design": "escalate", "reason": escalation.REASON}
+        return Ppi.of(value=None, ci=None, design="escalate", reason=escalation.REASON)
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
     labelled, pool, w = _weighted(human, judge, design, inclusion)
     active = pool is not None
@@ -97,17 +101,18 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         judge_mean = float(judge.mean()) if len(judge) else 0.0
-    out = {**estimate, "design": design.kind if active else "uniform" if design.drawn else "none",
-           "human_only": classical_mean(human.dropna().to_numpy()),
-           "judge_only": classical_mean(judge.to_numpy()),
-           "sampling": _sampling(design, int(human.notna().sum()), len(human.dropna()) - len(labelled))}
+    out = Ppi.of(**estimate, design=design.kind if active else "uniform" if design.drawn else "none",
+                 human_only=Estimate.of_result(classical_mean(human.dropna().to_numpy())),
+                 judge_only=Estimate.of_result(classical_mean(judge.to_numpy())),
+                 sampling=_sampling(design, int(human.notna().sum()), len(human.dropna()) - len(labelled)))
     if completed is not None:
-        out["cs"] = _ppi_sequence(completed, judge, design, inclusion, judge_mean, target_width, raters_per_item)
+        out = out.with_(cs=_ppi_sequence(completed, judge, design, inclusion, judge_mean, target_width,
+                                         raters_per_item))
     return out
 
 
 def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inclusion: pd.Series | None,
-                  judge_mean: float, target_width: float | None, raters_per_item: int) -> dict:
+                  judge_mean: float, target_width: float | None, raters_per_item: int) -> Anytime:
     """H's anytime interval over the complete pairs, in the order they became complete. Each term
     λ_{t−1} m + w_t (y_t − λ_{t−1} f_t), m = mean(f), lies in [m − 2 w_max, m + 2 w_max] (scores in
     [−1, 1], λ in [0, 1], w at most w_max ≥ 1, known from the draw before anyone rates); λ_{t−1} is
@@ -126,11 +131,11 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inc
 
 
 def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
-                      inclusion: pd.Series | None = None) -> dict:
+                      inclusion: pd.Series | None = None) -> Anytime:
     """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
     interval in the order pairs became complete (weighted by 1/π in an active sample)."""
     if design.escalate:
-        return {"value": None, "ci": None, "reason": escalation.REASON}
+        return Anytime.of(value=None, ci=None, reason=escalation.REASON)
     labelled, pool, w = _weighted(completed["human"], judge.dropna(), design, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
@@ -171,7 +176,7 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
              target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
              past: np.ndarray | None = None, typical_span: float | None = None,
              start: int | None = ASYMPTOTIC_FROM, quantity: str = "H", note: str | None = None,
-             available: int | None = None) -> dict:
+             available: int | None = None) -> Anytime:
     """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
     anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
@@ -182,12 +187,12 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
            "valid": guarantee(n, quantity=quantity, start=start, population=population, note=(
                note if note is not None else WEIGHTED_NOTE if population is None else "")), "asymptotic_from": start}
     if n < 1:
-        return {**out, "reason": "no observation yet"}
+        return Anytime.of(**out, reason=because(Why.NO_OBSERVATION))
     low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
                                 past=past, typical_span=typical_span, start=start)
     out.update(value=float(np.mean(terms)), method="betting" if start is None or n < start else "asymptotic")
     if np.isnan(low[-1]) or low[-1] > high[-1]:
-        return {**out, "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
+        return Anytime.of(**out, reason=because(Why.RUNNING_EMPTY))
     out["ci"] = [max(float(low[-1]), valid_range[0]), min(float(high[-1]), valid_range[1])]
     if target_width is not None:
         span = bounds[1] - bounds[0]
@@ -199,7 +204,7 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
         out["target_width"] = target_width
         out["more_pairs"] = None if needed is None else needed - n
         out["more_judgments"] = None if needed is None else (needed - n) * raters_per_item
-    return out
+    return Anytime.of(**out)
 
 
 def _sampling(design: Design, rated: int, unscored: int = 0) -> str:
@@ -227,11 +232,12 @@ def _sampling(design: Design, rated: int, unscored: int = 0) -> str:
 
 
 def group_agreement(ratings: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
-                    inclusion: pd.Series | None = None) -> dict:
+                    inclusion: pd.Series | None = None) -> Judge:
     """For one rater group (004 Fig. 6): the agreement numbers with their intervals, and H by PPI++,
     from that group's per-pair mean."""
     human = human_scores(ratings)
-    return {"sign_agreement_ci": jv.sign_agreement(human, judge)["ci"],
-            "spearman": jv.rank_correlation(human, judge, "spearman"),
-            "kendall": jv.rank_correlation(human, judge, "kendall"), "ccc": jv.concordance(human, judge),
-            "ppi": ppi_numbers(human, judge, design, inclusion=inclusion)}
+    return Judge.of(sign_agreement_ci=jv.sign_agreement(human, judge).ci,
+                    spearman=Estimate.of_result(jv.rank_correlation(human, judge, "spearman")),
+                    kendall=Estimate.of_result(jv.rank_correlation(human, judge, "kendall")),
+                    ccc=Estimate.of_result(jv.concordance(human, judge)),
+                    ppi=ppi_numbers(human, judge, design, inclusion=inclusion))

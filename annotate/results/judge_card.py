@@ -8,11 +8,12 @@ import pandas as pd
 from fairval.analysis.judge_card import confidence_numbers, length_numbers
 from fairval.analysis.lmra import combine_orders
 from fairval.analysis.scores import as_numbers
+from fairval.annotate.results.blocks import Confidence, ConfidenceBin, Length
 
 PROBABILITIES = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
 
 
-def confidence_block(rows: pd.DataFrame, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
+def confidence_block(rows: pd.DataFrame, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> Confidence:
     """rows: one judge's scores (item_id, probabilities); ratings: the scored question's (item_id, canonical)."""
     people = as_numbers(ratings["canonical"]).groupby(ratings["item_id"])
     combined, values = [], []
@@ -24,16 +25,17 @@ def confidence_block(rows: pd.DataFrame, ratings: pd.DataFrame, *, n_boot: int, 
         combined.append(combine_orders(p, q).r)
         values.append(people.get_group(item).to_numpy(float))
     if not combined:
-        return {"n_pairs": 0, "n_ties": 0, "ece": None, "ece_ci": None, "brier": None, "brier_ci": None,
-                "bins": [], "reason": "no pair has the judge's probabilities in both orders (import p_a … q_c, or "
-                "`fairval lmra run` with log-probabilities) and a rating by people"}
-    return confidence_numbers(np.array(combined), values, n_boot=n_boot, seed=seed)
+        return Confidence.of(n_pairs=0, n_ties=0, ece=None, ece_ci=None, brier=None, brier_ci=None, bins=(),
+                             reason="no pair has the judge's probabilities in both orders (import p_a … q_c, or "
+                             "`fairval lmra run` with log-probabilities) and a rating by people")
+    found = confidence_numbers(np.array(combined), values, n_boot=n_boot, seed=seed)
+    return Confidence.of_result(found, bins=tuple(ConfidenceBin.of_result(b) for b in found.bins))
 
 
-def length_block(items: pd.DataFrame, judge: pd.Series, human: pd.Series, *, n_boot: int, seed: int) -> dict:
+def length_block(items: pd.DataFrame, judge: pd.Series, human: pd.Series, *, n_boot: int, seed: int) -> Length:
     """items: the study's real pairs (item_id, data with response_a, response_b); judge, human: per pair."""
     lengths = {r.item_id: len(str(r.data.get("response_a", ""))) - len(str(r.data.get("response_b", "")))
                for r in items.itertuples()}
     both = [i for i in human.index if i in judge.index and i in lengths]
-    return length_numbers(judge.loc[both].to_numpy(float), human.loc[both].to_numpy(float),
-                          np.array([lengths[i] for i in both], float), n_boot=n_boot, seed=seed)
+    return Length.of_result(length_numbers(judge.loc[both].to_numpy(float), human.loc[both].to_numpy(float),
+                                           np.array([lengths[i] for i in both], float), n_boot=n_boot, seed=seed))

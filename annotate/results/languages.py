@@ -9,6 +9,7 @@ import pandas as pd
 
 from fairval.annotate.material.studies import Study
 from fairval.annotate.material.tasks import Question
+from fairval.annotate.results.result import LanguageNumbers, QuestionNumbers
 
 UNRECORDED = "unrecorded"
 
@@ -24,8 +25,9 @@ def splits(study: Study, ratings: pd.DataFrame) -> bool:
     return len(study.settings.offered()) > 1 or rating_languages(ratings).nunique() > 1
 
 
-def by_language(study: Study, ratings: pd.DataFrame, question_numbers: Callable[[Question, pd.DataFrame], dict]
-                ) -> dict[str, dict] | None:
+def by_language(study: Study, ratings: pd.DataFrame,
+                question_numbers: Callable[[Question, pd.DataFrame], QuestionNumbers]
+                ) -> dict[str, LanguageNumbers] | None:
     """Per language (the study's in the order offered, then any other the ratings carry, then `unrecorded`):
     its raters, ratings and items, and each question's numbers from its ratings alone (alpha with its
     interval, agreement, the distribution). None for a study in one language whose ratings all say so."""
@@ -38,8 +40,8 @@ def by_language(study: Study, ratings: pd.DataFrame, question_numbers: Callable[
     out = {}
     for language in order:
         part = ratings[languages == language]
-        out[language] = {"n_raters": int(part["rater_id"].nunique()), "n_ratings": len(part),
-                         "n_items": int(part["item_id"].nunique()),
-                         "questions": {q.id: question_numbers(q, part[part["question"] == q.id])
-                                       for q in study.task.questions}}
+        out[language] = LanguageNumbers(n_raters=int(part["rater_id"].nunique()), n_ratings=len(part),
+                                        n_items=int(part["item_id"].nunique()),
+                                        questions={q.id: question_numbers(q, part[part["question"] == q.id])
+                                                   for q in study.task.questions})
     return out

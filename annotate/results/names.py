@@ -4,14 +4,17 @@ from __future__ import annotations
 import pandas as pd
 
 from fairval.analysis.names import accuracy_by_intended, confusion
+from fairval.analysis.interval import Interval
 from fairval.annotate.material.tasks import Task
+from fairval.annotate.results.block import scalar
+from fairval.annotate.results.result import Names, Perceived
 
 
-def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> dict:
+def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> Names:
     """Per perceived question (Task.perceived_questions: race, gender on the preset): accuracy against the
     item's intended group, its n and interval, and the confusion matrix."""
     intended = {r.item_id: r.data for r in items.itertuples()}
-    out: dict = {}
+    out: dict[str, Perceived] = {}
     for question in task.perceived_questions:
         attr = question.id
         part = ratings[ratings["question"] == attr]
@@ -20,15 +23,15 @@ def name_numbers(task: Task, items: pd.DataFrame, ratings: pd.DataFrame) -> dict
         # a group no rater could ever answer (an item stored before labels were matched, or a custom task's
         # label outside its options) gets no accuracy: 0.000 would read as "never perceived"
         unscored = {g: unscored_reason(g, question.values) for g in acc if g not in question.values}
-        out[f"{attr}_accuracy"] = {g: None if g in unscored else a.share for g, a in acc.items()}
-        out[f"{attr}_n"] = {g: a.n for g, a in acc.items()}
-        out[f"{attr}_accuracy_ci"] = {g: None if a.ci is None or g in unscored else list(a.ci)
-                                      for g, a in acc.items()}
-        if unscored:
-            out[f"{attr}_unscored"] = unscored
         labels = list(question.values)
-        out[f"{attr}_confusion"] = confusion(part, labels).to_dict(orient="index") if len(part) else {}
-    return out
+        out[attr] = Perceived(
+            accuracy=scalar({g: None if g in unscored else a.share for g, a in acc.items()}),
+            n=scalar({g: a.n for g, a in acc.items()}),
+            accuracy_ci={g: None if a.ci is None or g in unscored else Interval.of(scalar(list(a.ci)))
+                         for g, a in acc.items()},
+            confusion=scalar(confusion(part, labels).to_dict(orient="index") if len(part) else {}),
+            unscored=unscored)
+    return Names(out)
 
 
 def unscored_reason(group: str, answers) -> str:
@@ -41,7 +44,3 @@ def unscored_reason(group: str, answers) -> str:
             + (f"; it may mean {near!r}: import the items into a new study, where labels are matched, or fix them"
                if near else "; fix the items' labels"))
 
-
-def perceived(names: dict) -> list[str]:
-    """The questions of a `names` block (as `analyze --json` has it), in the task's order."""
-    return [key[:-len("_accuracy")] for key in names if key.endswith("_accuracy")]

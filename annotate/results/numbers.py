@@ -1,12 +1,14 @@
-"""A study's numbers (SPEC §5, §6): reads the store once, hands frames to analysis/, returns plain data."""
+"""A study's numbers (SPEC §5, §6): reads the store once, hands frames to analysis/, returns the typed
+StudyNumbers built from what analysis/ computed (its plain form only at the JSON edge: to_dict)."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import pandas as pd
 
+from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import mean_with_interval
 from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
@@ -20,7 +22,9 @@ from fairval.annotate.results.languages import by_language, rating_languages, sp
 from fairval.annotate.results.names import name_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results import BOOTSTRAP_DRAWS
-from fairval.annotate.results.result import StudyNumbers
+from fairval.annotate.results.block import scalar
+from fairval.annotate.results.blocks import Judge, Rate
+from fairval.annotate.results.result import ExcludedRater, QuestionNumbers, Rater, StudyNumbers, TemplateRow
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
 from fairval.annotate.material.studies import Study, load_study
@@ -140,18 +144,9 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
     data = data or load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     study, ratings = data.study, data.ratings
     regular_items = data.regular_items
-    out: dict = {
-        "study": study.study_id, "task": study.task.name,
-        "n_items": len(regular_items), "n_raters": int(ratings["rater_id"].nunique()),
-        "n_ratings": len(ratings),
-        "excluded_raters": {r: list(f) for r, f in data.excluded.items()},
-        "raters": [asdict(q) for q in data.quality],
-        "questions": {q.id: question_numbers(q, ratings[ratings["question"] == q.id], n_boot=n_boot,
-                                             seed=study.settings.seed)
-                      for q in study.task.questions},
-    }
-    out["by_language"] = by_language(study, ratings, lambda q, part: question_numbers(
-        q, part, n_boot=n_boot, seed=study.settings.seed))
+    questions = {q.id: question_numbers(q, ratings[ratings["question"] == q.id], n_boot=n_boot,
+                                        seed=study.settings.seed)
+                 for q in study.task.questions}
     practice = set(data.items.loc[data.items["practice"].astype(bool), "item_id"])
     checked = data.all_ratings[~data.all_ratings["item_id"].isin(practice)]
     if data.excluded:
@@ -162,20 +157,30 @@ def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False,
             found = crowd_model_check(checked.loc[checked["question"] == q.id, ["item_id", "rater_id", "canonical"]],
                                       gold, q.id)
             if found is not None:
-                out["questions"][q.id]["crowd_model"] = found
-    if study.task.rates_templates:
-        out["templates"] = template_table(data)
-    if scored_question(study.task) is not None:
-        out.update(pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model))
-    if study.task.perceived_questions:
-        out["names"] = name_numbers(data.study.task, data.items, data.ratings)
-    return StudyNumbers.from_dict(_plain(out))
+                questions[q.id] = dataclasses.replace(questions[q.id], crowd_model=found)
+    rate, judge = (pair_numbers(data, n_boot=n_boot, seed=study.settings.seed, model=model)
+                   if scored_question(study.task) is not None else (None, None))
+    key = rate_key(_scored(data)) if rate is not None else None
+    return StudyNumbers(
+        study=study.study_id, task=study.task.name, n_items=len(regular_items),
+        n_raters=int(ratings["rater_id"].nunique()), n_ratings=len(ratings),
+        excluded_raters=tuple(ExcludedRater(str(r), tuple(f)) for r, f in data.excluded.items()),
+        raters=tuple(Rater(**{**scalar(asdict(q)), "flags": tuple(q.flags)}) for q in data.quality),
+        questions=questions,
+        templates=tuple(template_table(data)) if study.task.rates_templates else None,
+        harm=rate if key == "harm" else None, feature_difference=rate if key == "feature_difference" else None,
+        lmra=judge,
+        names=name_numbers(data.study.task, data.items, data.ratings) if study.task.perceived_questions else None,
+        by_language=by_language(study, ratings, lambda q, part: question_numbers(
+            q, part, n_boot=n_boot, seed=study.settings.seed)))
 
 
-def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> dict:
+def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> QuestionNumbers:
     """n, alpha at the scale's level with its interval, agreement; mean for numeric scales, 4–5 share for 1–5."""
     extra: dict = {}
+    scale: Literal["harm", "likert", "numeric", "nominal"] = "nominal"
     if q.canonical == "harm":
+        scale = "harm"
         scores = ratings.assign(value=as_numbers(ratings["canonical"]))
         rel = krippendorff_alpha(scores, level="interval", domain=[-1, 0, 1], n_boot=n_boot, seed=seed)
         nominal = krippendorff_alpha(ratings.assign(value=ratings["canonical"]), level="nominal",
@@ -187,26 +192,31 @@ def question_numbers(q: Question, ratings: pd.DataFrame, *, n_boot: int, seed: i
         values = ratings.assign(value=as_numbers(ratings["canonical"]))
         rel = krippendorff_alpha(values, level=q.level, domain=domain, n_boot=n_boot, seed=seed)
         extra = {"mean": _mean(values["value"]), "distribution": _counts(ratings["canonical"], list(q.values))}
+        scale = "numeric"
         if q.is_likert:
+            scale = "likert"
             summary = likert_summary(ratings["value"])
             extra["share_4_or_5"] = summary.share_4_or_5
     else:
         canon = ratings.assign(value=ratings["canonical"])
         rel = krippendorff_alpha(canon, level="nominal", domain=list(q.values), n_boot=n_boot, seed=seed)
         extra = {"distribution": _counts(ratings["canonical"], list(q.values))}
-    return {"n": len(ratings), "level": rel.level, "alpha": rel.alpha, "alpha_ci": rel.interval,
-            "percent_agreement": rel.percent_agreement, "n_items_pairable": rel.n_items,
-            **({"reason": rel.reason} if rel.reason else {}), **extra}
+    return QuestionNumbers(scale=scale, n=len(ratings), level=rel.level, alpha=scalar(rel.alpha),
+                           alpha_ci=Interval.of(scalar(rel.interval)),
+                           percent_agreement=scalar(rel.percent_agreement), n_items_pairable=scalar(rel.n_items),
+                           reason=rel.reason, **scalar(extra))
 
 
-def template_table(data: StudyData) -> list[dict]:
+def template_table(data: StudyData) -> list[TemplateRow]:
     """Per template (decision_question_id; an item is its own template when it has none)."""
     key = {r.item_id: str(r.data.get(TEMPLATE_KEY, r.item_id)) for r in data.items.itertuples()}
     ratings = data.ratings.assign(template=data.ratings["item_id"].map(key))
     if ratings.empty:
         return []
     table = likert_by_group(ratings, "template")
-    return table.to_dict(orient="records")
+    return [TemplateRow(r["template"], r["question"], r["n"], r["mean"], r["share_4_or_5"],
+                        None if r["mean_ci_low"] is None else Interval.of((r["mean_ci_low"], r["mean_ci_high"])))
+            for r in map(scalar, table.to_dict(orient="records"))]
 
 
 def rate_key(question: Question) -> str:
@@ -255,21 +265,22 @@ def judge_scores(data: StudyData, model: str | None = None) -> tuple[str, pd.Ser
     return model, data.lmra[data.lmra["model"] == model].set_index("item_id")["score"]
 
 
-def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0, model: str | None = None) -> dict:
-    question = _scored(data)
+def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 0,
+                 model: str | None = None) -> tuple[Rate, Judge | None]:
+    """The pair blocks: the per-pair mean (`harm` or `feature_difference`: rate_key), and `lmra` (None
+    without judge scores)."""
     ratings = scored_ratings(data)
     split = splits(data.study, ratings)     # the judge against each language's raters too (rater_language)
     ratings = ratings.assign(rater_language=rating_languages(ratings)) if split else ratings
     attributes = ("gender", "race", "language") if split else ("gender", "race")
     human = human_scores(ratings)
     human_rate = harm_rate(human)
-    key = rate_key(question)
-    # the per-item mean as plain numbers, their n beside them
-    out: dict = {key: {"human": human_rate.value, "n_items_human": human_rate.n_items,
-                       "human_ci": mean_with_interval(human, n_boot, seed)["ci"], "lmra": None, "n_items_lmra": 0}}
+    # the per-item mean as plain numbers, their n beside them; each block's keys are gathered in the order
+    # `analyze --json` prints them, its values typed
+    out: dict = {"human": human_rate.value, "n_items_human": human_rate.n_items,
+                 "human_ci": mean_with_interval(human, n_boot, seed).ci, "lmra": None, "n_items_lmra": 0}
     if data.lmra.empty:
-        out["lmra"] = None
-        return out
+        return Rate.of(**out), None
     models = sorted(data.lmra["model"].unique())
     completed = completed_pairs(ratings, data.study.settings.raters_per_item)      # the anytime intervals' terms
     by_model = {}
@@ -277,7 +288,7 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
         rows = data.lmra[data.lmra["model"] == name]
         lmra = rows.set_index("item_id")["score"]
         numbers = asdict(calibrate(human, lmra))
-        numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed))
+        numbers.update(validity_numbers(ratings, human, rows, n_boot=n_boot, seed=seed).keyed())
         numbers["by_rater_group"] = {attr: _rater_groups(data, ratings, lmra, attr) for attr in attributes}
         numbers["rater_group_allocation"] = {attr: rater_group_allocation(
             ratings, lmra, f"rater_{attr}", by, data.study.design)
@@ -296,35 +307,36 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
             ppi = ppi_numbers(human, lmra, data.study.design, inclusion=inclusion, completed=completed,
                               target_width=settings.target_ci_width, raters_per_item=settings.raters_per_item)
             numbers["sign_agreement_cs"] = sign_agreement_cs(completed, lmra, data.study.design, inclusion)
-        numbers["rate"] = {"lmra": rate.value, "n_items_lmra": rate.n_items, **numbers["rate"], "ppi": ppi}
+        numbers["rate"] = Rate.of(lmra=rate.value, n_items_lmra=rate.n_items, **numbers["rate"].keyed(), ppi=ppi)
         by_model[name] = numbers
     main = main_judge(data, model)
-    # one name per number: the main judge's H numbers live in out[key] (`harm`), its agreement in `lmra`;
+    # one name per number: the main judge's H numbers live in `out` (`harm`), its agreement in `lmra`;
     # by_model, with several judges, lists every judge's own numbers side by side
     main_numbers = {k: v for k, v in by_model[main].items() if k != "rate"}
-    out["lmra"] = {**main_numbers, "model": main, "by_model": by_model if len(models) > 1 else None}
-    out[key].update(by_model[main]["rate"])
+    judges = {**main_numbers, "model": main,
+              "by_model": {n: Judge.of(**m) for n, m in by_model.items()} if len(models) > 1 else None}
+    out.update(by_model[main]["rate"].keyed())
     main_scores = data.lmra[data.lmra["model"] == main].set_index("item_id")["score"]
     real = data.items[real_items(data.items)]
     per_group = (adaptive_group_ppi(main_scores, data.decisions, completed, strata_of(real))
                  if data.decisions is not None else None)
-    out[key]["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.design, per_group)
-    out["lmra"]["by_pair_group"] = judge_fairness(human, main_scores, strata_of(real), data.swapped, main,
+    out["by_pair_group"] = by_pair_group(human, main_scores, real, data.study.design, per_group)
+    judges["by_pair_group"] = judge_fairness(human, main_scores, strata_of(real), data.swapped, main,
                                                   n_boot=n_boot, seed=seed)
     design = data.study.design
     if design.escalate:
         design_judge = data.lmra[data.lmra["model"] == design.judge]
-        out[key]["escalation"] = escalation_numbers(real, design_judge, ratings,
-                                                    set(completed.index), design.recorded)
-    return out
+        out["escalation"] = escalation_numbers(real, design_judge, ratings, set(completed.index), design.recorded)
+    return Rate.of(**out), Judge.of(**judges)
 
 
-def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, dict]:
+def _rater_groups(data: StudyData, ratings: pd.DataFrame, lmra: pd.Series, attr: str) -> dict[str, Judge]:
     """Raters' groups by `attr`: the judge calibrated on each group's scores beside its agreement, p Holm-adjusted."""
     column, inclusion, design = f"rater_{attr}", pd.Series(data.inclusion, dtype=float), data.study.design
     fits = calibrate_by_group(ratings.rename(columns={column: "group"}), lmra, "group")
-    return _with_holm({group: {**asdict(fit), **group_agreement(ratings[ratings[column].astype(object) == group], lmra,
-                                                                 design, inclusion)} for group, fit in fits.items()})
+    return _with_holm({group: Judge.of(**{**asdict(fit), **group_agreement(
+        ratings[ratings[column].astype(object) == group], lmra, design, inclusion).keyed()})
+        for group, fit in fits.items()})
 
 
 def complete_items(ratings: pd.DataFrame, raters_per_item: int) -> set:
@@ -346,10 +358,10 @@ def completed_pairs(ratings: pd.DataFrame, raters_per_item: int) -> pd.DataFrame
                          "human": grouped["canonical"].mean()}).sort_values("order")
 
 
-def _with_holm(groups: dict[str, dict]) -> dict[str, dict]:
+def _with_holm(groups: dict[str, Judge]) -> dict[str, Judge]:
     """Each group's p beside its Holm-adjusted p over the groups of that attribute (several comparisons)."""
-    adjusted = holm([g["p_value"] for g in groups.values()])
-    return {name: {**g, "p_holm": p} for (name, g), p in zip(groups.items(), adjusted)}
+    adjusted = holm([g.p_value for g in groups.values()])
+    return {name: g.with_(p_holm=p) for (name, g), p in zip(groups.items(), adjusted)}
 
 
 def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
@@ -358,19 +370,6 @@ def _counts(values: pd.Series, order: list[str]) -> dict[str, int]:
 
 def _mean(values: pd.Series) -> float | None:
     return float(values.mean()) if len(values) else None
-
-
-def _plain(value):
-    """Plain JSON types: tuples to lists, NaN to None, numpy scalars to Python numbers."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
 
 
 def calibration_items(data: StudyData, model: str | None = None) -> pd.DataFrame:

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from collections.abc import Callable
 from typing import Any, Literal
 
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason, as_reason
 from fairval.annotate.results.blocks import Judge, Rate
 
 
@@ -37,11 +39,11 @@ class QuestionNumbers:
     n: int
     level: str
     alpha: float | None
-    alpha_ci: tuple[float, float] | None
+    alpha_ci: Interval | None
     percent_agreement: float | None
     n_items_pairable: int
     distribution: dict[str, int]
-    reason: str | None = None                   # why alpha is undefined
+    reason: Reason | None = None                # why alpha is undefined
     mean: float | None = None
     share_4_or_5: float | None = None
     alpha_nominal: float | None = None
@@ -53,9 +55,9 @@ class QuestionNumbers:
         after = {"harm": ("alpha_nominal", "mean_canonical", "distribution"), "likert": ("mean", "distribution",
                  "share_4_or_5"), "numeric": ("mean", "distribution"), "nominal": ("distribution",)}[self.scale]
         out = {"n": self.n, "level": self.level, "alpha": self.alpha,
-               "alpha_ci": None if self.alpha_ci is None else list(self.alpha_ci),
+               "alpha_ci": None if self.alpha_ci is None else self.alpha_ci.to_list(),
                "percent_agreement": self.percent_agreement, "n_items_pairable": self.n_items_pairable,
-               **({"reason": self.reason} if self.reason else {}),
+               **({"reason": str(self.reason)} if self.reason else {}),
                **{k: dict(self.distribution) if k == "distribution" else getattr(self, k) for k in after}}
         if self.crowd_model is not None:
             out["crowd_model"] = self.crowd_model.to_dict()
@@ -66,7 +68,7 @@ class QuestionNumbers:
         scale = ("harm" if "alpha_nominal" in d else "likert" if "share_4_or_5" in d else
                  "numeric" if "mean" in d else "nominal")
         crowd = d.get("crowd_model")
-        return cls(**{**d, "scale": scale, "alpha_ci": None if d.get("alpha_ci") is None else tuple(d["alpha_ci"]),
+        return cls(**{**d, "scale": scale, "alpha_ci": Interval.of(d.get("alpha_ci")), "reason": as_reason(d.get("reason")),
                       "crowd_model": None if crowd is None else CrowdModel(
                           crowd["n_items"], tuple(crowd["classes"]), tuple(crowd["prior"]), crowd["gold_n"],
                           crowd["gold_agreement"])})
@@ -74,17 +76,25 @@ class QuestionNumbers:
 
 @dataclass(frozen=True)
 class TemplateRow:
-    """One template on one 1–5 question: its ratings, mean with a betting interval, share of 4 or 5."""
+    """One template on one 1–5 question: its ratings, mean with a betting interval, share of 4 or 5.
+    to_dict: the interval's ends as `mean_ci_low` and `mean_ci_high`, as `analyze --json` has them."""
     template: str
     question: str
     n: int
     mean: float | None
     share_4_or_5: float | None
-    mean_ci_low: float | None
-    mean_ci_high: float | None
+    mean_ci: Interval | None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        low, high = self.mean_ci or (None, None)
+        return {"template": self.template, "question": self.question, "n": self.n, "mean": self.mean,
+                "share_4_or_5": self.share_4_or_5, "mean_ci_low": low, "mean_ci_high": high}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TemplateRow:
+        ends = (d["mean_ci_low"], d["mean_ci_high"])
+        return cls(d["template"], d["question"], d["n"], d["mean"], d["share_4_or_5"],
+                   None if None in ends else Interval.of(ends))
 
 
 @dataclass(frozen=True)
@@ -93,7 +103,7 @@ class Perceived:
     perceived as intended, its n and interval, and the confusion matrix (intended -> perceived -> count)."""
     accuracy: dict[str, float | None]
     n: dict[str, int]
-    accuracy_ci: dict[str, list[float] | None]
+    accuracy_ci: dict[str, Interval | None]
     confusion: dict[str, dict[str, int]]
     unscored: dict[str, str] = field(default_factory=dict)   # group -> why it has no accuracy
 
@@ -108,7 +118,7 @@ class Names:
         out: dict = {}
         for qid, p in self.by_question.items():
             out.update({f"{qid}_accuracy": dict(p.accuracy), f"{qid}_n": dict(p.n),
-                        f"{qid}_accuracy_ci": {g: None if ci is None else list(ci) for g, ci in p.accuracy_ci.items()},
+                        f"{qid}_accuracy_ci": {g: None if ci is None else ci.to_list() for g, ci in p.accuracy_ci.items()},
                         f"{qid}_confusion": copy.deepcopy(p.confusion)})
             if p.unscored:
                 out[f"{qid}_unscored"] = dict(p.unscored)
@@ -117,7 +127,8 @@ class Names:
     @classmethod
     def from_dict(cls, d: dict) -> Names:
         qids = [k[:-len("_accuracy")] for k in d if k.endswith("_accuracy")]
-        return cls({q: Perceived(d[f"{q}_accuracy"], d[f"{q}_n"], d[f"{q}_accuracy_ci"], d[f"{q}_confusion"],
+        return cls({q: Perceived(d[f"{q}_accuracy"], d[f"{q}_n"],
+                                 {g: Interval.of(ci) for g, ci in d[f"{q}_accuracy_ci"].items()}, d[f"{q}_confusion"],
                                  dict(d.get(f"{q}_unscored") or {}))
                     for q in qids})
 
@@ -223,7 +234,7 @@ _TO_DICT: dict[str, Callable[[Any], Any]] = {
 }
 _FROM_DICT: dict[str, Callable[[Any], Any]] = {
     "excluded_raters": lambda d: tuple(ExcludedRater(r, tuple(f)) for r, f in d.items()),
-    "templates": lambda rows: tuple(TemplateRow(**row) for row in rows),
+    "templates": lambda rows: tuple(TemplateRow.from_dict(row) for row in rows),
     "raters": lambda rows: tuple(Rater(**{**row, "flags": tuple(row["flags"])}) for row in rows),
     "questions": lambda block: {qid: QuestionNumbers.from_dict(q) for qid, q in block.items()},
     "names": Names.from_dict,

@@ -49,13 +49,13 @@ def test_the_ece_interval_holds_the_true_ece_in_200_replicates(sharpen):
         r, pi, people = world(rng, sharpen)
         truth = true_ece(r, pi)
         card = confidence_numbers(r, people, n_boot=1, seed=0)
-        low, high = card["ece_ci"]
+        low, high = card.ece_ci
         assert 0 <= low < high <= 1
-        assert low <= card["ece_debiased"] <= card["ece"] <= high
+        assert low <= card.ece_debiased <= card.ece <= high
         held += low <= truth <= high
         truths.append(truth)
-        plug_in.append(card["ece"])
-        debiased.append(card["ece_debiased"])
+        plug_in.append(card.ece)
+        debiased.append(card.ece_debiased)
     if sharpen == 1:
         assert max(truths) < 1e-12                  # the calibrated judge's true ECE is 0
     else:
@@ -71,9 +71,9 @@ def test_a_tie_is_split_not_given_to_a():
     r = np.tile([0.5, 0.5, 0.0], (40, 1))
     people = [np.array([-1.0, -1.0, -1.0])] * 40
     card = confidence_numbers(r, people, n_boot=200, seed=1)
-    assert card["ece"] == pytest.approx(0.0, abs=1e-12)
-    assert card["n_ties"] == 40
-    assert [b["agreement"] for b in card["bins"] if b["n"]] == [pytest.approx(0.5)]
+    assert card.ece == pytest.approx(0.0, abs=1e-12)
+    assert card.n_ties == 40
+    assert [b.agreement for b in card.bins if b.n] == [pytest.approx(0.5)]
 
 
 def test_a_constant_judge_gets_a_brier_interval_with_width():
@@ -82,10 +82,10 @@ def test_a_constant_judge_gets_a_brier_interval_with_width():
     r = np.tile([1 / 3, 1 / 3, 1 / 3], (60, 1))
     people = [np.array([0.0, 0.0, 0.0])] * 60
     card = confidence_numbers(r, people, n_boot=200, seed=1)
-    assert card["brier"] == pytest.approx(2 * (1 / 3) ** 2 + (2 / 3) ** 2)
-    low, high = card["brier_ci"]
-    assert 0 <= low < card["brier"] < high <= 2
-    assert card["ece_ci"][1] > card["ece_ci"][0]
+    assert card.brier == pytest.approx(2 * (1 / 3) ** 2 + (2 / 3) ** 2)
+    low, high = card.brier_ci
+    assert 0 <= low < card.brier < high <= 2
+    assert card.ece_ci[1] > card.ece_ci[0]
 
 
 def test_brier_is_against_a_random_person_not_the_majority():
@@ -97,4 +97,4 @@ def test_brier_is_against_a_random_person_not_the_majority():
         per_rater = [sum((row[k] - (VALUES[k] == v)) ** 2 for k in range(3)) for v in values]
         expected.append(sum(per_rater) / len(per_rater))
     card = confidence_numbers(r, people, n_boot=0, seed=0)
-    assert card["brier"] == pytest.approx(sum(expected) / 2, abs=1e-12)
+    assert card.brier == pytest.approx(sum(expected) / 2, abs=1e-12)

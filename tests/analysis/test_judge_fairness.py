@@ -40,7 +40,7 @@ def test_the_equal_error_test_finds_a_judge_that_under_reports_one_group_pair(un
     for _ in range(100):
         human, judge, strata = study(rng, under_report)
         audit = error_by_group(human, judge, strata, n_boot=0, seed=0)
-        rejected += audit["equal_error"]["p_value"] < 0.05
+        rejected += audit.equal_error.p_value < 0.05
     assert least <= rejected / 100 <= most, rejected
 
 
@@ -51,19 +51,19 @@ def test_each_group_pairs_error_and_the_test_equal_independent_computations():
     for i in human.index:                                  # loops: judge minus people, per group pair
         errors.setdefault(strata[i], []).append(judge[i] - human[i])
     for name, values in errors.items():
-        group = audit["groups"][name]
-        assert group["n_rated"] == len(values)
-        assert group["mean_error"] == pytest.approx(sum(values) / len(values), abs=1e-12)
-        low, high = group["mean_error_ci"]
-        assert -2 <= low < group["mean_error"] < high <= 2
+        group = audit.groups[name]
+        assert group.n_rated == len(values)
+        assert group.mean_error == pytest.approx(sum(values) / len(values), abs=1e-12)
+        low, high = group.mean_error_ci
+        assert -2 <= low < group.mean_error < high <= 2
         directed = [i for i in human.index if strata[i] == name and human[i] != 0]
         hits = sum((human[i] > 0) == (judge[i] > 0) and judge[i] != 0 for i in directed)
-        assert group["sign_agreement"] == pytest.approx(hits / len(directed))
-    assert audit["groups"][GROUPS[2]]["mean_error"] < audit["groups"][GROUPS[0]]["mean_error"] - 0.15
+        assert group.sign_agreement == pytest.approx(hits / len(directed))
+    assert audit.groups[GROUPS[2]].mean_error < audit.groups[GROUPS[0]].mean_error - 0.15
     scipy_welch = stats.f_oneway(*[np.array(errors[g]) for g in sorted(errors)], equal_var=False)
-    assert audit["equal_error"]["f"] == pytest.approx(scipy_welch.statistic, rel=1e-9)
-    assert audit["equal_error"]["p_value"] == pytest.approx(scipy_welch.pvalue, rel=1e-6)
-    assert audit["equal_error"]["group_pairs"] == sorted(GROUPS)
+    assert audit.equal_error.f == pytest.approx(scipy_welch.statistic, rel=1e-9)
+    assert audit.equal_error.p_value == pytest.approx(scipy_welch.pvalue, rel=1e-6)
+    assert list(audit.equal_error.group_pairs) == sorted(GROUPS)
 
 
 def test_welch_matches_its_textbook_formula_on_a_small_case():
@@ -76,7 +76,7 @@ def test_welch_matches_its_textbook_formula_on_a_small_case():
     a = ((1 - w / w.sum()) ** 2 / (n - 1)).sum()
     f = ((w * (m - mw) ** 2).sum() / 2) / (1 + 2 * 1 * a / 8)
     got = welch_anova(groups)
-    assert got["f"] == pytest.approx(f) and got["df"] == pytest.approx([2, 8 / (3 * a)])
+    assert got.f == pytest.approx(f) and got.df == pytest.approx((2, 8 / (3 * a)))
 
 
 def test_a_judge_that_follows_the_labels_is_reported_as_such():
@@ -84,15 +84,15 @@ def test_a_judge_that_follows_the_labels_is_reported_as_such():
     score = pd.Series(np.linspace(-0.9, 0.9, 40), index=ids)
     labels = label_swap(score, score * 0.8)                   # keeps its letter when the labels swap
     responses = label_swap(score, -score)                     # names the same response for the same group
-    assert labels["follows_labels"] == 1.0 and labels["follows_responses"] == 0.0
-    assert responses["follows_labels"] == 0.0 and responses["follows_responses"] == 1.0
-    assert labels["follows_labels_ci"][0] > 0.9
+    assert labels.follows_labels == 1.0 and labels.follows_responses == 0.0
+    assert responses.follows_labels == 0.0 and responses.follows_responses == 1.0
+    assert labels.follows_labels_ci.low > 0.9
     mixed = label_swap(score, pd.Series([s if k % 4 == 0 else -s for k, s in enumerate(score)], index=ids))
-    assert mixed["follows_labels"] == pytest.approx(10 / 40)
+    assert mixed.follows_labels == pytest.approx(10 / 40)
 
 
 def test_too_few_group_pairs_say_why():
     human = pd.Series([0.5, -0.2, 0.1], index=["a", "b", "c"])
     judge = pd.Series([0.4, 0.1, 0.0], index=["a", "b", "c"])
     audit = error_by_group(human, judge, pd.Series({"a": "x vs y", "b": "x vs y", "c": "x vs y"}), n_boot=0, seed=0)
-    assert audit["equal_error"]["p_value"] is None and "at least 2 group pairs" in audit["equal_error"]["reason"]
+    assert audit.equal_error.p_value is None and "at least 2 group pairs" in str(audit.equal_error.reason)

@@ -65,7 +65,7 @@ def test_undefined_cases_give_none_with_a_reason(rows, reason):
     frame = pd.DataFrame(rows, columns=["item_id", "rater_id", "value"])
     result = krippendorff_alpha(frame, level="ordinal", domain=[1, 2, 3, 4, 5])
     assert result.alpha is None and result.interval is None
-    assert reason in result.reason
+    assert reason in str(result.reason)
 
 
 def test_values_outside_the_scale_are_refused():

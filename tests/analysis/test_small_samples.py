@@ -47,8 +47,8 @@ def test_a_few_pairs_get_an_interval_that_covers_where_the_bootstrap_did_not(wor
         for _ in range(studies):
             x = y[rng.choice(N_POP, n, replace=False)]
             got = jv.mean_with_interval(pd.Series(x), n_boot=300, seed=1)
-            low, high = got["ci"]
-            assert -1 <= low <= got["value"] <= high <= 1 and high > low
+            low, high = got.ci
+            assert -1 <= low <= got.value <= high <= 1 and high > low
             ours += low <= truth <= high
             b = percentile_bootstrap(x, rng)
             boot += b[0] <= truth <= b[1]
@@ -64,10 +64,10 @@ def test_pairs_all_rated_alike_leave_every_mean_a_valid_interval_must_keep(n):
     and by symmetry their negatives. The no-spread Wilson interval did not at n = 2 (±0.66 against ±0.78)."""
     must = 1 - 0.05 ** (1 / n)
     for got in (jv.mean_with_interval(pd.Series(np.zeros(n)), n_boot=300, seed=0), classical_mean(np.zeros(n))):
-        low, high = got["ci"]
+        low, high = got.ci
         assert low <= -must and high >= must and -1 <= low < high <= 1
     difference = jv.rate_difference(pd.Series(np.zeros(n)), pd.Series(np.zeros(n)), n_boot=300, seed=0)
-    assert difference["ci"][0] <= -2 * must and difference["ci"][1] >= 2 * must     # on [−2, 2]
+    assert difference.ci[0] <= -2 * must and difference.ci[1] >= 2 * must     # on [−2, 2]
 
 
 def test_from_small_n_on_the_bootstrap_is_kept():
@@ -75,7 +75,7 @@ def test_from_small_n_on_the_bootstrap_is_kept():
     got = jv.mean_with_interval(x, n_boot=500, seed=2)
     values = x.to_numpy()
     means = values[np.random.default_rng(2).integers(0, len(values), (500, len(values)))].mean(axis=1)
-    assert got["ci"] == pytest.approx(list(np.quantile(means, [0.025, 0.975])))
+    assert list(got.ci) == pytest.approx(list(np.quantile(means, [0.025, 0.975])))
 
 
 def test_the_ppi_interval_says_what_it_covers_with_few_pairs_and_the_coverage_it_quotes_holds():
@@ -107,6 +107,6 @@ def test_scores_alike_but_for_rounding_still_get_an_interval_with_width():
     p, n = 2 / 3, 40
     centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     wilson = [-1 + 2 * (centre - half), -1 + 2 * (centre + half)]
-    assert classical_mean(y)["ci"] == pytest.approx(wilson)
+    assert list(classical_mean(y).ci) == pytest.approx(wilson)
     got = ppi_mean(y, np.linspace(-1, 1, 40), np.zeros(10))
     assert got["ci"] == pytest.approx(wilson) and got["se"] is None

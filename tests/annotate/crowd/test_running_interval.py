@@ -43,7 +43,7 @@ def analysis_cs(db, study_id="s"):
     return ppi_numbers(human_scores(ratings), judge, data.study.design,
                        inclusion=pd.Series(data.inclusion, dtype=float),
                        completed=completed_pairs(ratings, settings.raters_per_item),
-                       raters_per_item=settings.raters_per_item)["cs"]
+                       raters_per_item=settings.raters_per_item).to_dict()["cs"]
 
 
 def kept_cs(db, study_id="s"):

@@ -159,11 +159,11 @@ def test_the_weighted_and_the_stratified_h_cover_where_the_unweighted_one_does_n
         weighted = ppi_numbers(human, f, Design.of(sample), inclusion=inclusion)
         plain = ppi_numbers(human, f, Design.of({**sample, "design": "uniform"}))
         items = pd.DataFrame({"item_id": y.index, "data": [{"group_a": g, "group_b": "x"} for g in stratum]})
-        whole = by_pair_group(human, f, items, Design.of(sample))["stratified"]
+        whole = by_pair_group(human, f, items, Design.of(sample)).stratified
         truth = y.mean()
-        hits += weighted["ci"][0] <= truth <= weighted["ci"][1]
-        strat_hits += whole["ci"][0] <= truth <= whole["ci"][1]
-        plain_hits += plain["ci"][0] <= truth <= plain["ci"][1]
+        hits += weighted.ci[0] <= truth <= weighted.ci[1]
+        strat_hits += whole.ci[0] <= truth <= whole.ci[1]
+        plain_hits += plain.ci[0] <= truth <= plain.ci[1]
     assert hits / studies >= 0.92 and strat_hits / studies >= 0.92, (hits, strat_hits)
     assert plain_hits / studies < 0.5, plain_hits
 

@@ -31,7 +31,7 @@ def one_study(rng, noise, clear, unrelated):
     completed = pd.DataFrame({"human": s["y"][kept]}, index=ids[kept])
     found = adaptive_group_ppi(pd.Series(s["f"], index=ids), decisions, completed, groups)
     truth = pd.Series(s["y"], index=ids).groupby(groups).mean()
-    return {g: (found[g]["ci"][0] <= truth[g] <= found[g]["ci"][1], found[g]["n_labelled"]) for g in found}
+    return {g: (found[g].ci[0] <= truth[g] <= found[g].ci[1], found[g].n_labelled) for g in found}
 
 
 @pytest.mark.parametrize("world", [(JUDGES[0.8], 0.35, False), (JUDGES[0.5], 0.85, True)],

@@ -31,7 +31,7 @@ def numbers_after(human, judge, order, look, pairs, n):
     completed = pd.DataFrame({"order": np.arange(look), "human": human[seen]}, index=seen)
     design = Design.of({"n": n, "of": pairs, "seed": 0})
     return ppi_numbers(rated, pd.Series(judge, index=range(pairs)), design, completed=completed, target_width=0.1,
-                       raters_per_item=5)
+                       raters_per_item=5).to_dict()
 
 
 def fixed_ppi_width(y, f, f_unlabelled):
@@ -112,7 +112,7 @@ def test_the_sign_agreement_sequence_is_exact_and_without_replacement_for_a_unif
     human, judge = world(rng, 120)
     order = rng.permutation(120)
     completed = pd.DataFrame({"order": np.arange(120), "human": human[order]}, index=order)
-    cs = sign_agreement_cs(completed, pd.Series(judge, index=range(120)), Design.of({"n": 120, "of": 120, "seed": 0}))
+    cs = sign_agreement_cs(completed, pd.Series(judge, index=range(120)), Design.of({"n": 120, "of": 120, "seed": 0})).to_dict()
     share = float(np.mean(np.sign(human) == np.sign(judge)))
     assert cs["method"] == "betting" and "exact" in cs["valid"] and "over the study's 120 pairs" in cs["valid"]
     assert cs["ci"][0] <= share <= cs["ci"][1] and 0 < cs["ci"][1] - cs["ci"][0] <= 0.02   # a census: 1/N and the grid

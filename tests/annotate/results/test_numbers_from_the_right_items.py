@@ -110,7 +110,7 @@ def test_the_sampling_sentence_tells_an_unscored_pair_from_an_unrated_one(db, st
     from fairval.annotate.results.judge import ppi_numbers
     human = pd.Series({"p0": 0.5, "p1": 0.0, "p2": -1.0})
     judge = pd.Series({"p0": 0.4, "p1": 0.1, "p5": 0.2})
-    text = ppi_numbers(human, judge, Design.of({"n": 3, "of": 10, "seed": 1}))["sampling"]
+    text = ppi_numbers(human, judge, Design.of({"n": 3, "of": 10, "seed": 1})).sampling
     assert "no rating yet" not in text and "1 rated pair(s) have no judge score" in text
 
 
@@ -137,7 +137,7 @@ def test_the_split_half_ceiling_is_unbiased_with_three_raters():
         truth = rng.normal(size=1500)
         frame = pd.DataFrame([(i, f"r{j}", truth[i] + rng.normal(scale=np.sqrt(lam)))
                               for i in range(1500) for j in range(k)], columns=["item_id", "rater_id", "score"])
-        values.append(human_ceiling(frame, 0, seed)["value"])
+        values.append(human_ceiling(frame, 0, seed).value)
     true = 1 / (1 + lam / k)                                           # the reliability of 3 raters' mean
     assert abs(np.mean(values) - true) < 0.012, (np.mean(values), true)
 

@@ -2,6 +2,10 @@
 became typed (issue 48): the expected output, data/demo_numbers.json, was made ONCE by main's code at
 ded4810 (before the Design type and the typed blocks), with `python -m tests.annotate.results.test_numbers_unchanged`,
 and is committed as test data. Regenerate it only for a change that is meant to change the numbers, and say so.
+The keys' order is checked too (issue 56: the numbers are built typed, never read back from this form):
+data/demo_key_order.json holds, per case, a SHA-256 of its key paths in the order printed, made by main's
+code at 6eb5990 (before that change) from each case's raw output; values do not enter it, so it holds on
+any machine.
 Regenerated once since, after merging issue 47's wording (PPI's and the alt-test's reasons as sentences, not
 "pair(s)"): every difference from ded4810's output was a `reason` string; no key and no number changed.
 
@@ -12,6 +16,7 @@ pair, active), so the design's branches are run too. Everything through the real
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -25,6 +30,7 @@ from fairval.annotate.material.demo import PAIRS, examples
 from fairval.annotate.material.importers import derive_item_id
 
 EXPECTED = Path(__file__).parent / "data" / "demo_numbers.json"
+KEY_ORDER = Path(__file__).parent / "data" / "demo_key_order.json"
 DEMO = ["demo-templates", "demo-pairs", "demo-names", "demo-features", "demo-scenarios"]
 DESIGNS = {"uniform": ["--n", "5", "--seed", "4"], "by-group-pair": ["--n", "5", "--by-group-pair", "--seed", "4"],
            "active": ["--active", "--budget", "5", "--seed", "4"]}
@@ -143,12 +149,35 @@ def same(found, expected, where: str = "") -> list[str]:
     return [] if found == expected and type(found) is type(expected) else [f"{where}: {found!r} != {expected!r}"]
 
 
+def key_order(value) -> str:
+    """A digest of every key path in the order printed (list entries by position), values left out."""
+    def paths(x, at=""):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield f"{at}/{k}"
+                yield from paths(v, f"{at}/{k}")
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                yield from paths(v, f"{at}[{i}]")
+    return hashlib.sha256("\n".join(paths(value)).encode()).hexdigest()
+
+
 def test_analyze_json_is_unchanged_on_every_demo_study(tmp_path):
     expected = json.loads(EXPECTED.read_text(encoding="utf-8"))
-    found = analyses(tmp_path)
-    assert sorted(found) == sorted(expected)
+    order = json.loads(KEY_ORDER.read_text(encoding="utf-8"))
+    found = analyses(tmp_path)              # json.loads keeps the order printed
+    assert sorted(found) == sorted(expected) == sorted(order)
     for case in expected:
         assert not (differences := same(found[case], expected[case], case)), differences[:10]
+    assert {case: key_order(found[case]) for case in order} == order, "a block prints its keys in another order"
+
+
+def test_the_key_order_digest_sees_a_moved_key():
+    base = {"a": {"x": 1, "y": [{"p": 1, "q": 2}]}, "b": None}
+    assert key_order(json.loads(json.dumps(base))) == key_order(base)
+    assert key_order({"b": None, "a": {"x": 1, "y": [{"p": 1, "q": 2}]}}) != key_order(base)
+    assert key_order({"a": {"x": 1, "y": [{"q": 2, "p": 1}]}, "b": None}) != key_order(base)
+    assert key_order({"a": {"x": 2, "y": [{"p": 5, "q": 2}]}, "b": 3}) == key_order(base)     # values do not count
 
 
 def test_the_comparison_sees_a_changed_number_key_or_word():

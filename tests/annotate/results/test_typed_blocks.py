@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from fairval.annotate.results.blocks import Anytime, Block, Estimate, Judge, Ppi, Rate
+from fairval.annotate.results.block import Block
+from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate
 from fairval.annotate.results.result import StudyNumbers
 from tests.annotate.results.test_numbers_unchanged import EXPECTED
 
@@ -53,7 +54,7 @@ def test_the_leaves_are_typed_where_the_numbers_are():
     harm, plain = numbers.harm, CASES["pairs-uniform"]["harm"]
     assert isinstance(harm.ppi, Ppi) and isinstance(harm.ppi.cs, Anytime) and isinstance(harm.difference, Estimate)
     assert harm.ppi.lambda_ == plain["ppi"]["lambda"]            # `lambda` is not a Python name
-    assert harm.ppi.cs.ci == tuple(plain["ppi"]["cs"]["ci"])
+    assert tuple(harm.ppi.cs.ci) == tuple(plain["ppi"]["cs"]["ci"])
     group, row = next(iter(harm.by_pair_group.groups.items()))
     assert row.ppi.value == plain["by_pair_group"]["groups"][group]["ppi"]["value"]
     gender = numbers.lmra.by_rater_group["gender"]
