@@ -14,7 +14,7 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.running_adaptive import INTERSECT
+from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.guarantees import guarantee
 from fairval.annotate.results.judge import directed_share
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
@@ -159,6 +159,7 @@ def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int
     reach = (upper - lower) / 2
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
                                 means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
+    low, high = tame_intersection(low, high, found["least"], tame=tame_least(sample["budget"], pairs))
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(
