@@ -8,8 +8,10 @@ gives the same inputs annotate.results.adaptive gives the full analysis; the end
 (the head's to the bit, the asymptotic ones to rounding)."""
 from __future__ import annotations
 
+import numpy as np
+
 from fairval.analysis import running_betting
-from fairval.analysis.active import adaptive_step
+from fairval.analysis.active import LIVE_PRIOR, adaptive_step
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha, step as asymptotic_step
 
 # The asymptotic part's interval at each decided pair alone, not their running intersection (issue 53): the
@@ -18,13 +20,41 @@ from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha,
 # overlap, which is where a width rule then stopped the study off H (bench/README.md, "sure and wrong on 25%").
 # annotate.results.adaptive reads it too, so the full analysis and the kept state agree.
 INTERSECT = False
+# ... except over the tame prefix: the decided pairs before the first whose least chance fell below TAME_MIX of
+# the uniform chance (the design leaning further on the judge than its prior mix). There no term weighs more than
+# 1/TAME_MIX times a uniform sample's, so no rare large term is waiting to be seen and the intervals drift no more
+# than a uniform sample's, whose running intersection covers (bench/README.md, issue 53). Where the judge's
+# sureness says nothing the design stays there (analysis.active.sureness_predicts), and intersecting is worth
+# ~10% of the judgments to a width (through serving: 1.13x → 1.00x a uniform sample's with τ held at 1).
+TAME_MIX = LIVE_PRIOR
+
+
+def tame_least(budget: float, pairs: int) -> float:
+    """The least chance a tame decision has: TAME_MIX of the uniform chance (rounding aside)."""
+    return TAME_MIX * budget / pairs * (1 - 1e-9)
+
+
+def tame_intersection(low: np.ndarray, high: np.ndarray, least: np.ndarray, *, tame: float,
+                      start: int = ASYMPTOTIC_FROM) -> tuple[np.ndarray, np.ndarray]:
+    """The asymptotic part's intervals (low, high after each decided pair, from the `start`th on) each
+    intersected with those at the pairs of the tame prefix up to it (least ≥ tame for every pair so far)."""
+    low, high = np.array(low, float), np.array(high, float)
+    n = np.arange(1, len(low) + 1)
+    prefix = np.cumprod(np.asarray(least, float) >= tame).astype(bool) & (n >= start)
+    with np.errstate(invalid="ignore"):
+        kept_low = np.maximum.accumulate(np.where(prefix & ~np.isnan(low), low, -np.inf))
+        kept_high = np.minimum.accumulate(np.where(prefix & ~np.isnan(high), high, np.inf))
+    late = n >= start
+    low[late], high[late] = np.maximum(low[late], kept_low[late]), np.minimum(high[late], kept_high[late])
+    return low, high
 
 
 def start(*, judge_mean: float, lower: float, upper: float, planned: int, typical_span: float,
-          means: tuple[float, float] = (-1.0, 1.0)) -> dict:
+          means: tuple[float, float] = (-1.0, 1.0), tame: float = 2.0) -> dict:
     """Before the first decided pair: m (the judge's mean over the design's pairs), the envelope
     [lower, upper] no term leaves, the planned pairs (the asymptotic sequence's t*), the span of a
-    typical term (the bets' starting variance) and the range H lies in."""
+    typical term (the bets' starting variance), the range H lies in and the least chance of a tame
+    decision (tame_least; by default none is)."""
     span = upper - lower
     unit = ((means[0] - lower) / span, (means[1] - lower) / span)
     return {"judge_mean": judge_mean, "lower": lower, "upper": upper, "planned": int(planned),
@@ -32,7 +62,7 @@ def start(*, judge_mean: float, lower: float, upper: float, planned: int, typica
             "sums": [0.0] * 5, "head": None,
             "betting": running_betting.start(0.25 * (typical_span / span) ** 2,
                                              means=(max(unit[0], 0.0), min(unit[1], 1.0))),
-            "asymptotic": RunningCS().to_dict()}
+            "asymptotic": RunningCS().to_dict(), "tame": tame, "tame_prefix": True, "tame_ends": None}
 
 
 def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: float, least: float) -> dict:
@@ -52,8 +82,13 @@ def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: 
     asymptotic = asymptotic_step(RunningCS.from_dict(state["asymptotic"]), term, planned=state["planned"],
                                  prior_var=(state["typical_span"] / 2) ** 2, alpha=split_alpha(),
                                  intersect=INTERSECT)
+    prefix = bool(state["tame_prefix"] and float(least) >= state["tame"])
+    ends, tame_ends = asymptotic.interval, state["tame_ends"]
+    if prefix and ends is not None:
+        tame_ends = ([float(ends[0]), float(ends[1])] if tame_ends is None else
+                     [max(float(ends[0]), tame_ends[0]), min(float(ends[1]), tame_ends[1])])
     return {**state, "n": n, "kept": state["kept"] + bool(kept), "sums": sums, "betting": betting, "head": head,
-            "asymptotic": asymptotic.to_dict()}
+            "asymptotic": asymptotic.to_dict(), "tame_prefix": prefix, "tame_ends": tame_ends}
 
 
 def interval(state: dict) -> dict:
@@ -69,8 +104,9 @@ def interval(state: dict) -> dict:
         ends = None if head is None else tuple(head)
     else:                                   # within the betting part's last interval; None if they do not meet
         ends = asymptotic.interval
-        if ends is not None and head is not None:
-            ends = (max(ends[0], head[0]), min(ends[1], head[1]))
+        for other in (head, state["tame_ends"]):
+            if ends is not None and other is not None:
+                ends = (max(ends[0], other[0]), min(ends[1], other[1]))
     means = state["means"]
     ci = None if ends is None or ends[0] > ends[1] else [max(ends[0], means[0]), min(ends[1], means[1])]
     return {**out, "value": asymptotic.mean, "ci": ci}

@@ -5,7 +5,7 @@ the studies that stopped themselves at a target width held H at the stop.
 
 "Ever": the uniform designs' interval is a running intersection, so its end decides (through_serving's
 coverage_study, which also looks after the 30th complete pair); the adaptive design's asymptotic part is not
-intersected (analysis.running_adaptive.INTERSECT), so its whole path is rebuilt from the study's file at the
+intersected past its tame prefix (analysis.running_adaptive.INTERSECT), so its whole path is rebuilt from the study's file at the
 end with the app's own pieces (decided_prefix, adaptive_terms, envelope, anytime_running): the interval it
 reported after each decided pair of the prefix, from the 2nd rated pair on, as harm.ppi.cs gives it.
 
@@ -22,7 +22,7 @@ import numpy as np
 from bench.through_serving import DESIGNS, coverage_study, crowd, start, stop_study
 from bench.worlds import WORLDS, make_world
 from fairval.analysis.active import adaptive_terms
-from fairval.analysis.running_adaptive import INTERSECT
+from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import anytime_running
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings
@@ -50,12 +50,14 @@ def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     m = float(pool.mean())
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), data.study.settings.raters_per_item))
     kept = prefix["kept"].to_numpy(bool)
+    least = least_chances(prefix, sample)
     found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
-                           prefix["chance"].to_numpy(float), kept, m, least_chances(prefix, sample))
+                           prefix["chance"].to_numpy(float), kept, m, least)
     lower, upper = envelope(m, sample["budget"], len(pool))
     low, high = anytime_running(found["terms"], lower=lower, upper=upper, planned=len(pool),
                                 steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
                                 intersect=INTERSECT)
+    low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], len(pool)))
     early = np.cumsum(kept) < 2
     low[early], high[early] = math.nan, math.nan
     return np.maximum(low, -1.0), np.minimum(high, 1.0)
@@ -114,14 +116,9 @@ if __name__ == "__main__":
     import sys
     import tempfile
 
-    args = sys.argv[1:]
-    chosen_parts = [a for a in args if a in ("coverage", "stop")] or ["coverage", "stop"]
-    seeds = None
-    if "--seeds" in args:
-        at = args.index("--seeds")
-        seeds = slice(*(int(x) if x else None for x in args[at + 1].split(":")))
-        del args[at:at + 2]
-    cut = next((slice(*(int(x) if x else None for x in a.split(":"))) for a in args if ":" in a), slice(None))
+    from bench.slices import parse
+
+    got = parse(sys.argv[1:], ("coverage", "stop"))
     with tempfile.TemporaryDirectory() as tmp:
-        for line in run(Path(tmp), quick="--quick" in args, parts=chosen_parts, lines=cut, seeds=seeds):
+        for line in run(Path(tmp), quick=got["quick"], parts=got["parts"], lines=got["lines"], seeds=got["seeds"]):
             print(line, flush=True)

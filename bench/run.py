@@ -3,7 +3,7 @@ on a shared machine). See bench/README.md for what each measures and what was me
 
     .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [launch]
         [startup] [active] [pages] [session] [trust] [adaptive] [stopping] [rater_model] [through_serving] [issue53]
-        [load] [--quick]
+        [adaptive_cost] [load] [--quick]
 
     FAIRVAL_BENCH_BASE=../other-checkout .venv/bin/python bench/run.py load   # beside another checkout's fairval
 """
@@ -18,13 +18,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import active, adaptive, analysis, choice, files, launch, pages, processes, serving, session, startup, trust, workers  # noqa: E402
 from bench import rater_model, stopping  # noqa: E402
-from bench import issue53, load, through_serving  # noqa: E402
+from bench import adaptive_cost, issue53, load, through_serving  # noqa: E402
 
 SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, "processes": processes.run,
           "choice": choice.run, "workers": workers.run, "launch": launch.run,
           "startup": startup.run, "active": active.run, "pages": pages.run, "session": session.run, "trust": trust.run,
           "adaptive": adaptive.run, "stopping": stopping.run, "rater_model": rater_model.run,
-          "through_serving": through_serving.run, "issue53": issue53.run, "load": load.run}
+          "through_serving": through_serving.run, "issue53": issue53.run,
+          "adaptive_cost": adaptive_cost.run, "load": load.run}
 
 
 def main(argv: list[str]) -> list[str]:

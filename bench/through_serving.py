@@ -314,14 +314,9 @@ if __name__ == "__main__":
     import sys
     import tempfile
 
-    chosen = [a for a in sys.argv[1:] if a in ("coverage", "width", "stop")] or ["coverage", "width", "stop"]
-    args = sys.argv[1:]
-    seeds = None
-    if "--seeds" in args:
-        at = args.index("--seeds")
-        seeds = slice(*(int(x) if x else None for x in args[at + 1].split(":")))
-        del args[at:at + 2]
-    cut = next((slice(*(int(x) if x else None for x in a.split(":"))) for a in args if ":" in a), slice(None))
+    from bench.slices import parse
+
+    got = parse(sys.argv[1:], ("coverage", "width", "stop"))
     with tempfile.TemporaryDirectory() as tmp:
-        for line in run(Path(tmp), quick="--quick" in args, parts=chosen, lines=cut, seeds=seeds):
+        for line in run(Path(tmp), quick=got["quick"], parts=got["parts"], lines=got["lines"], seeds=got["seeds"]):
             print(line, flush=True)

@@ -168,6 +168,13 @@ def test_rater_model():
     assert len(re.findall(r"honest accuracy \d+%: all 3 random answerers flagged in \d+ of 5 crowds", text)) == 3
 
 
+def test_adaptive_cost():
+    text = quick("adaptive_cost")
+    assert re.search(r"^adaptive cost, sureness from Beta\(0\.5, 0\.5\), unrelated, 400 pairs, budget 200: 1 studies "
+                     r"\(seeds 5300–5300\); judgments to a 0\.15 width, mean adaptive \d+ / uniform --n \d+ = \d\.\d\dx",
+                     text, re.M)
+
+
 def test_issue53():
     text = quick("issue53")
     assert len(re.findall(r"^issue 53, .* ever excluded the true H in [01] of 1 studies", text, re.M)) == 2

@@ -161,7 +161,8 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
                              "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
     sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,
-                                      planned=len(pool), typical_span=TYPICAL_SPAN)
+                                      planned=len(pool), typical_span=TYPICAL_SPAN,
+                                      tame=running_adaptive.tame_least(sample["budget"], len(pool)))
     state = {"basis": basis, "sequence": sequence, "next": int(decisions["decision_order"].min()) if len(decisions) else 0}
     if basis["judge_mean"] is None or not len(prefix):
         return state

@@ -171,8 +171,8 @@ def chosen_pairs_sentence(rate: Rate | None, sign_cs: Anytime | None) -> str:
         return ""
     if sign_cs and sign_cs.ci:
         low, high = (formats.ratio(v) for v in sign_cs.ci)
-        text += (f" Over all pairs, each rated pair weighted by 1/its chance, sign agreement is between {low} and "
-                 f"{high}, valid however often you look.")
+        text += (f" Over all pairs, each rated pair weighted by 1/its chance, sign agreement (where people's mean is not "
+                 f"0) is between {low} and {high}, valid however often you look.")
     return text
 
 

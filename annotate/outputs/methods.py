@@ -151,6 +151,8 @@ def rate_sentences(data, rate, cite) -> list[str]:
                    "a fixed-n interval; the judge's scores on every pair enter only as a control variate, which removes the "
                    "part of the pairs' spread they predict."
                    .replace("H was", f"{name} was"))
+        if data.study.design.kind == "adaptive":
+            out.append(_chances(data.study.recorded.human_sample or {}))
     cs = ppi and ppi.cs
     if cs is not None and cs.ci:
         if cs.method == "asymptotic":
@@ -170,6 +172,14 @@ def rate_sentences(data, rate, cite) -> list[str]:
         out.append(f"The study stopped itself when {name}'s anytime interval was {lo:.2f} to {hi:.2f} (width "
                    f"{hi - lo:.3f}) over {stopped.get('n_pairs_complete')} complete pairs: {stopped['reason']}.")
     return out
+
+
+def _chances(sample: dict) -> str:
+    """How the adaptive design set its chances (annotate.rating.adaptive, analysis.active.live_floor_by_rules)."""
+    if set(sample.get("floors") or ()) == {1.0}:
+        return "Every pair had the same chance of going to people."
+    return ("Each pair's chance leaned on the judge's uncertainty, by a set mix until 30 pairs were complete and from "
+            "then only while those pairs showed its uncertainty going with its error (Kendall's τ, one-sided, p < 0.01).")
 
 
 def _target(valid: str | None) -> str:

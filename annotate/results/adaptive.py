@@ -14,11 +14,12 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.running_adaptive import INTERSECT
+from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.guarantees import guarantee
 from fairval.analysis.reasons import Why, because
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
+from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
+from fairval.annotate.results.judge import directed_share
 
 GROUP_VALID = ("a normal interval (the martingale central limit theorem), approximate: in simulated studies it "
                "covered a group's H 93–98% of the time with about 35 rated pairs in the group, 89–98% with 12")
@@ -52,8 +53,9 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
                   f"{int(kept.sum())} complete pair(s) in the decided order; the estimate needs at least 2")
         return Ppi.of(**out, reason=reason, cs=Anytime.of(value=None, ci=None, n_pairs_complete=int(kept.sum()),
                                                            reason=reason))
-    found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m,
-                           least_chances(prefix, sample))
+    least = least_chances(prefix, sample)
+    found = {**adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m, least),
+             "least": least}
     terms = found["terms"]
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
@@ -98,19 +100,27 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
 
 
 def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame, sample: dict) -> Anytime:
-    """The share of pairs where people's and the judge's signs agree, anytime-valid: each decided pair's
-    term is ξ/π · agreement (no control variate), within [−1/π, 1/π]."""
+    """The share of agreeing signs among the pairs whose people's mean is not 0, anytime-valid: the ratio of
+    two weighted shares (annotate.results.judge.directed_share), each decided pair's term ξ/π · agreement
+    and ξ/π · (people's mean not 0) (no control variate), within [0, 1/π]."""
     prefix = decided_prefix(decisions, completed)
     kept = prefix["kept"].to_numpy(bool)
-    f = judge.reindex(prefix["item_id"]).to_numpy(float)
-    hits = (np.sign(prefix["human"].to_numpy(float)) == np.sign(f)).astype(float)
-    found = adaptive_terms(hits, np.zeros(len(hits)), prefix["chance"].to_numpy(float), kept, 0.0,
-                           least_chances(prefix, sample))
     if kept.sum() < 1:
         return Anytime.of(value=None, ci=None, n_pairs_complete=0, reason="no complete pair yet")
-    cs = _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
-                  quantity="the share of agreeing signs")
-    return cs
+    f = judge.reindex(prefix["item_id"]).to_numpy(float)
+    human = prefix["human"].to_numpy(float)
+    direction = kept & (human != 0)
+    hits = direction & (np.sign(human) == np.sign(f))
+
+    def share(x: np.ndarray, quantity: str) -> Anytime:
+        least = least_chances(prefix, sample)
+        found = {**adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float), kept, 0.0,
+                                  least), "least": least}
+        return _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
+                        quantity=quantity, alpha=split_alpha())
+    return directed_share(share(hits, "the share of pairs whose signs agree (people's mean not 0)"),
+                          share(direction, "the share of pairs whose people's mean is not 0"),
+                          int((kept & (human == 0)).sum()))
 
 
 def least_chances(prefix: pd.DataFrame, sample: dict) -> np.ndarray:
@@ -143,15 +153,17 @@ SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's 
 
 
 def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
-             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H") -> Anytime:
+             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H",
+             alpha: float = ALPHA) -> Anytime:
     terms = found["terms"]
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
-                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT)
+                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
+    low, high = tame_intersection(low, high, found["least"], tame=tame_least(sample["budget"], pairs))
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
-           "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, order=(
+           "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
                "from the answers before it (Zrnic and Candès's sequential active inference terms)"))}
     if math.isnan(low[-1]) or low[-1] > high[-1]:

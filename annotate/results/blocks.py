@@ -37,6 +37,7 @@ class Anytime(Block):
     target_width: float | None = None
     more_pairs: int | None = None
     more_judgments: int | None = None
+    n_human_zero: int | None = None              # sign agreement: complete pairs left out (people's mean 0)
 
 
 @dataclass(frozen=True)

@@ -132,18 +132,50 @@ def _ppi_sequence(completed: pd.DataFrame, judge: pd.Series, design: Design, inc
 
 def sign_agreement_cs(completed: pd.DataFrame, judge: pd.Series, design: Design = NO_DESIGN,
                       inclusion: pd.Series | None = None) -> Anytime:
-    """The share of complete pairs where people's and the judge's signs agree, as an anytime-valid
-    interval in the order pairs became complete (weighted by 1/π in an active sample)."""
+    """The share of agreeing signs among the complete pairs whose people's mean has a direction (not 0), as
+    the point estimate counts it (analysis.judge_validity.sign_agreement; n_human_zero: the pairs left out),
+    anytime-valid in the order pairs became complete (weighted by 1/π in an active sample): see
+    directed_share."""
     if design.escalate:
         return Anytime.of(value=None, ci=None, reason=escalation.REASON)
     labelled, pool, w = _weighted(completed["human"], judge.dropna(), design, inclusion)
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
-    hits = (np.sign(labelled["human"].to_numpy()) == np.sign(labelled["judge"].to_numpy())).astype(float)
+    human = labelled["human"].to_numpy()
+    direction = human != 0
+    hits = (np.sign(human) == np.sign(labelled["judge"].to_numpy())) & direction
     top = _largest_weight(pool, inclusion)
     uniform = pool is None          # 0/1 terms: the exact betting sequence is as narrow at every n
-    return _anytime((w * hits)[order], (0.0, top), (0.0, 1.0), None, 1, _planned(design, len(judge.dropna())),
-                    population=len(judge.dropna()) if uniform else None, typical_span=min(top, 1.0),
-                    start=None if uniform else ASYMPTOTIC_FROM, quantity="the share of agreeing signs")
+
+    def share(x: np.ndarray, quantity: str) -> Anytime:
+        return _anytime(x[order], (0.0, top), (0.0, 1.0), None, 1, _planned(design, len(judge.dropna())),
+                        population=len(judge.dropna()) if uniform else None, typical_span=min(top, 1.0),
+                        start=None if uniform else ASYMPTOTIC_FROM, quantity=quantity, alpha=split_alpha())
+    return directed_share(share(w * hits, "the share of pairs whose signs agree (people's mean not 0)"),
+                          share(w * direction, "the share of pairs whose people's mean is not 0"),
+                          int((~direction).sum()))
+
+
+def directed_share(agree: Anytime, directed: Anytime, zero: int) -> Anytime:
+    """Sign agreement among the pairs with a direction, A / D: A the share of pairs whose people's mean is not 0
+    and whose sign the judge's has, D the share whose people's mean is not 0, each in its own anytime interval
+    with half of α, so that both hold at once with chance ≥ 1 − α and A / D lies in [A_low / D_high,
+    A_high / D_low] (cut to [0, 1]). A pair people answer 0 on average names no direction to agree with
+    (analysis.calibration.sign_agreement): counting it would score a judge off 0 there as disagreeing."""
+    out = {**directed.keyed(), "n_human_zero": zero, "value": None, "ci": None,
+           "valid": ("the ratio of two anytime intervals, each with half of the 5% error, so both hold at once with "
+                     f"chance at least 95%: the share of pairs whose signs agree over the share whose people's mean is "
+                     f"not 0. Each is {agree.valid}")}
+    out.pop("reason", None)
+    if directed.value is not None and directed.value > 0 and agree.value is not None:
+        out["value"] = float(agree.value) / float(directed.value)
+    a_ci, d_ci = agree.ci, directed.ci
+    if a_ci is None or d_ci is None or a_ci.low is None or a_ci.high is None or d_ci.low is None or d_ci.high is None:
+        return Anytime.of(**out, reason=agree.reason or directed.reason)
+    if d_ci.high <= 0:
+        return Anytime.of(**out, reason="people's mean is 0 on every complete pair so far: no direction to agree on")
+    low = a_ci.low / d_ci.high
+    high = a_ci.high / d_ci.low if d_ci.low > 0 else 1.0
+    return Anytime.of(**{**out, "ci": [max(low, 0.0), min(high, 1.0)]})
 
 
 def _weighted(human: pd.Series, judge: pd.Series, design: Design, inclusion: pd.Series | None):
@@ -176,7 +208,7 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
              target_width: float | None, raters_per_item: int, planned: int, *, population: int | None = None,
              past: np.ndarray | None = None, typical_span: float | None = None,
              start: int | None = ASYMPTOTIC_FROM, quantity: str = "H", note: str | None = None,
-             available: int | None = None) -> Anytime:
+             available: int | None = None, alpha: float = ALPHA) -> Anytime:
     """The narrowest valid anytime interval over terms known to lie in `bounds` (analysis.sequential.
     anytime_running: exact betting below ASYMPTOTIC_FROM pairs, the asymptotic sequence from there, for
     a set of `population` pairs drawn uniformly its without-replacement form), cut to the range the
@@ -185,11 +217,12 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
     n = len(terms)
     out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": n, "planned": planned,
            "valid": guarantee(n, quantity=quantity, start=start, population=population, note=(
-               note if note is not None else WEIGHTED_NOTE if population is None else "")), "asymptotic_from": start}
+               note if note is not None else WEIGHTED_NOTE if population is None else ""), alpha=alpha),
+           "asymptotic_from": start}
     if n < 1:
         return Anytime.of(**out, reason=because(Why.NO_OBSERVATION))
     low, high = anytime_running(terms, lower=bounds[0], upper=bounds[1], planned=planned, population=population,
-                                past=past, typical_span=typical_span, start=start)
+                                past=past, typical_span=typical_span, start=start, alpha=alpha)
     out.update(value=float(np.mean(terms)), method="betting" if start is None or n < start else "asymptotic")
     if np.isnan(low[-1]) or low[-1] > high[-1]:
         return Anytime.of(**out, reason=because(Why.RUNNING_EMPTY))
@@ -198,7 +231,7 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
         span = bounds[1] - bounds[0]
         sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
         needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population,
-                                     alpha=ALPHA if start is None else split_alpha())
+                                     alpha=alpha if start is None else split_alpha(alpha))
         if needed is not None and available is not None and needed > available:
             needed = None                   # the study has no more pairs to rate: out of reach at this spread
         out["target_width"] = target_width

@@ -34,16 +34,39 @@ def test_the_step_gives_adaptive_terms_to_the_bit():
     assert len(set(np.round(found["terms"], 6))) > 50           # λ moved: the terms are not all alike
 
 
-@pytest.mark.parametrize("seed, pairs, least_chance", [(2, 29, 0.7), (3, 400, 0.05)])
-def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(seed, pairs, least_chance):
+def tame_by_hand(low, high, least, tame):
+    """Each asymptotic interval (from the 30th pair) cut by every one before it in the tame prefix: the pairs
+    before the first whose least chance fell below `tame` (issue 53), written as a loop."""
+    low, high = list(low), list(high)
+    prefix = 0
+    while prefix < len(least) and least[prefix] >= tame:
+        prefix += 1
+    out_low, out_high = list(low), list(high)
+    for t in range(ASYMPTOTIC_FROM - 1, len(low)):
+        for s in range(ASYMPTOTIC_FROM - 1, min(t, prefix - 1) + 1):
+            out_low[t], out_high[t] = max(out_low[t], low[s]), min(out_high[t], high[s])
+    return np.array(out_low), np.array(out_high)
+
+
+@pytest.mark.parametrize("seed, pairs, least_chance, tame_from", [(2, 29, 0.7, None), (3, 400, 0.05, None),
+                                                                  (4, 400, 0.05, 180), (5, 300, 0.3, 300)])
+def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(seed, pairs, least_chance, tame_from):
+    """tame_from: the tame prefix holds at least this many pairs (None: no tame pair, as before issue 53)."""
     f, chance, kept, y, least = decided(seed, pairs, least_chance)
+    tame = 2.0 if tame_from is None else float(least[:tame_from].min())
     budget, m = int(pairs * least_chance), float(f.mean())
     reach = envelope_reach(budget, pairs)
     found = adaptive_terms(y, f, chance, kept, m, least)
     low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=pairs,
                                 steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0,
                                 intersect=running_adaptive.INTERSECT)
-    state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=pairs, typical_span=4.0)
+    plain = low.copy(), high.copy()
+    low, high = tame_by_hand(low, high, least, tame)
+    assert np.array_equal(np.vstack(running_adaptive.tame_intersection(*plain, least, tame=tame)), np.vstack([low, high]))
+    if tame_from is not None:                             # the prefix's intersection narrowed some interval
+        assert (low > plain[0] + 1e-9).any() or (high < plain[1] - 1e-9).any()
+    state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=pairs, typical_span=4.0,
+                                   tame=tame)
     widths = []
     for t in range(pairs):
         state = json.loads(json.dumps(running_adaptive.step(state, kept=bool(kept[t]), human=y[t], judge=f[t],

@@ -101,7 +101,7 @@ def test_no_allocation_across_rater_groups_for_an_active_draw(cli_output, tmp_pa
     text = " ".join((tmp_path / "r.md").read_text().replace("\\", "").split())
     assert "People's pairs were chosen by the judge's uncertainty (an active draw)" in text
     assert "not all 40 pairs" in text
-    assert f"sign agreement is between {cs['ci'][0]:.3f} and {cs['ci'][1]:.3f}" in text
+    assert f"sign agreement (where people's mean is not 0) is between {cs['ci'][0]:.3f} and {cs['ci'][1]:.3f}" in text
 
 
 def test_the_first_pairs_of_a_study_get_a_reason_not_an_allocation(cli_output, tmp_path):
