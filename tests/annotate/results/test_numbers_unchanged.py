@@ -5,7 +5,8 @@ and is committed as test data. Regenerate it only for a change that is meant to 
 The keys' order is checked too (issue 56: the numbers are built typed, never read back from this form):
 data/demo_key_order.json holds, per case, a SHA-256 of its key paths in the order printed, made by main's
 code at 6eb5990 (before that change) from each case's raw output; values do not enter it, so it holds on
-any machine.
+any machine. Remade once since, for issue 53's sign agreement without people's zeros (`n_human_zero` in each
+`sign_agreement_cs`): the typed path's output was byte-identical to that branch's own dict-built output.
 Regenerated once since, after merging issue 47's wording (PPI's and the alt-test's reasons as sentences, not
 "pair(s)"): every difference from ded4810's output was a `reason` string; no key and no number changed.
 

@@ -29,11 +29,11 @@ def test_a_census_of_a_uniform_sample_gives_the_share_among_pairs_with_a_directi
     want = float(np.mean(np.sign(human[direction]) == np.sign(judge[direction])))
     every = float(np.mean(np.sign(human) == np.sign(judge)))         # what counting 0 as a sign gave
     assert 40 < (~direction).sum() < 200 and abs(want - every) > 0.1
-    assert cs["n_human_zero"] == int((~direction).sum())
-    assert abs(cs["value"] - want) < 1e-12
+    assert cs.n_human_zero == int((~direction).sum())
+    assert abs(cs.value - want) < 1e-12
     # a census: each share is known to the grid, so their ratio to a few hundredths
-    assert cs["ci"][0] <= want <= cs["ci"][1] and 0 < cs["ci"][1] - cs["ci"][0] < 0.05
-    assert not cs["ci"][0] <= every <= cs["ci"][1]
+    assert cs.ci[0] <= want <= cs.ci[1] and 0 < cs.ci[1] - cs.ci[0] < 0.05
+    assert not cs.ci[0] <= every <= cs.ci[1]
 
 
 def test_part_of_a_uniform_sample_holds_the_share_among_pairs_with_a_direction():
@@ -44,9 +44,9 @@ def test_part_of_a_uniform_sample_holds_the_share_among_pairs_with_a_direction()
     cs = sign_agreement_cs(completed, pd.Series(judge, index=range(400)), Design.of({"n": 200, "of": 400, "seed": 0}))
     seen = human[order] != 0
     want = float(np.mean(np.sign(human[order][seen]) == np.sign(judge[order][seen])))
-    assert abs(cs["value"] - want) < 1e-12 and cs["n_human_zero"] == int((~seen).sum())
-    assert 0 <= cs["ci"][0] < cs["value"] < cs["ci"][1] <= 1
-    assert "people's mean is not 0" in cs["valid"]
+    assert abs(cs.value - want) < 1e-12 and cs.n_human_zero == int((~seen).sum())
+    assert 0 <= cs.ci[0] < cs.value < cs.ci[1] <= 1
+    assert "people's mean is not 0" in cs.valid
 
 
 def test_the_adaptive_design_leaves_out_pairs_people_answer_0_on_average():
@@ -60,6 +60,6 @@ def test_the_adaptive_design_leaves_out_pairs_people_answer_0_on_average():
     cs = adaptive_sign_cs(pd.Series(judge, index=ids), decisions, completed, {"budget": 120, "of": 240})
     rated = kept & (human != 0)
     want = float(np.mean(np.sign(human[rated]) == np.sign(judge[rated])))     # equal chances: a plain share
-    assert abs(cs["value"] - want) < 1e-12
-    assert cs["n_human_zero"] == int((kept & (human == 0)).sum()) > 10
-    assert cs["ci"] is not None and cs["ci"][0] <= want <= cs["ci"][1]
+    assert abs(cs.value - want) < 1e-12
+    assert cs.n_human_zero == int((kept & (human == 0)).sum()) > 10
+    assert cs.ci is not None and cs.ci[0] <= want <= cs.ci[1]
