@@ -17,23 +17,71 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairval.errors import (AnswerError, ExportRefused, FairvalError, FrontMissing, GenerationError, ImportProblem,
-                            JudgeError, LabelMismatch, NoLetter, NoSpace, OutcomeUnknown, OutputError,
-                            PayOutcomeUnknown, ProlificError, QuotaRefused, RaterIdError, RaterSourceError, Refusal,
-                            ServeRefused, SlotTaken, StoreError, StudyClosed, StudyError, TaskError)
+from fairval.errors import (
+    AnswerError,
+    ExportRefused,
+    FairvalError,
+    FrontMissing,
+    GenerationError,
+    ImportProblem,
+    JudgeError,
+    LabelMismatch,
+    NoLetter,
+    NoSpace,
+    OutcomeUnknown,
+    OutputError,
+    PayOutcomeUnknown,
+    ProlificError,
+    QuotaRefused,
+    RaterIdError,
+    RaterSourceError,
+    Refusal,
+    ServeRefused,
+    SlotTaken,
+    StoreError,
+    StudyClosed,
+    StudyError,
+    TaskError,
+)
 
-__all__ = ["open", "files", "Database", "Study", "StudyNumbers", "FairvalError", "StoreError", "NoSpace",
-           "ServeRefused", "StudyError", "TaskError", "ImportProblem", "LabelMismatch", "AnswerError", "StudyClosed",
-           "SlotTaken", "RaterIdError", "RaterSourceError", "GenerationError", "OutputError", "Refusal", "JudgeError",
-           "ProlificError", "OutcomeUnknown", "PayOutcomeUnknown", "NoLetter", "QuotaRefused", "FrontMissing",
-           "ExportRefused"]
+__all__ = [
+    "AnswerError",
+    "Database",
+    "ExportRefused",
+    "FairvalError",
+    "FrontMissing",
+    "GenerationError",
+    "ImportProblem",
+    "JudgeError",
+    "LabelMismatch",
+    "NoLetter",
+    "NoSpace",
+    "OutcomeUnknown",
+    "OutputError",
+    "PayOutcomeUnknown",
+    "ProlificError",
+    "QuotaRefused",
+    "RaterIdError",
+    "RaterSourceError",
+    "Refusal",
+    "ServeRefused",
+    "SlotTaken",
+    "StoreError",
+    "Study",
+    "StudyClosed",
+    "StudyError",
+    "StudyNumbers",
+    "TaskError",
+    "files",
+    "open",
+]
 
 
 if TYPE_CHECKING:                                   # for the annotations only: importing fairval stays light
     from fairval.api import Database
 
 
-def open(location) -> Database:                    # noqa: A001  (fairval.open, as sqlite3.connect)
+def open(location) -> Database:
     """A fairval database: a SQLite file (created when missing) or a PostgreSQL URL."""
     from fairval.api import Database
     return Database(location)

@@ -28,7 +28,6 @@ import numpy as np
 
 from fairval.analysis.ppi import bounded_interval, with_validity
 
-
 DEFAULT_FLOOR = 0.5            # τ of an active draw without a pilot (see bench/active.py)
 FLOORS = (0.1, 0.25, 0.5, 0.75, 1.0)  # the mixes choose_floor weighs; 1 is a uniform draw
 PILOT_MIN_PAIRS = 30

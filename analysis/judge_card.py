@@ -151,7 +151,7 @@ def confidence_numbers(r: np.ndarray, people: list[np.ndarray], *, n_boot: int, 
     kept = raters > 0
     r, share, raters = r[kept], share[kept], raters[kept]
     confidence, agreement, tied = judge_answers(r, share)
-    pairs, ties = int(len(r)), int(tied.sum())
+    pairs, ties = len(r), int(tied.sum())
     if len(r) < 2:
         return ConfidenceCard(pairs, ties, None, None, None, None, None, (), because(Why.FEW_FOR_CONFIDENCE))
     calibration = ece_numbers(confidence, agreement, raters)

@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from fairval.analysis.judge_validity import (SMALL_N, Z95, Measure, betting_interval, estimate, inside,
-                                             no_spread_interval)
+from fairval.analysis.judge_validity import SMALL_N, Z95, Measure, betting_interval, estimate, inside, no_spread_interval
 from fairval.analysis.reasons import Why, because
 
 

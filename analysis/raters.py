@@ -179,18 +179,18 @@ def _consensus_agreement(ratings: pd.DataFrame) -> dict[str, float]:
     when their answer's count among the others (c - 1) reaches it.
     """
     keys = ["item_id", "question"]
-    frame = ratings[keys + ["rater_id", "canonical"]]
+    frame = ratings[[*keys, "rater_id", "canonical"]]
     frame = frame.assign(n=frame.groupby(keys)["rater_id"].transform("size"))
     frame = frame[frame["n"] >= 2]
     if frame.empty:
         return {}
-    counts = frame.groupby(keys + ["canonical"]).size().rename("c").reset_index()
+    counts = frame.groupby([*keys, "canonical"]).size().rename("c").reset_index()
     top = counts.groupby(keys)["c"].agg(m1="max").reset_index()
     counts = counts.merge(top, on=keys)
     n1 = counts[counts["c"] == counts["m1"]].groupby(keys).size().rename("n1")
     m2 = counts[counts["c"] < counts["m1"]].groupby(keys)["c"].max().rename("m2")
     counts = counts.merge(n1, on=keys).merge(m2, on=keys, how="left").fillna({"m2": 0})
-    frame = frame.merge(counts, on=keys + ["canonical"])
+    frame = frame.merge(counts, on=[*keys, "canonical"])
     is_top = frame["c"] == frame["m1"]
     others_top = (frame["m1"] - 1).where(~(frame["n1"] > 1), frame["m1"])
     others_top = others_top.where(others_top >= frame["m2"], frame["m2"]).where(is_top, frame["m1"])

@@ -12,7 +12,8 @@ import numpy as np
 
 from fairval.analysis import running_betting
 from fairval.analysis.active import LIVE_PRIOR, adaptive_step
-from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha, step as asymptotic_step
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha
+from fairval.analysis.sequential import step as asymptotic_step
 
 # The asymptotic part's interval at each decided pair alone, not their running intersection (issue 53): the
 # weighted terms' running mean and spread drift until the rare large terms (pairs the judge was sure of, rated

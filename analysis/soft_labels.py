@@ -35,7 +35,7 @@ def soft_labels(ratings: pd.DataFrame, *, options: Mapping[str, Sequence[str]] |
             parts.append(chosen.assign(rater_group=str(group)))
     every = pd.concat(parts, ignore_index=True)
     keys = ["item_id", "question", "rater_group"]
-    counts = every.groupby(keys + ["canonical"], sort=False).size().unstack("canonical", fill_value=0)
+    counts = every.groupby([*keys, "canonical"], sort=False).size().unstack("canonical", fill_value=0)
     shares = counts.div(counts.sum(axis=1), axis=0)
     question = shares.index.get_level_values("question")
     out = pd.DataFrame(index=shares.index)

@@ -26,8 +26,15 @@ import math
 
 import numpy as np
 
-from fairval.analysis.active import (DEFAULT_FLOOR, active_ppi_mean, choose_floor, inclusion_probabilities,
-                                     judge_uncertainties, ppi_terms, tuned_lambda)
+from fairval.analysis.active import (
+    DEFAULT_FLOOR,
+    active_ppi_mean,
+    choose_floor,
+    inclusion_probabilities,
+    judge_uncertainties,
+    ppi_terms,
+    tuned_lambda,
+)
 from fairval.analysis.judge_validity import Z95
 from fairval.analysis.ppi import ppi_mean
 from fairval.analysis.sequential import running_interval

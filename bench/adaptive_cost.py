@@ -36,7 +36,7 @@ LINES = [("sureness from Beta(0.5, 0.5), unrelated", lambda r, n: beta_sureness(
 
 def stop_pair(folder: Path, line: tuple, seed: int) -> dict:
     """One seeded world, its study run under each design to its stop: judgments, stopped, H held at the stop."""
-    name, make, pairs, budget = line
+    _name, make, pairs, budget = line
     out = {}
     for design in ("uniform --n", "adaptive"):
         w = make(np.random.default_rng([seed, pairs]), pairs)

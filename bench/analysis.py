@@ -13,8 +13,8 @@ from pathlib import Path
 import krippendorff
 import pandas as pd
 
-from fairval.annotate.results.numbers import study_numbers
 from bench.synth import QUESTIONS, make_study
+from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 
 

@@ -14,9 +14,9 @@ import statistics
 import time
 from pathlib import Path
 
+from bench.streamlit_server import fairval_serve, streamlit_run
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from bench.streamlit_server import fairval_serve, streamlit_run
 from fairval.store import open_db
 
 LABELS = ("Strongly agree", "Somewhat agree")      # clicked in turn, so every click changes the choice

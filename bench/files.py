@@ -11,12 +11,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from fairval.annotate.outputs.export import export_ratings
+from bench.synth import make_study
 from fairval.annotate.material.importers import import_items
+from fairval.annotate.material.studies import create_study
+from fairval.annotate.outputs.export import export_ratings
 from fairval.annotate.outputs.report import write_report
 from fairval.annotate.results.numbers import load_study_data, study_numbers
-from fairval.annotate.material.studies import create_study
-from bench.synth import make_study
 from fairval.store import open_db
 
 

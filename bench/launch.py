@@ -93,12 +93,12 @@ async def _answer(page, done: int, quality: str, yes: str, out: Launch | None = 
                 await page.get_by_role("button", name=re.compile(rf"^{quality}(\s|$)")).nth(0).click(timeout=CLICK_MS)
                 await page.get_by_role("button", name=re.compile(rf"^{yes}(\s|$)")).nth(1).click(timeout=CLICK_MS)
                 await page.get_by_role("button", name="Submit").click(timeout=CLICK_MS)
-            except Exception:  # noqa: BLE001 — the card is "Saving…" (its own resend may carry the answer
+            except Exception:
                 pass           # through) or the page moved on: look below at what it shows now
         try:
             await advanced.or_(page.locator(".fv-submit:not([disabled])")).first.wait_for(
                 timeout=RELOAD_AFTER_MS if out is not None else STEP_MS)
-        except Exception:  # noqa: BLE001 — stuck "Saving…": the rater reloads, and it is counted
+        except Exception:
             if out is None:
                 raise
             out.reloads += 1
@@ -122,7 +122,7 @@ async def _press(page, button: str, then) -> None:
         try:
             await then.first.wait_for(timeout=30_000)
             return
-        except Exception:  # noqa: BLE001 — not yet: look again
+        except Exception:
             if time.monotonic() > deadline:
                 raise
 
@@ -227,9 +227,9 @@ def kill(serve_pid: int, worker: str) -> str:
 def one_run(folder: Path, workers: int, browsers: int, per_rater: int) -> tuple[Launch, dict]:
     """A study with enough items for `browsers` raters × `per_rater` items at 3 raters per item, served by
     `fairval serve --workers N`; returns the launch and what the database holds."""
+    from bench.streamlit_server import fairval_serve
     from fairval.annotate.material.importers import import_items
     from fairval.annotate.material.studies import create_study
-    from bench.streamlit_server import fairval_serve
     from fairval.store import open_db
 
     location = folder / f"launch-{browsers}-{workers}.db"
@@ -260,7 +260,7 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     for browsers in crowds:
         try:
             runs = {w: one_run(folder, w, browsers, per_rater) for w in (1, 2)}
-        except Exception as e:  # noqa: BLE001 — a crowd that did not get through is a result too
+        except Exception as e:
             lines.append(f"{browsers:3} browsers at once: did not finish ({type(e).__name__}: "
                          f"{str(e).splitlines()[0][:160]})")
             continue

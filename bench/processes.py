@@ -6,9 +6,9 @@ import time
 from multiprocessing import Pool
 from pathlib import Path
 
-from fairval.annotate.rating import session
-from fairval.annotate.material.studies import load_study
 from bench.synth import make_study
+from fairval.annotate.material.studies import load_study
+from fairval.annotate.rating import session
 from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "5"}

@@ -16,9 +16,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import active, adaptive, analysis, choice, files, launch, pages, processes, serving, session, startup, trust, workers  # noqa: E402
-from bench import rater_model, stopping  # noqa: E402
-from bench import adaptive_cost, issue53, load, through_serving  # noqa: E402
+from bench import (
+    active,
+    adaptive,
+    adaptive_cost,
+    analysis,
+    choice,
+    files,
+    issue53,
+    launch,
+    load,
+    pages,
+    processes,
+    rater_model,
+    serving,
+    session,
+    startup,
+    stopping,
+    through_serving,
+    trust,
+    workers,
+)
 
 SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, "processes": processes.run,
           "choice": choice.run, "workers": workers.run, "launch": launch.run,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from fairval.annotate.rating import session
-from fairval.annotate.material.studies import load_study
 from bench.synth import make_study
+from fairval.annotate.material.studies import load_study
+from fairval.annotate.rating import session
 from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "4"}

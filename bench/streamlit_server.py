@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 from fairval.store.db import is_url
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

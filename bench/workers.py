@@ -24,9 +24,9 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench.streamlit_server import fairval_serve
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from bench.streamlit_server import fairval_serve
 from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "5"}

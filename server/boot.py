@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+
 def _watchdog() -> str:
     return (resources.files("fairval.server") / "boot.js").read_text(encoding="utf-8")
 
@@ -44,7 +45,7 @@ def page_html() -> str:
 
 def page_paths() -> list[str]:
     """The root and each page's address (pages/1_Results.py is /Results, as Streamlit names it)."""
-    return ["/"] + sorted("/" + re.sub(r"^\d+_", "", p.stem) for p in _pages().glob("*.py"))
+    return ["/", *sorted("/" + re.sub(r"^\d+_", "", p.stem) for p in _pages().glob("*.py"))]
 
 
 async def index(_request: Request) -> HTMLResponse:

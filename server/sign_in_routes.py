@@ -16,6 +16,7 @@ from starlette.routing import Route
 from fairval.annotate.serving import sign_in
 from fairval.store import open_db
 from fairval.store.db import default_db_path
+
 COOKIE = sign_in.COOKIE
 
 

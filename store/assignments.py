@@ -5,6 +5,8 @@ Item loads (how many raters hold each item) are kept beside it in store/loads.py
 from __future__ import annotations
 
 from fairval.store.engine import Database, Row
+
+
 def open_assignment(db: Database, study_id: str, rater_id: str, since: float) -> Row | None:
     """The rater's served-but-unanswered slot that is still held, oldest first."""
     rows = db.query(

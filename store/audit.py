@@ -30,7 +30,7 @@ def actor() -> tuple[str, str]:
         return found
     try:
         return getpass.getuser(), "python"
-    except Exception:  # noqa: BLE001 — no user name in this environment
+    except Exception:
         return "unknown", "python"
 
 

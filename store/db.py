@@ -10,9 +10,10 @@ import os
 import sqlite3
 from pathlib import Path
 
-from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, immediate
 from fairval.errors import StoreError
+from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, immediate
 from fairval.store.schema import MIGRATIONS
+
 
 def default_db_path() -> str:
     """Read at call time so tests and the app can point at their own file."""
@@ -27,7 +28,7 @@ def connect(path: str | Path | None = None) -> Database:
     """A handle on a SQLite file (WAL, busy timeout) or a PostgreSQL URL, without touching the schema."""
     path = str(path or default_db_path())
     if is_url(path):
-        from fairval.store.postgres import PostgresDatabase     # psycopg only when PostgreSQL is used
+        from fairval.store.postgres import PostgresDatabase  # psycopg only when PostgreSQL is used
         return PostgresDatabase(path)
     # isolation_level=None: we open every transaction ourselves (immediate), never implicitly.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,

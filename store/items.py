@@ -7,10 +7,11 @@ from typing import Any
 
 import pandas as pd
 
+from fairval.errors import StoreError
 from fairval.store import running
 from fairval.store.engine import Database, Row, immediate
-from fairval.errors import StoreError
-from fairval.store.order import serve_rank, study_seed, template_of   # noqa: F401  (serve_rank: tests, bench)
+from fairval.store.order import serve_rank, study_seed, template_of
+
 
 def insert_items(db: Database, study_id: str, rows: Sequence[Row]) -> list[tuple[str, int, bool]]:
     """Insert prepared item rows (item_id, data, source_line, source_format, gold, practice).

@@ -5,6 +5,8 @@ import json
 import time
 
 from fairval.store.engine import Database, Row, immediate
+
+
 def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float] | None]:
     """(item, swapped) -> probabilities [A, B, C] of every finished call set; None for an order the
     judge answered without A, B or C (paid for, kept, never asked again)."""

@@ -8,6 +8,8 @@ import pandas as pd
 
 from fairval.store import running
 from fairval.store.engine import Database, Row, immediate
+
+
 def upsert_scores(db: Database, study_id: str, rows: Sequence[Row]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
     with immediate(db, study_id):

@@ -17,13 +17,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from fairval.errors import StoreError
 from fairval.store import assignments as ledger
 from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
 from fairval.store import running
 from fairval.store.engine import Database, Row
 from fairval.store.raters import ATTRIBUTES, get_rater
-from fairval.errors import StoreError
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
 ORDER = "random-depth-first"   # rows carry each item's serve_rank and template (store/schema.py v18)

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fairval.store.engine import Database, Row
+
+
 def judgments_by_rater(db: Database, study_id: str) -> list[Row]:
     """Per rater who answered anything: source, platform ids and judgments (items answered)."""
     return db.query(

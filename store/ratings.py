@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from fairval.store.engine import Database, Row, immediate
+
 ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds",
                     "language"]
 DETAIL_COLUMNS = ["shown_at", "answered_at", "source"]
@@ -77,7 +78,7 @@ def ratings_frame(db: Database, study_id: str, *, details: bool = False) -> pd.D
                                      [study_id])}
     frame["gold_item"] = frame["item_id"].isin(gold).astype(bool)
     ordered = [c for c in STORED_ORDER if c in columns]
-    return frame[ordered + ["rater_gender", "rater_race", "rater_country", "gold_item"]]
+    return frame[[*ordered, "rater_gender", "rater_race", "rater_country", "gold_item"]]
 
 
 def _typed(name: str, column: np.ndarray) -> pd.Series:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 
-from fairval.store.engine import Database, Row, immediate
 from fairval.errors import StoreError
+from fairval.store.engine import Database, Row, immediate
 
 ROLES = ("viewer", "editor", "owner")          # each can do what the ones before it can
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from fairval.store.engine import Database
+
+
 def _v1_initial(db: Database) -> None:
     statements = [
         """CREATE TABLE studies (

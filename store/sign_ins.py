@@ -3,6 +3,8 @@ sign-ins ended by signing out (until they would have expired anyway)."""
 from __future__ import annotations
 
 from fairval.store.engine import Database, immediate
+
+
 def revoke(db: Database, signature: str, expires: float, now: float, forget_before: float | None = None) -> None:
     """Revoke a token until `expires`. Rows of tokens that expired before `forget_before` are forgotten:
     the caller passes a time by which no host's clock could still take them as valid."""

@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 import time
 
+from fairval.errors import StoreError
 from fairval.store import running
 from fairval.store.engine import Database, Row, immediate
-from fairval.errors import StoreError
+
+
 def insert_study(db: Database, study_id: str, task: str, settings: Row, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:

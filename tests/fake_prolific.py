@@ -81,10 +81,10 @@ class FakeProlific:
                     return
                 self._answer(status, payload)
 
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 self._handle("GET")
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 self._handle("POST")
 
             def log_message(self, *args):

@@ -8,10 +8,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from fairval.annotate.outputs.formats import plain_number
-
 import fairval
 from fairval.annotate.cli.main import cli
+from fairval.annotate.outputs.formats import plain_number
 from tests.conftest import ROOT, write_jsonl
 
 DEMO_STUDIES = ["demo-templates", "demo-pairs", "demo-names", "demo-features", "demo-scenarios"]
@@ -93,7 +92,7 @@ def test_imports_take_paths_or_rows_all_or_nothing(tmp_path):
         assert study.import_ratings([{"item_id": "a", "rater_id": "r", "question": "quality", "value": 5}]) == 1
         with pytest.raises(fairval.ImportProblem, match="iterable of dicts"):
             study.import_items({"id": "x"})
-        with pytest.raises(fairval.StudyError, match="no study 'missing'.*it has t"):
+        with pytest.raises(fairval.StudyError, match=r"no study 'missing'.*it has t"):
             db.study("missing")
         with pytest.raises(fairval.StudyError, match="bootstrap"):
             study.analyze(bootstrap=-1)

@@ -135,9 +135,9 @@ def test_no_import_circles():
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                raise AssertionError("import circle: " + " → ".join(trail[trail.index(nxt):] + [nxt]))
+                raise AssertionError("import circle: " + " → ".join([*trail[trail.index(nxt):], nxt]))
             if nxt not in state:
-                visit(nxt, trail + [nxt])
+                visit(nxt, [*trail, nxt])
         state[node] = 2
 
     assert "store.engine" in graph and "annotate.rating.session" in graph   # the walk sees the packages

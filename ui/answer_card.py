@@ -14,9 +14,9 @@ from importlib import resources
 
 import streamlit as st
 
+from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
 from fairval.annotate.rating.payload import COMMENT_LIMIT
 from fairval.annotate.rating.session import Served
-from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
 from fairval.ui.i18n import N_, Translate, direction, english
 
 SUBMIT = "submit"

@@ -11,8 +11,8 @@ import html
 import streamlit as st
 
 from fairval.annotate.material.pairs import responses_as_shown
-from fairval.annotate.rating.session import Served
 from fairval.annotate.material.tasks import Task
+from fairval.annotate.rating.session import Served
 from fairval.ui.i18n import Translate, english
 
 

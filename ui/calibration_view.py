@@ -4,15 +4,25 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from fairval.annotate.outputs import charts
-
-from fairval.annotate.outputs import formats
+from fairval.annotate.outputs import charts, formats
 from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
-from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, confidence_sentence, escalation_sentence,
-                                                  few_pairs_sentence, length_sentence, order_sentence, pair_group_rows,
-                                                  ppi_sentence, rater_allocation_sentence, stratified_sentence, validity_row,
-                                                  with_ci)
+from fairval.annotate.outputs.judge_table import (
+    alt_test_sentence,
+    calibration_cells,
+    ceiling_sentence,
+    chosen_pairs_sentence,
+    confidence_sentence,
+    escalation_sentence,
+    few_pairs_sentence,
+    length_sentence,
+    order_sentence,
+    pair_group_rows,
+    ppi_sentence,
+    rater_allocation_sentence,
+    stratified_sentence,
+    validity_row,
+    with_ci,
+)
 from fairval.annotate.results.blocks import Judge
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table

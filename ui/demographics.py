@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.rating import session
 from fairval.annotate.material.studies import Study
 from fairval.annotate.material.vocabulary import RATER_ANSWERS
+from fairval.annotate.rating import session
 from fairval.errors import AnswerError
 from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.i18n import Translate

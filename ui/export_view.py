@@ -7,6 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.export import (
     Thresholds,
@@ -16,12 +18,10 @@ from fairval.annotate.outputs.export import (
     template_verdicts,
 )
 from fairval.annotate.outputs.report import write_report
-from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import load_study_data
-from fairval.annotate.material.studies import load_study
+from fairval.errors import ExportRefused
 from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
-from fairval.errors import ExportRefused
 from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import study_header

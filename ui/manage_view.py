@@ -6,15 +6,22 @@ from pathlib import Path
 
 import streamlit as st
 
-from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material import importers
-from fairval.annotate.material.studies import (StudySettings, configure_study, create_study, default_consent,
-                                               list_study_names, load_study, prolific_link_query)
+from fairval.annotate.material.languages import LANGUAGES
+from fairval.annotate.material.studies import (
+    StudySettings,
+    configure_study,
+    create_study,
+    default_consent,
+    list_study_names,
+    load_study,
+    prolific_link_query,
+)
 from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError, StudyError
+from fairval.store import audit
 from fairval.store.db import default_db_path
 from fairval.ui import plan_view
-from fairval.store import audit
 from fairval.ui.common import file_uploader, get_db, inert, show_table
 from fairval.ui.studies import pick_study
 
@@ -89,7 +96,7 @@ def settings_fields(current: StudySettings, key: str, consent_key: str = "") -> 
     }
     values["prolific_study_id"] = c3.text_input("Prolific study id (paused with the study)",
                                                 current.prolific_study_id, key=f"{key}-prolific-id").strip()
-    balance = st.selectbox("Balance raters by", ["(none)"] + ATTRS,
+    balance = st.selectbox("Balance raters by", ["(none)", *ATTRS],
                            index=(ATTRS.index(current.balance_by) + 1) if current.balance_by else 0,
                            key=f"{key}-balance")
     values["balance_by"] = None if balance == "(none)" else balance

@@ -6,12 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.analysis.planner import Assumptions, Pay, cheapest
-from fairval.annotate.outputs import formats
-from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.judge.planning import StudyPlan, plan_from_assumptions, plan_study
+from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import load_study
-from fairval.errors import StudyError
+from fairval.annotate.outputs import formats
 from fairval.annotate.rating.fills import study_fill_plan
+from fairval.errors import StudyError
 from fairval.ui.common import get_db, inert, show_table
 
 COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),

@@ -15,11 +15,10 @@ from importlib import resources
 
 import streamlit as st
 
-from fairval.annotate.rating import session
-from fairval.annotate.serving import rater_links
 from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, list_study_names, load_study
+from fairval.annotate.rating import session
+from fairval.annotate.serving import admission, rater_links
 from fairval.errors import FairvalError, RaterSourceError, StudyError
-from fairval.annotate.serving import admission
 from fairval.store.engine import busy, unavailable_errors
 from fairval.ui import line
 from fairval.ui.answer_card import answer_card, unread_submit
@@ -29,10 +28,8 @@ from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import LANGUAGES, N_, direction, translator
 from fairval.ui.page_language import page_language
-from fairval.ui.rater_ends import (closed, declined, finished, no_items, paused, rater_language, study_words,
-                                   title)
-from fairval.ui.rater_submit import (ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit,
-                                     retry_pending)
+from fairval.ui.rater_ends import closed, declined, finished, no_items, paused, rater_language, study_words, title
+from fairval.ui.rater_submit import ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit, retry_pending
 
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
 LANG_PARAM = "lang"             # the language picked on the consent screen, kept in the link until consent

@@ -8,10 +8,10 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.material.studies import Study, load_study
-from fairval.errors import AnswerError, SlotTaken, StudyClosed, StudyError
 from fairval.annotate.rating import session
 from fairval.annotate.rating.payload import answers_of as payload_answers
 from fairval.annotate.rating.submit import Submitted, submit
+from fairval.errors import AnswerError, SlotTaken, StudyClosed, StudyError
 from fairval.store.engine import unavailable_errors
 from fairval.ui.common import get_db
 from fairval.ui.i18n import N_, translator
@@ -87,6 +87,6 @@ def _after_submit(db, study: Study, submitted: Submitted) -> None:
 
     try:
         stopping.after_submit(db, study.study_id, submitted)
-    except Exception:  # noqa: BLE001 — the answer is stored whatever the check finds; logged
+    except Exception:
         import logging
         logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)

@@ -4,15 +4,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from fairval.annotate.outputs import charts
-
-from fairval.annotate.outputs import formats
 from fairval.annotate.crowd.prolific import cost_summary, owed
 from fairval.annotate.material.gold_checks import checks_sentence
 from fairval.annotate.material.studies import load_study
+from fairval.annotate.outputs import charts, formats
 from fairval.annotate.outputs.judge_table import anytime_sentence
-from fairval.ui.common import get_db, show_table
 from fairval.annotate.results.result import Names, StudyNumbers
+from fairval.ui.common import get_db, show_table
 from fairval.ui.studies import data_for, numbers_for, progress_for, study_header
 
 

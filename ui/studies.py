@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.results.progress import study_progress
-from fairval.annotate.results.numbers import StudyData, load_study_data, study_numbers
-from fairval.annotate.results.result import StudyNumbers
 from fairval.annotate.material.studies import list_study_names
+from fairval.annotate.results.numbers import StudyData, load_study_data, study_numbers
+from fairval.annotate.results.progress import study_progress
+from fairval.annotate.results.result import StudyNumbers
 from fairval.store.db import default_db_path
 from fairval.ui.common import get_db, inert
-
 
 CHOSEN = "_fairval_study"          # the study last chosen on any researcher page, carried to the next
 

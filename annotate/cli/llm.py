@@ -112,10 +112,10 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
     TEMPLATES may also be whats-in-a-name's templates_and_names.json: each template's {name} slot is filled
     with every name of its name_groups, in the layout of its just_prompts.csv."""
     from fairval.annotate.material.generate import fill_templates
-    from fairval.errors import GenerationError
     from fairval.annotate.material.layouts import fill_name_slots, is_names_and_templates, names_for_fill
-    from fairval.annotate.material.vocabulary import said
     from fairval.annotate.material.records import read_records
+    from fairval.annotate.material.vocabulary import said
+    from fairval.errors import GenerationError
 
     doc = _json_document(templates)
     if is_names_and_templates(doc):
@@ -176,8 +176,8 @@ def generate_pairs_command(prompts, names_file, group_by, group_a, group_b, labe
                            base_url, concurrency, seed, out):
     """Ask a chatbot each prompt (rows with `prompt`) as a user of group A and of group B."""
     from fairval.annotate.material.generate import generate_pairs
-    from fairval.errors import GenerationError
     from fairval.annotate.material.records import read_records
+    from fairval.errors import GenerationError
 
     texts = [r.data.get("prompt") for r in read_records(prompts)]
     if not all(isinstance(t, str) and t.strip() for t in texts):

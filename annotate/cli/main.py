@@ -39,7 +39,7 @@ def _os_user() -> str:
     import getpass
     try:
         return getpass.getuser()
-    except Exception:  # noqa: BLE001 — a container without a user name
+    except Exception:
         return f"uid {os.getuid()}"
 
 

@@ -93,13 +93,13 @@ def study_list(ctx):
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
     from fairval.annotate.crowd import stopping
+    from fairval.annotate.material import vocabulary
     from fairval.annotate.material.gold_checks import checks_sentence
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.order import order_sentence
-    from fairval.annotate.material import vocabulary
     from fairval.annotate.results.progress import study_progress
     from fairval.store import audit
 
@@ -183,8 +183,12 @@ def study_sample(ctx, name, n, by_group_pair, active, escalate, agreement, risk,
     --by-group-pair), where the judge is least sure (--active --budget), or every pair below the judge's
     trusted confidence (--escalate --pilot); the rest are scored by the judge alone."""
     from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
-    from fairval.annotate.rating.sampling import (draw_active_sample, draw_human_sample, draw_stratified_sample,
-                                                   drawn_by_group_pair)
+    from fairval.annotate.rating.sampling import (
+        draw_active_sample,
+        draw_human_sample,
+        draw_stratified_sample,
+        drawn_by_group_pair,
+    )
 
     def written(ids: list[str]) -> None:        # inside the draw's transaction: a failed write records no draw
         with atomic_output(out) as path, open(path, "w", newline="", encoding="utf-8") as f:
@@ -306,8 +310,8 @@ def _set_design(db, name, design, budget, changes):
     """design=adaptive budget=N: pairs go to people one decision at a time (annotate.rating.adaptive); set
     with the other changes' seed first, since the order of decisions is drawn from it."""
     from fairval.annotate.material.studies import configure_study
-    from fairval.errors import StudyError
     from fairval.annotate.rating import adaptive
+    from fairval.errors import StudyError
     if design != "adaptive" or not isinstance(budget, int) or isinstance(budget, bool):
         raise StudyError("the design is set as design=adaptive budget=N (N: the pairs people are expected to rate "
                          f"in all, a whole number), not design={design!r} budget={budget!r}")

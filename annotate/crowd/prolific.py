@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairval.annotate.material.studies import load_study as _load_study
+from fairval.annotate.material.studies import ready_loads
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
 from fairval.annotate.results.numbers import load_study_data
-from fairval.annotate.material.studies import ready_loads
-from fairval.annotate.material.studies import load_study as _load_study
 from fairval.errors import OutcomeUnknown, PayOutcomeUnknown, ProlificError, StudyError
 from fairval.store import Database, audit, immediate, loads, payments
 

@@ -15,14 +15,13 @@ import pandas as pd
 from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
 from fairval.annotate.material.pairs import scored_question, the_scored_question
-from fairval.annotate.rating import running
-from fairval.annotate.rating.running import has_rule  # noqa: F401  (the pages ask it here)
-from fairval.annotate.rating.submit import Submitted, record_stop, verdict
 from fairval.annotate.material.studies import Study, load_study, stored_settings
+from fairval.annotate.rating import running
+from fairval.annotate.rating.running import has_rule
+from fairval.annotate.rating.submit import Submitted, record_stop, verdict
 from fairval.annotate.results import judge as judge_numbers
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
-from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
-                                              study_numbers)
+from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings, study_numbers
 from fairval.errors import ProlificError, StudyError
 from fairval.store import Database, audit, immediate
 from fairval.store import running as running_store

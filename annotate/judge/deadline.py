@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import cast
 
-import httpx2 as httpx   # the HTTP library the openai client is built on
+import httpx2 as httpx  # the HTTP library the openai client is built on
 
 
 class _Bounded(httpx.SyncByteStream):

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from fairval.analysis.planner import Assumptions, plan, plan_assumed, ratings_per_pair
-from fairval.annotate.outputs import formats
 from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.outputs import formats
 from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
 from fairval.errors import StudyError
 from fairval.store import Database

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 import openai
 
 from fairval.analysis.lmra import combine_orders
-from fairval.errors import JudgeError, NoLetter, QuotaRefused
 from fairval.annotate.judge.deadline import http_client
 from fairval.annotate.material.pairs import labels_swapped, responses_as_shown, scored_question
 from fairval.annotate.material.studies import load_study
+from fairval.errors import JudgeError, NoLetter, QuotaRefused
 from fairval.store import Database, audit, judge_calls
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
@@ -339,7 +339,7 @@ def run_judge(db: Database, study_id: str, config: JudgeConfig,
                     failure = e
                     for other in futures:          # nothing more is sent; calls under way finish and are saved
                         other.cancel()
-                except Exception as e:  # noqa: BLE001 — raised below, after every answer is saved
+                except Exception as e:
                     failure = failure or e
             if failure is not None:
                 raise failure

@@ -7,21 +7,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairval.analysis.lmra import combine_orders
-from fairval.annotate.material import gold_checks
+from fairval.annotate.material import gold_checks, layouts, vocabulary
 from fairval.annotate.material.identity import content_key
 from fairval.annotate.material.languages import LANGUAGES, supported
 from fairval.annotate.material.pairs import canonical_value
-from fairval.annotate.material.records import Record, rater_key, read_records, source_label, require_number, require_text
-from fairval.errors import ImportProblem, LabelMismatch, NoSpace, RaterIdError, StoreError, StudyError, TaskError
-from fairval.annotate.material import layouts, vocabulary
+from fairval.annotate.material.records import Record, rater_key, read_records, require_number, require_text, source_label
 from fairval.annotate.material.studies import Study, load_study, open_when_ready, ready_loads
-from fairval.store import Database, immediate, loads
+from fairval.errors import ImportProblem, LabelMismatch, NoSpace, RaterIdError, StoreError, StudyError, TaskError
+from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store.raters import ATTRIBUTES
-from fairval.store import audit
 
 GOLD_FIELD, PRACTICE_FIELD = "_gold", "_practice"
 CONTROL_FIELDS = (GOLD_FIELD, PRACTICE_FIELD)          # read into the item's gold and practice marks

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal, overload
 
 from fairval.annotate.material.cells import unguarded
-from fairval.errors import ImportProblem, RaterIdError  # noqa: F401  (importers raise ImportProblem from here)
+from fairval.errors import ImportProblem, RaterIdError
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import difflib
+import json
 import math
 import re
 import secrets
@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from fairval.annotate.material.design import Design
+from fairval.annotate.material.languages import DEFAULT as DEFAULT_LANGUAGE
+from fairval.annotate.material.languages import LANGUAGES, further_languages, supported
 from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.annotate.material.vocabulary import RATER_ANSWERS, refusal
@@ -20,8 +22,6 @@ from fairval.store import Database, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import studies as study_store
 from fairval.store.loads import LoadRules
-from fairval.annotate.material.languages import DEFAULT as DEFAULT_LANGUAGE
-from fairval.annotate.material.languages import LANGUAGES, further_languages, supported
 from fairval.store.raters import ATTRIBUTES
 
 DEFAULT_CONSENT = (

@@ -217,7 +217,7 @@ PRESETS: dict[str, Task] = {t.name: t for t in [
     ),
     Task(
         name="feature_label", display="pair", title="Axis-of-difference labels", protocol="eloundou2024",
-        required_fields=PAIR_FIELDS + ("axis_question",),
+        required_fields=(*PAIR_FIELDS, "axis_question"),
         questions=(Question("feature", "{axis_question}", (
             Option("A", "Response 1"), Option("B", "Response 2"),
             Option("C", "Neither / not clear")), canonical="feature"),),

@@ -91,7 +91,7 @@ def refusal(label, what: str, answers: Sequence[str], hint: str | None = None) -
     near = nearest(label, answers)
     return (f"{str(label)!r} is not {what}; the answers are {', '.join(answers)}"
             + (f" (nearest: {near!r})" if near else "") + "; "
-            + (hint or f"use one of them or give --map {str(label)}=ANSWER"))
+            + (hint or f"use one of them or give --map {label!s}=ANSWER"))
 
 
 def require(label, what: str, answers: Sequence[str], given_map: Mapping[str, str] | None = None) -> Matched:

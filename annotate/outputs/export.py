@@ -11,13 +11,13 @@ import pandas as pd
 from fairval.analysis.rater_model import dawid_skene
 from fairval.analysis.scores import as_numbers
 from fairval.analysis.soft_labels import soft_labels
-from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
 from fairval.annotate.material.cells import inert_text
 from fairval.annotate.material.importers import CONTROL_FIELDS
 from fairval.annotate.material.pairs import scored_question
-from fairval.annotate.results.numbers import StudyData, TEMPLATE_KEY, calibration_items, load_study_data, main_judge
-from fairval.store import Database, audit
+from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
+from fairval.annotate.results.numbers import TEMPLATE_KEY, StudyData, calibration_items, load_study_data, main_judge
 from fairval.errors import StudyError
+from fairval.store import Database, audit
 
 
 @dataclass(frozen=True)

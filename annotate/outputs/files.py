@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairval.annotate.material.cells import spreadsheet_text  # noqa: F401  (the writers import it from here)
+from fairval.annotate.material.cells import spreadsheet_text
 from fairval.errors import OutputError
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ an undefined number is a dash; counts agree with their noun ("1 rater", "2 rater
 from __future__ import annotations
 
 import math
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -94,7 +93,7 @@ def cell(column: str, value):
 
 def table(rows: pd.DataFrame | list[dict]) -> pd.DataFrame:
     """Every cell printed the way its column's kind of number is printed everywhere."""
-    import pandas as pd     # here, not at import: the CLI's --help needs formats but not pandas
+    import pandas as pd  # here, not at import: the CLI's --help needs formats but not pandas
     frame = pd.DataFrame(rows)
     return pd.DataFrame({c: [cell(c, v) for v in frame[c]] for c in frame.columns})
 

@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-import shutil
-import tempfile
-
 from fairval.annotate.outputs import formats
+from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 from fairval.annotate.outputs.files import markdown_text as md
 from fairval.annotate.outputs.files import output_failure
-from fairval.annotate.outputs.export import export_ratings, export_soft_labels
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
-from fairval.store import Database, audit
 from fairval.errors import OutputError
+from fairval.store import Database, audit
 
 
 def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:

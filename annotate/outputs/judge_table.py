@@ -7,8 +7,18 @@ from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.ppi import FEW_PAIRS
 from fairval.annotate.material.design import Design
 from fairval.annotate.outputs import formats
-from fairval.annotate.results.blocks import (Allocation, Anytime, Confidence, Escalation, Estimate, Judge,
-                                             Length, PairGroups, Ppi, Rate)
+from fairval.annotate.results.blocks import (
+    Allocation,
+    Anytime,
+    Confidence,
+    Escalation,
+    Estimate,
+    Judge,
+    Length,
+    PairGroups,
+    Ppi,
+    Rate,
+)
 
 
 def with_ci(value, ci) -> str:

@@ -9,21 +9,30 @@ from pathlib import Path
 import pandas as pd
 import vl_convert
 
-from fairval.annotate.outputs import charts
-from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
-
-from fairval.annotate.outputs import formats
-from fairval.annotate.outputs.methods import methods_paragraph
-from fairval.annotate.outputs.judge_table import (alt_test_sentence, calibration_cells, ceiling_sentence,
-                                                  chosen_pairs_sentence, confidence_sentence, escalation_sentence,
-                                                  order_sentence, few_pairs_sentence, length_sentence, pair_group_rows,
-                                                  ppi_sentence, rater_allocation_sentence,
-                                                  stratified_sentence, validity_row)
-from fairval.annotate.outputs.files import markdown_text, output_format, write_text
-from fairval.annotate.results.progress import study_progress
 from fairval.annotate.material.studies import Study
+from fairval.annotate.outputs import charts, formats
+from fairval.annotate.outputs.files import markdown_text, output_format, write_text
+from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
+from fairval.annotate.outputs.judge_table import (
+    alt_test_sentence,
+    calibration_cells,
+    ceiling_sentence,
+    chosen_pairs_sentence,
+    confidence_sentence,
+    escalation_sentence,
+    few_pairs_sentence,
+    length_sentence,
+    order_sentence,
+    pair_group_rows,
+    ppi_sentence,
+    rater_allocation_sentence,
+    stratified_sentence,
+    validity_row,
+)
+from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.results.blocks import Rate
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
+from fairval.annotate.results.progress import study_progress
 from fairval.store import Database, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}

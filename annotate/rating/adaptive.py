@@ -19,12 +19,19 @@ import time
 
 import numpy as np
 
-from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, live_floor_by_rules, rule_constants,
-                                     uncertainties_of, weighted_lambda)
+from fairval.analysis.active import (
+    FLOOR_EVERY,
+    LIVE_FLOORS,
+    apply_rule,
+    live_floor_by_rules,
+    rule_constants,
+    uncertainties_of,
+    weighted_lambda,
+)
 from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
 from fairval.annotate.material.studies import Study, stored_settings
-from fairval.errors import StudyError
 from fairval.annotate.rating.sampling import samplable
+from fairval.errors import StudyError
 from fairval.store import Database, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -121,7 +128,7 @@ def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
                 mix_store.save(db, study.study_id, state["complete"] + 1, state["mix"])
             else:
                 _rebuilt_mix(db, study, _rules(db, study))
-    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next decision rebuilds
+    except Exception:
         logging.getLogger("fairval").exception("the adaptive mix of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
             mix_store.forget(db, study.study_id)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fairval.store.loads import is_open          # the one rule of "open", shared with the load rows
+from fairval.store.loads import is_open  # the one rule of "open", shared with the load rows
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fairval.annotate.material.studies import Study, StudySettings, load_study
-from fairval.store import Database
+from fairval.store import Database, loads
 from fairval.store import assignments as ledger
-from fairval.store import loads
 from fairval.store import items as item_store
 
 # a study's template sizes, per database and study, read again after this many seconds: they read every item,

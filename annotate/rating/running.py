@@ -68,7 +68,7 @@ def advance(db: Database, study: Study, item_id: str) -> None:
             y = sum(pair_score(question, a) for a in pair["answers"]) / len(pair["answers"])
             w = 1.0 if basis["pool_sum"] is None else basis["pool_sum"] / (basis["pool_size"] * pair["chance"])
             save(db, study.study_id, step_pair(state, y, float(f), w))
-    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next check rebuilds
+    except Exception:
         logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
             running_store.forget(db, study.study_id)
@@ -90,7 +90,7 @@ def advance_decided(db: Database, study: Study) -> None:
             stepped = None if state is None else running_adaptive.advance(db, study, state)
             if stepped is not None:
                 running_adaptive.save(db, study.study_id, stepped)
-    except Exception:  # noqa: BLE001 — the answer is kept whatever happens here; the next check rebuilds
+    except Exception:
         logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
             running_store.forget(db, study.study_id)

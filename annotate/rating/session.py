@@ -13,12 +13,19 @@ from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
 from fairval.annotate.rating import adaptive, running
-from fairval.annotate.rating.assignment import (ItemLoad, avoided_templates, choose_item, gold_due, last_template,
-                                                reachable, template_to_spread)
+from fairval.annotate.rating.assignment import (
+    ItemLoad,
+    avoided_templates,
+    choose_item,
+    gold_due,
+    last_template,
+    reachable,
+    template_to_spread,
+)
 from fairval.annotate.rating.fills import backed, fills_left, rater_share
 from fairval.annotate.rating.payload import clean_comment
 from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
-from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed, StudyError  # noqa: F401  (the pages catch them from here)
+from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed, StudyError
 from fairval.store import Database, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store

@@ -46,7 +46,7 @@ def _checked(db: Database, study: Study, item_id: str, now: float) -> tuple[dict
     try:
         with immediate(db, study.study_id):
             return stop_within(db, study, item_id, now)
-    except Exception:  # noqa: BLE001 — the answer is stored whatever happens to the check
+    except Exception:
         logging.getLogger("fairval").exception("the stopping rule of %s could not be checked", study.study_id)
         return None, False
 

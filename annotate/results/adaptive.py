@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
-from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
-from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
 from fairval.analysis.reasons import Why, because
+from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 from fairval.annotate.results.judge import directed_share

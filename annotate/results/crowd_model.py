@@ -19,6 +19,6 @@ def crowd_model_check(answers: pd.DataFrame, gold: dict[str, dict[str, str]], qu
     expected = {item: str(answers_[question]) for item, answers_ in gold.items()
                 if question in answers_ and item in labels.index}
     hits = [str(labels[item]) == value for item, value in expected.items()]
-    return CrowdModel(n_items=int(len(labels)), classes=tuple(model.classes),
+    return CrowdModel(n_items=len(labels), classes=tuple(model.classes),
                       prior=tuple(float(p) for p in model.prior), gold_n=len(hits),
                       gold_agreement=(sum(hits) / len(hits)) if hits else None)

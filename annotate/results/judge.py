@@ -8,17 +8,16 @@ import numpy as np
 import pandas as pd
 
 from fairval.analysis import judge_validity as jv
+from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
 from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
-from fairval.analysis.active import active_ppi_mean, ppi_terms, weights
-from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.guarantees import guarantee
+from fairval.analysis.ppi import classical_mean, ppi_mean
 from fairval.analysis.reasons import Why, because
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
-from fairval.annotate.results.blocks import AltTest, Anytime, Estimate, HumanCeiling, Judge, Order, \
-    OrderDisagreement, Ppi, Rate
+from fairval.annotate.results.blocks import AltTest, Anytime, Estimate, HumanCeiling, Judge, Order, OrderDisagreement, Ppi, Rate
 
 NO_DESIGN = Design()            # the default of the functions below: no draw recorded
 ALT_TEST_EPSILON = 0.1          # Calderon et al.'s value for crowd workers
@@ -91,7 +90,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
     if design.escalate:
         return Ppi.of(value=None, ci=None, design="escalate", reason=escalation.REASON)
     unlabelled = judge[~judge.index.isin(human.dropna().index)]
-    labelled, pool, w = _weighted(human, judge, design, inclusion)
+    labelled, pool, _w = _weighted(human, judge, design, inclusion)
     active = pool is not None
     if pool is not None and inclusion is not None:      # an active sample (see _weighted)
         estimate = active_ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(),

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.analysis.interval import Interval
+from fairval.analysis.names import accuracy_by_intended, confusion
 from fairval.annotate.material.tasks import Task
 from fairval.annotate.results.block import scalar
 from fairval.annotate.results.result import Names, Perceived

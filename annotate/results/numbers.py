@@ -8,28 +8,28 @@ from typing import Literal
 
 import pandas as pd
 
+from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
 from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import mean_with_interval
-from fairval.analysis.calibration import calibrate, calibrate_by_group, harm_rate, holm, human_scores
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
+from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
+from fairval.annotate.material.studies import Study, load_study
+from fairval.annotate.material.tasks import Question
+from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
-from fairval.annotate.results.escalation import escalation_numbers
+from fairval.annotate.results.block import scalar
+from fairval.annotate.results.blocks import Judge, Rate
 from fairval.annotate.results.crowd_model import crowd_model_check
+from fairval.annotate.results.escalation import escalation_numbers
+from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results.judge_card import confidence_block, length_block
 from fairval.annotate.results.languages import by_language, rating_languages, splits
 from fairval.annotate.results.names import name_numbers
-from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
-from fairval.annotate.results import BOOTSTRAP_DRAWS
-from fairval.annotate.results.block import scalar
-from fairval.annotate.results.blocks import Judge, Rate
 from fairval.annotate.results.result import ExcludedRater, QuestionNumbers, Rater, StudyNumbers, TemplateRow
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
-from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
-from fairval.annotate.material.studies import Study, load_study
 from fairval.errors import StudyError
-from fairval.annotate.material.tasks import Question
 from fairval.store import Database
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store

@@ -9,9 +9,9 @@ from fairval.analysis.active import choose_floor, tuned_lambda, uncertainties_of
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.judge_validity import paired
 from fairval.annotate.material.pairs import scored_question, strata_of
-from fairval.errors import StudyError
 from fairval.annotate.results.numbers import load_study_data, scored_ratings
 from fairval.annotate.results.strata import rectifier_spread, stratum_ppi
+from fairval.errors import StudyError
 from fairval.store import Database
 
 

@@ -8,8 +8,8 @@ that does not apply to the study's task is None and left out of to_dict(). Light
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field, fields
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from fairval.analysis.interval import Interval

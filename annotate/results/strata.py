@@ -12,7 +12,6 @@ import math
 from typing import cast
 
 import numpy as np
-
 import pandas as pd
 
 from fairval.analysis import judge_validity as jv
@@ -23,10 +22,20 @@ from fairval.analysis.judge_fairness import error_by_group, label_swap
 from fairval.analysis.judge_validity import Z95, inside
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
 from fairval.analysis.reasons import Why, because
-from fairval.annotate.material.pairs import strata_of
 from fairval.annotate.material.design import Design
-from fairval.annotate.results.blocks import Allocation, EqualError, Judge, JudgeError, JudgeFairness, LabelSwap, \
-    PairGroup, PairGroups, Ppi, Stratified
+from fairval.annotate.material.pairs import strata_of
+from fairval.annotate.results.blocks import (
+    Allocation,
+    EqualError,
+    Judge,
+    JudgeError,
+    JudgeFairness,
+    LabelSwap,
+    PairGroup,
+    PairGroups,
+    Ppi,
+    Stratified,
+)
 from fairval.annotate.results.escalation import REASON
 
 

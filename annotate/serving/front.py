@@ -25,7 +25,7 @@ CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
 def connection_limit() -> int:
     """As many connections as this process may open files for (HAProxy needs two per connection)."""
     import resource
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = hard if hard != resource.RLIM_INFINITY else 65536
     return max(256, min(10000, (limit - 200) // 2))
 

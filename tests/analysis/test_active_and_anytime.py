@@ -6,11 +6,16 @@ import math
 import numpy as np
 import pytest
 
-from fairval.analysis.active import (active_ppi_mean, choose_floor, inclusion_probabilities, judge_uncertainties,
-                                     judge_uncertainty, ppi_terms)
-from fairval.analysis.sequential import (confidence_sequence, observations_needed, projected_width,
-                                         running_sets)
 from bench import active as simulation
+from fairval.analysis.active import (
+    active_ppi_mean,
+    choose_floor,
+    inclusion_probabilities,
+    judge_uncertainties,
+    judge_uncertainty,
+    ppi_terms,
+)
+from fairval.analysis.sequential import confidence_sequence, observations_needed, projected_width, running_sets
 
 
 @pytest.mark.parametrize("budget, floor", [(50, 0.5), (300, 0.2), (10, 1.0), (999, 0.5)])
@@ -25,7 +30,7 @@ def test_inclusion_probabilities_spend_the_budget_and_keep_the_floor(budget, flo
 
 @pytest.mark.parametrize("budget, floor", [(0, 0.5), (1000, 0.5), (10, 0.0)])
 def test_a_budget_outside_the_pairs_or_no_floor_is_refused(budget, floor):
-    with pytest.raises(ValueError, match="budget|floor"):
+    with pytest.raises(ValueError, match=r"budget|floor"):
         inclusion_probabilities(np.ones(1000), budget, floor=floor)
 
 

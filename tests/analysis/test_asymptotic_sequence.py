@@ -9,8 +9,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 from scipy.special import lambertw
 
-from fairval.analysis.sequential import (ASYMPTOTIC_FROM, RunningCS, mixture_margin, mixture_rho2,
-                                         running_asymptotic, step)
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, mixture_margin, mixture_rho2, running_asymptotic, step
 
 
 def paper_boundary(t, var, rho2_sigma, alpha):

@@ -7,8 +7,15 @@ after the first 30 complete pairs (before them the design keeps its set prior mi
 import numpy as np
 import pytest
 
-from fairval.analysis.active import (FLOOR_EVERY, PILOT_MIN_PAIRS, adaptive_terms, inclusion_probabilities,
-                                     judge_uncertainties, live_floor, weighted_lambda)
+from fairval.analysis.active import (
+    FLOOR_EVERY,
+    PILOT_MIN_PAIRS,
+    adaptive_terms,
+    inclusion_probabilities,
+    judge_uncertainties,
+    live_floor,
+    weighted_lambda,
+)
 from fairval.analysis.sequential import anytime_running
 from tests.annotate.rating.adaptive_worlds import world
 

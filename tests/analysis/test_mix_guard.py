@@ -46,7 +46,7 @@ def test_the_design_leans_only_where_the_judges_sureness_goes_with_its_error(rel
 
 
 def test_the_rank_test_sees_no_relation_in_a_constant_judge_and_sees_a_strong_one():
-    from fairval.analysis.active import sureness_predicts          # new with the guard
+    from fairval.analysis.active import sureness_predicts  # new with the guard
 
     rng = np.random.default_rng(0)
     u = rng.uniform(0.1, 0.9, 80)

@@ -62,7 +62,7 @@ def test_the_interval_covers_the_true_mean_in_at_least_90_percent_of_200_studies
     rng = np.random.default_rng(4)
     covered = 0
     for _ in range(200):
-        y, f, fu, everyone = synthetic(rng, 60, 3000, 0.2)
+        y, f, fu, _everyone = synthetic(rng, 60, 3000, 0.2)
         true_mean = 0.0                  # E[clip(U(-1,1) + N(0, .3))] = 0 by symmetry
         lo, hi = ppi_mean(y, f, fu)["ci"]
         covered += lo <= true_mean <= hi

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bench.rater_model import simulated_crowd
 from fairval.analysis.rater_model import SMOOTHING, chance_test, dawid_skene
 from fairval.analysis.raters import rater_quality
-from bench.rater_model import simulated_crowd
 
 
 def loop_em(rows: list[tuple[str, str, str]], rounds: int) -> tuple[dict, dict, dict]:

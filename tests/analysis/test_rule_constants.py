@@ -6,8 +6,15 @@ constants instead of the study's uncertainties, chooses live_floor's τ."""
 import numpy as np
 import pytest
 
-from fairval.analysis.active import (FLOOR_EVERY, LIVE_FLOORS, apply_rule, inclusion_probabilities, live_floor,
-                                     live_floor_by_rules, rule_constants)
+from fairval.analysis.active import (
+    FLOOR_EVERY,
+    LIVE_FLOORS,
+    apply_rule,
+    inclusion_probabilities,
+    live_floor,
+    live_floor_by_rules,
+    rule_constants,
+)
 
 
 def filled(u: np.ndarray, budget: float, tau: float) -> np.ndarray:

@@ -76,7 +76,7 @@ class Tab:
             states.append(state)
         press = WidgetState(id=self.widget(button).id)
         press.trigger_value = True
-        return await self.run(states + [press])
+        return await self.run([*states, press])
 
 
 def connect(url: str, headers: dict[str, str] | None = None):

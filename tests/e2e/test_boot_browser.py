@@ -8,10 +8,10 @@ from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.server.boot import streamlit_index
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server
-from fairval.server.boot import streamlit_index
 
 pytestmark = pytest.mark.e2e
 

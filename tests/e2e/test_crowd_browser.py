@@ -7,8 +7,8 @@ no rater's slot can expire by accident on a slow machine."""
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

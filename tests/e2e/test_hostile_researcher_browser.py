@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from fairval.annotate.outputs.export import export_ratings, export_validated
-from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.crowd.prolific import write_bonuses
-from fairval.annotate.outputs.report import write_report
+from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study
+from fairval.annotate.outputs.export import export_ratings, export_validated
+from fairval.annotate.outputs.report import write_report
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import PASSWORD, Server, wait_text
@@ -32,7 +32,7 @@ class Listener:
         listener = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 listener.hits.append(self.path)
                 self.send_response(200)
                 self.end_headers()

@@ -8,9 +8,9 @@ import asyncio
 
 import pytest
 
+from bench.launch import kill, launch
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from bench.launch import kill, launch
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e.conftest import Server

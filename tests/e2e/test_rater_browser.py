@@ -83,7 +83,7 @@ def test_rater_rates_reloads_resumes_and_finishes(server, browser):
     expected_values = [("quality", "5"), ("yes_positive", "4"), ("quality", "4"), ("yes_positive", "2"),
                        ("quality", "3"), ("yes_positive", "1")]
     assert [(q, v) for _, q, v in got] == expected_values
-    assert [t for t, q, _ in got if q == "quality"] == seen + [third]
+    assert [t for t, q, _ in got if q == "quality"] == [*seen, third]
     rater = db.execute("SELECT gender, source, platform_study_id, platform_session_id, finished_at IS NOT NULL "
                        "FROM raters WHERE rater_id = 'pp1'").fetchone()
     assert rater == ("male", "prolific", "st", "se", 1)

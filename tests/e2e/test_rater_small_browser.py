@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from tests.conftest import ROOT, write_jsonl

@@ -108,7 +108,6 @@ def _demo_with_judge_probabilities(db, folder) -> None:
     bias (q is p with A and B swapped), leaving 30% of its doubt on C."""
     from fairval.annotate.material.importers import import_lmra
     from fairval.store.lmra import scores_frame
-
     from tests.annotate.results.test_numbers_unchanged import _example_ratings
 
     ensure_demo(db)

@@ -8,6 +8,7 @@ import asyncio
 import http.client
 import http.server
 import threading
+from typing import ClassVar
 
 import pytest
 import websockets
@@ -23,9 +24,9 @@ MIB = 1 << 20
 class _RecordingProxy(http.server.BaseHTTPRequestHandler):
     """An HTTP proxy on 127.0.0.1 that answers nothing but writes down every address asked through it
     (a proxy is asked for the whole URL: RFC 9112, 3.2.2)."""
-    asked: list[str] = []
+    asked: ClassVar[list[str]] = []          # one list for every request the server handles
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         self.asked.append(self.path)
         self.send_error(502)
 

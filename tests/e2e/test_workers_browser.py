@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from bench.launch import kill, worker_ports
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from bench.launch import kill, worker_ports
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot

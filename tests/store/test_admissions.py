@@ -1,6 +1,6 @@
 """The line's bookkeeping (store/admissions.py), on SQLite and PostgreSQL, with the clock passed in."""
-from fairval.annotate.rating import session
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.rating import session
 from fairval.store import admissions
 
 T0 = 1_000_000.0

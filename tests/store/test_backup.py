@@ -4,7 +4,6 @@ import sqlite3
 import threading
 
 import pytest
-
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
@@ -40,7 +39,7 @@ def test_a_backup_under_answers_loses_nothing_acknowledged(tmp_path):
                     return
                 session.record_answer(mine, study, f"r{k}", served.item_id, ANSWER)
                 acknowledged.append(served.item_id)
-        except Exception as e:  # noqa: BLE001 — reported below
+        except Exception as e:
             errors.append(e)
         finally:
             mine.close()

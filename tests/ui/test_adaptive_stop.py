@@ -12,8 +12,8 @@ from fairval.annotate.rating import adaptive
 from fairval.store import audit
 from fairval.store import items as item_store
 from fairval.store import ratings as rating_store
-from tests.conftest import write_jsonl
 from tests.annotate.rating.adaptive_worlds import decided_count
+from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, page, plain, rater_app, submit, titles
 
 SURE = {"p_a": 0.02, "p_b": 0.02, "p_c": 0.96, "q_a": 0.02, "q_b": 0.02, "q_c": 0.96}

@@ -6,7 +6,8 @@ import pytest
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study
 from tests.conftest import write_jsonl
-from tests.ui.apptest import plain, signed_in as sign_in
+from tests.ui.apptest import plain
+from tests.ui.apptest import signed_in as sign_in
 
 
 @pytest.fixture

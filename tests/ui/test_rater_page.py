@@ -8,8 +8,8 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.errors import StudyError
 from fairval.store import ratings as rating_store
-from tests.conftest import ROOT, write_jsonl
 from fairval.ui import auth
+from tests.conftest import ROOT, write_jsonl
 from tests.ui.apptest import card, current_item, rater_app, submit, titles
 
 ANSWER = {"quality": "5", "yes_positive": "4"}
@@ -205,7 +205,7 @@ def test_the_landing_page_lists_studies_only_to_researchers(db, study, tmp_path,
     researcher = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
     researcher.query_params["rater"] = "r1"
     researcher.session_state["researcher_key"] = auth._fingerprint("s3cret")
-    from fairval.annotate.serving import sign_in                 # a sign-in holds its (unexpired) token
+    from fairval.annotate.serving import sign_in  # a sign-in holds its (unexpired) token
     researcher.session_state["researcher_token"] = sign_in.issue_token(sign_in.server_secret(db), "s3cret")
     links = page_links(researcher.run())
     studies = [p for p in links if p["label"] in ("tq", "second")]
@@ -229,7 +229,7 @@ def test_an_answer_the_database_cannot_take_is_said_in_words_and_taken_once_it_c
     from fairval.ui.rater_submit import ANSWER_WAITS
     at = through_onboarding(rater_app(study="tq", rater="r1"))
     item = current_item(at)
-    path, held = at.session_state["_fairval_db"]
+    _path, held = at.session_state["_fairval_db"]
     working, held.conn = held.conn, read_only(db_path).conn
     submit(at, ANSWER)
     assert not at.exception
@@ -265,8 +265,8 @@ def test_a_page_the_database_cannot_serve_says_so_and_tries_again_by_itself(db, 
 def test_pair_options_show_the_key_beside_the_label_and_feedback_ends_its_sentence_once():
     """The key badge is what a rater presses, so no letter ("A)") competes with it; a label that ends in
     a full stop is quoted without it, so feedback never ends “….”."""
-    from fairval.annotate.rating.session import Served
     from fairval.annotate.material.tasks import PRESETS
+    from fairval.annotate.rating.session import Served
     from fairval.ui.answer_card import card_data, practice_feedback
 
     task = PRESETS["harmful_stereotype"]
@@ -409,8 +409,8 @@ def test_group_labels_that_are_not_text_are_refused_in_one_line(db):
 def test_the_comment_hint_names_the_mac_key_only_for_a_mac():
     """The card shows hint_mac on a Mac (its script reads the platform) and hint elsewhere: ⌘ on Linux or
     Windows named a key those keyboards do not have."""
-    from fairval.annotate.rating.session import Served
     from fairval.annotate.material.tasks import PRESETS
+    from fairval.annotate.rating.session import Served
     from fairval.ui.answer_card import card_data
 
     task = PRESETS["scenario_select"]

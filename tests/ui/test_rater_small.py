@@ -64,7 +64,7 @@ def test_a_rater_arriving_at_a_complete_study_is_told_at_once_with_prolifics_cod
     assert not [b for b in late.button if b.key == "consent-yes"]
     assert "already has all the ratings it needs" in " ".join(m.value for m in late.markdown)
     assert [c.value for c in late.code] == ["NOT-NEEDED-3"]
-    assert list(late.get("link_button"))[0].proto.url.endswith("cc=NOT-NEEDED-3")
+    assert next(iter(late.get("link_button"))).proto.url.endswith("cc=NOT-NEEDED-3")
     consent = one_item.execute("SELECT consent FROM raters WHERE rater_id = 'p2'").fetchone()
     assert consent == (None,)                          # nothing asked of them, nothing recorded
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from fairval.annotate.material.demo import ensure_demo
-from tests.ui.apptest import signed_in, page, plain, rater_app, shown, table_with, titles
+from tests.ui.apptest import page, plain, rater_app, shown, signed_in, table_with, titles
 
 PAGES = ["1_Results.py", "2_Calibration.py", "3_Manage.py", "4_Export.py"]
 
@@ -230,8 +230,8 @@ def test_results_page_shows_what_each_participant_is_owed(demo, monkeypatch):
 
 def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, monkeypatch, tmp_path):
     from fairval.analysis.planner import Assumptions, Pay, cheapest
-    from fairval.annotate.material.importers import import_items
     from fairval.annotate.judge.planning import plan_from_assumptions
+    from fairval.annotate.material.importers import import_items
     from fairval.annotate.material.studies import create_study
     from tests.conftest import write_jsonl
     create_study(demo, "fresh", "harmful_stereotype")

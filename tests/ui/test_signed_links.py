@@ -7,7 +7,6 @@ from urllib.parse import parse_qs, urlparse
 
 import psycopg
 import pytest
-
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli

@@ -2,8 +2,8 @@
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.results.numbers import study_numbers
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, rater_app, submit, titles

@@ -6,10 +6,10 @@ import csv
 import pytest
 from click.testing import CliRunner
 
-from fairval.annotate.rating import session
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.annotate.rating import session
 from tests.conftest import loads_table, write_jsonl
 from tests.fake_prolific import TOKEN
 from tests.ui.apptest import rater_app, submit, titles
@@ -137,7 +137,7 @@ def test_a_participant_whose_group_is_full_is_screened_out_with_the_code(db, tmp
     second = onboard("f2")
     assert titles(second) == ["No items left for you"]
     assert [c.value for c in second.code] == ["SCREENED-9"]
-    link = list(second.get("link_button"))[0].proto.url
+    link = next(iter(second.get("link_button"))).proto.url
     assert link.endswith("cc=SCREENED-9")
 
 

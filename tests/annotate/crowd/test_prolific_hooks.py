@@ -12,8 +12,8 @@ from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import session
-from fairval.store import audit
 from fairval.server.prolific_hook_route import ROUTES
+from fairval.store import audit
 from tests.conftest import loads_table, write_jsonl
 
 HOOK = "https://lab.example/fairval/prolific-hook"

@@ -9,16 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairval.annotate.crowd import prolific
-
-from fairval.annotate.rating import session
-from fairval.annotate.material.importers import import_items
 from fairval.annotate.crowd.prolific_api import ProlificClient
-from fairval.errors import PayOutcomeUnknown, ProlificError
+from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study, load_study
+from fairval.annotate.rating import session
+from fairval.errors import PayOutcomeUnknown, ProlificError
 from fairval.store import open_db
+from tests.annotate.crowd.test_prolific import ANSWER, run, study, work  # noqa: F401  (a fixture)
 from tests.conftest import write_jsonl
 from tests.fake_prolific import TOKEN, FakeProlific
-from tests.annotate.crowd.test_prolific import ANSWER, run, study, work  # noqa: F401  (a fixture)
 
 PAY = 0.5
 
@@ -101,7 +100,7 @@ def test_no_sequence_of_faults_and_reruns_pays_more_than_owed(steps, monkeypatch
         started: set[str] = set()
         try:
             with ProlificClient() as client:
-                for step in steps + [("settle",), ("pay", None)]:
+                for step in [*steps, ("settle",), ("pay", None)]:
                     if step[0] == "work":
                         _work(db, the_study, step[1], step[2], started)
                     elif step[0] == "pay":

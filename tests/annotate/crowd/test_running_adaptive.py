@@ -7,12 +7,12 @@ decided pairs, at the end — the stored interval is harm.ppi.cs of `fairval ana
 import numpy as np
 import pytest
 
+from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import adaptive, session
 from fairval.annotate.results.numbers import study_numbers
-from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.store import running as running_store
 from tests.annotate.rating.adaptive_worlds import decided_count, world
 from tests.conftest import write_jsonl
@@ -90,7 +90,7 @@ def test_the_kept_interval_is_the_full_analysis_as_pairs_complete_and_are_decide
                 compared["serve"] += 1
     end = same(db)
     assert compared["check"] >= 5 and compared["serve"] >= 3
-    decided, kept, undecided = decided_count(db, "s")
+    decided, _kept, undecided = decided_count(db, "s")
     assert undecided == 0 and end["n_decided"] == PAIRS > ASYMPTOTIC_FROM    # the whole order, through both parts
     assert end["ci"][1] - end["ci"][0] < 1.0
     # the state was stepped, not rebuilt at each check: forgetting it and rebuilding gives the same numbers

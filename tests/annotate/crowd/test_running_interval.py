@@ -10,16 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairval.analysis.calibration import human_scores
+from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import session
 from fairval.annotate.rating.sampling import draw_active_sample
-from fairval.analysis.calibration import human_scores
-from fairval.analysis.sequential import ASYMPTOTIC_FROM
 from fairval.annotate.results.judge import ppi_numbers
-from fairval.annotate.results.numbers import (completed_pairs, load_study_data, main_judge, scored_ratings,
-                                              study_numbers)
+from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings, study_numbers
 from fairval.store import open_db
 from fairval.store import running as running_store
 from tests.conftest import write_jsonl
@@ -179,7 +178,7 @@ def test_two_workers_completing_pairs_at_once_keep_the_order_the_ratings_were_st
         handle = open_db(db_path)
         try:
             serve_some(handle, study, raters, 120, seed=seed)
-        except Exception as e:      # noqa: BLE001 — reported by the test below
+        except Exception as e:
             failures.append(e)
         finally:
             handle.close()

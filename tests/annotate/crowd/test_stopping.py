@@ -6,7 +6,6 @@ import json
 from click.testing import CliRunner
 
 import fairval
-
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs.formats import plain_number

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
-from fairval.store import open_db
 from fairval.store import items as item_store
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 PAIR = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}

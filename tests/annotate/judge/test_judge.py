@@ -5,10 +5,10 @@ import pytest
 from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
-from fairval.annotate.material.importers import import_items
 from fairval.annotate.judge.run import JudgeConfig, estimate, run_judge
-from fairval.errors import JudgeError
+from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.errors import JudgeError
 from fairval.store import lmra as lmra_store
 from tests.conftest import write_jsonl
 from tests.fake_openai import FakeOpenAI, completion, error
@@ -94,7 +94,7 @@ def test_without_logprobs_the_judge_samples(db, study, fake):
         if request.get("logprobs"):
             return 400, error(400, "logprobs are not supported by this model"), {}
         assert request["temperature"] == 1
-        item, swapped = which(request)
+        _item, swapped = which(request)
         counter["n"] += 1
         # deterministic "samples": 7 A and 3 B in true order, 3 A and 7 B swapped, for every pair
         k = (number - 1) % 10

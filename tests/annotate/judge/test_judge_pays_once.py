@@ -3,10 +3,10 @@ small model saying "Sure") has every order saved, the letterless ones as such, a
 a 429 that is a billing stop (`insufficient_quota`) ends the run at once, unlike a throttle."""
 import pytest
 
-from fairval.annotate.material.importers import import_items
 from fairval.annotate.judge.run import JudgeConfig, run_judge
-from fairval.errors import JudgeError, QuotaRefused
+from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.errors import JudgeError, QuotaRefused
 from fairval.store import judge_calls
 from tests.conftest import write_jsonl
 from tests.fake_openai import DRIP, FakeOpenAI, completion

@@ -6,8 +6,8 @@ import json
 import numpy as np
 from click.testing import CliRunner
 
-from fairval.annotate.cli.main import cli
 from fairval.analysis.trust import trust_threshold
+from fairval.annotate.cli.main import cli
 from tests.conftest import write_jsonl
 
 PAIR = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}

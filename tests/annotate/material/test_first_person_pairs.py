@@ -9,8 +9,8 @@ import csv
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
+from fairval.errors import ImportProblem
 from fairval.store import items as item_store
 from tests.conftest import SHARED_DATA, public_sample, write_jsonl
 

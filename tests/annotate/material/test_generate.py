@@ -6,9 +6,9 @@ from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.generate import fill_templates, generate_pairs
-from fairval.errors import GenerationError
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
+from fairval.errors import GenerationError
 from fairval.store import items as item_store
 from tests.conftest import write_jsonl
 from tests.fake_openai import FakeOpenAI, completion

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.gold_checks import PROPOSED_GOLD_RATE
-from fairval.annotate.rating import session
 from fairval.annotate.material.studies import load_study
+from fairval.annotate.rating import session
 from tests.conftest import write_jsonl
 
 ANSWER = {"quality": "4", "yes_positive": "5"}

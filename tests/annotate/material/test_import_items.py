@@ -3,8 +3,8 @@ import json
 import pytest
 
 from fairval.annotate.material.importers import derive_item_id, import_items
-from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
+from fairval.errors import ImportProblem
 from fairval.store import items as item_store
 from tests.conftest import write_jsonl
 

@@ -2,8 +2,8 @@
 import pytest
 
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.errors import ImportProblem
 from fairval.annotate.material.studies import create_study
+from fairval.errors import ImportProblem
 from fairval.store import lmra as lmra_store
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl

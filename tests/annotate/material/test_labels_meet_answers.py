@@ -168,13 +168,13 @@ def test_items_stored_before_labels_were_matched_get_no_accuracy_but_the_reason(
     db.execute("UPDATE items SET data = REPLACE(data, '\"Black\"', '\"black\"') WHERE study_id = 'old'")
     for rater in ("r1", "r2"):
         answer_all(db, "old", rater, lambda name: {"race": "Black", "gender": "male"})
-    code, out = run(db_path, "analyze", "old", "--json", "--bootstrap", 0)
+    _code, out = run(db_path, "analyze", "old", "--json", "--bootstrap", 0)
     names = json.loads(out)["names"]
     assert names["race_accuracy"] == {"black": None} and names["race_n"] == {"black": 6}
     assert "'black' is not one of the answers" in names["race_unscored"]["black"]
     assert "it may mean 'Black'" in names["race_unscored"]["black"]
     assert names["gender_accuracy"] == {"male": 1.0}
-    code, text = run(db_path, "analyze", "old", "--bootstrap", 0)
+    _code, text = run(db_path, "analyze", "old", "--bootstrap", 0)
     from fairval.annotate.outputs.formats import DASH
     assert f"race accuracy: black {DASH} (n=6)" in text and "no accuracy: 'black'" in text and "0.000" not in text
 

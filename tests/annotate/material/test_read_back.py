@@ -8,17 +8,17 @@ import pytest
 from click.testing import CliRunner
 
 import fairval
-from fairval.store import lmra as lmra_store
-from fairval.store import open_db
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.cells import spreadsheet_text, unguarded
+from fairval.store import lmra as lmra_store
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 HOSTILE = ["+ID2", "=1+1", "-x", "@SUM(A1)", "'quoted", "plain", "-1", "\tTAB"]
 PAIR = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}
 
 
-@pytest.mark.parametrize("value", HOSTILE + ["'=already", "''", "'", 5, None])
+@pytest.mark.parametrize("value", [*HOSTILE, "'=already", "''", "'", 5, None])
 def test_unguarded_undoes_spreadsheet_text(value):
     assert unguarded(spreadsheet_text(value)) == value
 
@@ -108,5 +108,5 @@ def test_the_nesting_limit_is_fairvals_own_on_every_python(tmp_path, suffix):
         return path
 
     assert [r.data["id"] for r in read_records(file(500))] == ["x"]
-    with pytest.raises(ImportProblem, match="line [12].*nested too deeply.*500 levels"):
+    with pytest.raises(ImportProblem, match=r"line [12].*nested too deeply.*500 levels"):
         read_records(file(501))

@@ -54,11 +54,11 @@ def test_a_file_with_some_rows_already_in_is_refused_whole_naming_how_many(db, t
     rows = rows_of(discrim_eval)
     import_items(db, "tq", write_csv(tmp_path / "first.csv", rows[:10]))
     new = {**rows[10], "age": rows[10]["age"] + 1}          # one value differs: another item
-    more = write_jsonl(tmp_path / "more.jsonl", rows[:3] + [new])
+    more = write_jsonl(tmp_path / "more.jsonl", [*rows[:3], new])
     with pytest.raises(ImportProblem, match=r"3 of the file's 4 rows are items of study 'tq' already.*line 1 is item"):
         import_items(db, "tq", more)
     assert len(item_store.list_items(db, "tq")) == 10
-    assert import_items(db, "tq", write_jsonl(tmp_path / "new.jsonl", [new] + rows[10:])).written == 16
+    assert import_items(db, "tq", write_jsonl(tmp_path / "new.jsonl", [new, *rows[10:]])).written == 16
     assert len(item_store.list_items(db, "tq")) == 26
 
 

@@ -140,7 +140,7 @@ def test_decision_templates_import_as_scenario_material(db, tmp_path, source):
 
 
 def test_a_json_array_names_the_line_of_a_bad_object(db, tmp_path):
-    path, entries = decision_templates(tmp_path / "t.json")
+    path, _entries = decision_templates(tmp_path / "t.json")
     text = path.read_text()
     second = text.index('{\n  "source_path"', 10)
     path.write_text(text[:second] + '"just text",\n' + text[second:])

@@ -4,10 +4,10 @@ import json
 import pandas as pd
 import pytest
 
-from fairval.annotate.outputs.export import Thresholds, export_ratings, export_validated
-from fairval.errors import OutputError
 from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.outputs.export import Thresholds, export_ratings, export_validated
+from fairval.errors import OutputError
 from fairval.store import items as item_store
 from tests.conftest import write_jsonl
 

@@ -53,7 +53,7 @@ def test_the_adaptive_design_names_its_estimator_states_h_and_its_stop(tmp_path)
 def test_every_pair_rated_the_paragraph_states_h_and_no_sentence_leans_on_a_missing_one(tmp_path):
     db = run_study(tmp_path / "u.sqlite", "all pairs", 40, None, 1, target=None)
     try:
-        text, cites = methods_text(db, STUDY)
+        text, _cites = methods_text(db, STUDY)
         harm = study_numbers(db, STUDY, n_boot=200).harm
     finally:
         db.close()

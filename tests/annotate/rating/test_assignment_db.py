@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fairval.annotate.rating import session
-from fairval.errors import SlotTaken
-from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
-from fairval.store.items import serve_rank
 from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study
+from fairval.annotate.rating import session
+from fairval.annotate.rating.assignment import ItemLoad, choose_item, gold_due
+from fairval.errors import SlotTaken
 from fairval.store import open_db
+from fairval.store.items import serve_rank
 from tests.conftest import BACKENDS, loads_table, write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server

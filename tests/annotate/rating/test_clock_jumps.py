@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from fairval.annotate.rating import session
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.rating import session
 from fairval.errors import SlotTaken
 from tests.annotate.rating.test_session import ANSWER, onboard, setup_items
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from fairval.analysis.ppi import ppi_mean
 from fairval.annotate.cli.main import cli
-from tests.ui.apptest import plain
 from tests.conftest import write_jsonl
+from tests.ui.apptest import plain
 from tests.ui.test_researcher_pages import sign_in
 
 PAIRS, SAMPLE, RATERS = 5050, 50, 3

@@ -9,7 +9,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
-from tests.load_worker import rater_process          # a module of its own: the spawned processes import it
+from tests.load_worker import rater_process  # a module of its own: the spawned processes import it
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
 

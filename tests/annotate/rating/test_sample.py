@@ -3,11 +3,11 @@ counted out of progress, and the PPI estimate told its labelled set is a random 
 import numpy as np
 import pytest
 
-from fairval.annotate.rating import session
 from fairval.annotate.material.importers import import_items, import_lmra
-from fairval.annotate.results.numbers import study_numbers
-from fairval.annotate.rating.sampling import draw_human_sample
 from fairval.annotate.material.studies import create_study, load_study
+from fairval.annotate.rating import session
+from fairval.annotate.rating.sampling import draw_human_sample
+from fairval.annotate.results.numbers import study_numbers
 from fairval.errors import StudyError
 from fairval.store import open_db
 from tests.conftest import write_jsonl

@@ -2,6 +2,7 @@
 a seeded random order served depth-first (issue 45), and no tells from templates (issue 47)."""
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -11,10 +12,10 @@ import pytest
 
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.errors import StudyError
 from fairval.annotate.rating import session
 from fairval.annotate.rating.sampling import draw_human_sample
 from fairval.annotate.results.numbers import study_numbers
+from fairval.errors import StudyError
 from fairval.store import open_db
 from fairval.store.items import serve_rank
 from tests.conftest import write_jsonl
@@ -203,7 +204,7 @@ def test_no_rater_gets_two_fills_of_one_template_in_a_row(db, tmp_path):
     made, by_rater = template_runs(db, "tq", [f"r{k}" for k in range(6)])
     assert len(made) >= 30                          # most of the 36 judgments: the rule costs few
     for rater, templates in by_rater.items():
-        assert all(a != b for a, b in zip(templates, templates[1:])), (rater, templates)
+        assert all(a != b for a, b in itertools.pairwise(templates)), (rater, templates)
 
 
 def test_at_most_k_fills_of_a_template_per_rater(db, tmp_path):
@@ -218,7 +219,7 @@ def test_at_most_k_fills_of_a_template_per_rater(db, tmp_path):
 
 def test_one_template_studies_and_items_without_templates_are_served_whole(db, tmp_path):
     template_study(db, tmp_path, "one", templates=1, fills=5, raters_per_item=1)
-    made, by_rater = template_runs(db, "one", ["r0"])
+    made, _by_rater = template_runs(db, "one", ["r0"])
     assert len(made) == 5                           # no other template: the rule cannot apply
 
 

@@ -3,10 +3,10 @@ import threading
 
 import pytest
 
-from fairval.annotate.rating import session
-from fairval.errors import AnswerError, RaterIdError, SlotTaken
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.annotate.rating import session
+from fairval.errors import AnswerError, RaterIdError, SlotTaken
 from fairval.store import open_db
 from fairval.store import ratings as rating_store
 from tests.conftest import write_jsonl

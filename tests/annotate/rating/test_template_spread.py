@@ -4,6 +4,7 @@ left" while the progress line promised more. Through the session functions, on S
 rater gets as many items as any order without two fills in a row gives them (a brute-force search in the
 test), or, where the rule binds, their share of the study's spread (issue 54), and the progress line's
 total, read before the first item, is that number all the way."""
+import itertools
 from functools import cache
 
 import pytest
@@ -23,7 +24,7 @@ ANSWER = {"quality": "4", "yes_positive": "4"}
 def longest(counts: tuple[int, ...], last: int) -> int:
     """The longest sequence from `counts` fills per template with no two of one template in a row, after a
     fill of template `last` (-1: none), found by trying every next template."""
-    return max((1 + longest(counts[:t] + (n - 1,) + counts[t + 1:], t)
+    return max((1 + longest((*counts[:t], n - 1, *counts[t + 1:]), t)
                 for t, n in enumerate(counts) if n and t != last), default=0)
 
 
@@ -78,6 +79,6 @@ def test_every_rater_gets_every_item_an_order_without_two_in_a_row_allows(db, tm
         for r in raters:
             templates = [t for t in got[r] if t is not None]
             assert len(got[r]) == expected, (seed, r, got[r])
-            assert all(a != b for a, b in zip(templates, templates[1:])), (seed, r, got[r])
+            assert all(a != b for a, b in itertools.pairwise(templates)), (seed, r, got[r])
             assert cap is None or max(templates.count(t) for t in set(templates)) <= cap
             assert {p.expected for p in promised[r]} == {expected}, (seed, r, promised[r])

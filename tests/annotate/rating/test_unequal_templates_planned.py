@@ -4,6 +4,7 @@ one more fill of the larger template than of the smaller, so 3 ratings of each f
 raters (the bound, counted in the test from the rows). `study show` says that number before launch; the
 serving, driven here through the session functions the app uses, completes the study with it (at most one
 more), one rater after another or several at once, and serves no rater a single item."""
+import itertools
 import json
 import random
 import re
@@ -98,7 +99,7 @@ def test_discrim_eval_layout_completes_with_the_raters_study_show_states(db, db_
     assert min(len(items) for items in got.values()) >= 2, {r: len(items) for r, items in got.items()}
     for rater, items in got.items():                              # the rule itself still holds
         fills = [template[i] for i in items]
-        assert all(a != b for a, b in zip(fills, fills[1:])), (rater, fills)
+        assert all(a != b for a, b in itertools.pairwise(fills)), (rater, fills)
 
 
 def test_fills_back_to_back_need_only_the_raters_per_item(db, db_path, discrim_eval):

@@ -135,7 +135,7 @@ def test_imported_ratings_may_say_their_language(db, tmp_path, cli_output):
     bad = write_jsonl(tmp_path / "bad.jsonl", [{"item_id": "a", "rater_id": "w", "question": "quality",
                                                 "value": "3", "language": "klingon"}])
     from fairval.errors import ImportProblem
-    with pytest.raises(ImportProblem, match="language.*'klingon' is not a language fairval ships"):
+    with pytest.raises(ImportProblem, match=r"language.*'klingon' is not a language fairval ships"):
         import_ratings(db, "imp", bad)
     assert rating_store.rating_count(db, "imp") == 3
 

@@ -7,7 +7,6 @@ import math
 import pytest
 
 import fairval
-
 from tests.conftest import write_jsonl
 
 PAIR = {"prompt": "P", "response_a": "a", "response_b": "b", "group_a": "woman", "group_b": "man"}

@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from fairval.annotate.material.design import Design
 from fairval.analysis.active import adaptive_terms, inclusion_probabilities, ppi_terms
-from fairval.analysis.sequential import (ASYMPTOTIC_FROM, anytime_running, running_interval,
-                                         running_sets)
+from fairval.analysis.sequential import ASYMPTOTIC_FROM, anytime_running, running_interval, running_sets
+from fairval.annotate.material.design import Design
 from fairval.annotate.results.judge import ppi_numbers, sign_agreement_cs
 
 

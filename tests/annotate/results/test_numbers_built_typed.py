@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 import fairval
-from fairval.annotate.cli.main import cli
 from fairval.analysis.interval import Interval
+from fairval.annotate.cli.main import cli
 from fairval.annotate.results import block as blocks
 from fairval.annotate.results import result
 from fairval.annotate.results.blocks import Anytime, Estimate, Judge, Ppi, Rate

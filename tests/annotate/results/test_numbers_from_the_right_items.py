@@ -8,16 +8,16 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from fairval.annotate.material.design import Design
 from fairval.analysis.judge_map import fit_isotonic
 from fairval.analysis.judge_validity import human_ceiling
 from fairval.analysis.planner import fisher_width, plan
-from fairval.annotate.outputs.export import export_validated
+from fairval.annotate.crowd.prolific import review
+from fairval.annotate.material.design import Design
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.pairs import draw_flip
-from fairval.annotate.crowd.prolific import review
-from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
+from fairval.annotate.outputs.export import export_validated
+from fairval.annotate.results.numbers import study_numbers
 from tests.conftest import write_jsonl
 
 RATERS = ("r1", "r2", "r3")
@@ -45,7 +45,7 @@ def build(db, folder, name, *, extras: bool):
     import_items(db, name, write_jsonl(folder / f"{name}-items.jsonl", rows))
     ratings = []
     for k, rater in enumerate(RATERS):
-        items = list(REAL) + (list(GOLD) + ["practice"] if extras else [])
+        items = list(REAL) + ([*list(GOLD), "practice"] if extras else [])
         for i in items:
             truth = TRUE_ANSWER.get(i) or GOLD.get(i) or "C"
             if i in REAL and (k + int(i[1:])) % 4 == 0:                   # some disagreement
@@ -59,7 +59,7 @@ def build(db, folder, name, *, extras: bool):
               for k, i in enumerate(REAL[:-1])]
     if extras:
         scores += [{"item_id": i, "model": "alpha", "score": 0.9} for i in ["practice", *GOLD]]
-        scores += [{"item_id": i, "model": "zeta", "score": -0.7} for i in REAL + ["practice", *GOLD]]
+        scores += [{"item_id": i, "model": "zeta", "score": -0.7} for i in [*REAL, "practice", *GOLD]]
     import_lmra(db, name, write_jsonl(folder / f"{name}-lmra.jsonl", scores))
     return name
 

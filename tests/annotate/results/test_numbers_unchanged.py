@@ -69,7 +69,7 @@ def _example_ratings(db: Path, folder: Path) -> None:
                 for question, values in questions.items():
                     if "_gold" in row:
                         expected = row["_gold"][question]
-                        value = [v for v in values if v != expected][0] if rater == "sloppy" else expected
+                        value = next(v for v in values if v != expected) if rater == "sloppy" else expected
                     elif question in row and rng.random() < 0.7:
                         value = row[question]           # the name's intended group, most of the time
                     else:

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
-from fairval.annotate.results.numbers import study_numbers
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.tasks import get_task
+from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db
 from tests.annotate.material.test_pairs import shown_value
 from tests.conftest import write_jsonl

@@ -14,7 +14,7 @@ def check(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
     cfg.write_text(text)
     try:
         binary = haproxy_binary()
-    except Exception:  # noqa: BLE001
+    except Exception:
         pytest.fail("haproxy is not installed: run the README's test command (make test), which installs it")
     return subprocess.run([binary, "-c", "-f", str(cfg)], capture_output=True, text=True)
 
@@ -95,7 +95,7 @@ def test_a_client_cannot_choose_the_address_the_app_sees(tmp_path):
     seen = []
 
     class Echo(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             seen.append([(k.lower(), v) for k, v in self.headers.items()])
             self.send_response(200)
             self.send_header("Content-Length", "2")

@@ -1,5 +1,7 @@
 """Which Origin is fairval's own (annotate/serving/origins.py): the page's own address, port and scheme
 included, or exactly the origins a lab names in FAIRVAL_PUBLIC_URL."""
+import re
+
 import pytest
 
 from fairval.annotate.serving import origins
@@ -32,5 +34,5 @@ def test_named_public_origins_are_the_only_ones():
 
 
 def test_serve_refuses_an_unreadable_public_url(tmp_path):
-    with pytest.raises(ServeRefused, match="FAIRVAL_PUBLIC_URL: 'lab.example'"):
+    with pytest.raises(ServeRefused, match=re.escape("FAIRVAL_PUBLIC_URL: 'lab.example'")):
         run(str(tmp_path / "d.db"), port=None, address="127.0.0.1", extra_env={"FAIRVAL_PUBLIC_URL": "lab.example"})
