@@ -8,11 +8,12 @@ give one interval everywhere.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
@@ -20,7 +21,7 @@ from fairval.analysis.interval import Interval
 from fairval.analysis.reasons import Reason, Why, because
 from fairval.analysis.sequential import confidence_sequence
 
-Z95 = stats.norm.ppf(0.975)
+Z95: float = stats.norm.ppf(0.975)      # numpy's float64, a float
 # Below this many items, a fixed-n interval of a mean is the betting one, valid at every n: the percentile
 # bootstrap and the normal interval cover far less than 95% with few items (tests/analysis/
 # test_small_samples.py: 51–91% at 2–10 pairs), and still a little less at 30 (91–97%).
@@ -47,7 +48,8 @@ class SplitHalf:
     reason: Reason | None = None
 
 
-def estimate(value, ci=None, n: int = 0, reason: Reason | None = None) -> Measure:
+def estimate(value: float | np.floating[Any] | None, ci: Interval | Sequence[float | None] | None = None, n: int = 0,
+             reason: Reason | None = None) -> Measure:
     return Measure(None if value is None else float(value), Interval.of(ci), int(n), reason or None)
 
 
@@ -56,7 +58,14 @@ def paired(human: pd.Series, judge: pd.Series) -> pd.DataFrame:
     return pd.concat([human.rename("human"), judge.rename("judge")], axis=1, join="inner").dropna()
 
 
-def wilson_bounds(p, n: int):
+Floats = npt.NDArray[np.float64]
+
+
+@overload
+def wilson_bounds(p: float, n: int) -> tuple[float, float]: ...
+@overload
+def wilson_bounds(p: Floats, n: int) -> tuple[Floats, Floats]: ...
+def wilson_bounds(p: float | Floats, n: int) -> tuple[float, float] | tuple[Floats, Floats]:
     """Wilson's score interval (95%) for proportions p (a number or an array) out of n."""
     z2 = Z95 ** 2
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
@@ -223,7 +232,7 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
         weights = rng.multinomial(len(items), np.full(len(items), 1 / len(items)), size=size).astype(float)
         pick = rng.integers(0, splits, size)
         draws.append(_step_up(row_correlation(first.T[pick], second.T[pick], weights),
-                              *(size[pick] if np.ndim(size) else size for size in sizes)))
+                              *(np.asarray(size)[pick] if np.ndim(size) else size for size in sizes)))
     ci = _percentile(np.concatenate(draws)) if draws else None
     if ci is not None and ci[1] <= ci[0]:     # the raters agree on every item in every draw: no width to give
         ci = None
@@ -231,7 +240,8 @@ def human_ceiling(ratings: pd.DataFrame, n_boot: int, seed: int, splits: int = 2
     return SplitHalf(found.value, found.ci, found.n, item_se)
 
 
-def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int, rng) -> tuple:
+def _split_means(codes: npt.NDArray[np.intp], score: Floats, n_items: int, splits: int,
+                 rng: np.random.Generator) -> tuple[Floats, Floats, tuple[Floats, Floats, float]]:
     """Items × splits matrices of the two halves' mean scores, and per split the mean over items of
     1 / (raters in the first half), of 1 / (raters in the second), and of 1 / (raters in all)."""
     sizes = np.bincount(codes, minlength=n_items)
@@ -251,7 +261,7 @@ def _split_means(codes: np.ndarray, score: np.ndarray, n_items: int, splits: int
     return first, second, (inverse_first, inverse_second, float(np.mean(1 / sizes)))
 
 
-def row_correlation(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+def row_correlation(a: Floats, b: Floats, weights: Floats | None = None) -> Floats:
     """Row by row, the Pearson correlation of a and b, the items weighted (how often each was drawn);
     NaN where a row does not vary."""
     weights = np.ones_like(a, dtype=float) if weights is None else weights
@@ -259,11 +269,13 @@ def row_correlation(a: np.ndarray, b: np.ndarray, weights: np.ndarray | None = N
     da = a - (weights * a).sum(axis=1, keepdims=True) / total
     db = b - (weights * b).sum(axis=1, keepdims=True) / total
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (weights * da * db).sum(axis=1) / np.sqrt((weights * da ** 2).sum(axis=1)
-                                                          * (weights * db ** 2).sum(axis=1))
+        r: Floats = (weights * da * db).sum(axis=1) / np.sqrt((weights * da ** 2).sum(axis=1)
+                                                              * (weights * db ** 2).sum(axis=1))
+    return r
 
 
-def _step_up(r: np.ndarray, inverse_first, inverse_second, inverse_all) -> np.ndarray:
+def _step_up(r: npt.ArrayLike, inverse_first: npt.ArrayLike, inverse_second: npt.ArrayLike,
+             inverse_all: float | Floats) -> Floats:
     """The reliability of the mean of all raters from the correlation r of two halves' means.
 
     With a true score of variance 1 and rater error of variance λ, a mean of m raters has variance
@@ -271,14 +283,15 @@ def _step_up(r: np.ndarray, inverse_first, inverse_second, inverse_all) -> np.nd
     λ gives the reliability of all k raters' mean, 1 / (1 + λ / k). Equal halves give Spearman–Brown,
     2r / (1 + r); with 3 raters (halves of 1 and 2) Spearman–Brown would understate it. r ≤ 0 keeps
     Spearman–Brown's value (no reliability to speak of)."""
-    r = np.asarray(r, float)
+    r = np.asarray(r, np.float64)
     a, b = np.asarray(inverse_first, float), np.asarray(inverse_second, float)
     with np.errstate(invalid="ignore", divide="ignore"):
         c = 1 - 1 / r ** 2
         lam = (-(a + b) + np.sqrt((a + b) ** 2 - 4 * a * b * c)) / (2 * a * b)
         general = 1 / (1 + lam * inverse_all)
         # a negative correlation of the halves is no reliability at all: kept, but never below −1
-        return np.clip(np.where(r > 0, general, 2 * r / (1 + r)), -1.0, 1.0)
+        reliability: Floats = np.clip(np.where(r > 0, general, 2 * r / (1 + r)), -1.0, 1.0)
+    return reliability
 
 
 def _item_se(ratings: pd.DataFrame) -> float | None:
@@ -308,7 +321,7 @@ class OrderShift:
     reason: Reason | None = None
 
 
-def judge_order_disagreement(probabilities: list[dict]) -> OrderShift:
+def judge_order_disagreement(probabilities: Sequence[Mapping[str, float]]) -> OrderShift:
     """Per pair, from the judge's answer probabilities in true order (p_a, p_b, p_c) and swapped (q_…):
     the mass the min-combination of 004 App. H discards (1 − Σ min(p_k, q_k') with the swapped order's
     A and B exchanged), and whether the most likely answer differs between the orders."""

@@ -11,15 +11,35 @@ sign agreement, the normal interval of the mean for H) and its width averaged ov
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from fairval.analysis.judge_validity import Z95, row_correlation, wilson_bounds
 
 PAIRS = (25, 50, 100, 200, 400, 800, 1600, 3200, 6400)
 RATERS = (1, 2, 3, 4, 5, 6, 8, 10)
+
+
+class Widths(TypedDict):
+    """A design's expected 95% interval widths (rho_width NaN where ρ is undefined on most draws)."""
+    rho_width: float
+    sign_width: float
+    harm_width: float
+
+
+class Design(TypedDict):
+    """The design `cheapest` chose: its size, what it costs and the width it is expected to reach."""
+    pairs: int
+    raters_per_pair: int
+    judgments: int
+    raters: int
+    cost: float
+    expected_width: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,13 +57,14 @@ class Pay:
         return judgments, raters, (judgments * self.per_judgment + raters * self.per_rater) * (1 + self.fee)
 
 
-def fisher_width(r: np.ndarray, n: int) -> np.ndarray:
-    z = np.arctanh(np.clip(r, -0.999999, 0.999999))
+def fisher_width(r: npt.NDArray[np.float64], n: int) -> npt.NDArray[np.float64]:
+    z: npt.NDArray[np.float64] = np.arctanh(np.clip(r, -0.999999, 0.999999))
     half = Z95 / math.sqrt(n - 3)
     return np.tanh(z + half) - np.tanh(z - half)
 
 
-def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS, draws: int = 100,
+def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs: Sequence[int] = PAIRS, raters: Sequence[int] = RATERS,
+         draws: int = 100,
          seed: int = 0) -> pd.DataFrame:
     """ratings: item_id, rater_id, score of the pilot; judge: item -> score. One row per design with the
     expected width of each interval (NaN where the statistic is undefined on most draws)."""
@@ -58,7 +79,7 @@ def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS,
     scores = frame["score"].to_numpy(float)
     judged = judge.reindex(items).to_numpy(float)
     rng = np.random.default_rng(seed)
-    rows = []
+    rows: list[dict[str, object]] = []
     for n in pairs:
         for k in raters:
             chosen = rng.integers(0, len(items), (draws, n))
@@ -69,7 +90,7 @@ def plan(ratings: pd.DataFrame, judge: pd.Series, *, pairs=PAIRS, raters=RATERS,
     return pd.DataFrame(rows)
 
 
-def _raters(rng, available: np.ndarray, k: int) -> np.ndarray:
+def _raters(rng: np.random.Generator, available: npt.NDArray[np.int_], k: int) -> npt.NDArray[np.int_]:
     """Positions of k ratings within each drawn pair (shape draws × n × k): k different ones where the
     pair has at least k (random keys, the k smallest), drawn with replacement where it has fewer."""
     most = int(available.max())
@@ -117,7 +138,8 @@ class Assumptions:
         return wrong
 
 
-def plan_assumed(a: Assumptions, *, pairs=PAIRS, raters=RATERS, draws: int = 200, seed: int = 0) -> pd.DataFrame:
+def plan_assumed(a: Assumptions, *, pairs: Sequence[int] = PAIRS, raters: Sequence[int] = RATERS, draws: int = 200,
+                 seed: int = 0) -> pd.DataFrame:
     """The same table as `plan`, each design simulated afresh from the assumptions: a pair's true mean
     harm + sd·√α·z, a rating that mean plus sd·√(1 − α) noise (so the mean of k ratings has noise
     sd·√((1 − α)/k)), the judge harm + sd·√α·(ρ z + √(1 − ρ²) e). Normal ratings, not the scale's steps."""
@@ -126,7 +148,7 @@ def plan_assumed(a: Assumptions, *, pairs=PAIRS, raters=RATERS, draws: int = 200
         raise ValueError("; ".join(wrong))
     between, within = a.sd * math.sqrt(a.alpha), a.sd * math.sqrt(1 - a.alpha)
     rng = np.random.default_rng(seed)
-    rows = []
+    rows: list[dict[str, object]] = []
     for n in pairs:
         # the same pairs for every k (common random numbers): the columns differ by the raters alone
         z, noise, judge_noise = rng.standard_normal((3, draws, n))
@@ -137,7 +159,7 @@ def plan_assumed(a: Assumptions, *, pairs=PAIRS, raters=RATERS, draws: int = 200
     return pd.DataFrame(rows)
 
 
-def _widths(human: np.ndarray, judge: np.ndarray, n: int) -> dict:
+def _widths(human: npt.NDArray[np.float64], judge: npt.NDArray[np.float64], n: int) -> Widths:
     r = row_correlation(human, judge)
     agree = (np.sign(human) == np.sign(judge)).mean(axis=1)
     low, high = wilson_bounds(agree, n)
@@ -147,7 +169,7 @@ def _widths(human: np.ndarray, judge: np.ndarray, n: int) -> dict:
             "sign_width": float((high - low).mean()), "harm_width": float(h_width.mean())}
 
 
-def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> dict | None:
+def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> Design | None:
     """The least costly design whose expected interval width is at most the target, or None."""
     column = {"rho": "rho_width", "sign": "sign_width", "harm": "harm_width"}[statistic]
     fits = table[table[column] <= target]

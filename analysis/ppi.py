@@ -20,7 +20,7 @@ from fairval.analysis.reasons import Why, because
 
 
 def ppi_mean(human: np.ndarray, judge_labelled: np.ndarray, judge_unlabelled: np.ndarray,
-             bounds: tuple[float, float] = (-1.0, 1.0)) -> dict:
+             bounds: tuple[float, float] = (-1.0, 1.0)) -> dict[str, Any]:
     """human and judge_labelled: the same pairs, in the same order; judge_unlabelled: the pairs only the
     judge scored; every score in `bounds`. Returns value, ci, lambda, se (before the interval is cut to
     `bounds`), n_labelled, n_unlabelled (or a reason). The interval is cut to `bounds`; with no spread at
@@ -46,7 +46,7 @@ FEW_PAIRS = ("approximate (a normal interval): with fewer than 30 rated pairs it
              "(PPI++ on a uniform sample, in simulated studies: 76–94% of the time with 5–20 pairs, 92–97% from 30)")
 
 
-def with_validity(result: dict) -> dict:
+def with_validity(result: dict[str, Any]) -> dict[str, Any]:
     """A normal interval from fewer than SMALL_N rated pairs says what it is worth (`valid`)."""
     if result.get("ci") is not None and result["n_labelled"] < SMALL_N and "valid" not in result:
         return {**result, "valid": FEW_PAIRS}

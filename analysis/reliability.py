@@ -13,11 +13,13 @@ from typing import Literal
 
 import krippendorff
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from fairval.analysis.reasons import Reason, Why, because
 
 Level = Literal["nominal", "ordinal", "interval"]
+Counts = npt.NDArray[np.float64]           # items × the domain's values (float: weighted sums of them follow)
 DRAWS_PER_BLOCK = 64          # bootstrap draws per matrix product (bounds memory at ~64 × items)
 
 
@@ -33,21 +35,22 @@ class Reliability:
     reason: Reason | None = None
 
 
-def value_counts(ratings: pd.DataFrame, domain: Sequence) -> np.ndarray:
+def value_counts(ratings: pd.DataFrame, domain: Sequence[object]) -> Counts:
     """Items × domain counts of each value, for the items rated at least twice (items in sorted order)."""
     items, item_codes = _codes(ratings["item_id"])
     value_codes = pd.Index(list(domain)).get_indexer(ratings["value"])
     flat = np.bincount(item_codes * len(domain) + value_codes, minlength=len(items) * len(domain))
-    counts = flat.reshape(len(items), len(domain)).astype(float)
-    return counts[counts.sum(axis=1) >= 2]
+    counts: Counts = flat.reshape(len(items), len(domain)).astype(np.float64)
+    pairable: npt.NDArray[np.bool_] = counts.sum(axis=1) >= 2
+    return counts[pairable]
 
 
-def _codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+def _codes(column: pd.Series) -> tuple[npt.NDArray[np.object_], npt.NDArray[np.intp]]:
     codes, uniques = pd.factorize(column, sort=True)
     return np.asarray(uniques), codes
 
 
-def percent_agreement(counts: np.ndarray) -> float | None:
+def percent_agreement(counts: Counts) -> float | None:
     m = counts.sum(axis=1)
     pairs = (m * (m - 1)).sum()
     if pairs == 0:
@@ -55,7 +58,7 @@ def percent_agreement(counts: np.ndarray) -> float | None:
     return float((counts * (counts - 1)).sum() / pairs)
 
 
-def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence,
+def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence[object],
                        n_boot: int = 1000, seed: int = 0) -> Reliability:
     """Alpha over long-format ratings (item_id, rater_id, value); items with < 2 ratings are not pairable.
 
@@ -82,26 +85,27 @@ def krippendorff_alpha(ratings: pd.DataFrame, *, level: Level, domain: Sequence,
                        percent_agreement(counts), len(counts), n_raters, int(counts.sum()))
 
 
-def _alpha(counts: np.ndarray, domain: Sequence, level: Level) -> float:
+def _alpha(counts: Counts, domain: Sequence[object], level: Level) -> float:
     # Integer codes keep krippendorff off object arrays; ordinal/interval need numeric codes in order.
     return float(krippendorff.alpha(value_counts=counts, value_domain=_numeric_domain(domain, level),
                                     level_of_measurement=level))
 
 
-def _numeric_domain(domain: Sequence, level: Level) -> np.ndarray:
+def _numeric_domain(domain: Sequence[object], level: Level) -> npt.NDArray[np.float64]:
     return np.arange(len(domain), dtype=float) if level == "nominal" else np.asarray(domain, dtype=float)
 
 
-def coincidences(counts: np.ndarray) -> np.ndarray:
+def coincidences(counts: Counts) -> npt.NDArray[np.float64]:
     """Per item, its coincidence matrix (n_u n_uᵀ − diag n_u) / (m_u − 1), flattened: items × V²."""
     n_items, v = counts.shape
-    pairable = np.maximum(counts.sum(axis=1), 2)
-    outer = counts[:, :, None] * counts[:, None, :]
+    pairable: npt.NDArray[np.float64] = np.maximum(counts.sum(axis=1), 2)
+    outer: npt.NDArray[np.float64] = counts[:, :, None] * counts[:, None, :]
     outer[:, np.arange(v), np.arange(v)] -= counts
     return (outer / (pairable - 1)[:, None, None]).reshape(n_items, v * v)
 
 
-def alpha_from_coincidences(o: np.ndarray, domain: Sequence, level: Level) -> np.ndarray:
+def alpha_from_coincidences(o: npt.NDArray[np.float64], domain: Sequence[object],
+                            level: Level) -> npt.NDArray[np.float64]:
     """Alpha for a batch of coincidence matrices (draws × V × V), as krippendorff.alpha computes it."""
     values = _numeric_domain(domain, level)
     v = len(values)
@@ -117,10 +121,11 @@ def alpha_from_coincidences(o: np.ndarray, domain: Sequence, level: Level) -> np
         low, high = np.minimum.outer(np.arange(v), np.arange(v)), np.maximum.outer(np.arange(v), np.arange(v))
         between = cum[:, high + 1] - cum[:, low]
         d = (between - (n_v[:, :, None] + n_v[:, None, :]) / 2) ** 2
-    return 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
+    alpha: npt.NDArray[np.float64] = 1 - (o * d).sum(axis=(1, 2)) / (e * d).sum(axis=(1, 2))
+    return alpha
 
 
-def _bootstrap(counts: np.ndarray, domain: Sequence, level: Level, n_boot: int,
+def _bootstrap(counts: Counts, domain: Sequence[object], level: Level, n_boot: int,
                seed: int) -> tuple[float, float] | None:
     """Percentile interval over `n_boot` resamples of the items (with replacement); resamples without
     variation are left out, and with fewer than half the draws left there is no honest interval."""

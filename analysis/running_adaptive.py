@@ -8,10 +8,14 @@ gives the same inputs annotate.results.adaptive gives the full analysis; the end
 (the head's to the bit, the asymptotic ones to rounding)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 
 from fairval.analysis import running_betting
 from fairval.analysis.active import LIVE_PRIOR, adaptive_step
+from fairval.analysis.running_betting import State
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha
 from fairval.analysis.sequential import step as asymptotic_step
 
@@ -35,23 +39,23 @@ def tame_least(budget: float, pairs: int) -> float:
     return TAME_MIX * budget / pairs * (1 - 1e-9)
 
 
-def tame_intersection(low: np.ndarray, high: np.ndarray, least: np.ndarray, *, tame: float,
-                      start: int = ASYMPTOTIC_FROM) -> tuple[np.ndarray, np.ndarray]:
+def tame_intersection(low: npt.ArrayLike, high: npt.ArrayLike, least: npt.ArrayLike, *, tame: float,
+                      start: int = ASYMPTOTIC_FROM) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """The asymptotic part's intervals (low, high after each decided pair, from the `start`th on) each
     intersected with those at the pairs of the tame prefix up to it (least ≥ tame for every pair so far)."""
-    low, high = np.array(low, float), np.array(high, float)
-    n = np.arange(1, len(low) + 1)
+    lows, highs = np.array(low, np.float64), np.array(high, np.float64)
+    n = np.arange(1, len(lows) + 1)
     prefix = np.cumprod(np.asarray(least, float) >= tame).astype(bool) & (n >= start)
     with np.errstate(invalid="ignore"):
-        kept_low = np.maximum.accumulate(np.where(prefix & ~np.isnan(low), low, -np.inf))
-        kept_high = np.minimum.accumulate(np.where(prefix & ~np.isnan(high), high, np.inf))
+        kept_low = np.maximum.accumulate(np.where(prefix & ~np.isnan(lows), lows, -np.inf))
+        kept_high = np.minimum.accumulate(np.where(prefix & ~np.isnan(highs), highs, np.inf))
     late = n >= start
-    low[late], high[late] = np.maximum(low[late], kept_low[late]), np.minimum(high[late], kept_high[late])
-    return low, high
+    lows[late], highs[late] = np.maximum(lows[late], kept_low[late]), np.minimum(highs[late], kept_high[late])
+    return lows, highs
 
 
 def start(*, judge_mean: float, lower: float, upper: float, planned: int, typical_span: float,
-          means: tuple[float, float] = (-1.0, 1.0), tame: float = 2.0) -> dict:
+          means: tuple[float, float] = (-1.0, 1.0), tame: float = 2.0) -> State:
     """Before the first decided pair: m (the judge's mean over the design's pairs), the envelope
     [lower, upper] no term leaves, the planned pairs (the asymptotic sequence's t*), the span of a
     typical term (the bets' starting variance), the range H lies in and the least chance of a tame
@@ -66,7 +70,7 @@ def start(*, judge_mean: float, lower: float, upper: float, planned: int, typica
             "asymptotic": RunningCS().to_dict(), "tame": tame, "tame_prefix": True, "tame_ends": None}
 
 
-def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: float, least: float) -> dict:
+def step(state: State, *, kept: bool, human: float | None, judge: float, chance: float, least: float) -> State:
     """One more decided pair, in decision order: whether it went to people (then `human`, its complete
     mean), the judge's score, the chance it was decided with and the least chance of any pair then."""
     term, low, high, sums = adaptive_step(state["sums"], human, judge, chance, kept, state["judge_mean"], least)
@@ -74,7 +78,8 @@ def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: 
     lower, span = state["lower"], state["upper"] - state["lower"]
     betting, head = state["betting"], state["head"]
     if n < ASYMPTOTIC_FROM:
-        unit = lambda v: min(max((v - lower) / span, 0.0), 1.0)        # noqa: E731
+        def unit(v: float) -> float:
+            return min(max(float((v - lower) / span), 0.0), 1.0)
         betting = running_betting.step(betting, unit(term), planned=ASYMPTOTIC_FROM, bounds=(unit(low), unit(high)),
                                        alpha=split_alpha())
         head = None if betting["low"] is None else [lower + span * betting["low"], lower + span * betting["high"]]
@@ -92,11 +97,11 @@ def step(state: dict, *, kept: bool, human: float | None, judge: float, chance: 
             "asymptotic": asymptotic.to_dict(), "tame_prefix": prefix, "tame_ends": tame_ends}
 
 
-def interval(state: dict) -> dict:
+def interval(state: State) -> dict[str, Any]:
     """value, ci (None before 2 kept pairs, or if the running interval became empty), n_pairs_complete
     (the kept pairs in the prefix) and n_decided, as annotate.results.adaptive reports them."""
     n, kept = state["n"], state["kept"]
-    out = {"value": None, "ci": None, "n_pairs_complete": kept, "n_decided": n}
+    out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": kept, "n_decided": n}
     if kept < 2:
         return out
     asymptotic = RunningCS.from_dict(state["asymptotic"])

@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import base64
 import math
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from fairval.analysis.sequential import ALPHA, GRID, _caps, _ends
 
 _M = np.linspace(0.0, 1.0, GRID)
 _CAP_UP, _CAP_DOWN = _caps(_M, 0.0, 1.0)
 
+# The state as JSON holds it (a study's stopping rule stores it between pairs): numbers, None, lists and the
+# grid's arrays packed as base64 text.
+State = dict[str, Any]
 
-def start(prior_var: float = 0.25, means: tuple[float, float] | None = None) -> dict:
+
+def start(prior_var: float = 0.25, means: tuple[float, float] | None = None) -> State:
     """The state before any observation in [0, 1]. means: the range the mean can lie in, where the grid
     of m lies (running_sets' `means`; all of [0, 1] by default)."""
     zeros = np.zeros(GRID)
@@ -24,8 +30,8 @@ def start(prior_var: float = 0.25, means: tuple[float, float] | None = None) -> 
             "low": None, "high": None, **({"means": [float(means[0]), float(means[1])]} if means else {})}
 
 
-def step(state: dict, x: float, *, planned: int, alpha: float = ALPHA, population: int | None = None,
-         earlier: float | None = None, bounds: tuple[float, float] | None = None) -> dict:
+def step(state: State, x: float, *, planned: int, alpha: float = ALPHA, population: int | None = None,
+         earlier: float | None = None, bounds: tuple[float, float] | None = None) -> State:
     """The state after one more observation x in [0, 1] (clipped to it, as running_interval does).
     population, earlier: running_sets' without-replacement form (a uniform sample of a set of N), with
     earlier the sum of the observations before x as x counts them (by default their sum), unit scale.
@@ -55,14 +61,14 @@ def step(state: dict, x: float, *, planned: int, alpha: float = ALPHA, populatio
             "alive": _packed(alive), "low": None if math.isnan(low) else low, "high": None if math.isnan(high) else high}
 
 
-def _grid(state: dict) -> np.ndarray:
+def _grid(state: State) -> npt.NDArray[np.float64]:
     """The grid of m: running_sets' np.linspace(means[0], means[1], GRID)."""
     return _M if "means" not in state else np.linspace(state["means"][0], state["means"][1], GRID)
 
 
-def _packed(a: np.ndarray) -> str:
+def _packed(a: npt.NDArray[Any]) -> str:
     return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
 
 
-def _unpacked(text: str, dtype) -> np.ndarray:
+def _unpacked(text: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     return np.frombuffer(base64.b64decode(text), dtype=dtype).copy()

@@ -50,7 +50,7 @@ def soft_labels(ratings: pd.DataFrame, *, options: Mapping[str, Sequence[str]] |
     return out[columns + list(share_columns.values())].reset_index(drop=True)
 
 
-def _value_order(value: str):
+def _value_order(value: str) -> tuple[int, float, str]:
     """Numbers in numeric order (harm: 1, 0, -1 as -1, 0, 1; a scale 1–5), then words alphabetically."""
     try:
         return (0, float(value), "")

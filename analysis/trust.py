@@ -11,12 +11,33 @@ fixed-sequence testing, Bauer 1991), for exchangeable rated and unrated pairs. T
 threshold rejected (the lowest, so the most pairs are left to the judge), or none."""
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 
-def trust_threshold(confidence: np.ndarray, agrees: np.ndarray, *, agreement: float = 0.9, risk: float = 0.05,
-                    minimum: int = 10) -> dict:
+class Test(TypedDict):
+    """One threshold tested: the pairs at or above it, the judge's disagreements there, the binomial p."""
+    threshold: float
+    n: int
+    disagreements: int
+    p_value: float
+
+
+class Trust(TypedDict):
+    threshold: float | None
+    n_above: int
+    disagreements: int | None
+    p_value: float | None
+    agreement: float
+    risk: float
+    tested: list[Test]
+
+
+def trust_threshold(confidence: npt.ArrayLike, agrees: npt.ArrayLike, *, agreement: float = 0.9,
+                    risk: float = 0.05, minimum: int = 10) -> Trust:
     """confidence: the judge's confidence per human-rated pair; agrees: whether its answer is the people's.
     Tests thresholds, highest first, on a grid of the rated pairs' confidences: the first where a test can
     reject at all (n with agreement^n ≤ risk: 29 pairs for 0.9 and 0.05, and at least `minimum`), then every
@@ -29,7 +50,8 @@ def trust_threshold(confidence: np.ndarray, agrees: np.ndarray, *, agreement: fl
     c, ok = np.asarray(confidence, float), np.asarray(agrees, bool)
     order = np.argsort(-c, kind="stable")
     c, ok = c[order], ok[order]
-    tested, chosen = [], None
+    tested: list[Test] = []
+    chosen: Test | None = None
     first = max(minimum, int(np.ceil(np.log(risk) / np.log(agreement))))
     step, last = max(1, len(c) // 20), first - 1
     for k in range(len(c)):
