@@ -21,12 +21,14 @@ for 1/its chance of the study's pairs.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from fairval.analysis.ppi import bounded_interval, with_validity
+from fairval.analysis.shapes import AdaptiveTerms, ErrorModel, Evidence, Floats, FloorChoice, Rule
 
 DEFAULT_FLOOR = 0.5            # τ of an active draw without a pilot (see bench/active.py)
 FLOORS = (0.1, 0.25, 0.5, 0.75, 1.0)  # the mixes choose_floor weighs; 1 is a uniform draw
@@ -34,22 +36,21 @@ PILOT_MIN_PAIRS = 30
 EVIDENCE_Z = 1.2816            # one-sided 90%: the evidence rated pairs must show before the design leans on u
 
 
-def judge_uncertainties(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+def judge_uncertainties(p: npt.ArrayLike, q: npt.ArrayLike) -> Floats:
     """How unsure the judge is about each pair, from its answer probabilities over A, B, C with the
     responses in true order (p) and swapped (q, already in true terms): the variance of its score
     (004 App. H's r_A + r_B − (r_A − r_B)², r the min-combination) plus the mass the orders disagree on."""
     p = np.asarray(p, float) / np.asarray(p, float).sum(axis=1, keepdims=True)
     q = np.asarray(q, float) / np.asarray(q, float).sum(axis=1, keepdims=True)
-    r = np.minimum(p, q)
-    kept = r.sum(axis=1)
+    r: Floats = np.minimum(p, q)
+    kept: Floats = r.sum(axis=1)
     r = np.where(kept[:, None] > 0, r / np.where(kept > 0, kept, 1)[:, None], 1 / 3)
     return r[:, 0] + r[:, 1] - (r[:, 0] - r[:, 1]) ** 2 + (1 - kept)
 
 
 def judge_uncertainty(probabilities: Mapping[str, float] | None, score: float) -> float:
     """One pair's uncertainty from the stored probabilities (p_a … q_c, q in the swapped order's own
-    terms). Without probabilities, the largest variance a score in [−1, 1] with this mean can have,
-    1 − score²."""
+    terms). Without probabilities, the largest variance a score in [−1, 1] with this mean can have, 1 − score²."""
     if not probabilities:
         return float(max(1.0 - score * score, 0.0))
     p = [[probabilities["p_a"], probabilities["p_b"], probabilities["p_c"]]]
@@ -57,12 +58,12 @@ def judge_uncertainty(probabilities: Mapping[str, float] | None, score: float) -
     return float(judge_uncertainties(np.array(p), np.array(q))[0])
 
 
-def uncertainties_of(probabilities, scores) -> np.ndarray:
+def uncertainties_of(probabilities: Iterable[object], scores: Iterable[float]) -> Floats:
     """judge_uncertainty per pair, from a judge's stored probabilities (a dict or nothing) and scores."""
     return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s) for p, s in zip(probabilities, scores)])
 
 
-def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: float = DEFAULT_FLOOR) -> np.ndarray:
+def inclusion_probabilities(uncertainty: npt.ArrayLike, budget: float, *, floor: float = DEFAULT_FLOOR) -> Floats:
     """π_i = min(1, (1 − τ) · c · √u_i + b), τ = floor, with c chosen so that Σπ = budget (the expected
     number of pairs people rate) and b = τ · budget / N. When even c → ∞ cannot spend the budget (the
     judge is sure of most pairs: every unsure pair already certain to be drawn), the unsure pairs get
@@ -71,14 +72,14 @@ def inclusion_probabilities(uncertainty: np.ndarray, budget: float, *, floor: fl
     return chance_rule(uncertainty, budget, floor)(uncertainty)
 
 
-def chance_rule(uncertainty: np.ndarray, budget: float, floor: float):
+def chance_rule(uncertainty: npt.ArrayLike, budget: float, floor: float) -> Callable[[npt.ArrayLike], Floats]:
     """inclusion_probabilities as a rule: u ↦ π for any pair, with c set on these pairs (so a pilot's pairs
     can be given the chances they would have had in the study)."""
     constants = rule_constants(uncertainty, budget, floor)
     return lambda v: apply_rule(constants, v)
 
 
-def rule_constants(uncertainty: np.ndarray, budget: float, floor: float) -> dict:
+def rule_constants(uncertainty: npt.ArrayLike, budget: float, floor: float) -> Rule:
     """What chance_rule needs of all the pairs, set once (one sort): {"rule": "uniform", "chance"},
     {"rule": "saturated", "rest"} (every unsure pair at 1, the sure ones share the rest) or {"rule":
     "water", "slope", "base"} (min(1, slope · √u + base)); apply_rule then gives any pair its chance from
@@ -107,17 +108,17 @@ def rule_constants(uncertainty: np.ndarray, budget: float, floor: float) -> dict
     return {"rule": "water", "slope": float(slope[np.argmax(fits)]), "base": float(base)}
 
 
-def apply_rule(constants: Mapping[str, Any], uncertainty) -> np.ndarray:
+def apply_rule(constants: Mapping[str, Any], uncertainty: npt.ArrayLike) -> Floats:
     """The chances rule_constants' rule gives pairs of these uncertainties (an array, or a list of one)."""
     if constants["rule"] == "uniform":
         return np.full(len(np.atleast_1d(uncertainty)), constants["chance"])
     if constants["rule"] == "saturated":
         return np.where(_root(uncertainty) > 0, 1.0, constants["rest"])
-    return np.minimum(1.0, constants["slope"] * _root(uncertainty) + constants["base"])
+    return np.minimum(1.0, float(constants["slope"]) * _root(uncertainty) + float(constants["base"]))
 
 
-def _root(uncertainty) -> np.ndarray:
-    return np.sqrt(np.clip(np.nan_to_num(np.atleast_1d(np.asarray(uncertainty, float)), nan=0.0), 0, None))
+def _root(uncertainty: npt.ArrayLike) -> Floats:
+    return np.sqrt(np.clip(np.nan_to_num(np.atleast_1d(np.asarray(uncertainty, np.float64)), nan=0.0), 0, None))
 
 
 def weights(pi_drawn: np.ndarray, pi_all: np.ndarray) -> np.ndarray:
@@ -149,7 +150,7 @@ def weighted_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
 
 
 def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.ndarray, judge_all: np.ndarray,
-                    pi_all: np.ndarray) -> dict:
+                    pi_all: np.ndarray) -> dict[str, Any]:
     """human, judge_drawn, pi_drawn: the drawn pairs that have human ratings, in the same order;
     judge_all, pi_all: every pair of the study (drawn or not). Returns value, ci, lambda, n_labelled,
     n_unlabelled, as analysis.ppi.ppi_mean does."""
@@ -170,17 +171,17 @@ def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.nda
                           "lambda": lam})
 
 
-def ppi_terms(human: np.ndarray, judge: np.ndarray, w: np.ndarray, judge_mean: float) -> np.ndarray:
+def ppi_terms(human: npt.ArrayLike, judge: npt.ArrayLike, w: npt.ArrayLike, judge_mean: float) -> Floats:
     """Per rated pair, in the order pairs were completed: λ_{t−1} · mean(f) + w_t (y_t − λ_{t−1} f_t), whose
     running mean is the estimate of H. λ_{t−1} is tuned on the pairs before t only (predictable), as an
     anytime-valid interval over these terms requires."""
-    y, f, w = (np.asarray(a, float) for a in (human, judge, w))
-    wy, wf = w * y, w * f
+    y, f, weight = (np.asarray(a, np.float64) for a in (human, judge, w))
+    wy, wf = weight * y, weight * f
     lam = predictable_lambdas(wy, wf)
     return lam * judge_mean + wy - lam * wf
 
 
-def predictable_lambdas(y: np.ndarray, f: np.ndarray) -> np.ndarray:
+def predictable_lambdas(y: Floats, f: Floats) -> Floats:
     """λ_{t−1} for each t: PPI++'s cov(y, f) / var(f) over the observations before t only (0 for the first,
     and where f has not varied yet), cut to [0, 1]."""
     t = np.arange(1, len(y) + 1)
@@ -192,7 +193,7 @@ def predictable_lambdas(y: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.concatenate([[0.0], lam[:-1]])
 
 
-def mix_evidence(residual: np.ndarray, chances: dict[float, np.ndarray], weight: np.ndarray | None = None) -> dict:
+def mix_evidence(residual: Floats, chances: dict[float, Floats], weight: Floats | None = None) -> dict[float, Evidence]:
     """What rated pairs say of each mix τ (Zrnic and Candès's tuning): the weighted estimate's variance
     goes with V(τ) = mean(e² / π_τ) over the pairs (e = y − λ f, π_τ the chance each pair would have under
     τ; the rest of the variance does not depend on τ), estimated on the rated pairs, each weighted by
@@ -204,7 +205,7 @@ def mix_evidence(residual: np.ndarray, chances: dict[float, np.ndarray], weight:
     total = float(w.sum())
     uniform = float(np.sum(w * e2 / chances[1.0])) / total
     scale = uniform if uniform > 0 else 1.0
-    out = {}
+    out: dict[float, Evidence] = {}
     for tau, pi in chances.items():
         d = e2 * (1 / pi - 1 / chances[1.0])
         mean = float(np.sum(w * d)) / total
@@ -213,7 +214,7 @@ def mix_evidence(residual: np.ndarray, chances: dict[float, np.ndarray], weight:
     return out
 
 
-def least_variance(evidence: dict) -> float:
+def least_variance(evidence: Mapping[float, Evidence]) -> float:
     """The τ whose bound on the variance change is lowest: 1 (uniform) unless some τ is shown to save
     (its bound below 0); ties (within 1e-9) go to the more uniform draw."""
     bound = {tau: min(evidence[tau]["upper"], 0.0) if tau < 1 else 0.0 for tau in evidence}
@@ -230,7 +231,7 @@ def predicted_variance(uncertainty: np.ndarray, squared_error: np.ndarray, budge
 
 
 def expected_squared_errors(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray,
-                            uncertainty: np.ndarray) -> dict:
+                            uncertainty: npt.ArrayLike) -> ErrorModel:
     """Each study pair's expected squared residual from a pilot (pairs people rated, with the same judge:
     their judge uncertainty u and residual y − f), taken as a + b √u by least squares on the pilot, with
     b its one-sided 90% lower bound, not below 0: a pilot that does not show the judge's uncertainty
@@ -256,7 +257,7 @@ def expected_squared_errors(pilot_uncertainty: np.ndarray, pilot_residual: np.nd
 
 
 def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
-                 budget: float, *, floors: tuple[float, ...] = FLOORS) -> dict:
+                 budget: float, *, floors: tuple[float, ...] = FLOORS) -> FloorChoice:
     """How much of the uniform chance every pair keeps, from a pilot (expected_squared_errors): the floor
     of FLOORS with the least predicted variance over the study's pairs wins; with equal errors
     everywhere that is the uniform draw (floor 1). Returns floor, slope, slope_lower, n_pilot and each
@@ -319,7 +320,7 @@ def live_floor(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, uncert
 
 
 def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kept: np.ndarray,
-                   judge_mean: float, least: np.ndarray) -> dict:
+                   judge_mean: float, least: np.ndarray) -> AdaptiveTerms:
     """Per decided pair, in decision order: Z_t = λ_{t−1} m + (ξ_t / π_t)(y_t − λ_{t−1} f_t), ξ_t = 1 if it
     went to people, π_t its recorded chance, m the judge's mean over every pair; human is ignored where
     ξ = 0. Given the past, Z_t has mean H whatever π_t was (π_t predictable), so their running mean
@@ -368,7 +369,7 @@ def adaptive_step(sums: list[float], human: float | None, judge: float, chance: 
     return term, lam * judge_mean - reach, lam * judge_mean + reach, after
 
 
-def live_floor_by_rules(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, rules: Mapping[float, Mapping],
+def live_floor_by_rules(rated_uncertainty: np.ndarray, rated_residual: np.ndarray, rules: Mapping[float, Mapping[str, Any]],
                         *, rated_chance: np.ndarray | None = None, floors: tuple[float, ...] = LIVE_FLOORS) -> float:
     """live_floor with each mix's chance rule given as its rule_constants (rules: τ -> constants, for every
     τ of floors and 1) instead of the study's uncertainties: the same τ without a pass over every pair,

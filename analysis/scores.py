@@ -50,6 +50,6 @@ def likert_by_group(ratings: pd.DataFrame, by: str) -> pd.DataFrame:
     ends = {key: confidence_sequence(part.to_numpy(float), lower=1, upper=5, planned=len(part))["ci"]
             for key, part in frame.dropna(subset=["v"]).groupby([by, "question"], sort=True)["v"]}
     keys = list(zip(out[by], out["question"]))
-    out["mean_ci_low"] = [ends[k][0] if ends.get(k) else None for k in keys]
-    out["mean_ci_high"] = [ends[k][1] if ends.get(k) else None for k in keys]
+    out["mean_ci_low"] = [ci[0] if (ci := ends.get(k)) else None for k in keys]
+    out["mean_ci_high"] = [ci[1] if (ci := ends.get(k)) else None for k in keys]
     return out.drop(columns="sd")

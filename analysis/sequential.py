@@ -26,16 +26,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import digamma
+
+from fairval.analysis.shapes import Floats, RunningState, Sequenced
 
 ALPHA = 0.05
 GRID = 2001                 # points on [0, 1]: ends are exact to 1/2000 of the range, widened outward
 BET_CAP = 0.5               # c: bets stay below c / m (or c / (1 − m)), as in the paper's experiments
 
 
-def _bets(x: np.ndarray, alpha: float, planned: int | None = None, prior_var: float = 0.25) -> np.ndarray:
+def _bets(x: Floats, alpha: float, planned: int | None = None, prior_var: float = 0.25) -> Floats:
     """λ̇_i = √(2 log(2/α) / (σ̂²_{i−1} i log(1 + i))), from the observations before i only (predictable);
     with a planned number of observations, √(2 log(2/α) / (σ̂²_{i−1} · planned)): bets sized for the
     sample the study plans, tightest there (WSR §B's tuning, like an asymptotic sequence's t_opt)."""
@@ -43,7 +47,7 @@ def _bets(x: np.ndarray, alpha: float, planned: int | None = None, prior_var: fl
     mean = (0.5 + np.cumsum(x)) / (t + 1)                               # μ̂_t, shrunk towards ½
     prev_mean = np.concatenate([[0.5], mean[:-1]])
     var = (prior_var + np.cumsum((x - prev_mean) ** 2)) / (t + 1)       # σ̂²_t, shrunk towards ¼ (or prior_var)
-    prev_var = np.concatenate([[prior_var], var[:-1]])
+    prev_var: Floats = np.concatenate([[prior_var], var[:-1]])
     scale = np.full(len(x), float(planned)) if planned else t * np.log1p(t)
     return np.sqrt(2 * math.log(2 / alpha) / (prev_var * scale))
 
@@ -130,7 +134,8 @@ def stepwise_interval(x: np.ndarray, lows: np.ndarray, highs: np.ndarray, *, low
     inside [lower, upper], with a mean in `means`; the bets start from the variance of an observation
     spanning typical_span (not the whole envelope's, which would keep them timid for long)."""
     span = upper - lower
-    unit = lambda v: (np.asarray(v, float) - lower) / span          # noqa: E731
+    def unit(v: npt.ArrayLike) -> Floats:
+        return (np.asarray(v, np.float64) - lower) / span
     low, high = running_sets(np.clip(unit(x), 0, 1), alpha=alpha, planned=planned,
                              steps=(np.clip(unit(lows), 0, 1), np.clip(unit(highs), 0, 1)),
                              prior_var=0.25 * (typical_span / span) ** 2,
@@ -139,7 +144,7 @@ def stepwise_interval(x: np.ndarray, lows: np.ndarray, highs: np.ndarray, *, low
 
 
 def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: int | None = None,
-                        alpha: float = ALPHA) -> dict:
+                        alpha: float = ALPHA) -> Sequenced:
     """The interval for the mean of observations known to lie in [lower, upper], after the last of them
     (in the order they arrived): value (their mean), ci, n and the spread on the unit scale."""
     x = np.asarray(x, float)
@@ -179,14 +184,19 @@ def mixture_rho2(planned: int, alpha: float = ALPHA) -> float:
     return (u - 1) / max(int(planned), 1)
 
 
-def mixture_margin(t, var, *, planned: int, alpha: float = ALPHA):
+@overload
+def mixture_margin(t: float, var: float, *, planned: int, alpha: float = ALPHA) -> np.float64: ...
+@overload
+def mixture_margin(t: npt.NDArray[Any], var: Floats, *, planned: int, alpha: float = ALPHA) -> Floats: ...
+def mixture_margin(t: float | npt.NDArray[Any], var: float | Floats, *, planned: int,
+                   alpha: float = ALPHA) -> np.float64 | Floats:
     """The half-width after t observations whose running variance (1/t form) is var:
     sqrt(2(t σ̂² ρ_σ² + 1)/(t² ρ_σ²) · log(sqrt(t σ̂² ρ_σ² + 1)/α)) with ρ_σ² = ρ²/σ̂², i.e. σ̂ times the
     unit-variance boundary at ρ² = mixture_rho2(planned) (the normalisation of drconfseq's asymptotic_confseq)."""
     rho2 = mixture_rho2(planned, alpha)
-    t = np.asarray(t, float)
-    v = t * rho2 + 1
-    return np.sqrt(np.asarray(var, float)) * np.sqrt(2 * v / (t * t * rho2) * np.log(np.sqrt(v) / alpha))
+    n = np.asarray(t, np.float64)
+    v = n * rho2 + 1
+    return np.sqrt(np.asarray(var, np.float64)) * np.sqrt(2 * v / (n * n * rho2) * np.log(np.sqrt(v) / alpha))
 
 
 @dataclass(frozen=True)
@@ -215,12 +225,12 @@ class RunningCS:
             return None
         return (self.low, self.high)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> RunningState:
         return {"n": self.n, "mean": self.mean, "m2": self.m2, "low": self.low, "high": self.high,
                 "total": self.total, "weight": self.weight}
 
     @classmethod
-    def from_dict(cls, d: dict) -> RunningCS:
+    def from_dict(cls, d: dict[str, Any]) -> RunningCS:
         return cls(n=int(d["n"]), mean=float(d["mean"]), m2=float(d["m2"]),
                    low=None if d.get("low") is None else float(d["low"]),
                    high=None if d.get("high") is None else float(d["high"]),
@@ -266,9 +276,9 @@ def step(state: RunningCS, x: float, *, planned: int, alpha: float = ALPHA, star
     return RunningCS(n, mean, m2, low, high, total, weight)
 
 
-def running_asymptotic(x, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
-                       population: int | None = None, past=None, prior_var: float = 0.0,
-                       intersect: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def running_asymptotic(x: Floats, *, planned: int, alpha: float = ALPHA, start: int = ASYMPTOTIC_FROM,
+                       population: int | None = None, past: Floats | None = None, prior_var: float = 0.0,
+                       intersect: bool = True) -> tuple[Floats, Floats]:
     """(low, high) after each observation, vectorised: the same numbers as folding `step` over x (NaN
     before `start`); low > high where the intersection became empty. past, prior_var, intersect: as
     step's (past one per x)."""
@@ -336,7 +346,8 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
     scale); None when it would take more than `limit` (or than the set holds)."""
     if population is not None:
         limit = min(limit, population)
-    width = lambda n: projected_width(sd, n, planned=planned, alpha=alpha, population=population)  # noqa: E731
+    def width(n: int) -> float:
+        return projected_width(sd, n, planned=planned, alpha=alpha, population=population)
     if width(limit) > target_width:
         return None
     low, high = max(now, 1), limit
@@ -348,10 +359,10 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
     return high
 
 
-def anytime_running(x, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
-                    start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past=None,
-                    steps: tuple | None = None, means: tuple[float, float] | None = None,
-                    typical_span: float | None = None, intersect: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def anytime_running(x: Floats, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
+                    start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past: Floats | None = None,
+                    steps: tuple[npt.ArrayLike, npt.ArrayLike] | None = None, means: tuple[float, float] | None = None,
+                    typical_span: float | None = None, intersect: bool = True) -> tuple[Floats, Floats]:
     """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
     betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
     (lows, highs); for a set of `population` drawn uniformly, its without-replacement form), its bets

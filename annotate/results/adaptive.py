@@ -54,8 +54,9 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
         return Ppi.of(**out, reason=reason, cs=Anytime.of(value=None, ci=None, n_pairs_complete=int(kept.sum()),
                                                            reason=reason))
     least = least_chances(prefix, sample)
-    found = {**adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m, least),
-             "least": least}
+    found: dict[str, Any] = {
+        **adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m, least),
+        "least": least}
     terms = found["terms"]
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
@@ -114,8 +115,8 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
 
     def share(x: np.ndarray, quantity: str) -> Anytime:
         least = least_chances(prefix, sample)
-        found = {**adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float), kept, 0.0,
-                                  least), "least": least}
+        found: dict[str, Any] = {**adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float),
+                                                  kept, 0.0, least), "least": least}
         return _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
                         quantity=quantity, alpha=split_alpha())
     return directed_share(share(hits, "the share of pairs whose signs agree (people's mean not 0)"),
