@@ -89,7 +89,8 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class CallEstimate:
+    """What a judge run would send, counted before it starts (`--dry-run`)."""
     pairs: int
     pending_orders: int
     requests: int                     # upper bound: with logprobs 1 per order, else `samples`
@@ -129,11 +130,11 @@ def _pending(db: Connection, study_id: str, model: str, swap_groups: bool = Fals
     return question.canonical, items, [(i, s) for i in items for s in (False, True) if (i["item_id"], s) not in done]
 
 
-def estimate(db: Connection, study_id: str, config: JudgeConfig) -> Estimate:
+def estimate(db: Connection, study_id: str, config: JudgeConfig) -> CallEstimate:
     kind, items, pending = _pending(db, study_id, config.stored_as, config.swap_groups)
     per_order = 1 if config.logprobs else config.samples
     chars = sum(len(judge_messages(i["data"], s, kind)[0]["content"]) for i, s in pending)
-    return Estimate(len(items), len(pending), len(pending) * per_order, math.ceil(chars / 4) * per_order)
+    return CallEstimate(len(items), len(pending), len(pending) * per_order, math.ceil(chars / 4) * per_order)
 
 
 def _letter(text: str) -> str:
