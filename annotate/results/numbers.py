@@ -25,8 +25,8 @@ from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.escalation import escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results.judge_card import confidence_block, length_block
-from fairval.annotate.results.languages import by_language, rating_languages, splits
-from fairval.annotate.results.names import name_numbers
+from fairval.annotate.results.language_splits import by_language, rating_languages, splits
+from fairval.annotate.results.name_study import name_numbers
 from fairval.annotate.results.result import ExcludedRater, QuestionNumbers, Rater, StudyNumbers, TemplateRow
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.errors import StudyError
