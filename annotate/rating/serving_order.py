@@ -5,7 +5,7 @@ from fairval.annotate.material.studies import LoadedStudy
 from fairval.store import Connection, loads
 
 
-def order_sentence(db: Connection, study: LoadedStudy) -> str:
+def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
     """How items reach raters: the seeded random order, depth-first, the open window now, the template rules."""
     s = study.settings
     started = loads.pairs_in_progress(db, study.study_id, s.raters_per_item)
