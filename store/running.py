@@ -1,4 +1,4 @@
-"""A study's running interval for its stopping rule (annotate.rating.running): one row per study, stepped
+"""A study's running interval for its stopping rule (annotate.rating.running_interval): one row per study, stepped
 in the write transaction of the answer that completes a pair, so the stopping check reads a row instead of
 recomputing every number. Any write that can change a pair's term (imported ratings, judge scores, items,
 settings) forgets the row; the next check rebuilds it from the whole study."""
@@ -27,7 +27,7 @@ def interval(db: Connection, study_id: str) -> Row | None:
 
 
 def version(db: Connection, study_id: str) -> int | None:
-    """The construction the stored state was kept by (annotate.rating.running.VERSION), None before 2."""
+    """The construction the stored state was kept by (annotate.rating.running_interval.VERSION), None before 2."""
     found = state(db, study_id)
     return None if found is None else found.get("basis", {}).get("version")
 

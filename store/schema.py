@@ -326,7 +326,7 @@ def _v19_decision_mix(db: Connection) -> None:
 
 def _v20_decision_order(db: Connection) -> None:
     # The adaptive design's pairs by their place in the decision order: the stopping rule's running interval
-    # (annotate/rating/running_adaptive.py) reads the next decided pairs past its prefix with an index seek.
+    # (annotate/rating/running_interval_adaptive.py) reads the next decided pairs past its prefix with an index seek.
     db.ddl("CREATE INDEX items_by_decision ON items (study_id, decision_order)")
 
 

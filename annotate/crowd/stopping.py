@@ -16,8 +16,8 @@ from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
 from fairval.annotate.material.pairs import scored_question, the_scored_question
 from fairval.annotate.material.studies import LoadedStudy, load_study, stored_settings
-from fairval.annotate.rating import running
-from fairval.annotate.rating.running import has_rule
+from fairval.annotate.rating import running_interval
+from fairval.annotate.rating.running_interval import has_rule
 from fairval.annotate.rating.submit import Submitted, record_stop, verdict
 from fairval.annotate.results import judge as judge_numbers
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
@@ -99,20 +99,20 @@ def after_submit(db: Connection, study_id: str, submitted: Submitted, *, client_
 def kept_interval(db: Connection, study: LoadedStudy) -> dict | None:
     """The stored interval (value, ci, n_pairs_complete), rebuilt from the whole study when missing; None
     when this study's interval is not kept (see kept)."""
-    if not running.kept(study):
+    if not running_interval.kept(study):
         return None
     found = running_store.interval(db, study.study_id)
-    if found is not None and running_store.version(db, study.study_id) == running.VERSION:
+    if found is not None and running_store.version(db, study.study_id) == running_interval.VERSION:
         return found
     with immediate(db, study.study_id):          # no pair completes between the read and the write
-        running.save(db, study.study_id, rebuilt_interval(db, study.study_id))
+        running_interval.save(db, study.study_id, rebuilt_interval(db, study.study_id))
     return running_store.interval(db, study.study_id)
 
 
 def rebuilt_interval(db: Connection, study_id: str) -> dict:
     """The state from the whole study, with the full analysis's own pieces: its complete pairs in order,
     its main judge, its weights; then one step per pair, as the answers would have made them."""
-    if running.adaptive(load_study(db, study_id)):
+    if running_interval.adaptive(load_study(db, study_id)):
         return _rebuilt_adaptive(db, study_id)
     data = load_study_data(db, study_id)
     settings = data.study.settings
@@ -125,7 +125,7 @@ def rebuilt_interval(db: Connection, study_id: str) -> dict:
     weighted = pool is not None
     judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
     reach = 2 * judge_numbers._largest_weight(pool, inclusion)
-    state = running.start({
+    state = running_interval.start({
         "question": the_scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
         "planned": judge_numbers._planned(design, len(judge)),
@@ -136,12 +136,12 @@ def rebuilt_interval(db: Connection, study_id: str) -> dict:
         return state
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     for y, f, weight in zip(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order]):
-        state = running.step_pair(state, float(y), float(f), float(weight))
+        state = running_interval.step_pair(state, float(y), float(f), float(weight))
     return state
 
 
 def _rebuilt_adaptive(db: Connection, study_id: str) -> dict:
-    """rebuilt_interval under the adaptive design (annotate.rating.running_adaptive): its main judge, m
+    """rebuilt_interval under the adaptive design (annotate.rating.running_interval_adaptive): its main judge, m
     over the design's pairs, the decided prefix over the complete pairs, as the full analysis has them;
     then one step per pair of the prefix."""
     data = load_study_data(db, study_id)
@@ -155,7 +155,7 @@ def _rebuilt_adaptive(db: Connection, study_id: str) -> dict:
     pool = judge.reindex(decisions["item_id"])
     m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
-    basis: dict[str, Any] = {"adaptive": True, "version": running.VERSION, "judge": model,
+    basis: dict[str, Any] = {"adaptive": True, "version": running_interval.VERSION, "judge": model,
                              "judge_mean": None if math.isnan(m) else m, "raters_per_item": settings.raters_per_item,
                              "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))

@@ -12,7 +12,7 @@ from typing import Literal
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study, ready_loads, study_status
-from fairval.annotate.rating import adaptive, running
+from fairval.annotate.rating import adaptive, running_interval
 from fairval.annotate.rating.assignment import (
     ItemLoad,
     avoided_templates,
@@ -227,7 +227,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
     if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
-        running.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
+        running_interval.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
     if item_id is None:
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
@@ -337,7 +337,7 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
-            running.advance(db, study, item_id)
+            running_interval.advance(db, study, item_id)
             adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)

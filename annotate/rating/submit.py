@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from fairval.annotate.material.studies import LoadedStudy, configure_study, load_study, stored_settings, study_status
-from fairval.annotate.rating import running, session
+from fairval.annotate.rating import running_interval, session
 from fairval.store import Connection, audit, immediate
 from fairval.store import ratings as rating_store
 from fairval.store import running as running_store
@@ -54,18 +54,18 @@ def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tu
 def stop_within(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:
     """Inside the write transaction of a new answer to item_id: (what was recorded if the study stopped,
     whether the rule must still be checked after the transaction). The rule moves only when a pair
-    completes; the interval is the one kept as pairs complete (annotate.rating.running)."""
-    if not running.has_rule(study):
+    completes; the interval is the one kept as pairs complete (annotate.rating.running_interval)."""
+    if not running_interval.has_rule(study):
         return None, False
     if rating_store.raters_of_item(db, study.study_id, item_id) != study.settings.raters_per_item:
         return None, False
-    if not running.kept(study):
+    if not running_interval.kept(study):
         return None, True                                   # --escalate: the full analysis, after
     current = load_study(db, study.study_id)
     if current.status != "open" or current.recorded.stopped:
         return None, False
     cs = running_store.interval(db, study.study_id)
-    if cs is None or running_store.version(db, study.study_id) != running.VERSION:
+    if cs is None or running_store.version(db, study.study_id) != running_interval.VERSION:
         return None, True                                   # built once by the check, after
     why = verdict(current, cs)
     if why is None:
