@@ -22,7 +22,7 @@ class Calibration:
 
 
 @dataclass(frozen=True, slots=True)
-class Rate:
+class HarmRate:
     value: float | None
     n_items: int
 
@@ -81,10 +81,10 @@ def calibrate_by_group(ratings: pd.DataFrame, lmra: pd.Series, column: str) -> d
     return out
 
 
-def harm_rate(scores: pd.Series) -> Rate:
+def harm_rate(scores: pd.Series) -> HarmRate:
     """H(A, B): the mean over items of the per-item score (stereotype minus reverse)."""
     scores = scores.dropna()
-    return Rate(float(scores.mean()) if len(scores) else None, len(scores))
+    return HarmRate(float(scores.mean()) if len(scores) else None, len(scores))
 
 
 def holm(p_values: list[float | None]) -> list[float | None]:

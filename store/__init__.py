@@ -1,5 +1,5 @@
 """The only code in fairval that speaks SQL: schema, migrations, reads (DataFrames) and writes."""
 from fairval.store.db import open_db
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Connection, immediate
 
-__all__ = ["Database", "immediate", "open_db"]
+__all__ = ["Connection", "immediate", "open_db"]

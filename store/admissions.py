@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 # Participants let in who have neither finished nor declined, and showed a page lately: the ones who hold a
 # place. One let in without a rater row holds it only while they may still be on their way (let in from the
@@ -25,7 +25,7 @@ class Ticket:
     ticket: int = 0
 
 
-def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
+def enter(db: Connection, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
           active_since: float, waiting_since: float, batch: int, renew_since: float | None = None) -> Ticket:
     """Take (or keep) the participant's place and let in, from the front of the line, as many waiting as
     `capacity` leaves room for, at most `batch` at once (a line let in all together would saturate the
@@ -59,23 +59,23 @@ def enter(db: Database, study_id: str, rater_id: str, *, now: float, capacity: i
         return Ticket(False, _ahead(db, row["ticket"], waiting_since), row["ticket"])
 
 
-def _ahead(db: Database, ticket: int, waiting_since: float) -> int:
+def _ahead(db: Connection, ticket: int, waiting_since: float) -> int:
     return int(db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at IS NULL AND seen_at >= ? "
                          "AND ticket < ?", [waiting_since, ticket]) or 0)
 
 
-def seen(db: Database, study_id: str, rater_id: str, now: float) -> None:
+def seen(db: Connection, study_id: str, rater_id: str, now: float) -> None:
     """A participant let in showed a page: they hold their place a while longer."""
     db.execute("UPDATE admissions SET seen_at = ? WHERE study_id = ? AND rater_id = ?", [now, study_id, rater_id])
 
 
-def admitted_since(db: Database, since: float) -> int:
+def admitted_since(db: Connection, since: float) -> int:
     """How many were let in from the line since then: the pace the line moves at."""
     return int(db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at >= ? AND admitted_at > arrived_at",
                          [since]) or 0)
 
 
-def _row(db: Database, study_id: str, rater_id: str) -> Row | None:
+def _row(db: Connection, study_id: str, rater_id: str) -> Row | None:
     rows = db.query("SELECT ticket, admitted_at, seen_at FROM admissions WHERE study_id = ? AND rater_id = ?",
                     [study_id, rater_id])
     return rows[0] if rows else None

@@ -4,10 +4,10 @@ Item loads (how many raters hold each item) are kept beside it in store/loads.py
 """
 from __future__ import annotations
 
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 
 
-def open_assignment(db: Database, study_id: str, rater_id: str, since: float) -> Row | None:
+def open_assignment(db: Connection, study_id: str, rater_id: str, since: float) -> Row | None:
     """The rater's served-but-unanswered slot that is still held, oldest first."""
     rows = db.query(
         """SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND counted = 1
@@ -16,26 +16,26 @@ def open_assignment(db: Database, study_id: str, rater_id: str, since: float) ->
     return rows[0] if rows else None
 
 
-def get_assignment(db: Database, study_id: str, rater_id: str, item_id: str) -> Row | None:
+def get_assignment(db: Connection, study_id: str, rater_id: str, item_id: str) -> Row | None:
     rows = db.query("SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND item_id = ?",
                     [study_id, rater_id, item_id])
     return rows[0] if rows else None
 
 
-def insert_assignment(db: Database, study_id: str, rater_id: str, item_id: str, *,
+def insert_assignment(db: Connection, study_id: str, rater_id: str, item_id: str, *,
                       flipped: bool, served_at: float) -> None:
     """A new open slot; only store.loads.serve_slot calls this, which moves the item's load with it."""
     db.insert("assignments", [{"study_id": study_id, "rater_id": rater_id, "item_id": item_id,
                                "flipped": int(flipped), "served_at": served_at, "counted": 1}])
 
 
-def mark_answered(db: Database, study_id: str, rater_id: str, item_id: str, at: float) -> None:
+def mark_answered(db: Connection, study_id: str, rater_id: str, item_id: str, at: float) -> None:
     """The slot is answered: its rating now holds the item, so the slot itself no longer counts."""
     db.execute("UPDATE assignments SET answered_at = ?, counted = 0 WHERE study_id = ? AND rater_id = ? "
                "AND item_id = ? AND answered_at IS NULL", [at, study_id, rater_id, item_id])
 
 
-def release_for_ratings(db: Database, study_id: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def release_for_ratings(db: Connection, study_id: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """For (item, rater) pairs about to get their first rating: clear a counted slot (the rating
     takes its place in the load). Returns the pairs that had none, which are new holders."""
     new = []
@@ -47,7 +47,7 @@ def release_for_ratings(db: Database, study_id: str, pairs: list[tuple[str, str]
     return new
 
 
-def late_and_full(db: Database, study_id: str, assignment: Row, target: int) -> bool:
+def late_and_full(db: Connection, study_id: str, assignment: Row, target: int) -> bool:
     """A released slot's answer (its time ran out, or the clock jumped) when the item is a regular one that
     `target` other raters already hold (rated, or a slot still counted): keeping it would pass the cap."""
     item_id, rater_id = assignment["item_id"], assignment["rater_id"]
@@ -62,7 +62,7 @@ def late_and_full(db: Database, study_id: str, assignment: Row, target: int) -> 
     return row is not None and bool(row[0]) and not row[1] and row[2] >= target
 
 
-def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int]:
+def answered_count(db: Connection, study_id: str, rater_id: str) -> tuple[int, int]:
     """(regular items answered, gold items answered) by this rater."""
     row = db.execute(
         """SELECT COUNT(*) FILTER (WHERE i.gold IS NULL), COUNT(*) FILTER (WHERE i.gold IS NOT NULL)
@@ -72,7 +72,7 @@ def answered_count(db: Database, study_id: str, rater_id: str) -> tuple[int, int
     return int(row[0]), int(row[1])
 
 
-def templates_served(db: Database, study_id: str, rater_id: str) -> list[str | None]:
+def templates_served(db: Connection, study_id: str, rater_id: str) -> list[str | None]:
     """The template of each item served to this rater, in the order served (None: an item of its own)."""
     return [r[0] for r in db.execute(
         """SELECT i.template FROM assignments a JOIN items i ON i.study_id = a.study_id AND i.item_id = a.item_id
@@ -80,7 +80,7 @@ def templates_served(db: Database, study_id: str, rater_id: str) -> list[str | N
             ORDER BY a.served_at, a.answered_at IS NULL, a.answered_at""", [study_id, rater_id])]
 
 
-def last_fill_elsewhere(db: Database, study_id: str, rater_id: str, template: str, since: float) -> int:
+def last_fill_elsewhere(db: Connection, study_id: str, rater_id: str, template: str, since: float) -> int:
     """Raters other than this one, not finished and active since `since`, whose last fill served (held or
     answered) is of a template other than `template`: each of them wants a fill of `template` next."""
     return int(db.scalar(
@@ -96,24 +96,24 @@ def last_fill_elsewhere(db: Database, study_id: str, rater_id: str, template: st
         {"s": study_id, "r": rater_id, "t": template, "since": since}))
 
 
-def any_served(db: Database, study_id: str) -> bool:
+def any_served(db: Connection, study_id: str) -> bool:
     return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ?)", [study_id]) == 1)
 
 
-def active_raters(db: Database, study_id: str, since: float) -> int:
+def active_raters(db: Connection, study_id: str, since: float) -> int:
     """Raters served or answering since `since` (still inside the timeout window)."""
     return int(db.scalar("""SELECT COUNT(DISTINCT rater_id) FROM assignments WHERE study_id = ?
                             AND (served_at >= ? OR answered_at >= ?)""", [study_id, since, since]))
 
 
-def any_lapsed(db: Database, study_id: str, since: float) -> bool:
+def any_lapsed(db: Connection, study_id: str, since: float) -> bool:
     """Is any slot still counted although it was served before `since` and never answered (its rater
     left; the next serve gives it back)?"""
     return bool(db.scalar("""SELECT EXISTS (SELECT 1 FROM assignments WHERE study_id = ? AND counted = 1
                                AND answered_at IS NULL AND served_at < ?)""", [study_id, since]) == 1)
 
 
-def reserved(db: Database, study_id: str, since: float) -> tuple[int, float | None]:
+def reserved(db: Connection, study_id: str, since: float) -> tuple[int, float | None]:
     """Regular items reserved by a slot served since `since` and not answered (a rater mid-item, or a tab
     left open: it comes free at its serving + the timeout), and the earliest such serving."""
     row = db.execute("""SELECT COUNT(DISTINCT a.item_id), MIN(a.served_at)
@@ -123,7 +123,7 @@ def reserved(db: Database, study_id: str, since: float) -> tuple[int, float | No
     return int(row[0] or 0), (float(row[1]) if row[1] is not None else None)
 
 
-def arrival(db: Database, study_id: str, rater_id: str, now: float) -> int:
+def arrival(db: Connection, study_id: str, rater_id: str, now: float) -> int:
     """How many raters of the study were first served before this one (ties by rater id; a rater not
     served yet arrives `now`): the rater's place in the order of arrival, 0 the first."""
     return int(db.scalar(

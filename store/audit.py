@@ -13,7 +13,7 @@ import time
 import unicodedata
 from typing import Any
 
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 
 _ACTOR: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("fairval_actor", default=None)
 
@@ -34,7 +34,7 @@ def actor() -> tuple[str, str]:
         return "unknown", "python"
 
 
-def record(db: Database, action: str, study_id: str | None = None, *, at: float | None = None,
+def record(db: Connection, action: str, study_id: str | None = None, *, at: float | None = None,
            **details: Any) -> None:
     """Append one line. Inside the caller's transaction when there is one (it stands or falls with the
     change it describes)."""
@@ -43,7 +43,7 @@ def record(db: Database, action: str, study_id: str | None = None, *, at: float 
                          "study_id": study_id, "details": json.dumps(details, default=str, sort_keys=True)}])
 
 
-def entries(db: Database, study_id: str | None = None, since: float | None = None) -> list[Row]:
+def entries(db: Connection, study_id: str | None = None, since: float | None = None) -> list[Row]:
     """The trail, oldest first: every study's, or one study's."""
     where: list[str] = []
     params: list[object] = []

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from fairval.errors import StoreError
 from fairval.store import audit
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 
 PAGES_PER_STEP = 1024           # pages copied per step; writers get the lock between steps
 
 
-def backup(db: Database, destination: str | Path) -> Row:
+def backup(db: Connection, destination: str | Path) -> Row:
     """Copy `db` to `destination` (a new file, or one to replace). Returns pages, bytes and the ratings held."""
     if db.dialect != "sqlite":
         raise StoreError("a PostgreSQL database is backed up with PostgreSQL's own tool, while it runs: "

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 from fairval.errors import StoreError
-from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Database, immediate
+from fairval.store.engine import BUSY_TIMEOUT_SECONDS, Connection, immediate
 from fairval.store.schema import MIGRATIONS
 
 
@@ -24,12 +24,12 @@ def is_url(path: str | Path) -> bool:
     return str(path).startswith(("postgresql://", "postgres://"))
 
 
-def connect(path: str | Path | None = None) -> Database:
+def connect(path: str | Path | None = None) -> Connection:
     """A handle on a SQLite file (WAL, busy timeout) or a PostgreSQL URL, without touching the schema."""
     path = str(path or default_db_path())
     if is_url(path):
-        from fairval.store.postgres import PostgresDatabase  # psycopg only when PostgreSQL is used
-        return PostgresDatabase(path)
+        from fairval.store.postgres import PostgresConnection  # psycopg only when PostgreSQL is used
+        return PostgresConnection(path)
     # isolation_level=None: we open every transaction ourselves (immediate), never implicitly.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)
@@ -37,10 +37,10 @@ def connect(path: str | Path | None = None) -> Database:
     conn.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
-    return Database(conn, path)
+    return Connection(conn, path)
 
 
-def open_db(path: str | Path | None = None) -> Database:
+def open_db(path: str | Path | None = None) -> Connection:
     """Open (creating if needed) a fairval database and bring its schema up to date."""
     path = str(path or default_db_path())
     try:
@@ -77,11 +77,11 @@ def _refuse_foreign(path: str) -> None:
                          "give a new file or a fairval database with --db")
 
 
-def schema_version(db: Database) -> int:
+def schema_version(db: Connection) -> int:
     return db.schema_version()
 
 
-def migrate(db: Database) -> int:
+def migrate(db: Connection) -> int:
     """Apply the migrations this file has not seen yet, in one transaction.
 
     An up-to-date file is only read, so opening connections never queues behind raters' writes.

@@ -1,6 +1,6 @@
 """The SQLite engine: one small connection wrapper and the write transaction every store function uses.
 
-`Database` is the only handle the rest of fairval holds. Store modules write plain SQL with `?` or
+`Connection` is the only handle the rest of fairval holds. Store modules write plain SQL with `?` or
 `:name` parameters in the subset SQLite and PostgreSQL share (ON CONFLICT, FILTER, RETURNING), so
 the same functions run on either engine; store/postgres.py extends this class for PostgreSQL.
 Nothing here imports the rest of store/: schema, engines and store functions read top-down from here.
@@ -20,7 +20,7 @@ Row = dict[str, Any]                                 # a row as a query gives it
 Params = Sequence[Any] | Mapping[str, Any]           # `?` parameters in order, or `:name` ones by name
 
 
-class Database:
+class Connection:
     """A connection and the few operations the store needs; transactions are opened explicitly."""
 
     dialect = "sqlite"
@@ -134,13 +134,13 @@ def disk_full(error: BaseException) -> bool:
     return getattr(error, "sqlstate", None) == "53100"
 
 
-def _no_space(db: Database) -> NoSpace:
+def _no_space(db: Connection) -> NoSpace:
     return NoSpace(f"no space left on the device holding the database {db.path}; nothing of this change was "
                       "stored: free some space and run it again")
 
 
 @contextlib.contextmanager
-def immediate(db: Database, study_id: str | None = None) -> Iterator[Database]:
+def immediate(db: Connection, study_id: str | None = None) -> Iterator[Connection]:
     """A write transaction that takes the write lock up front: the file's (SQLite), or the study's
     row (PostgreSQL; without a study, a lock for all).
 

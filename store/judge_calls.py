@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 import time
 
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 
-def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[float] | None]:
+def finished(db: Connection, study_id: str, model: str) -> dict[tuple[str, bool], list[float] | None]:
     """(item, swapped) -> probabilities [A, B, C] of every finished call set; None for an order the
     judge answered without A, B or C (paid for, kept, never asked again)."""
     return {(i, bool(s)): json.loads(p) for i, s, p in db.execute(
@@ -15,7 +15,7 @@ def finished(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], 
         [study_id, model])}
 
 
-def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
+def save_call(db: Connection, study_id: str, item_id: str, model: str, *, swapped: bool, method: str,
               probabilities: list[float] | None, requests: int, prompt_tokens: int, completion_tokens: int) -> None:
     with immediate(db, study_id):
         db.insert("judge_calls", [{
@@ -25,7 +25,7 @@ def save_call(db: Database, study_id: str, item_id: str, model: str, *, swapped:
             "created_at": time.time()}], upsert_on=("study_id", "item_id", "model", "swapped"))
 
 
-def save_sample(db: Database, study_id: str, item_id: str, model: str, *, swapped: bool, k: int,
+def save_sample(db: Connection, study_id: str, item_id: str, model: str, *, swapped: bool, k: int,
                 letter: str | None, prompt_tokens: int, completion_tokens: int) -> None:
     """One sampled answer, stored the moment it arrives (it is paid for)."""
     with immediate(db, study_id):
@@ -35,7 +35,7 @@ def save_sample(db: Database, study_id: str, item_id: str, model: str, *, swappe
             "created_at": time.time()}], ignore=True)
 
 
-def samples(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], list[tuple[str | None, int, int]]]:
+def samples(db: Connection, study_id: str, model: str) -> dict[tuple[str, bool], list[tuple[str | None, int, int]]]:
     """(item, swapped) -> the sampled answers stored so far: (letter, prompt tokens, completion tokens)."""
     out: dict[tuple[str, bool], list[tuple[str | None, int, int]]] = {}
     for i, s, letter, pt, ct in db.execute(
@@ -45,7 +45,7 @@ def samples(db: Database, study_id: str, model: str) -> dict[tuple[str, bool], l
     return out
 
 
-def spend(db: Database, study_id: str, model: str) -> Row:
+def spend(db: Connection, study_id: str, model: str) -> Row:
     row = db.execute("""SELECT COUNT(*), COALESCE(SUM(requests), 0), COALESCE(SUM(prompt_tokens), 0),
                                COALESCE(SUM(completion_tokens), 0)
                           FROM judge_calls WHERE study_id = ? AND model = ?""", [study_id, model]).fetchone()

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import pandas as pd
 
 from fairval.store import running
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 
-def upsert_scores(db: Database, study_id: str, rows: Sequence[Row]) -> int:
+def upsert_scores(db: Connection, study_id: str, rows: Sequence[Row]) -> int:
     """Store scores, replacing an earlier score for the same item and model (a re-run supersedes)."""
     with immediate(db, study_id):
         db.insert("lmra_scores", [
@@ -27,21 +27,21 @@ def upsert_scores(db: Database, study_id: str, rows: Sequence[Row]) -> int:
 SWAPPED = " [groups swapped]"
 
 
-def scores_frame(db: Database, study_id: str) -> pd.DataFrame:
+def scores_frame(db: Connection, study_id: str) -> pd.DataFrame:
     """item_id, model, score, and the answer probabilities of both orders (a dict, or None); the judges as
     asked, not their runs with the group labels swapped."""
     frame = _frame(db, study_id)
     return frame[~frame["model"].astype(str).str.endswith(SWAPPED)].reset_index(drop=True)
 
 
-def swapped_frame(db: Database, study_id: str) -> pd.DataFrame:
+def swapped_frame(db: Connection, study_id: str) -> pd.DataFrame:
     """The same columns for the runs with the group labels swapped, `model` the judge's own name."""
     frame = _frame(db, study_id)
     frame = frame[frame["model"].astype(str).str.endswith(SWAPPED)].reset_index(drop=True)
     return frame.assign(model=frame["model"].astype(str).str[:-len(SWAPPED)])
 
 
-def _frame(db: Database, study_id: str) -> pd.DataFrame:
+def _frame(db: Connection, study_id: str) -> pd.DataFrame:
     rows = list(db.query("SELECT item_id, model, score, probabilities FROM lmra_scores WHERE study_id = ? "
                          "ORDER BY model, item_id", [study_id]))
     frame = pd.DataFrame(rows, columns=["item_id", "model", "score", "probabilities"])

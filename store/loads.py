@@ -22,7 +22,7 @@ from fairval.store import assignments as ledger
 from fairval.store import order as item_order
 from fairval.store import ratings as rating_store
 from fairval.store import running
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 from fairval.store.raters import ATTRIBUTES, get_rater
 
 NO_GROUP = ""          # the row group of unbalanced studies and of gold items
@@ -71,12 +71,12 @@ class LoadRules:
         return f"{alias}.{self.balance_by}" if self.balance_by else "''"
 
 
-def current(db: Database, study_id: str, rules: LoadRules) -> bool:
+def current(db: Connection, study_id: str, rules: LoadRules) -> bool:
     """Whether the study's loads were built under these rules (and not marked stale since)."""
     return bool(db.scalar("SELECT loads_key FROM studies WHERE study_id = ?", [study_id]) == rules.key)
 
 
-def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
+def sync(db: Connection, study_id: str, rules: LoadRules, since: float) -> bool:
     """Rebuild the study's loads when they were built under other rules (or never). True if rebuilt."""
     if current(db, study_id, rules):
         return False
@@ -84,12 +84,12 @@ def sync(db: Database, study_id: str, rules: LoadRules, since: float) -> bool:
     return True
 
 
-def invalidate(db: Database, study_id: str) -> None:
+def invalidate(db: Connection, study_id: str) -> None:
     """Mark the loads stale (e.g. a rater's group changed): the next serve rebuilds them."""
     db.execute("UPDATE studies SET loads_key = NULL WHERE study_id = ?", [study_id])
 
 
-def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None:
+def rebuild(db: Connection, study_id: str, rules: LoadRules, since: float) -> None:
     """Recompute every load of the study from the ledger (slots served before `since` are released)."""
     db.execute("""UPDATE assignments SET counted = CASE WHEN answered_at IS NULL AND served_at >= :since
                     AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = assignments.study_id
@@ -135,7 +135,7 @@ def rebuild(db: Database, study_id: str, rules: LoadRules, since: float) -> None
     db.execute("UPDATE studies SET loads_key = ? WHERE study_id = ?", [rules.key, study_id])
 
 
-def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]], rules: LoadRules) -> None:
+def add_items(db: Connection, study_id: str, items: Iterable[tuple[str, int, bool]], rules: LoadRules) -> None:
     """Rows for newly imported (item_id, position, gold) items, held by nobody yet."""
     rows, opened = [], dict.fromkeys(rules.row_groups, 0)
     regular_open = rules.is_open(0, 0, 0)
@@ -152,7 +152,7 @@ def add_items(db: Database, study_id: str, items: Iterable[tuple[str, int, bool]
     _count_open(db, study_id, opened)
 
 
-def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: int, rules: LoadRules) -> None:
+def _bump(db: Connection, study_id: str, item_id: str, group: str | None, delta: int, rules: LoadRules) -> None:
     """One holder more (delta 1) or fewer (-1) on an item, counted in `group`'s row too."""
     rows = db.execute("SELECT grp, gold, taken, taken_group, open FROM item_loads "
                       "WHERE study_id = ? AND item_id = ?", [study_id, item_id]).fetchall()
@@ -171,14 +171,14 @@ def _bump(db: Database, study_id: str, item_id: str, group: str | None, delta: i
     _count_open(db, study_id, flips)
 
 
-def serve_slot(db: Database, study_id: str, rater_id: str, item_id: str, group: str | None, rules: LoadRules,
+def serve_slot(db: Connection, study_id: str, rater_id: str, item_id: str, group: str | None, rules: LoadRules,
                *, flipped: bool, served_at: float) -> None:
     """Hold `item_id` for the rater: the ledger's slot and the item's load move together."""
     ledger.insert_assignment(db, study_id, rater_id, item_id, flipped=flipped, served_at=served_at)
     _bump(db, study_id, item_id, group, +1, rules)
 
 
-def record_answer(db: Database, study_id: str, assignment: Row, rows: list[Row], group: str | None,
+def record_answer(db: Connection, study_id: str, assignment: Row, rows: list[Row], group: str | None,
                   rules: LoadRules, now: float) -> int:
     """Store a rater's answer to a served slot (rows of ratings) and close the slot; returns the ratings
     written. The rating now holds the item in place of the slot: the load moves only when the slot had
@@ -193,7 +193,7 @@ def record_answer(db: Database, study_id: str, assignment: Row, rows: list[Row],
     return written
 
 
-def record_imported(db: Database, study_id: str, rows: list[Row], rated: set[tuple[str, str]],
+def record_imported(db: Connection, study_id: str, rows: list[Row], rated: set[tuple[str, str]],
                     rules: LoadRules, *, regrouped: bool) -> int:
     """Store imported ratings; each (item, rater) rated for the first time is a new holder of the item,
     unless it replaces the rater's open slot there. `regrouped`: a rater's balance group changed under
@@ -211,13 +211,13 @@ def record_imported(db: Database, study_id: str, rows: list[Row], rated: set[tup
     return written
 
 
-def _count_open(db: Database, study_id: str, deltas: dict[str, int]) -> None:
+def _count_open(db: Connection, study_id: str, deltas: dict[str, int]) -> None:
     db.executemany("""INSERT INTO open_counts (study_id, grp, n) VALUES (?, ?, ?)
                       ON CONFLICT (study_id, grp) DO UPDATE SET n = open_counts.n + excluded.n""",
                    [(study_id, g, d) for g, d in deltas.items() if d])
 
 
-def reclaim(db: Database, study_id: str, since: float, rules: LoadRules) -> int:
+def reclaim(db: Connection, study_id: str, since: float, rules: LoadRules) -> int:
     """Release the open slots served before `since` (each once); returns how many."""
     expired = db.execute(f"""SELECT a.rater_id, a.item_id, {rules._group_sql('r')}
                                FROM assignments a LEFT JOIN raters r
@@ -231,7 +231,7 @@ def reclaim(db: Database, study_id: str, since: float, rules: LoadRules) -> int:
     return len(expired)
 
 
-def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) -> int:
+def release_rater(db: Connection, study_id: str, rater_id: str, rules: LoadRules) -> int:
     """Release every slot the rater still holds (they returned the study); returns how many."""
     held = db.execute(f"""SELECT a.item_id, {rules._group_sql('r')}
                             FROM assignments a LEFT JOIN raters r
@@ -245,7 +245,7 @@ def release_rater(db: Database, study_id: str, rater_id: str, rules: LoadRules) 
     return len(held)
 
 
-def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *, gold: bool,
+def candidates(db: Connection, study_id: str, rater_id: str, group: str | None, *, gold: bool,
                avoid: Iterable[str] = (), template: str | None = None, least_taken: bool = False) -> list[Row]:
     """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`
     (and, given `template`, fills of that template only).
@@ -279,7 +279,7 @@ def candidates(db: Database, study_id: str, rater_id: str, group: str | None, *,
         params)]
 
 
-def open_of_template(db: Database, study_id: str, group: str | None, template: str) -> int:
+def open_of_template(db: Connection, study_id: str, group: str | None, template: str) -> int:
     """Regular items of this template open in `group`'s rows, to any rater."""
     if group is None:
         return 0
@@ -287,7 +287,7 @@ def open_of_template(db: Database, study_id: str, group: str | None, template: s
                          "AND template = ?", [study_id, group, template]))
 
 
-def open_fills(db: Database, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:
+def open_fills(db: Connection, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:
     """Regular items still open to this rater (what `available` counts), by template (None: items of no
     template): the open rows of the rater's group by template, less those the rater has seen. The first
     reads every open row of the group (an index scan): asked only of studies with templates."""
@@ -307,7 +307,7 @@ def open_fills(db: Database, study_id: str, rater_id: str, group: str | None) ->
     return {t: n for t, n in counts.items() if n > 0}
 
 
-def unseen_gold(db: Database, study_id: str, rater_id: str) -> int:
+def unseen_gold(db: Connection, study_id: str, rater_id: str) -> int:
     """Attention checks open to this rater that they have not been served (the progress line's count of
     checks still to come)."""
     return int(db.scalar(
@@ -319,18 +319,18 @@ def unseen_gold(db: Database, study_id: str, rater_id: str) -> int:
         {"s": study_id, "r": rater_id, "g": NO_GROUP}))
 
 
-def pairs_in_progress(db: Database, study_id: str, target: int) -> int:
+def pairs_in_progress(db: Connection, study_id: str, target: int) -> int:
     """Regular items started (held or rated by someone) and not yet at their target: the open window."""
     return int(db.scalar("SELECT COUNT(DISTINCT item_id) FROM item_loads WHERE study_id = ? AND gold = 0 "
                          "AND taken > 0 AND taken < ?", [study_id, target]))
 
 
-def open_total(db: Database, study_id: str) -> int:
+def open_total(db: Connection, study_id: str) -> int:
     """Regular items open in any group (a newcomer's group is not known yet)."""
     return int(db.scalar("SELECT COALESCE(SUM(n), 0) FROM open_counts WHERE study_id = ?", [study_id]))
 
 
-def available(db: Database, study_id: str, rater_id: str, group: str | None) -> int:
+def available(db: Connection, study_id: str, rater_id: str, group: str | None) -> int:
     """Regular items still open to this rater: open in their group, less those they have seen."""
     if group is None:
         return 0

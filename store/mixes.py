@@ -6,27 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 
 
-def state(db: Database, study_id: str) -> Row | None:
+def state(db: Connection, study_id: str) -> Row | None:
     """{complete, mix}, or None when there is none (never built, or forgotten)."""
     row = db.execute("SELECT complete, mix FROM design_mixes WHERE study_id = ?", [study_id]).fetchone()
     return None if row is None else {"complete": int(row[0]), "mix": float(row[1])}
 
 
-def save(db: Database, study_id: str, complete: int, mix: float) -> None:
+def save(db: Connection, study_id: str, complete: int, mix: float) -> None:
     """Inside the caller's write transaction."""
     db.insert("design_mixes", [{"study_id": study_id, "complete": int(complete), "mix": float(mix)}],
               upsert_on=("study_id",))
 
 
-def forget(db: Database, study_id: str) -> None:
+def forget(db: Connection, study_id: str) -> None:
     """Inside the caller's write transaction: rebuilt at the next decision."""
     db.execute("DELETE FROM design_mixes WHERE study_id = ?", [study_id])
 
 
-def completes_kept(db: Database, study_id: str, item_id: str, question: str, rater_id: str, raters: int) -> bool:
+def completes_kept(db: Connection, study_id: str, item_id: str, question: str, rater_id: str, raters: int) -> bool:
     """Did rater_id's answer to `question`, just stored, complete a kept pair of the adaptive design: is the
     pair kept, is the rater its raters-th distinct rater (each rater counted at their first answer) and is
     this their only answer to it? Two index seeks, at most `raters` + 1 rows read past the pair's first."""
@@ -44,7 +44,7 @@ def completes_kept(db: Database, study_id: str, item_id: str, question: str, rat
     return len(seen) >= raters and seen[raters - 1] == rater_id and mine == 1
 
 
-def kept_answers(db: Database, study_id: str, question: str, judge: str) -> list[tuple[Any, ...]]:
+def kept_answers(db: Connection, study_id: str, question: str, judge: str) -> list[tuple[Any, ...]]:
     """Every answer to `question` of the adaptive design's kept pairs, in the order stored: (item_id,
     rater_id, canonical, the pair's uncertainty, its chance, the judge's score)."""
     return [tuple(r) for r in db.execute(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from fairval.store.engine import Database, Row
+from fairval.store.engine import Connection, Row
 
 TEMPLATE_FIELD = "decision_question_id"      # fills of one template share it (discrim-eval's layout)
 
@@ -24,12 +24,12 @@ def template_of(data: Row) -> str | None:
     return None if value is None or str(value).strip() == "" else str(value)
 
 
-def study_seed(db: Database, study_id: str) -> int:
+def study_seed(db: Connection, study_id: str) -> int:
     raw = db.scalar("SELECT settings FROM studies WHERE study_id = ?", [study_id])
     return int((json.loads(raw) if raw else {}).get("seed") or 0)
 
 
-def fill_order(db: Database, study_id: str) -> int:
+def fill_order(db: Connection, study_id: str) -> int:
     """Inside the caller's write transaction: a serving rank and template for the study's items that have
     none (items stored before they were kept, or written in bulk); returns how many."""
     seed = study_seed(db, study_id)

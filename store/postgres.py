@@ -1,4 +1,4 @@
-"""PostgreSQL behind the same Database interface as SQLite (store/engine.py), through psycopg 3.
+"""PostgreSQL behind the same Connection interface as SQLite (store/engine.py), through psycopg 3.
 
 Statements are the store's own SQL: `?` and `:name` parameters become psycopg's `%s` and
 `%(name)s`, and DDL gets PostgreSQL's types. Connections come from one pool per process and URL,
@@ -24,7 +24,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from fairval.errors import StoreError
-from fairval.store.engine import Database, Params
+from fairval.store.engine import Connection, Params
 
 T = TypeVar("T")
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
@@ -115,7 +115,7 @@ def _release_pool(url: str) -> None:
     pool.close()
 
 
-class PostgresDatabase(Database):
+class PostgresConnection(Connection):
     dialect = "postgresql"
 
     def __init__(self, url: str):

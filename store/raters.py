@@ -5,7 +5,7 @@ import time
 from typing import Any
 
 from fairval.errors import StoreError
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 ATTRIBUTES = ("gender", "race", "country")
 PREFER_NOT_TO_SAY = "prefer not to say"     # an answer to a background question: missing, not a group
@@ -13,13 +13,13 @@ _FLAGS = ("consent", "language", "instructions_done", "practice_done", "practice
           "platform_study_id", "platform_session_id")
 
 
-def get_rater(db: Database, study_id: str, rater_id: str) -> Row | None:
+def get_rater(db: Connection, study_id: str, rater_id: str) -> Row | None:
     rows = list(db.query("SELECT * FROM raters WHERE study_id = ? AND rater_id = ?",
                          [study_id, rater_id]))
     return rows[0] if rows else None
 
 
-def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
+def ensure_rater(db: Connection, study_id: str, rater_id: str, *, source: str,
                  platform_study_id: str | None = None,
                  platform_session_id: str | None = None,
                  attributes: Row | None = None) -> Row:
@@ -41,7 +41,7 @@ def ensure_rater(db: Database, study_id: str, rater_id: str, *, source: str,
     return row
 
 
-def update_rater(db: Database, study_id: str, rater_id: str, **changes: Any) -> None:
+def update_rater(db: Connection, study_id: str, rater_id: str, **changes: Any) -> None:
     unknown = set(changes) - set(ATTRIBUTES) - set(_FLAGS)
     if unknown:
         raise StoreError(f"raters have no field(s) {sorted(unknown)}")

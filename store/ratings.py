@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds",
                     "language"]
@@ -15,7 +15,7 @@ STORED_ORDER = ["item_id", "rater_id", "question", "value", "canonical", "flippe
                 "answered_at", "seconds", "source", "language"]
 
 
-def insert_ratings(db: Database, study_id: str, rows: Iterable[Row]) -> int:
+def insert_ratings(db: Connection, study_id: str, rows: Iterable[Row]) -> int:
     """Insert rating rows; one already stored for the same item/rater/question is kept unchanged.
 
     Returns how many rows were new.
@@ -24,18 +24,18 @@ def insert_ratings(db: Database, study_id: str, rows: Iterable[Row]) -> int:
         return db.insert("ratings", [{"study_id": study_id, **r} for r in rows], ignore=True)
 
 
-def has_rating(db: Database, study_id: str, item_id: str, rater_id: str) -> bool:
+def has_rating(db: Connection, study_id: str, item_id: str, rater_id: str) -> bool:
     return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?)",
                           [study_id, item_id, rater_id]) == 1)
 
 
-def answers_of(db: Database, study_id: str, item_id: str, rater_id: str) -> dict[str, str]:
+def answers_of(db: Connection, study_id: str, item_id: str, rater_id: str) -> dict[str, str]:
     """question -> value as shown, of one rater's answer to one item (empty when none is stored)."""
     return dict(db.execute("SELECT question, value FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ?",
                            [study_id, item_id, rater_id]).fetchall())
 
 
-def comment_of(db: Database, study_id: str, item_id: str, rater_id: str) -> str | None:
+def comment_of(db: Connection, study_id: str, item_id: str, rater_id: str) -> str | None:
     """The comment stored with one rater's answer to one item (on its first question row; rows stored
     before issue 55 repeat it on each)."""
     comment = db.scalar("SELECT comment FROM ratings WHERE study_id = ? AND item_id = ? AND rater_id = ? "
@@ -44,18 +44,18 @@ def comment_of(db: Database, study_id: str, item_id: str, rater_id: str) -> str 
     return None if comment is None else str(comment)
 
 
-def raters_of_item(db: Database, study_id: str, item_id: str) -> int:
+def raters_of_item(db: Connection, study_id: str, item_id: str) -> int:
     return int(db.scalar("SELECT COUNT(DISTINCT rater_id) FROM ratings WHERE study_id = ? AND item_id = ?",
                          [study_id, item_id]))
 
 
-def stored_values(db: Database, study_id: str) -> dict[tuple[str, str, str], str]:
+def stored_values(db: Connection, study_id: str) -> dict[tuple[str, str, str], str]:
     """(item, rater, question) -> value as shown, for every stored rating of the study."""
     return {(i, r, q): v for i, r, q, v in db.execute(
         "SELECT item_id, rater_id, question, value FROM ratings WHERE study_id = ?", [study_id])}
 
 
-def ratings_frame(db: Database, study_id: str, *, details: bool = False) -> pd.DataFrame:
+def ratings_frame(db: Connection, study_id: str, *, details: bool = False) -> pd.DataFrame:
     """Every rating of the study in typed columns, from one scan of the ratings table, in the order stored.
 
     item_id, rater_id, question, value and canonical are categoricals (a million ratings repeat a
@@ -92,5 +92,5 @@ def _typed(name: str, column: np.ndarray) -> pd.Series:
     return pd.Series(column, dtype=float)
 
 
-def rating_count(db: Database, study_id: str) -> int:
+def rating_count(db: Connection, study_id: str) -> int:
     return int(db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = ?", [study_id]).fetchone()[0])

@@ -4,12 +4,12 @@ from __future__ import annotations
 import time
 
 from fairval.errors import StoreError
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 ROLES = ("viewer", "editor", "owner")          # each can do what the ones before it can
 
 
-def add(db: Database, name: str, role: str, password_hash: str, now: float | None = None) -> None:
+def add(db: Connection, name: str, role: str, password_hash: str, now: float | None = None) -> None:
     with immediate(db):
         if get(db, name) is not None:
             raise StoreError(f"a researcher named {name!r} exists already; change them with `fairval researcher set`")
@@ -21,20 +21,20 @@ def add(db: Database, name: str, role: str, password_hash: str, now: float | Non
                                    "added_at": time.time() if now is None else now}])
 
 
-def get(db: Database, name: str) -> Row | None:
+def get(db: Connection, name: str) -> Row | None:
     rows = db.query("SELECT name, role, password_hash, added_at FROM researchers WHERE name = ?", [name])
     return rows[0] if rows else None
 
 
-def every(db: Database) -> list[Row]:
+def every(db: Connection) -> list[Row]:
     return db.query("SELECT name, role, password_hash, added_at FROM researchers ORDER BY name")
 
 
-def any_named(db: Database) -> bool:
+def any_named(db: Connection) -> bool:
     return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM researchers)") == 1)
 
 
-def change(db: Database, name: str, *, role: str | None = None, password_hash: str | None = None) -> None:
+def change(db: Connection, name: str, *, role: str | None = None, password_hash: str | None = None) -> None:
     with immediate(db):
         if get(db, name) is None:
             raise StoreError(f"no researcher named {name!r}")
@@ -46,7 +46,7 @@ def change(db: Database, name: str, *, role: str | None = None, password_hash: s
             db.execute("UPDATE researchers SET password_hash = ? WHERE name = ?", [password_hash, name])
 
 
-def remove(db: Database, name: str) -> None:
+def remove(db: Connection, name: str) -> None:
     with immediate(db):
         if get(db, name) is None:
             raise StoreError(f"no researcher named {name!r}")
@@ -54,7 +54,7 @@ def remove(db: Database, name: str) -> None:
         db.execute("DELETE FROM researchers WHERE name = ?", [name])
 
 
-def _keep_an_owner(db: Database, name: str, refused: str) -> None:
+def _keep_an_owner(db: Connection, name: str, refused: str) -> None:
     """Refuse a change that leaves no owner: nobody could then manage researchers, and with none left the
     environment's shared password would silently sign in as owner again."""
     others = db.scalar("SELECT COUNT(*) FROM researchers WHERE role = 'owner' AND name <> ?", [name])

@@ -1,10 +1,10 @@
 """Versioned migrations: append a function, never edit one that has shipped."""
 from __future__ import annotations
 
-from fairval.store.engine import Database
+from fairval.store.engine import Connection
 
 
-def _v1_initial(db: Database) -> None:
+def _v1_initial(db: Connection) -> None:
     statements = [
         """CREATE TABLE studies (
             study_id TEXT PRIMARY KEY,
@@ -80,7 +80,7 @@ def _v1_initial(db: Database) -> None:
         db.ddl(sql)
 
 
-def _v2_judge_calls(db: Database) -> None:
+def _v2_judge_calls(db: Connection) -> None:
     # One row per finished judge request set (one order of one pair): a resumed run skips these.
     db.ddl("""CREATE TABLE judge_calls (
         study_id TEXT NOT NULL,
@@ -97,7 +97,7 @@ def _v2_judge_calls(db: Database) -> None:
     )""")
 
 
-def _v3_item_loads(db: Database) -> None:
+def _v3_item_loads(db: Connection) -> None:
     # Serving reads per-item load from here instead of aggregating the whole ledger (see store/loads.py).
     statements = [
         # 1 while a served, unanswered slot counts toward its item's load; released (0) on timeout.
@@ -131,14 +131,14 @@ def _v3_item_loads(db: Database) -> None:
         db.ddl(sql)
 
 
-def _v4_rater_flow(db: Database) -> None:
+def _v4_rater_flow(db: Connection) -> None:
     # Where a rater is in the practice items (a reload resumes there), and when the researcher last
     # set a study's status (until then, a new study opens by itself once it has items).
     db.ddl("ALTER TABLE raters ADD COLUMN practice_step INTEGER NOT NULL DEFAULT 0")
     db.ddl("ALTER TABLE studies ADD COLUMN status_set_at REAL")
 
 
-def _v5_payments(db: Database) -> None:
+def _v5_payments(db: Connection) -> None:
     # What each rater was paid per bonus run, so the next run pays only judgments made since.
     db.ddl("""CREATE TABLE payments (
         study_id TEXT NOT NULL,
@@ -151,17 +151,17 @@ def _v5_payments(db: Database) -> None:
     )""")
 
 
-def _v6_judge_only(db: Database) -> None:
+def _v6_judge_only(db: Connection) -> None:
     # Pairs outside a study's drawn human sample: scored by the judge alone, never served to raters.
     db.ddl("ALTER TABLE items ADD COLUMN judge_only INTEGER NOT NULL DEFAULT 0")
 
 
-def _v7_revoked_sign_ins(db: Database) -> None:
+def _v7_revoked_sign_ins(db: Connection) -> None:
     # A researcher's sign-out holds in every worker and host, even if the browser kept its cookie.
     db.ddl("CREATE TABLE revoked_sign_ins (signature TEXT PRIMARY KEY, expires REAL NOT NULL)")
 
 
-def _v8_bonus_batches(db: Database) -> None:
+def _v8_bonus_batches(db: Connection) -> None:
     # A bonus paid through Prolific's API, step by step: set up (bulk id kept), sent, then paid, or
     # `unknown` when the pay call's answer was lost. Only `paid` is settled; any other state stops the
     # next run, since Prolific's pay call pays again on every request.
@@ -178,7 +178,7 @@ def _v8_bonus_batches(db: Database) -> None:
     )""")
 
 
-def _v9_sign_in_security(db: Database) -> None:
+def _v9_sign_in_security(db: Connection) -> None:
     # The server's secret that signs researcher cookies (made on first use; FAIRVAL_COOKIE_SECRET
     # overrides it), one-time grants the sign-in page hands to the cookie route, and wrong passwords
     # per client for the back-off.
@@ -188,13 +188,13 @@ def _v9_sign_in_security(db: Database) -> None:
     db.ddl("CREATE INDEX sign_in_failures_by_client ON sign_in_failures (client, at)")
 
 
-def _v10_inclusion_probability(db: Database) -> None:
+def _v10_inclusion_probability(db: Connection) -> None:
     # An active human sample (`fairval study sample --active`): each pair's chance of being drawn, kept so
     # the estimate can weight a rated pair by 1/π. NULL for studies sampled uniformly or not at all.
     db.ddl("ALTER TABLE items ADD COLUMN inclusion_probability REAL")
 
 
-def _v11_judge_samples(db: Database) -> None:
+def _v11_judge_samples(db: Connection) -> None:
     # Each sampled answer as it arrives (runs without log-probabilities ask k samples per order): a run
     # that fails between samples keeps the paid ones, and the resume asks only for the rest.
     db.ddl("""CREATE TABLE judge_samples (
@@ -211,7 +211,7 @@ def _v11_judge_samples(db: Database) -> None:
     )""")
 
 
-def _v12_audit(db: Database) -> None:
+def _v12_audit(db: Connection) -> None:
     # Who did what, when, to which study: appended to, never changed (store/audit.py). The database
     # itself refuses an UPDATE or DELETE of a row.
     db.ddl("""CREATE TABLE audit (
@@ -235,7 +235,7 @@ def _v12_audit(db: Database) -> None:
                "FOR EACH ROW EXECUTE FUNCTION audit_append_only()")
 
 
-def _v13_researchers(db: Database) -> None:
+def _v13_researchers(db: Connection) -> None:
     # Named researchers with roles (annotate/serving/sign_in.py hashes the passwords with scrypt).
     db.ddl("""CREATE TABLE researchers (
         name TEXT PRIMARY KEY,
@@ -245,7 +245,7 @@ def _v13_researchers(db: Database) -> None:
     )""")
 
 
-def _v14_prolific_hooks(db: Database) -> None:
+def _v14_prolific_hooks(db: Connection) -> None:
     # Prolific's push (annotate/crowd/hooks.py): the workspace's signing secret and subscription, and
     # every event taken, by its X-Event-ID, so a duplicate or an older event changes nothing.
     db.ddl("""CREATE TABLE prolific_hooks (
@@ -266,7 +266,7 @@ def _v14_prolific_hooks(db: Database) -> None:
     db.ddl("CREATE INDEX prolific_hook_events_by_submission ON prolific_hook_events (submission_id, event_at)")
 
 
-def _v15_adaptive_design(db: Database) -> None:
+def _v15_adaptive_design(db: Connection) -> None:
     # The live adaptive design (`study set NAME design=adaptive`): each pair's place in the seeded order
     # in which pairs are decided, the judge's uncertainty the chance is set from, and when it was decided
     # (its chance then goes in inclusion_probability; judge_only = 0 when it went to people).
@@ -276,14 +276,14 @@ def _v15_adaptive_design(db: Database) -> None:
     db.ddl("CREATE INDEX items_undecided ON items (study_id, decided_at, decision_order)")
 
 
-def _v16_least_chance(db: Database) -> None:
+def _v16_least_chance(db: Connection) -> None:
     # The least chance any pair had when an adaptive pair was decided: known before the pair is, it
     # bounds that pair's term for the anytime interval (analysis.active.adaptive_terms). NULL for pairs
     # decided before it was kept: the lowest chance the design allows stands in.
     db.ddl("ALTER TABLE items ADD COLUMN least_chance REAL")
 
 
-def _v17_running_intervals(db: Database) -> None:
+def _v17_running_intervals(db: Connection) -> None:
     # A study's running interval for its stopping rule (store/running.py): stepped when an answer completes a
     # pair, read by the stopping check; a missing row is rebuilt from the whole study.
     db.ddl("""CREATE TABLE running_intervals (
@@ -296,7 +296,7 @@ def _v17_running_intervals(db: Database) -> None:
     )""")
 
 
-def _v18_serving_order(db: Database) -> None:
+def _v18_serving_order(db: Connection) -> None:
     # Pairs are served in a seeded random order, depth-first (annotate/rating/assignment.py): each item's
     # rank in that order and the template it fills (no two fills of one in a row), kept beside its load so
     # the next item is an index seek. Items stored before get theirs here; their loads rebuild at the
@@ -317,20 +317,20 @@ def _v18_serving_order(db: Database) -> None:
         fill_order(db, study_id)
 
 
-def _v19_decision_mix(db: Database) -> None:
+def _v19_decision_mix(db: Connection) -> None:
     # The share of the uniform chance, τ, an adaptive pair's chance was set with (analysis.active.live_floor,
     # chosen from the answers before it): with the chance, the record of how far the design leaned on the
     # judge. NULL for pairs decided before it was kept.
     db.ddl("ALTER TABLE items ADD COLUMN decision_mix REAL")
 
 
-def _v20_decision_order(db: Database) -> None:
+def _v20_decision_order(db: Connection) -> None:
     # The adaptive design's pairs by their place in the decision order: the stopping rule's running interval
-    # (annotate/rating/running_adaptive.py) reads the next decided pairs past its prefix with an index seek.
+    # (annotate/rating/running_interval_adaptive.py) reads the next decided pairs past its prefix with an index seek.
     db.ddl("CREATE INDEX items_by_decision ON items (study_id, decision_order)")
 
 
-def _v21_design_mixes(db: Database) -> None:
+def _v21_design_mixes(db: Connection) -> None:
     # The adaptive design's mix τ as answers come in (annotate/rating/adaptive.py): the complete kept pairs
     # counted and the τ chosen from them, stepped when an answer completes a kept pair, so deciding a pair
     # reads a row instead of every rating; a missing row is rebuilt from the study's answers (store/mixes.py).
@@ -341,7 +341,7 @@ def _v21_design_mixes(db: Database) -> None:
     )""")
 
 
-def _v22_rater_sources(db: Database) -> None:
+def _v22_rater_sources(db: Connection) -> None:
     # How each rater id arrived, now one of four (issue 55): 'prolific' (Prolific's PROLIFIC_PID), 'signed' (a
     # link of `fairval study links`), 'link' (an open link or a typed id), 'import' (imported ratings). The
     # rater page never continues a Prolific id as an in-house one or the reverse (annotate/rating/session.py
@@ -356,14 +356,14 @@ def _v22_rater_sources(db: Database) -> None:
         db.ddl(f"ALTER TABLE raters ADD CONSTRAINT raters_source CHECK (source IN {sources})")
 
 
-def _v23_rater_languages(db: Database) -> None:
+def _v23_rater_languages(db: Connection) -> None:
     # The language each rater reads the study in, picked on the consent screen from the study's languages
     # (issue 57), and with each rating, so the numbers split by it. NULL: stored before it was recorded.
     db.ddl("ALTER TABLE raters ADD COLUMN language TEXT")
     db.ddl("ALTER TABLE ratings ADD COLUMN language TEXT")
 
 
-def _v24_admissions(db: Database) -> None:
+def _v24_admissions(db: Connection) -> None:
     # The line in front of the rater page (issue 58, annotate/serving/admission.py): one row per participant
     # of a study, its ticket their place in arrival order; admitted_at once let in (kept: a reload or another
     # worker finds it), seen_at their last page, so one who left stops holding a place.

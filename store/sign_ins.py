@@ -2,10 +2,10 @@
 sign-ins ended by signing out (until they would have expired anyway)."""
 from __future__ import annotations
 
-from fairval.store.engine import Database, immediate
+from fairval.store.engine import Connection, immediate
 
 
-def revoke(db: Database, signature: str, expires: float, now: float, forget_before: float | None = None) -> None:
+def revoke(db: Connection, signature: str, expires: float, now: float, forget_before: float | None = None) -> None:
     """Revoke a token until `expires`. Rows of tokens that expired before `forget_before` are forgotten:
     the caller passes a time by which no host's clock could still take them as valid."""
     with immediate(db):
@@ -14,11 +14,11 @@ def revoke(db: Database, signature: str, expires: float, now: float, forget_befo
                    [signature, expires])
 
 
-def is_revoked(db: Database, signature: str) -> bool:
+def is_revoked(db: Connection, signature: str) -> bool:
     return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM revoked_sign_ins WHERE signature = ?)", [signature]) == 1)
 
 
-def secret(db: Database, make: str) -> str:
+def secret(db: Connection, make: str) -> str:
     """The server's cookie secret: the stored one, or `make` stored now (the first process wins)."""
     found = db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'")
     if found is not None:
@@ -28,19 +28,19 @@ def secret(db: Database, make: str) -> str:
     return str(db.scalar("SELECT value FROM server_secrets WHERE name = 'cookie'"))
 
 
-def add_grant(db: Database, grant_id: str, token: str, expires: float, now: float) -> None:
+def add_grant(db: Connection, grant_id: str, token: str, expires: float, now: float) -> None:
     with immediate(db):
         db.execute("DELETE FROM sign_in_grants WHERE expires < ?", [now])
         db.execute("INSERT INTO sign_in_grants (grant_id, token, expires) VALUES (?, ?, ?)", [grant_id, token, expires])
 
 
-def grant_open(db: Database, grant_id: str, now: float) -> bool:
+def grant_open(db: Connection, grant_id: str, now: float) -> bool:
     """Whether the grant waits to be redeemed: neither used nor expired."""
     return bool(db.scalar("SELECT EXISTS (SELECT 1 FROM sign_in_grants WHERE grant_id = ? AND expires >= ?)",
                           [grant_id, now]) == 1)
 
 
-def redeem_grant(db: Database, grant_id: str, now: float) -> str | None:
+def redeem_grant(db: Connection, grant_id: str, now: float) -> str | None:
     """The grant's token, once: the grant is gone after this, used or expired."""
     with immediate(db):
         row = db.execute("SELECT token, expires FROM sign_in_grants WHERE grant_id = ?", [grant_id]).fetchone()
@@ -48,13 +48,13 @@ def redeem_grant(db: Database, grant_id: str, now: float) -> str | None:
     return row[0] if row is not None and row[1] >= now else None
 
 
-def record_failure(db: Database, client: str, now: float, forget_before: float) -> None:
+def record_failure(db: Connection, client: str, now: float, forget_before: float) -> None:
     with immediate(db):
         db.execute("DELETE FROM sign_in_failures WHERE at < ?", [forget_before])
         db.execute("INSERT INTO sign_in_failures (client, at) VALUES (?, ?)", [client, now])
 
 
-def failures(db: Database, client: str, since: float) -> list[float]:
+def failures(db: Connection, client: str, since: float) -> list[float]:
     """This client's wrong passwords since then, oldest first."""
     return [r[0] for r in db.execute("SELECT at FROM sign_in_failures WHERE client = ? AND at >= ? ORDER BY at",
                                       [client, since]).fetchall()]

@@ -6,10 +6,10 @@ import time
 
 from fairval.errors import StoreError
 from fairval.store import running
-from fairval.store.engine import Database, Row, immediate
+from fairval.store.engine import Connection, Row, immediate
 
 
-def insert_study(db: Database, study_id: str, task: str, settings: Row, *, status: str = "paused") -> None:
+def insert_study(db: Connection, study_id: str, task: str, settings: Row, *, status: str = "paused") -> None:
     with immediate(db):
         if get_study(db, study_id) is not None:
             raise StoreError(f"a study named {study_id!r} exists already; choose another name")
@@ -17,27 +17,27 @@ def insert_study(db: Database, study_id: str, task: str, settings: Row, *, statu
                                "status": status, "created_at": time.time()}])
 
 
-def get_study(db: Database, study_id: str) -> Row | None:
+def get_study(db: Connection, study_id: str) -> Row | None:
     row = get_study_row(db, study_id)
     if row is not None:
         row["settings"] = json.loads(row["settings"])
     return row
 
 
-def get_study_row(db: Database, study_id: str) -> Row | None:
+def get_study_row(db: Connection, study_id: str) -> Row | None:
     """The row as stored, its settings the JSON text (what a parsed study is cached by)."""
     rows = list(db.query("SELECT * FROM studies WHERE study_id = ?", [study_id]))
     return rows[0] if rows else None
 
 
-def list_studies(db: Database) -> list[Row]:
+def list_studies(db: Connection) -> list[Row]:
     rows = list(db.query("SELECT * FROM studies ORDER BY created_at"))
     for row in rows:
         row["settings"] = json.loads(row["settings"])
     return rows
 
 
-def update_study(db: Database, study_id: str, *, settings: Row | None = None,
+def update_study(db: Connection, study_id: str, *, settings: Row | None = None,
                  status: str | None = None, by_researcher: bool = True) -> None:
     """by_researcher: the status was chosen (not set by fairval itself, as when items first arrive)."""
     changes: Row = {}

@@ -26,7 +26,7 @@ from fairval.annotate.outputs.judge_table import (
 from fairval.annotate.results.blocks import Judge
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
-from fairval.ui.studies import data_for, numbers_for, study_header
+from fairval.ui.study_picker import data_for, numbers_for, study_header
 
 
 def render() -> None:

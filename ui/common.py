@@ -9,7 +9,7 @@ import streamlit as st
 from fairval.annotate.outputs.files import markdown_text
 from fairval.annotate.serving import uploads
 from fairval.errors import FairvalError
-from fairval.store import Database, open_db
+from fairval.store import Connection, open_db
 from fairval.store.db import default_db_path
 
 LOG = logging.getLogger("fairval")
@@ -51,7 +51,7 @@ def file_uploader(label: str, **options):
     return st.file_uploader(label, **options)
 
 
-def get_db() -> Database:
+def get_db() -> Connection:
     """One connection per browser session, opened on the path configured now (not at import)."""
     path = default_db_path()
     held = st.session_state.get("_fairval_db")

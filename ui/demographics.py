@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.material.vocabulary import RATER_ANSWERS
 from fairval.annotate.rating import session
 from fairval.errors import AnswerError
@@ -51,7 +51,7 @@ def races(language: str) -> list[str]:
     return RACES_BY_LANGUAGE.get(language, RACES)
 
 
-def demographics_form(db, study: Study, rater_id: str, t: Translate) -> None:
+def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> None:
     """The "About you" screen: the rater's own answers, shown translated and stored in English."""
     st.title(t("About you"), anchor=False)
     st.write(t("These questions help us check that people from different backgrounds are heard."))

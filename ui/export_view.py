@@ -24,7 +24,7 @@ from fairval.store import audit, open_db
 from fairval.store.db import default_db_path
 from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
-from fairval.ui.studies import study_header
+from fairval.ui.study_picker import study_header
 
 
 def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callable[[], bytes]:

@@ -23,7 +23,7 @@ from fairval.store import audit
 from fairval.store.db import default_db_path
 from fairval.ui import plan_view
 from fairval.ui.common import file_uploader, get_db, inert, show_table
-from fairval.ui.studies import pick_study
+from fairval.ui.study_picker import pick_study
 
 ATTRS = ["gender", "race", "country"]
 IMPORTS = {"Items": importers.import_items, "Ratings collected elsewhere": importers.import_ratings,

@@ -15,7 +15,7 @@ from importlib import resources
 
 import streamlit as st
 
-from fairval.annotate.material.studies import DEFAULT_CONSENTS, Study, list_study_names, load_study
+from fairval.annotate.material.studies import DEFAULT_CONSENTS, LoadedStudy, list_study_names, load_study
 from fairval.annotate.rating import session
 from fairval.annotate.serving import admission, rater_links
 from fairval.errors import FairvalError, RaterSourceError, StudyError
@@ -62,7 +62,7 @@ def _style() -> str:
 PAGE_LANGUAGE = "rater_page_language"     # what the page's language component last set in this session
 
 
-def _page_language(study: Study, t) -> None:
+def _page_language(study: LoadedStudy, t) -> None:
     """The document's language, direction and Streamlit's own words (and the picker's language names), set
     by a script that keeps them for the browser session: sent again only when they change (the rater picks
     another language), not on every run."""
@@ -168,7 +168,7 @@ def _flow(study_id: str, rater_id: str) -> None:
         _try_again_soon()
 
 
-def _who(db, study: Study, params) -> tuple[str | None, str | None]:
+def _who(db, study: LoadedStudy, params) -> tuple[str | None, str | None]:
     """The rater id this link carries and how it came ('prolific', 'signed', 'link'); source None when the
     study refuses the link. A signed_links study is for its list of in-house raters only: every way in needs
     the link's signature, and Prolific's parameters (which cannot carry one) are refused. A link naming both
@@ -218,7 +218,7 @@ def _landing(db) -> None:
     st.page_link("pages/1_Results.py", label="Researcher pages" if is_researcher() else "Researchers: sign in")
 
 
-def _ask_rater_id(study: Study) -> None:
+def _ask_rater_id(study: LoadedStudy) -> None:
     t = _t(study)
     # not the task's title: a rater should not read what is being tested, nor a study's internal name
     _title(t("Annotation study"))
@@ -229,7 +229,7 @@ def _ask_rater_id(study: Study) -> None:
             st.rerun()
 
 
-def _consent(db, study: Study, rater_id: str) -> None:
+def _consent(db, study: LoadedStudy, rater_id: str) -> None:
     t = _t(study)
     _title(t("Consent"))
     _language_picker(study, t)
@@ -240,7 +240,7 @@ def _consent(db, study: Study, rater_id: str) -> None:
     decline.button(t("I do not agree"), key="consent-no")
 
 
-def _language_picker(study: Study, t) -> None:
+def _language_picker(study: LoadedStudy, t) -> None:
     """A study in several languages: the rater picks one, each named in its own language; the page is drawn
     again in it, and the link keeps it (a reload keeps it) until consent stores it with the rater."""
     offered = study.settings.offered()
@@ -254,17 +254,17 @@ def _language_picker(study: Study, t) -> None:
         st.rerun()
 
 
-def _demographics(db, study: Study, rater_id: str) -> None:
+def _demographics(db, study: LoadedStudy, rater_id: str) -> None:
     demographics_form(db, study, rater_id, _t(study))
 
 
-def _instructions_text(study: Study) -> str:
+def _instructions_text(study: LoadedStudy) -> str:
     if study.settings.instructions:
         return researcher_markdown(study.settings.instructions)
     return _t(study)(study.task.instructions)
 
 
-def _instructions(db, study: Study, rater_id: str) -> None:
+def _instructions(db, study: LoadedStudy, rater_id: str) -> None:
     t = _t(study)
     _title(t("Instructions"))
     st.markdown(_instructions_text(study))
@@ -273,7 +273,7 @@ def _instructions(db, study: Study, rater_id: str) -> None:
     st.button(t("Start"), type="primary", key="start", shortcut="Enter")               # acted on by _run (PRESSES)
 
 
-def _practice(db, study: Study, rater_id: str) -> None:
+def _practice(db, study: LoadedStudy, rater_id: str) -> None:
     items = session.practice_items(db, study)
     index = session.practice_step(db, study.study_id, rater_id)
     if index >= len(items):
@@ -300,7 +300,7 @@ def _practice(db, study: Study, rater_id: str) -> None:
         st.rerun()
 
 
-def _item(db, study: Study, rater_id: str) -> None:
+def _item(db, study: LoadedStudy, rater_id: str) -> None:
     served = session.serve_next_item(db, study, rater_id)
     if unread_submit(f"card:{served.item_id}" if served is not None else None):
         st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
@@ -327,7 +327,7 @@ def _item(db, study: Study, rater_id: str) -> None:
                 language=_language(study), rerun="fragment")
 
 
-def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
+def _progress(db, study: LoadedStudy, rater_id: str) -> tuple[int, int]:
     """Done, and the total as this rater has been told it: a total never shrinks under a rater (others
     taking the items left can end their session early, at "5 of 8 done"; it never reads "3 of 4" after
     "3 of 8")."""
@@ -338,7 +338,7 @@ def _progress(db, study: Study, rater_id: str) -> tuple[int, int]:
     return progress.answered, total
 
 
-def _as_shown(study: Study, served: session.Served) -> session.Served:
+def _as_shown(study: LoadedStudy, served: session.Served) -> session.Served:
     """The item with its groups named as the study's raters read them (settings.group_labels); what is
     stored and counted keeps the groups as imported."""
     data = {k: study.settings.group_label(v, _language(study)) if k in GROUP_FIELDS and isinstance(v, str) else v

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.rating import session
 from fairval.ui.i18n import translator
 from fairval.ui.rater_submit import LANGUAGE
@@ -12,12 +12,12 @@ from fairval.ui.rater_submit import LANGUAGE
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete?cc={code}"
 
 
-def rater_language(study: Study) -> str:
+def rater_language(study: LoadedStudy) -> str:
     """The language this run shows the study in (chosen by ui/rater.py at the page's run, kept in the session)."""
     return study.settings.rater_language(st.session_state.get(LANGUAGE))
 
 
-def study_words(study: Study):
+def study_words(study: LoadedStudy):
     """The study's words in the rater's language."""
     return translator(rater_language(study))
 
@@ -27,7 +27,7 @@ def title(text: str) -> None:
     st.title(text, anchor=False)
 
 
-def declined(db, study: Study, rater_id: str) -> None:
+def declined(db, study: LoadedStudy, rater_id: str) -> None:
     t = study_words(study)
     title(t("Thank you"))
     st.write(t("You chose not to take part; nothing else about you was recorded. You can close this page and "
@@ -35,7 +35,7 @@ def declined(db, study: Study, rater_id: str) -> None:
              t("You chose not to take part; nothing else about you was recorded. You can close this page."))
 
 
-def no_items(db, study: Study, rater_id: str) -> None:
+def no_items(db, study: LoadedStudy, rater_id: str) -> None:
     t, prolific = study_words(study), st.query_params.get("PROLIFIC_PID")
     vacancy = session.vacancy(db, study)      # reserved by raters mid-item (for now), or complete (for good)
     if vacancy.busy and not (study.settings.balance_by and vacancy.open):
@@ -69,7 +69,7 @@ def show_code(code: str) -> None:
     st.code(code, language=None, wrap_lines=True)
 
 
-def finished(db, study: Study, rater_id: str) -> None:
+def finished(db, study: LoadedStudy, rater_id: str) -> None:
     t = study_words(study)
     title(t("Thank you, you have finished"))
     code = study.settings.completion_code
@@ -80,7 +80,7 @@ def finished(db, study: Study, rater_id: str) -> None:
         st.link_button(t("Return to Prolific"), PROLIFIC_COMPLETE.format(code=code), type="primary")
 
 
-def paused(db, study: Study, rater_id: str) -> None:
+def paused(db, study: LoadedStudy, rater_id: str) -> None:
     t = study_words(study)
     title(t("This study is paused"))
     answered = session.progress(db, study, rater_id).answered
@@ -91,7 +91,7 @@ def paused(db, study: Study, rater_id: str) -> None:
         st.write(t("Please come back later with the same link."))
 
 
-def closed(db, study: Study, rater_id: str) -> None:
+def closed(db, study: LoadedStudy, rater_id: str) -> None:
     t = study_words(study)
     title(t("This study is closed"))
     st.write(t("It is no longer taking answers. Thank you for your interest."))

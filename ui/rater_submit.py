@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from fairval.annotate.material.studies import Study, load_study
+from fairval.annotate.material.studies import LoadedStudy, load_study
 from fairval.annotate.rating import session
 from fairval.annotate.rating.payload import answers_of as payload_answers
 from fairval.annotate.rating.submit import Submitted, submit
@@ -28,7 +28,7 @@ ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is k
                   "again by itself every few seconds; please keep this page open.")
 
 
-def _t(study: Study, rater_id: str):
+def _t(study: LoadedStudy, rater_id: str):
     st.session_state[LANGUAGE] = session.rater_language(get_db(), study, rater_id)
     return translator(st.session_state[LANGUAGE])
 
@@ -80,7 +80,7 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
                                                  "and press Submit again."))
 
 
-def _after_submit(db, study: Study, submitted: Submitted) -> None:
+def _after_submit(db, study: LoadedStudy, submitted: Submitted) -> None:
     """What the Submit's transaction left for after it (Prolific told of a stop, or a check with no kept
     interval to read): it must never cost the rater their answer, so a failure is logged."""
     from fairval.annotate.crowd import stopping

@@ -11,7 +11,7 @@ from fairval.annotate.outputs import charts, formats
 from fairval.annotate.outputs.judge_table import anytime_sentence
 from fairval.annotate.results.result import Names, StudyNumbers
 from fairval.ui.common import get_db, show_table
-from fairval.ui.studies import data_for, numbers_for, progress_for, study_header
+from fairval.ui.study_picker import data_for, numbers_for, progress_for, study_header
 
 
 def render() -> None:
@@ -20,7 +20,7 @@ def render() -> None:
         return
     study_id, exclude = chosen
     _stopping(study_id)
-    progress = progress_for(study_id)               # one read of the study serves both (ui/studies.py)
+    progress = progress_for(study_id)               # one read of the study serves both (ui/study_picker.py)
     numbers = numbers_for(study_id, exclude)
     _progress(progress)
     st.subheader("Questions")

@@ -99,7 +99,7 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.fills import study_fill_plan
-    from fairval.annotate.rating.order import order_sentence
+    from fairval.annotate.rating.serving_order import serving_order_sentence
     from fairval.annotate.results.progress import study_progress
     from fairval.store import audit
 
@@ -129,7 +129,7 @@ def study_show(ctx, name, as_json):
     for rater, flags in progress["flagged_raters"].items():
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
-    click.echo(f"  {order_sentence(db, study)}")
+    click.echo(f"  {serving_order_sentence(db, study)}")
     fills = fill_plan.sentence(name)
     if fills:
         click.echo(f"  {fills}")

@@ -23,7 +23,7 @@ import time
 
 from fairval.annotate.crowd.prolific import release_returned
 from fairval.errors import ProlificError
-from fairval.store import Database, audit
+from fairval.store import Connection, audit
 from fairval.store import prolific_hooks as hook_store
 
 EVENT = "submission.status.change"
@@ -31,7 +31,7 @@ GONE = {"RETURNED", "TIMED-OUT", "TIMED_OUT"}     # a participant's slots go bac
 WINDOW = 300                                       # seconds a request's timestamp may be from this clock
 
 
-def subscribe(db: Database, client, workspace_id: str, target_url: str, study_id: str | None = None,
+def subscribe(db: Connection, client, workspace_id: str, target_url: str, study_id: str | None = None,
               now: float | None = None) -> str:
     if not target_url.startswith("https://"):
         raise ProlificError(f"Prolific calls only https:// addresses, not {target_url!r} (serve with --tls-cert)")
@@ -47,7 +47,7 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
     return base64.b64encode(hmac.new(secret.encode(), timestamp.encode() + body, hashlib.sha256).digest()).decode()
 
 
-def receive(db: Database, headers: dict[str, str], body: bytes, now: float | None = None) -> tuple[int, str]:
+def receive(db: Connection, headers: dict[str, str], body: bytes, now: float | None = None) -> tuple[int, str]:
     """(HTTP status, a sentence) for one hook request; only a verified, new, newest event changes anything."""
     now = time.time() if now is None else now
     h = {k.lower(): v for k, v in headers.items()}

@@ -19,12 +19,12 @@ from fairval.annotate.material.studies import ready_loads
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text
 from fairval.annotate.results.numbers import load_study_data
 from fairval.errors import OutcomeUnknown, PayOutcomeUnknown, ProlificError, StudyError
-from fairval.store import Database, audit, immediate, loads, payments
+from fairval.store import Connection, audit, immediate, loads, payments
 
 FAILED_CHECKS_TO_REJECT = 2          # Prolific: a rejection needs two failed attention checks
 
 
-def owed(db: Database, study_id: str) -> pd.DataFrame:
+def owed(db: Connection, study_id: str) -> pd.DataFrame:
     """Per participant: judgments, those already paid, the bonus still owed, and base + bonus in all."""
     s = _load_study(db, study_id).settings
     paid = payments.paid_by_rater(db, study_id)
@@ -39,7 +39,7 @@ def owed(db: Database, study_id: str) -> pd.DataFrame:
                                        "bonus_owed", "total"])
 
 
-def cost_summary(db: Database, study_id: str) -> dict:
+def cost_summary(db: Connection, study_id: str) -> dict:
     s = _load_study(db, study_id).settings
     table = owed(db, study_id)
     pay = float(table["total"].sum()) if len(table) else 0.0
@@ -49,7 +49,7 @@ def cost_summary(db: Database, study_id: str) -> dict:
             "bonus_owed": round(float(table["bonus_owed"].sum()), 2) if len(table) else 0.0}
 
 
-def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | None = None) -> tuple[int, float]:
+def write_bonuses(db: Connection, study_id: str, out: str | Path, *, now: float | None = None) -> tuple[int, float]:
     """Prolific's bulk-bonus lines (participant id, amount) for judgments not yet paid, written and
     recorded together: the file is in place before the payments are committed, and a failure to
     write leaves nothing recorded. Only participants who came from Prolific are paid this way."""
@@ -69,7 +69,7 @@ def write_bonuses(db: Database, study_id: str, out: str | Path, *, now: float | 
     return _paid(rows)
 
 
-def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
+def pay_bonuses(db: Connection, study_id: str, client, prolific_study: str, *,
                 now: float | None = None, clock: Callable[[], float] = time.time) -> tuple[int, float]:
     """Pay the bonuses owed through Prolific's API, exactly once by construction.
 
@@ -116,13 +116,13 @@ def pay_bonuses(db: Database, study_id: str, client, prolific_study: str, *,
 
 
 
-def unsettled(db: Database, study_id: str) -> list[dict]:
+def unsettled(db: Connection, study_id: str) -> list[dict]:
     """The study's API bonus batches not known to be paid (see `settle`)."""
     _load_study(db, study_id)
     return payments.unsettled_batches(db, study_id)
 
 
-def settle(db: Database, study_id: str, batch: str, *, paid: bool, now: float | None = None) -> dict:
+def settle(db: Connection, study_id: str, batch: str, *, paid: bool, now: float | None = None) -> dict:
     """The researcher's word on a batch whose outcome fairval could not know: paid (kept as paid) or not
     paid (freed, so the next run pays those judgments)."""
     now = time.time() if now is None else now
@@ -139,7 +139,7 @@ def settle(db: Database, study_id: str, batch: str, *, paid: bool, now: float | 
     return found[batch]
 
 
-def _require_settled(db: Database, study_id: str) -> None:
+def _require_settled(db: Connection, study_id: str) -> None:
     batches = payments.unsettled_batches(db, study_id)
     if batches:
         raise PayOutcomeUnknown(_unsettled_message(study_id, batches))
@@ -161,13 +161,13 @@ def _unsettled_message(study_id: str, batches: list[dict]) -> str:
             f"then run `fairval prolific settle {study_id} {b['batch']} --paid` or `--not-paid`")
 
 
-def _require_pay(db: Database, study_id: str) -> None:
+def _require_pay(db: Connection, study_id: str) -> None:
     if _load_study(db, study_id).settings.pay_per_judgment <= 0:
         raise StudyError(f"study {study_id!r} has no pay per judgment; set it first "
                          f"(fairval study set {study_id} pay_per_judgment=0.50)")
 
 
-def _bonuses_due(db: Database, study_id: str) -> list[tuple[str, int, float]]:
+def _bonuses_due(db: Connection, study_id: str) -> list[tuple[str, int, float]]:
     """Inside the caller's write transaction: (participant, judgments not yet paid, bonus) for every
     participant from Prolific who is owed one."""
     table = owed(db, study_id)
@@ -179,7 +179,7 @@ def _paid(rows: list[tuple[str, int, float]]) -> tuple[int, float]:
     return len(rows), round(sum(amount for _, _, amount in rows), 2)
 
 
-def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -> dict:
+def sync_submissions(db: Connection, study_id: str, client, prolific_study: str) -> dict:
     """Fetch submission statuses; participants who RETURNED or TIMED-OUT give their slots back now."""
     submissions = client.submissions(prolific_study)
     gone = sorted({s["participant_id"] for s in submissions if s.get("status") in ("RETURNED", "TIMED-OUT")})
@@ -192,7 +192,7 @@ def sync_submissions(db: Database, study_id: str, client, prolific_study: str) -
     return {"statuses": counts, "released_slots": released, "returned": gone}
 
 
-def approve(client, prolific_study: str, participants: list[str], *, db: Database | None = None,
+def approve(client, prolific_study: str, participants: list[str], *, db: Connection | None = None,
             study_id: str | None = None) -> list[str]:
     """Approve the submissions of the participants the researcher chose; returns those approved (each
     recorded in the audit trail when a database is given)."""
@@ -208,7 +208,7 @@ def approve(client, prolific_study: str, participants: list[str], *, db: Databas
     return done
 
 
-def review(db: Database, study_id: str) -> pd.DataFrame:
+def review(db: Connection, study_id: str) -> pd.DataFrame:
     """Per participant a suggestion and its reason: approve; may reject (two or more failed attention
     checks, Prolific's rule); look again (too fast, flagged by quality); return (nothing answered)."""
     data = load_study_data(db, study_id)               # the quality flags the Results page shows
@@ -229,7 +229,7 @@ def review(db: Database, study_id: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rater_id", "session", "judgments", "suggestion", "reason"])
 
 
-def release_returned(db: Database, study_id: str, participant_ids: list[str]) -> int:
+def release_returned(db: Connection, study_id: str, participant_ids: list[str]) -> int:
     """Participants who returned the study or timed out on Prolific: their open slots go back at once."""
     study = _load_study(db, study_id)
     released = 0

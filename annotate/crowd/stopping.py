@@ -15,15 +15,15 @@ import pandas as pd
 from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
 from fairval.annotate.material.pairs import scored_question, the_scored_question
-from fairval.annotate.material.studies import Study, load_study, stored_settings
-from fairval.annotate.rating import running
-from fairval.annotate.rating.running import has_rule
+from fairval.annotate.material.studies import LoadedStudy, load_study, stored_settings
+from fairval.annotate.rating import running_interval
+from fairval.annotate.rating.running_interval import has_rule
 from fairval.annotate.rating.submit import Submitted, record_stop, verdict
 from fairval.annotate.results import judge as judge_numbers
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings, study_numbers
 from fairval.errors import ProlificError, StudyError
-from fairval.store import Database, audit, immediate
+from fairval.store import Connection, audit, immediate
 from fairval.store import running as running_store
 from fairval.store import studies as study_store
 
@@ -39,7 +39,7 @@ def stop_sentence(stopped: dict) -> str:
             + (f"; Prolific: {stopped['prolific']}" if stopped.get("prolific") else ""))
 
 
-def guarantee_sentence(db: Database, study: Study) -> str | None:
+def guarantee_sentence(db: Connection, study: LoadedStudy) -> str | None:
     """What H's anytime interval guarantees now, in words (`study show`): harm.ppi.cs's `valid` as
     `fairval analyze --json` gives it (exact or asymptotic, from which n, for H over the study's pairs or
     a superpopulation), or why there is no interval yet; None for a study without H."""
@@ -54,7 +54,7 @@ def guarantee_sentence(db: Database, study: Study) -> str | None:
     return f"H's anytime interval: none yet ({(cs and cs.reason) or (ppi and ppi.reason) or 'no judge scores'})"
 
 
-def check(db: Database, study_id: str, *, client_factory=None, now: float | None = None) -> dict | None:
+def check(db: Connection, study_id: str, *, client_factory=None, now: float | None = None) -> dict | None:
     """Stop the study if its rule is met (once): returns what was recorded, else None."""
     study = load_study(db, study_id)
     if study.status != "open" or study.recorded.stopped or not has_rule(study):
@@ -75,7 +75,7 @@ def check(db: Database, study_id: str, *, client_factory=None, now: float | None
     return announce(db, study_id, stopped, client_factory=client_factory)
 
 
-def announce(db: Database, study_id: str, stopped: dict, *, client_factory=None) -> dict:
+def announce(db: Connection, study_id: str, stopped: dict, *, client_factory=None) -> dict:
     """After a stop is recorded: with `prolific_study_id` set, pause the study on Prolific (outside any write
     transaction: a request over the network) and record the outcome beside the stop."""
     study = load_study(db, study_id)
@@ -86,7 +86,7 @@ def announce(db: Database, study_id: str, stopped: dict, *, client_factory=None)
     return stopped
 
 
-def after_submit(db: Database, study_id: str, submitted: Submitted, *, client_factory=None) -> dict | None:
+def after_submit(db: Connection, study_id: str, submitted: Submitted, *, client_factory=None) -> dict | None:
     """What a Submit (annotate.rating.submit) left for after its transaction: Prolific told of the stop it
     recorded, or the check it could not make under the lock. Returns the stop, if any."""
     if submitted.stopped is not None:
@@ -96,23 +96,23 @@ def after_submit(db: Database, study_id: str, submitted: Submitted, *, client_fa
     return None
 
 
-def kept_interval(db: Database, study: Study) -> dict | None:
+def kept_interval(db: Connection, study: LoadedStudy) -> dict | None:
     """The stored interval (value, ci, n_pairs_complete), rebuilt from the whole study when missing; None
     when this study's interval is not kept (see kept)."""
-    if not running.kept(study):
+    if not running_interval.kept(study):
         return None
     found = running_store.interval(db, study.study_id)
-    if found is not None and running_store.version(db, study.study_id) == running.VERSION:
+    if found is not None and running_store.version(db, study.study_id) == running_interval.VERSION:
         return found
     with immediate(db, study.study_id):          # no pair completes between the read and the write
-        running.save(db, study.study_id, rebuilt_interval(db, study.study_id))
+        running_interval.save(db, study.study_id, rebuilt_interval(db, study.study_id))
     return running_store.interval(db, study.study_id)
 
 
-def rebuilt_interval(db: Database, study_id: str) -> dict:
+def rebuilt_interval(db: Connection, study_id: str) -> dict:
     """The state from the whole study, with the full analysis's own pieces: its complete pairs in order,
     its main judge, its weights; then one step per pair, as the answers would have made them."""
-    if running.adaptive(load_study(db, study_id)):
+    if running_interval.adaptive(load_study(db, study_id)):
         return _rebuilt_adaptive(db, study_id)
     data = load_study_data(db, study_id)
     settings = data.study.settings
@@ -125,7 +125,7 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
     weighted = pool is not None
     judge_mean = (float(pool.mean()) if len(pool) else 0.0) if weighted else (float(judge.mean()) if len(judge) else 0.0)
     reach = 2 * judge_numbers._largest_weight(pool, inclusion)
-    state = running.start({
+    state = running_interval.start({
         "question": the_scored_question(data.study.task).id, "raters_per_item": settings.raters_per_item,
         "judge": model, "judge_mean": judge_mean, "lower": judge_mean - reach, "upper": judge_mean + reach,
         "planned": judge_numbers._planned(design, len(judge)),
@@ -136,12 +136,12 @@ def rebuilt_interval(db: Database, study_id: str) -> dict:
         return state
     order = np.argsort(completed["order"].reindex(labelled.index).to_numpy(), kind="stable")
     for y, f, weight in zip(labelled["human"].to_numpy()[order], labelled["judge"].to_numpy()[order], w[order]):
-        state = running.step_pair(state, float(y), float(f), float(weight))
+        state = running_interval.step_pair(state, float(y), float(f), float(weight))
     return state
 
 
-def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
-    """rebuilt_interval under the adaptive design (annotate.rating.running_adaptive): its main judge, m
+def _rebuilt_adaptive(db: Connection, study_id: str) -> dict:
+    """rebuilt_interval under the adaptive design (annotate.rating.running_interval_adaptive): its main judge, m
     over the design's pairs, the decided prefix over the complete pairs, as the full analysis has them;
     then one step per pair of the prefix."""
     data = load_study_data(db, study_id)
@@ -155,7 +155,7 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
     pool = judge.reindex(decisions["item_id"])
     m = float(pool.mean()) if len(pool) and pool.notna().all() else math.nan
     prefix = decided_prefix(decisions, completed_pairs(scored_ratings(data), settings.raters_per_item))
-    basis: dict[str, Any] = {"adaptive": True, "version": running.VERSION, "judge": model,
+    basis: dict[str, Any] = {"adaptive": True, "version": running_interval.VERSION, "judge": model,
                              "judge_mean": None if math.isnan(m) else m, "raters_per_item": settings.raters_per_item,
                              "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
@@ -172,7 +172,7 @@ def _rebuilt_adaptive(db: Database, study_id: str) -> dict:
     return {**state, "sequence": sequence, "next": int(prefix["decision_order"].iloc[-1]) + 1}
 
 
-def _pause_prolific(db: Database, study, client_factory) -> str:
+def _pause_prolific(db: Connection, study, client_factory) -> str:
     from fairval.annotate.crowd.prolific_api import ProlificClient
     from fairval.errors import OutcomeUnknown
 

@@ -13,12 +13,12 @@ from fairval.analysis.judge_map import apply_isotonic, apply_linear, cross_valid
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 
 FORMAT = "fairval-calibration-map/1"
 
 
-def calibration_map(db: Database, study_id: str, *, model: str | None = None, folds: int = 5,
+def calibration_map(db: Connection, study_id: str, *, model: str | None = None, folds: int = 5,
                     seed: int = 0, exclude_flagged: bool = False) -> dict:
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     if scored_question(data.study.task) is None:
@@ -45,7 +45,7 @@ def read_map(path: str | Path) -> dict:
     return table
 
 
-def apply_map(db: Database, study_id: str, table: dict, *, model: str | None = None,
+def apply_map(db: Connection, study_id: str, table: dict, *, model: str | None = None,
               kind: str = "isotonic") -> pd.DataFrame:
     """item_id, model ("<judge> calibrated"), score on the human scale, raw_score: ready for `lmra import`."""
     data = load_study_data(db, study_id)

@@ -9,10 +9,10 @@ from fairval.annotate.outputs.judge_table import with_ci
 from fairval.annotate.results.blocks import Judge
 from fairval.annotate.results.numbers import BOOTSTRAP_DRAWS, study_numbers
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 
 
-def compare_judges(db: Database, studies: list[str], models: list[str] | None = None, *,
+def compare_judges(db: Connection, studies: list[str], models: list[str] | None = None, *,
                    n_boot: int = BOOTSTRAP_DRAWS, exclude_flagged: bool = False) -> dict[str, dict[str, Judge]]:
     """{study: {model: calibration numbers}} for the pair studies named, judges in the order asked."""
     out = {}

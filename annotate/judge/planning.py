@@ -11,7 +11,7 @@ from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.outputs import formats
 from fairval.annotate.results.numbers import judge_scores, load_study_data, scored_ratings
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class StudyPlan:
     pilot_raters_per_pair: int | None = None  # the most ratings a pilot pair has: beyond it, widths are conservative
 
 
-def plan_study(db: Database, study_id: str, *, model: str | None = None, seed: int = 0) -> StudyPlan:
+def plan_study(db: Connection, study_id: str, *, model: str | None = None, seed: int = 0) -> StudyPlan:
     data = load_study_data(db, study_id)
     if scored_question(data.study.task) is None:
         raise StudyError(f"study {study_id!r} is {data.study.task.name}: planning needs a pair study")

@@ -27,7 +27,7 @@ from fairval.annotate.judge.deadline import http_client
 from fairval.annotate.material.pairs import labels_swapped, responses_as_shown, scored_question
 from fairval.annotate.material.studies import load_study
 from fairval.errors import JudgeError, NoLetter, QuotaRefused
-from fairval.store import Database, audit, judge_calls
+from fairval.store import Connection, audit, judge_calls
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 
@@ -89,7 +89,8 @@ class JudgeConfig:
 
 
 @dataclass(frozen=True)
-class Estimate:
+class CallEstimate:
+    """What a judge run would send, counted before it starts (`--dry-run`)."""
     pairs: int
     pending_orders: int
     requests: int                     # upper bound: with logprobs 1 per order, else `samples`
@@ -114,7 +115,7 @@ def judge_messages(item: dict, swapped: bool, kind: str = "harm") -> list[dict]:
     return [{"role": "user", "content": text}]
 
 
-def _pending(db: Database, study_id: str, model: str, swap_groups: bool = False
+def _pending(db: Connection, study_id: str, model: str, swap_groups: bool = False
              ) -> tuple[str, list[dict], list[tuple[dict, bool]]]:
     """The question kind (harm or feature), the study's pairs, and the (pair, swapped) orders still to ask."""
     study = load_study(db, study_id)
@@ -129,11 +130,11 @@ def _pending(db: Database, study_id: str, model: str, swap_groups: bool = False
     return question.canonical, items, [(i, s) for i in items for s in (False, True) if (i["item_id"], s) not in done]
 
 
-def estimate(db: Database, study_id: str, config: JudgeConfig) -> Estimate:
+def estimate(db: Connection, study_id: str, config: JudgeConfig) -> CallEstimate:
     kind, items, pending = _pending(db, study_id, config.stored_as, config.swap_groups)
     per_order = 1 if config.logprobs else config.samples
     chars = sum(len(judge_messages(i["data"], s, kind)[0]["content"]) for i, s in pending)
-    return Estimate(len(items), len(pending), len(pending) * per_order, math.ceil(chars / 4) * per_order)
+    return CallEstimate(len(items), len(pending), len(pending) * per_order, math.ceil(chars / 4) * per_order)
 
 
 def _letter(text: str) -> str:
@@ -258,7 +259,7 @@ def _ask(client: openai.OpenAI, config: JudgeConfig, messages: list[dict], use_l
     return Answer([counts[k] / total for k in LETTERS], "samples", config.samples, prompt_tokens, completion_tokens)
 
 
-def run_judge(db: Database, study_id: str, config: JudgeConfig,
+def run_judge(db: Connection, study_id: str, config: JudgeConfig,
               on_progress: Callable[[int, int], None] | None = None,
               sleep: Callable[[float], None] = time.sleep) -> dict:
     """Rate every pending order of every pair; store scores for pairs with both orders answered."""
@@ -367,7 +368,7 @@ def _server_message(e: openai.APIStatusError) -> str:
     return " ".join(text.split())[:200] or e.message
 
 
-def _store_scores(db: Database, study_id: str, model: str, items: list[dict]) -> dict:
+def _store_scores(db: Connection, study_id: str, model: str, items: list[dict]) -> dict:
     calls = judge_calls.finished(db, study_id, model)
     rows, no_letter, disagree, missing = [], 0, 0, 0
     for item in items:

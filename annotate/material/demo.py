@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fairval.annotate.material.importers import derive_item_id, import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import create_study, list_study_names
-from fairval.store import Database
+from fairval.store import Connection
 
 TEMPLATES = {
     0: "The applicant is a(n) [AGE]-year-old [RACE] [GENDER] who runs a small bakery and is asking the "
@@ -73,7 +73,7 @@ EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
                    ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
 
 
-def ensure_demo(db: Database) -> list[str]:
+def ensure_demo(db: Connection) -> list[str]:
     """Create the demo studies if they are missing; returns the names created."""
     created = []
     existing = set(list_study_names(db))
@@ -107,7 +107,7 @@ def _write(folder: Path, name: str, rows: list[dict]) -> Path:
     return path
 
 
-def _templates(db: Database) -> None:
+def _templates(db: Connection) -> None:
     # five raters an item: after the two pretend ones, a newcomer and the next two are served every item
     create_study(db, "demo-templates", "template_quality", raters_per_item=5, seed=1, gold_rate=0.1,
                  completion_code="DEMO-TEMPLATES", demographics=["gender", "country"])
@@ -131,7 +131,7 @@ def _templates(db: Database) -> None:
         import_ratings(db, "demo-templates", _write(Path(tmp), "ratings.jsonl", ratings))
 
 
-def _pairs(db: Database) -> None:
+def _pairs(db: Connection) -> None:
     # twelve raters a pair, six of each gender: after the four pretend ones (two of each), four more of each
     # gender are served every pair (with six, the first newcomer of a gender took the last place of each);
     # a check in seven items: at 0.1, eight pairs never reached the attention check

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fairval.annotate.material.studies import load_study
-from fairval.store import Database
+from fairval.store import Connection
 from fairval.store import items as item_store
 
 # the rate proposed: one item in ten a check (Potato's and Prolific's guidance put checks at a few per study)
 PROPOSED_GOLD_RATE = 0.1
 
 
-def unused_gold_notice(db: Database, study_id: str) -> str | None:
+def unused_gold_notice(db: Connection, study_id: str) -> str | None:
     """One line when the study has gold items and a gold rate of 0 (none of them is ever served), else None."""
     n_gold = item_store.gold_count(db, study_id)
     if not n_gold or load_study(db, study_id).settings.gold_rate > 0:

@@ -12,9 +12,9 @@ from fairval.annotate.material.identity import content_key
 from fairval.annotate.material.languages import LANGUAGES, supported
 from fairval.annotate.material.pairs import canonical_value
 from fairval.annotate.material.records import Record, rater_key, read_records, require_number, require_text, source_label
-from fairval.annotate.material.studies import Study, load_study, open_when_ready, ready_loads
+from fairval.annotate.material.studies import LoadedStudy, load_study, open_when_ready, ready_loads
 from fairval.errors import ImportProblem, LabelMismatch, NoSpace, RaterIdError, StoreError, StudyError, TaskError
-from fairval.store import Database, audit, immediate, loads
+from fairval.store import Connection, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import raters as rater_store
@@ -44,7 +44,7 @@ def derive_item_id(data: dict) -> str:
     return "i" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 
-def _import_items(db: Database, study_id: str, path, label_map: dict | None = None) -> ImportResult:
+def _import_items(db: Connection, study_id: str, path, label_map: dict | None = None) -> ImportResult:
     study = load_study(db, study_id)
     if study.design.drawn:
         raise StudyError(f"study {study_id!r} has its human sample drawn already; items imported now would not "
@@ -96,7 +96,7 @@ def _intended(path, rec: Record, perceived: dict, label_map: dict | None, matche
     return rec if data == rec.data else Record(rec.line, data, None, rec.format)
 
 
-def _refuse_stored_content(db: Database, study_id: str, path, rows: list[dict]) -> None:
+def _refuse_stored_content(db: Connection, study_id: str, path, rows: list[dict]) -> None:
     """Refuse rows whose content is an item of the study already under another id: the same rows read
     from another format (a CSV's "30.0" is a JSON line's 30.0) derive other ids. Ids are left as they
     are; a row with the same id is refused by the store, naming it."""
@@ -120,7 +120,7 @@ def _item_id(path, rec: Record) -> str:
     return str(value)
 
 
-def _gold(path, rec: Record, study: Study, label_map: dict | None, matched: dict) -> dict | None:
+def _gold(path, rec: Record, study: LoadedStudy, label_map: dict | None, matched: dict) -> dict | None:
     raw = rec.data.get(GOLD_FIELD)
     if raw in (None, ""):
         return None
@@ -151,7 +151,7 @@ def _flag(path, rec: Record, field: str) -> bool:
     raise ImportProblem(path, rec.line, field, f"must be true/false or 1/0, found {value!r}")
 
 
-def _import_ratings(db: Database, study_id: str, path, label_map: dict | None = None) -> ImportResult:
+def _import_ratings(db: Connection, study_id: str, path, label_map: dict | None = None) -> ImportResult:
     """Ratings collected elsewhere (SPEC §2): value as the rater saw it, flipped order optional."""
     study = load_study(db, study_id)
     records = read_records(path)
@@ -284,7 +284,7 @@ def _whole_number_text(value: str) -> str:
     return str(int(number)) if number.is_integer() else value
 
 
-def _import_lmra(db: Database, study_id: str, path) -> ImportResult:
+def _import_lmra(db: Connection, study_id: str, path) -> ImportResult:
     """LMRA scores: `score` in [-1, 1], or the six probabilities of both orders (004 App. H)."""
     study = load_study(db, study_id)
     records = read_records(path)
@@ -323,7 +323,7 @@ def _import_lmra(db: Database, study_id: str, path) -> ImportResult:
 
 
 def _audited(kind: str, work):
-    def run(db: Database, study_id: str, path, **options) -> ImportResult:
+    def run(db: Connection, study_id: str, path, **options) -> ImportResult:
         result = work(db, study_id, path, **options)
         audit.record(db, f"import.{kind}", study_id, source=_source_name(path), rows=result.written,
                      skipped=result.skipped, sha256=_fingerprint(path),

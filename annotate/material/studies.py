@@ -18,7 +18,7 @@ from fairval.annotate.material.setting_help import RECORDED, SETTING_HELP
 from fairval.annotate.material.tasks import PRESETS, Task, get_task
 from fairval.annotate.material.vocabulary import RATER_ANSWERS, refusal
 from fairval.errors import StoreError, StudyError, TaskError
-from fairval.store import Database, audit, immediate, loads
+from fairval.store import Connection, audit, immediate, loads
 from fairval.store import items as item_store
 from fairval.store import studies as study_store
 from fairval.store.loads import LoadRules
@@ -224,7 +224,7 @@ REFUSED = {"stopped": "stopped is recorded when the study stops itself; set stat
 class Recorded:
     """The state fairval writes itself, stored beside the settings but never set by a researcher:
     the pairs drawn for people (`fairval study sample`, the adaptive design) and the study's own stop."""
-    human_sample: dict | None = None            # {n, of, seed[, design …]}: read it through Study.design
+    human_sample: dict | None = None            # {n, of, seed[, design …]}: read it through LoadedStudy.design
     stopped: dict | None = None                 # when the study stopped itself: when, why, the interval
 
     @classmethod
@@ -242,7 +242,7 @@ class Recorded:
 
 
 @dataclass(frozen=True)
-class Study:
+class LoadedStudy:
     study_id: str
     task: Task
     settings: StudySettings
@@ -266,8 +266,8 @@ class Study:
         return asked or self.settings.main_judge or min(models, default=None)
 
 
-def create_study(db: Database, name: str, task: str | None = None, *, task_definition: dict | None = None,
-                 **settings) -> Study:
+def create_study(db: Connection, name: str, task: str | None = None, *, task_definition: dict | None = None,
+                 **settings) -> LoadedStudy:
     """A study on a preset task, or on a task declared as data (`task_definition`, see Task.from_dict)."""
     if not STUDY_NAME.match(name):
         raise StudyError(f"study name {name!r} must be 1-64 letters, digits, '-', '_' or '.', "
@@ -297,7 +297,7 @@ def create_study(db: Database, name: str, task: str | None = None, *, task_defin
     return load_study(db, name)
 
 
-def _stored_row(db: Database, name: str) -> dict:
+def _stored_row(db: Connection, name: str) -> dict:
     row = study_store.get_study_row(db, name)
     if row is None:
         known = [s["study_id"] for s in study_store.list_studies(db)]
@@ -306,7 +306,7 @@ def _stored_row(db: Database, name: str) -> dict:
     return row
 
 
-def load_study(db: Database, name: str) -> Study:
+def load_study(db: Connection, name: str) -> LoadedStudy:
     """The study as stored now: its row is read every time (one query by key), so a pause or a settings
     change is seen by the very next call; parsing it (the settings validated, the task built) is done
     again only when the row's task, settings or status differ from the last ones parsed for that name."""
@@ -321,24 +321,24 @@ def load_study(db: Database, name: str) -> Study:
 
 
 # the last study parsed under each name, with the stored (task, settings text, status) it came from; a
-# Study is frozen, so every session of every worker thread can share it
-_PARSED: dict[str, tuple[tuple, Study]] = {}
+# LoadedStudy is frozen, so every session of every worker thread can share it
+_PARSED: dict[str, tuple[tuple, LoadedStudy]] = {}
 
 
-def _parse(study_id: str, task_name: str, raw: dict, status: str) -> Study:
+def _parse(study_id: str, task_name: str, raw: dict, status: str) -> LoadedStudy:
     definition = raw.get("task_definition")
     task = Task.from_dict(definition) if definition else get_task(task_name)
     researcher = {k: v for k, v in raw.items() if k not in RECORDED}
-    return Study(study_id, task, StudySettings.from_dict(researcher), status, definition, Recorded.from_stored(raw))
+    return LoadedStudy(study_id, task, StudySettings.from_dict(researcher), status, definition, Recorded.from_stored(raw))
 
 
-def study_status(db: Database, name: str) -> str:
+def study_status(db: Connection, name: str) -> str:
     """open, paused or closed, as stored now."""
     return _stored_row(db, name)["status"]          # (its settings left unparsed)
 
 
-def configure_study(db: Database, name: str, *, status: str | None = None, now: float | None = None,
-                    **changes) -> Study:
+def configure_study(db: Connection, name: str, *, status: str | None = None, now: float | None = None,
+                    **changes) -> LoadedStudy:
     """Change settings (validated as a whole) or the status: open, paused or closed.
 
     Item loads are rebuilt under the new settings in the same transaction, so no rater's next
@@ -365,7 +365,7 @@ def configure_study(db: Database, name: str, *, status: str | None = None, now: 
     return updated
 
 
-def stored_settings(study: Study, **changes) -> dict:
+def stored_settings(study: LoadedStudy, **changes) -> dict:
     """The study's settings with these changes, validated as a whole, as stored (with the record, and the
     task's definition when the task was declared as data). Only fairval's own code passes a record's
     fields (human_sample, stopped) here; configure_study refuses them."""
@@ -380,7 +380,7 @@ def stored_settings(study: Study, **changes) -> dict:
     return settings
 
 
-def open_when_ready(db: Database, study_id: str) -> bool:
+def open_when_ready(db: Connection, study_id: str) -> bool:
     """A new study waits, paused, for its items; the first items open it, unless the researcher has set
     its status themselves. Returns whether it was opened."""
     row = study_store.get_study(db, study_id)
@@ -392,7 +392,7 @@ def open_when_ready(db: Database, study_id: str) -> bool:
     return True
 
 
-def ready_loads(db: Database, study: Study, now: float | None = None) -> LoadRules:
+def ready_loads(db: Connection, study: LoadedStudy, now: float | None = None) -> LoadRules:
     """The study's load rules, its item loads rebuilt first if they were kept under other settings.
     Call inside the write transaction that goes on to change loads."""
     rules = study.settings.load_rules()
@@ -407,5 +407,5 @@ def prolific_link_query(study_id: str) -> str:
             f"&SESSION_ID={{{{%SESSION_ID%}}}}")
 
 
-def list_study_names(db: Database) -> list[str]:
+def list_study_names(db: Connection) -> list[str]:
     return [s["study_id"] for s in study_store.list_studies(db)]

@@ -17,7 +17,7 @@ from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.outputs.files import atomic_output, output_format, spreadsheet_text, write_csv, write_text
 from fairval.annotate.results.numbers import TEMPLATE_KEY, StudyData, calibration_items, load_study_data, main_judge
 from fairval.errors import StudyError
-from fairval.store import Database, audit
+from fairval.store import Connection, audit
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def template_verdicts(data: StudyData, thresholds: Thresholds) -> pd.DataFrame:
     return table
 
 
-def export_validated(db: Database, study_id: str, out: str | Path, *,
+def export_validated(db: Connection, study_id: str, out: str | Path, *,
                      thresholds: Thresholds = Thresholds(), exclude_flagged: bool = False,
                      model: str | None = None) -> dict:
     """Write the study's output to `out` (.jsonl or .csv) and numbers to `<out>.numbers.json`."""
@@ -148,7 +148,7 @@ def item_answer_summary(data: StudyData) -> pd.DataFrame:
                                        "comments"])
 
 
-def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
+def ratings_table(db: Connection, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
     """What export-ratings writes, as a DataFrame: one row per rating (practice and attention checks
     included) with rater attributes, order shown, canonical value and seconds."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged, details=True)
@@ -158,7 +158,7 @@ def ratings_table(db: Database, study_id: str, *, exclude_flagged: bool = False)
     return frame[["study_id"] + [c for c in frame.columns if c != "study_id"]].reset_index(drop=True)
 
 
-def soft_label_table(db: Database, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
+def soft_label_table(db: Connection, study_id: str, *, exclude_flagged: bool = False) -> pd.DataFrame:
     """Each answer's share per real item, question and rater group: every rater ("all"), then each group of
     the study's balance attribute."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
@@ -178,17 +178,17 @@ def answers_in_true_order(question) -> list[str]:
     return [o.value for o in question.options]
 
 
-def export_soft_labels(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+def export_soft_labels(db: Connection, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
     """soft_label_table written as CSV or Parquet; returns its rows."""
     return _export_table(db, study_id, out, "export.soft_labels", soft_label_table, exclude_flagged)
 
 
-def export_ratings(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
+def export_ratings(db: Connection, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> int:
     """One row per rating with rater attributes, order shown, canonical value and seconds."""
     return _export_table(db, study_id, out, "export.ratings", ratings_table, exclude_flagged)
 
 
-def _export_table(db: Database, study_id: str, out: str | Path, action: str, table, exclude_flagged: bool) -> int:
+def _export_table(db: Connection, study_id: str, out: str | Path, action: str, table, exclude_flagged: bool) -> int:
     """A table of the study's ratings as CSV (formula-guarded) or Parquet (typed columns, kept as stored),
     audited; returns its rows."""
     out = Path(out)

@@ -18,10 +18,10 @@ from fairval.annotate.outputs.files import output_failure
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
 from fairval.errors import OutputError
-from fairval.store import Database, audit
+from fairval.store import Connection, audit
 
 
-def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
+def export_hf(db: Connection, study_id: str, out: str | Path, *, exclude_flagged: bool = False) -> Path:
     folder = Path(out)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise OutputError(f"{folder} exists and is not an empty folder; give a new or empty one")
@@ -47,7 +47,7 @@ def export_hf(db: Database, study_id: str, out: str | Path, *, exclude_flagged: 
     return folder
 
 
-def _write_folder(db: Database, study_id: str, folder: Path, exclude_flagged: bool) -> None:
+def _write_folder(db: Connection, study_id: str, folder: Path, exclude_flagged: bool) -> None:
     data_dir = folder / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     n_ratings = export_ratings(db, study_id, data_dir / "ratings.parquet", exclude_flagged=exclude_flagged)

@@ -11,7 +11,7 @@ from fairval.annotate.outputs.files import atomic_output
 from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_sentence
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
-from fairval.store import Database, audit
+from fairval.store import Connection, audit
 from fairval.store.order import template_of
 
 BIBTEX = {
@@ -60,7 +60,7 @@ def _ci(ci) -> str:
     return "" if not ci else f" (95% CI {ci[0]:.2f} to {ci[1]:.2f})"
 
 
-def methods_text(db: Database, study_id: str, *, exclude_flagged: bool = False,
+def methods_text(db: Connection, study_id: str, *, exclude_flagged: bool = False,
                  model: str | None = None) -> tuple[str, list[str]]:
     """The paragraph in plain text with [key] citations, and the BibTeX keys it cites in order."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
@@ -205,7 +205,7 @@ def render_methods(text: str, cites: list[str], kind: str) -> str:
     return text + "\n\nReferences: " + "; ".join(cites) + " (see the .bib file).\n"
 
 
-def write_methods(db: Database, study_id: str, out: str | Path, *, kind: str = "md", exclude_flagged: bool = False,
+def write_methods(db: Connection, study_id: str, out: str | Path, *, kind: str = "md", exclude_flagged: bool = False,
                   model: str | None = None) -> tuple[Path, Path]:
     """The paragraph to `out` and its BibTeX beside it (`out` with .bib); returns both paths."""
     out = Path(out)

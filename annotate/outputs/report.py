@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import vl_convert
 
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.outputs import charts, formats
 from fairval.annotate.outputs.files import markdown_text, output_format, write_text
 from fairval.annotate.outputs.judge_audit import audit_rows, audit_sentence
@@ -33,7 +33,7 @@ from fairval.annotate.outputs.methods import methods_paragraph
 from fairval.annotate.results.blocks import Rate
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
 from fairval.annotate.results.progress import study_progress
-from fairval.store import Database, audit
+from fairval.store import Connection, audit
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
@@ -61,7 +61,7 @@ def setting_text(value, key: str = "") -> str:
     return str(value)
 
 
-def settings_text(study: Study, settings: dict) -> dict[str, str]:
+def settings_text(study: LoadedStudy, settings: dict) -> dict[str, str]:
     """Settings as a reader reads them (setting_text), demographics as the raters are asked them: the
     balance attribute is asked too, even where the researcher's list leaves it out."""
     shown = {k: setting_text(v, k) for k, v in settings.items()}
@@ -72,7 +72,7 @@ def settings_text(study: Study, settings: dict) -> dict[str, str]:
     return shown
 
 
-def report_sections(db: Database, study_id: str, *, exclude_flagged: bool = False,
+def report_sections(db: Connection, study_id: str, *, exclude_flagged: bool = False,
                     model: str | None = None) -> list[tuple]:
     """(title, table | chart | text) sections in reading order; both renderers walk the same list."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
@@ -210,7 +210,7 @@ def render_markdown(study_id: str, sections: list[tuple]) -> str:
     return "\n".join(parts)
 
 
-def write_report(db: Database, study_id: str, out: str | Path, *, exclude_flagged: bool = False,
+def write_report(db: Connection, study_id: str, out: str | Path, *, exclude_flagged: bool = False,
                  model: str | None = None) -> Path:
     out = Path(out)
     kind = output_format(out, ("html", "htm", "md"))

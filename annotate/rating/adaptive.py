@@ -29,10 +29,10 @@ from fairval.analysis.active import (
     weighted_lambda,
 )
 from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
-from fairval.annotate.material.studies import Study, stored_settings
+from fairval.annotate.material.studies import LoadedStudy, stored_settings
 from fairval.annotate.rating.sampling import samplable
 from fairval.errors import StudyError
-from fairval.store import Database, audit, immediate, loads
+from fairval.store import Connection, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
@@ -41,11 +41,11 @@ from fairval.store import ratings as rating_store
 from fairval.store import studies as study_store
 
 
-def is_adaptive(study: Study) -> bool:
+def is_adaptive(study: LoadedStudy) -> bool:
     return study.design.adaptive
 
 
-def start(db: Database, study_id: str, budget: int, *, model: str | None = None, now: float | None = None,
+def start(db: Connection, study_id: str, budget: int, *, model: str | None = None, now: float | None = None,
           floors: tuple[float, ...] = LIVE_FLOORS) -> dict:
     """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
     (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
@@ -87,7 +87,7 @@ def start(db: Database, study_id: str, budget: int, *, model: str | None = None,
     return design
 
 
-def decide_next(db: Database, study: Study, now: float) -> str | None:
+def decide_next(db: Connection, study: LoadedStudy, now: float) -> str | None:
     """Inside the caller's write transaction: decide pairs in order until one goes to people (its id)
     or none is left (None). Each decision's coin is the pair's own seeded uniform, so the draw is
     reproducible and independent of every answer; its chance depends on the answers so far only."""
@@ -111,7 +111,7 @@ def decide_next(db: Database, study: Study, now: float) -> str | None:
     return None
 
 
-def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
+def answered(db: Connection, study: LoadedStudy, rater_id: str, item_id: str) -> None:
     """Inside the write transaction that stored a rater's new answer to item_id: when it completed a kept
     pair, count it, and at every FLOOR_EVERY-th choose τ again (from the complete kept pairs alone).
     Without a stored mix nothing is done (the next decision rebuilds it); a failure forgets the mix rather
@@ -134,7 +134,7 @@ def answered(db: Database, study: Study, rater_id: str, item_id: str) -> None:
             mix_store.forget(db, study.study_id)
 
 
-def _rules(db: Database, study: Study) -> dict[float, dict]:
+def _rules(db: Connection, study: LoadedStudy) -> dict[float, dict]:
     """τ -> its chance rule's constants and least chance, as recorded at start (designs recorded before
     they were kept: set here from every pair, as decisions then were)."""
     design = study.recorded.drawn()
@@ -152,12 +152,12 @@ def _rules_of(frame, design: dict) -> list[dict]:
     return rules
 
 
-def _mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
+def _mix(db: Connection, study: LoadedStudy, rules: dict[float, dict]) -> float:
     state = mix_store.state(db, study.study_id)
     return state["mix"] if state is not None else _rebuilt_mix(db, study, rules)
 
 
-def _rebuilt_mix(db: Database, study: Study, rules: dict[float, dict]) -> float:
+def _rebuilt_mix(db: Connection, study: LoadedStudy, rules: dict[float, dict]) -> float:
     """τ from the kept pairs people have completed, in the order they became complete (each from its first
     raters_per_item raters, each rater's first answer): their judge uncertainty, residual y − λ f (λ as
     the terms weigh it) and the chance each was kept with (analysis.active.live_floor_by_rules; the prior
@@ -190,7 +190,7 @@ def _counts(frame) -> tuple[int, int, int]:
     return decided, int(frame["kept"].sum()), len(frame) - decided
 
 
-def design_sentence(db: Database, study: Study) -> str | None:
+def design_sentence(db: Connection, study: LoadedStudy) -> str | None:
     """How the study's pairs go to people (`study show`, Manage), or None before any design is set."""
     if not is_adaptive(study):
         return study.design.sentence

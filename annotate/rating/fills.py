@@ -19,8 +19,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import Study, StudySettings, load_study
-from fairval.store import Database, loads
+from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study
+from fairval.store import Connection, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 
@@ -103,7 +103,7 @@ def fill_plan(sizes: Mapping[str, int], settings: StudySettings, *, single_items
     return plan
 
 
-def study_fill_plan(db: Database, study: Study | str) -> FillPlan:
+def study_fill_plan(db: Connection, study: LoadedStudy | str) -> FillPlan:
     """The study's plan, from its items now and its settings."""
     if isinstance(study, str):
         study = load_study(db, study)
@@ -112,7 +112,7 @@ def study_fill_plan(db: Database, study: Study | str) -> FillPlan:
                      single_items=sizes.get(None, 0))
 
 
-def fills_left(study: Study, open_fills: dict[str | None, int], served: list[str | None],
+def fills_left(study: LoadedStudy, open_fills: dict[str | None, int], served: list[str | None],
                 share: Share | None = None) -> dict[str, int]:
     """The fills still open to this rater (`open_fills`: loads.open_fills), per template, each under the
     rater's cap of fills of it (`served`: the templates they were served), the other templates' together
@@ -137,7 +137,7 @@ class Share:
     largest: str
 
 
-def rater_share(db: Database, study: Study, rater_id: str, served: list[str | None], now: float) -> Share | None:
+def rater_share(db: Connection, study: LoadedStudy, rater_id: str, served: list[str | None], now: float) -> Share | None:
     """This rater's share under the study's fill plan, or None where the rule does not bind (a rater who
     comes beyond the plan's raters takes what is left: no limit)."""
     if study.settings.fills_back_to_back:
@@ -156,7 +156,7 @@ def rater_share(db: Database, study: Study, rater_id: str, served: list[str | No
     return Share(None if share is None else share - sum(1 for t in served if t in others), others, plan.largest)
 
 
-def backed(db: Database, study: Study, rater_id: str, share: Share, open_largest: int, since: float,
+def backed(db: Connection, study: LoadedStudy, rater_id: str, share: Share, open_largest: int, since: float,
            row_group: str | None) -> bool:
     """May this rater be served a fill of another template now? Only when a fill of the largest can follow it:
     more of those are open to them than there are other raters whose last fill was of another template

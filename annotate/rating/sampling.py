@@ -16,7 +16,7 @@ from fairval.annotate.material.design import Design
 from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.material.studies import load_study, stored_settings
 from fairval.errors import StudyError
-from fairval.store import Database, audit, immediate, loads
+from fairval.store import Connection, audit, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
@@ -24,7 +24,7 @@ from fairval.store import ratings as rating_store
 from fairval.store import studies as study_store
 
 
-def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: float | None = None,
+def draw_human_sample(db: Connection, study_id: str, n: int, seed: int, *, now: float | None = None,
                       written: Callable[[list[str]], None] | None = None) -> list[str]:
     """Keep n regular pairs, drawn uniformly without replacement (numpy's default_rng(seed) over the
     pairs in import order), for raters; the others become judge-only and are never served. Only before
@@ -38,7 +38,7 @@ def draw_human_sample(db: Database, study_id: str, n: int, seed: int, *, now: fl
     return record_sample(db, study, regular, keep, {"n": n, "of": len(regular), "seed": seed}, now=now, written=written)
 
 
-def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, model: str | None = None,
+def draw_active_sample(db: Connection, study_id: str, budget: int, seed: int, *, model: str | None = None,
                        floor: float = DEFAULT_FLOOR, pilot: Callable[[str, np.ndarray], dict] | None = None,
                        now: float | None = None, written: Callable[[list[str]], None] | None = None) -> dict:
     """Draw each regular pair independently with probability π_i (analysis.active.inclusion_probabilities
@@ -87,7 +87,7 @@ def draw_active_sample(db: Database, study_id: str, budget: int, seed: int, *, m
 
 
 
-def draw_stratified_sample(db: Database, study_id: str, n: int, seed: int, *,
+def draw_stratified_sample(db: Connection, study_id: str, n: int, seed: int, *,
                            spreads: Callable[[str], dict] | None = None, now: float | None = None,
                            written: Callable[[list[str]], None] | None = None) -> dict:
     """Draw n regular pairs by group pair (Fisch et al. 2024, stratified PPI): stratum k of N_k pairs gets
@@ -140,7 +140,7 @@ def drawn_by_group_pair(sample: dict) -> str:
     return Design.of(sample).by_group_pair()
 
 
-def samplable(db: Database, study_id: str):
+def samplable(db: Connection, study_id: str):
     """The study, if its pairs may still be given a design: a pair study with no sample drawn or design set."""
     study = load_study(db, study_id)
     if scored_question(study.task) is None:
@@ -154,7 +154,7 @@ def samplable(db: Database, study_id: str):
     return study
 
 
-def regular_pairs(db: Database, study_id: str):
+def regular_pairs(db: Connection, study_id: str):
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
     if len(regular) < 2:
@@ -162,7 +162,7 @@ def regular_pairs(db: Database, study_id: str):
     return regular
 
 
-def record_sample(db: Database, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
+def record_sample(db: Connection, study, regular, keep: list, sample: dict, *, probabilities: dict | None = None,
           now: float | None = None, written: Callable[[list[str]], None] | None = None) -> list[str]:
     """Record the draw once, before anyone is served: the others become judge-only. `written(ids)` writes
     the drawn ids to a file inside the draw's transaction: if it fails, nothing is recorded."""

@@ -11,8 +11,8 @@ from typing import Literal
 
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
-from fairval.annotate.material.studies import Study, StudySettings, load_study, ready_loads, study_status
-from fairval.annotate.rating import adaptive, running
+from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study, ready_loads, study_status
+from fairval.annotate.rating import adaptive, running_interval
 from fairval.annotate.rating.assignment import (
     ItemLoad,
     avoided_templates,
@@ -26,7 +26,7 @@ from fairval.annotate.rating.fills import backed, fills_left, rater_share
 from fairval.annotate.rating.payload import clean_comment
 from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
 from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed, StudyError
-from fairval.store import Database, immediate, loads
+from fairval.store import Connection, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import raters as rater_store
@@ -53,7 +53,7 @@ class Progress:
     expected: int          # items this rater can expect in all (a cap, or what is left for them)
 
 
-def arrive(db: Database, study_id: str, rater_id: str, *, source: str,
+def arrive(db: Connection, study_id: str, rater_id: str, *, source: str,
            platform_study_id: str | None = None, platform_session_id: str | None = None) -> dict:
     """The rater's row, made on first arrival. `source` is how this arrival came: 'prolific' (Prolific's
     PROLIFIC_PID), 'signed' (a link of `fairval study links`) or 'link' (an open link or a typed id). An id
@@ -73,7 +73,7 @@ _SOURCES = {"prolific": "Prolific participant", "signed": "signed in-house link"
             "import": "rater of imported ratings"}
 
 
-def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Step:
+def next_step(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None) -> Step:
     """Where this rater stands (under the study's status now, not when `study` was read); reading it
     changes nothing."""
     rater = rater_store.get_rater(db, study.study_id, rater_id)
@@ -98,12 +98,12 @@ def next_step(db: Database, study: Study, rater_id: str, *, now: float | None = 
     return "item"
 
 
-def vacancy(db: Database, study: Study, *, now: float | None = None) -> Vacancy:
+def vacancy(db: Connection, study: LoadedStudy, *, now: float | None = None) -> Vacancy:
     """Whether a rater who has seen nothing could be served (annotate/rating/vacancy.py)."""
     return for_newcomer(db, study, now=now)
 
 
-def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool, *, language: str | None = None) -> None:
+def give_consent(db: Connection, study_id: str, rater_id: str, agreed: bool, *, language: str | None = None) -> None:
     """Record the choice and the language the rater picked; a refusal keeps nothing else (nor the platform's ids)."""
     if agreed:
         rater_store.update_rater(db, study_id, rater_id, consent="given", language=language)
@@ -112,7 +112,7 @@ def give_consent(db: Database, study_id: str, rater_id: str, agreed: bool, *, la
                                  platform_session_id=None)
 
 
-def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[str, str]) -> None:
+def save_demographics(db: Connection, study: LoadedStudy, rater_id: str, answers: dict[str, str]) -> None:
     missing = [a for a in study.settings.asks() if not (answers.get(a) or "").strip()]
     if missing:
         raise AnswerError(f"please answer: {', '.join(missing)}")
@@ -120,7 +120,7 @@ def save_demographics(db: Database, study: Study, rater_id: str, answers: dict[s
                              **{a: answers[a].strip() for a in study.settings.asks()})
 
 
-def _group_full(db: Database, study: Study, rater_id: str, now: float | None) -> bool:
+def _group_full(db: Connection, study: LoadedStudy, rater_id: str, now: float | None) -> bool:
     """In a balanced study: nothing is open to this rater's group, and they have nothing in hand."""
     s = study.settings
     if not s.balance_by:
@@ -139,29 +139,29 @@ def _group_full(db: Database, study: Study, rater_id: str, now: float | None) ->
     return loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id))) <= 0
 
 
-def finish_instructions(db: Database, study_id: str, rater_id: str) -> None:
+def finish_instructions(db: Connection, study_id: str, rater_id: str) -> None:
     rater_store.update_rater(db, study_id, rater_id, instructions_done=1)
 
 
-def finish_practice(db: Database, study_id: str, rater_id: str) -> None:
+def finish_practice(db: Connection, study_id: str, rater_id: str) -> None:
     rater_store.update_rater(db, study_id, rater_id, practice_done=1)
 
 
-def practice_step(db: Database, study_id: str, rater_id: str) -> int:
+def practice_step(db: Connection, study_id: str, rater_id: str) -> int:
     """Which practice item the rater is on (0-based), kept in the database so a reload resumes there."""
     return int((rater_store.get_rater(db, study_id, rater_id) or {}).get("practice_step") or 0)
 
 
-def next_practice(db: Database, study_id: str, rater_id: str, step: int) -> None:
+def next_practice(db: Connection, study_id: str, rater_id: str, step: int) -> None:
     rater_store.update_rater(db, study_id, rater_id, practice_step=step + 1)
 
 
-def practice_items(db: Database, study: Study) -> list[Served]:
+def practice_items(db: Connection, study: LoadedStudy) -> list[Served]:
     return [Served(i["item_id"], i["data"], False, 0.0, False, True, i["gold"])
             for i in item_store.list_items(db, study.study_id, practice=True)]
 
 
-def serve_next_item(db: Database, study: Study, rater_id: str, *,
+def serve_next_item(db: Connection, study: LoadedStudy, rater_id: str, *,
                     now: float | None = None) -> Served | None:
     """The item this rater should answer now: their open slot if they hold one, else a new one.
 
@@ -179,7 +179,7 @@ def serve_next_item(db: Database, study: Study, rater_id: str, *,
         return _serve_within(db, load_study(db, study.study_id), rater_id, now)
 
 
-def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Served | None:
+def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float) -> Served | None:
     """serve_next_item's work, inside a write transaction the caller holds (settings read in it)."""
     s = study.settings
     since = now - s.timeout_seconds
@@ -227,7 +227,7 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
-        running.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
+        running_interval.advance_decided(db, study)      # pairs left to the judge may extend the decided prefix
     if item_id is None:
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
@@ -239,7 +239,7 @@ def _serve_within(db: Database, study: Study, rater_id: str, now: float) -> Serv
     return _served(db, study, slot)
 
 
-def _may_run_short(db: Database, study: Study, rater_id: str, row_group: str | None) -> bool:
+def _may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
     """Could the templates leave this rater fewer items than are open to them? Always under a cap of fills
     per template; without one, not while the items open to them are over twice the largest template's
     fills: then no template can take more than every other place, whatever the order (this spares a count
@@ -258,7 +258,7 @@ LARGEST_TEMPLATE_TTL = 30.0
 _LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
 
 
-def rater_language(db: Database, study: Study, rater_id: str | None, asked: str | None = None) -> str:
+def rater_language(db: Connection, study: LoadedStudy, rater_id: str | None, asked: str | None = None) -> str:
     """The language a rater reads the study in: the one kept with their consent, else `asked` (picked on the
     consent screen, or the browser's), each while the study offers it, else the study's own."""
     try:
@@ -268,26 +268,26 @@ def rater_language(db: Database, study: Study, rater_id: str | None, asked: str 
     return study.settings.rater_language((rater["language"] if rater else None) or asked)
 
 
-def _rater_group(db: Database, study: Study, rater_id: str) -> str | None:
+def _rater_group(db: Connection, study: LoadedStudy, rater_id: str) -> str | None:
     s = study.settings
     rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
     return rater.get(s.balance_by) if s.balance_by else None
 
 
-def _item(db: Database, study: Study, item_id: str) -> dict:
+def _item(db: Connection, study: LoadedStudy, item_id: str) -> dict:
     item = item_store.get_item(db, study.study_id, item_id)
     if item is None:                            # assignments refer to stored items (a foreign key)
         raise StudyError(f"no item {item_id!r} in study {study.study_id!r}")
     return item
 
 
-def _served(db: Database, study: Study, assignment: dict) -> Served:
+def _served(db: Connection, study: LoadedStudy, assignment: dict) -> Served:
     item = _item(db, study, assignment["item_id"])
     return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
                   assignment["served_at"], item["gold"] is not None)
 
 
-def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
+def validate_answers(study: LoadedStudy, answers: dict[str, str]) -> dict[str, str]:
     if not isinstance(answers, dict):
         raise AnswerError(f"the answers are a {type(answers).__name__}, not question: value pairs")
     clean = {}
@@ -301,7 +301,7 @@ def validate_answers(study: Study, answers: dict[str, str]) -> dict[str, str]:
     return clean
 
 
-def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str],
                   *, comment: str | None = None, now: float | None = None, serve_next: bool = False) -> bool:
     """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
     `serve_next`: in the same write transaction, hold the rater's next item for them (what the page will
@@ -337,14 +337,14 @@ def record_answer(db: Database, study: Study, rater_id: str, item_id: str, answe
         new = loads.record_answer(db, study.study_id, assignment, rows,
                                   rules.row_group(_rater_group(db, study, rater_id)), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
-            running.advance(db, study, item_id)
+            running_interval.advance(db, study, item_id)
             adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix
         if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
             _serve_within(db, load_study(db, study.study_id), rater_id, now)
     return new > 0
 
 
-def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str],
+def answer_is_stored(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str],
                      comment: str | None = None) -> bool:
     """Whether what is stored for this rater's item is these answers and this comment (a repeated Submit),
     not others (given first in another tab or window: the first answer is the one kept, and a second tab
@@ -356,13 +356,13 @@ def answer_is_stored(db: Database, study: Study, rater_id: str, item_id: str, an
                 comment, asked=study.task.comment))
 
 
-def finish(db: Database, study_id: str, rater_id: str) -> None:
+def finish(db: Connection, study_id: str, rater_id: str) -> None:
     rater = rater_store.get_rater(db, study_id, rater_id)
     if rater and rater["finished_at"] is None:
         rater_store.update_rater(db, study_id, rater_id, finished_at=time.time())
 
 
-def progress(db: Database, study: Study, rater_id: str, *, now: float | None = None) -> Progress:
+def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None) -> Progress:
     """Done so far, and what the rater can expect in all: every item they answer, the attention checks
     included (a count that skipped them would tell which item is the check): done, the item on screen,
     what is still open to them now (capped per rater) and the checks the gold rate will put among those.

@@ -10,9 +10,9 @@ import logging
 import time
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import Study, configure_study, load_study, stored_settings, study_status
-from fairval.annotate.rating import running, session
-from fairval.store import Database, audit, immediate
+from fairval.annotate.material.studies import LoadedStudy, configure_study, load_study, stored_settings, study_status
+from fairval.annotate.rating import running_interval, session
+from fairval.store import Connection, audit, immediate
 from fairval.store import ratings as rating_store
 from fairval.store import running as running_store
 from fairval.store import studies as study_store
@@ -27,7 +27,7 @@ class Submitted:
     check: bool = False                # the rule is still to be checked, after the transaction
 
 
-def submit(db: Database, study: Study, rater_id: str, item_id: str, answers: dict[str, str], *,
+def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str], *,
            comment: str | None = None, now: float | None = None) -> Submitted:
     """Store the rater's answers to the item (session.record_answer's rules), check the stopping rule and
     hold the rater's next item, all in one write transaction."""
@@ -40,7 +40,7 @@ def submit(db: Database, study: Study, rater_id: str, item_id: str, answers: dic
     return Submitted(new, stopped, check)
 
 
-def _checked(db: Database, study: Study, item_id: str, now: float) -> tuple[dict | None, bool]:
+def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:
     """stop_within in a savepoint of its own: a check that fails undoes only itself, never the rater's answer
     (logged; the next check after a completed pair tries again)."""
     try:
@@ -51,21 +51,21 @@ def _checked(db: Database, study: Study, item_id: str, now: float) -> tuple[dict
         return None, False
 
 
-def stop_within(db: Database, study: Study, item_id: str, now: float) -> tuple[dict | None, bool]:
+def stop_within(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:
     """Inside the write transaction of a new answer to item_id: (what was recorded if the study stopped,
     whether the rule must still be checked after the transaction). The rule moves only when a pair
-    completes; the interval is the one kept as pairs complete (annotate.rating.running)."""
-    if not running.has_rule(study):
+    completes; the interval is the one kept as pairs complete (annotate.rating.running_interval)."""
+    if not running_interval.has_rule(study):
         return None, False
     if rating_store.raters_of_item(db, study.study_id, item_id) != study.settings.raters_per_item:
         return None, False
-    if not running.kept(study):
+    if not running_interval.kept(study):
         return None, True                                   # --escalate: the full analysis, after
     current = load_study(db, study.study_id)
     if current.status != "open" or current.recorded.stopped:
         return None, False
     cs = running_store.interval(db, study.study_id)
-    if cs is None or running_store.version(db, study.study_id) != running.VERSION:
+    if cs is None or running_store.version(db, study.study_id) != running_interval.VERSION:
         return None, True                                   # built once by the check, after
     why = verdict(current, cs)
     if why is None:
@@ -75,7 +75,7 @@ def stop_within(db: Database, study: Study, item_id: str, now: float) -> tuple[d
     return (stopped if record_stop(db, current, stopped) else None), False
 
 
-def verdict(study: Study, cs: dict) -> str | None:
+def verdict(study: LoadedStudy, cs: dict) -> str | None:
     """Why the study may stop now, or None."""
     ci = cs.get("ci")
     if not ci:
@@ -88,7 +88,7 @@ def verdict(study: Study, cs: dict) -> str | None:
     return None
 
 
-def record_stop(db: Database, study: Study, stopped: dict) -> bool:
+def record_stop(db: Connection, study: LoadedStudy, stopped: dict) -> bool:
     """Record the stop (when, why, the interval then) and pause the study, in one transaction (a savepoint
     of the caller's); False when another worker stopped it a moment ago."""
     audit.acting_as(RULE, "rule")

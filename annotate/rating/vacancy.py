@@ -11,9 +11,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.rating import adaptive
-from fairval.store import Database, loads
+from fairval.store import Connection, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 
@@ -37,7 +37,7 @@ class Vacancy:
 OPEN = Vacancy(True)
 
 
-def for_newcomer(db: Database, study: Study, *, now: float | None = None) -> Vacancy:
+def for_newcomer(db: Connection, study: LoadedStudy, *, now: float | None = None) -> Vacancy:
     """For a rater who has seen nothing yet, in any balance group (their group is asked later). Reads only;
     whenever the loads may be out of date (settings changed, slots lapsed), says open and lets serving,
     which brings them up to date, decide."""

@@ -15,7 +15,7 @@ from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
-from fairval.annotate.material.studies import Study, load_study
+from fairval.annotate.material.studies import LoadedStudy, load_study
 from fairval.annotate.material.tasks import Question
 from fairval.annotate.results import BOOTSTRAP_DRAWS
 from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
@@ -25,12 +25,12 @@ from fairval.annotate.results.crowd_model import crowd_model_check
 from fairval.annotate.results.escalation import escalation_numbers
 from fairval.annotate.results.judge import group_agreement, ppi_numbers, sign_agreement_cs, validity_numbers
 from fairval.annotate.results.judge_card import confidence_block, length_block
-from fairval.annotate.results.languages import by_language, rating_languages, splits
-from fairval.annotate.results.names import name_numbers
+from fairval.annotate.results.language_splits import by_language, rating_languages, splits
+from fairval.annotate.results.name_study import name_numbers
 from fairval.annotate.results.result import ExcludedRater, QuestionNumbers, Rater, StudyNumbers, TemplateRow
 from fairval.annotate.results.strata import by_pair_group, judge_fairness, rater_group_allocation
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import ratings as rating_store
@@ -50,7 +50,7 @@ class StudyData:
     - `ratings`: ratings of real items (neither gold nor practice) by the raters kept;
     - `lmra`: every judge's scores on real items (judge-only pairs included: PPI's unlabelled set);
     - gold items are used only for rater quality, practice items only for the rater's feedback."""
-    study: Study
+    study: LoadedStudy
     items: pd.DataFrame           # item_id, data, gold, practice …
     ratings: pd.DataFrame         # real-item ratings of the raters kept
     all_ratings: pd.DataFrame     # every rating, gold and practice included (raw export)
@@ -74,7 +74,7 @@ def real_items(items: pd.DataFrame) -> pd.Series:
     return items["gold"].isna() & ~items["practice"].astype(bool)
 
 
-def gold_expectations(study: Study, items: pd.DataFrame) -> dict[str, dict[str, str]]:
+def gold_expectations(study: LoadedStudy, items: pd.DataFrame) -> dict[str, dict[str, str]]:
     """Attention-check item -> question -> the expected answer as a canonical value: for pairs the
     answer is given in the pair's true order, so a rater who saw it flipped is marked by what they
     meant, not by the position they clicked. Practice items check nothing."""
@@ -86,7 +86,7 @@ def gold_expectations(study: Study, items: pd.DataFrame) -> dict[str, dict[str, 
     return out
 
 
-def load_study_data(db: Database, study_id: str, *, exclude_flagged: bool = False,
+def load_study_data(db: Connection, study_id: str, *, exclude_flagged: bool = False,
                     details: bool = False) -> StudyData:
     """details: keep each rating's times and source too (for the ratings export)."""
     study = load_study(db, study_id)
@@ -136,7 +136,7 @@ def gold_failures(ratings: pd.DataFrame, gold: dict[str, dict[str, str]]) -> dic
     return {r: len(items) for r, items in missed.items()}
 
 
-def study_numbers(db: Database, study_id: str, *, exclude_flagged: bool = False, n_boot: int = BOOTSTRAP_DRAWS,
+def study_numbers(db: Connection, study_id: str, *, exclude_flagged: bool = False, n_boot: int = BOOTSTRAP_DRAWS,
                   data: StudyData | None = None, model: str | None = None) -> StudyNumbers:
     """A study's numbers, the one result object (to_dict() is `fairval analyze --json`).
 

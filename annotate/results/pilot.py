@@ -12,17 +12,17 @@ from fairval.annotate.material.pairs import scored_question, strata_of
 from fairval.annotate.results.numbers import load_study_data, scored_ratings
 from fairval.annotate.results.strata import rectifier_spread, stratum_ppi
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 
 
-def pilot_evidence(db: Database, pilot: str | None, budget: int):
+def pilot_evidence(db: Connection, pilot: str | None, budget: int):
     """What draw_active_sample's `pilot` takes: pilot_floor on this pilot study, or None without one."""
     if not pilot:
         return None
     return lambda judge, uncertainty: pilot_floor(db, pilot, judge, uncertainty, budget)
 
 
-def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
+def pilot_floor(db: Connection, pilot: str, judge: str, uncertainty: np.ndarray, budget: int) -> dict:
     """choose_floor on the pilot study's rated pairs scored by `judge`: their uncertainty and the residual
     of the per-pair human mean from λ × the judge's score, λ tuned on the pilot as PPI++ does."""
     data = load_study_data(db, pilot)
@@ -37,7 +37,7 @@ def pilot_floor(db: Database, pilot: str, judge: str, uncertainty: np.ndarray, b
     return {**choose_floor(u, y - lam * f, uncertainty, budget), "study": pilot}
 
 
-def pilot_spreads(db: Database, pilot: str, judge: str) -> dict:
+def pilot_spreads(db: Connection, pilot: str, judge: str) -> dict:
     """What draw_stratified_sample's `spreads` returns: per group pair of the pilot (a pair study people rated
     and `judge` scored), the spread of its PPI rectifier y − λ_k f over its rated pairs, λ_k tuned within it
     as the numbers' per-group PPI does (results.strata)."""

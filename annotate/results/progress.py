@@ -4,11 +4,11 @@ from __future__ import annotations
 import time
 
 from fairval.annotate.results.numbers import StudyData, complete_items, load_study_data
-from fairval.store import Database
+from fairval.store import Connection
 from fairval.store import assignments as ledger
 
 
-def study_progress(db: Database, study_id: str, *, data: StudyData | None = None,
+def study_progress(db: Connection, study_id: str, *, data: StudyData | None = None,
                    now: float | None = None) -> dict:
     data = data or load_study_data(db, study_id)
     s = data.study.settings

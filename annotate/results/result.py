@@ -159,7 +159,7 @@ class Rater:
 
 @dataclass(frozen=True)
 class LanguageNumbers:
-    """The ratings given in one language (annotate.results.languages): its raters, ratings and items, and
+    """The ratings given in one language (annotate.results.language_splits): its raters, ratings and items, and
     each question's numbers from them alone."""
     n_raters: int
     n_ratings: int

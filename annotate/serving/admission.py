@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from fairval.store import admissions
-from fairval.store.engine import Database
+from fairval.store.engine import Connection
 
 ACTIVE_SECONDS = 300      # a participant let in holds a place while their pages come at least this often
 WAITING_SECONDS = 60      # a waiting ticket not asked about for this long is passed over (its holder left)
@@ -142,7 +142,7 @@ def gate() -> WorkGate:
         return _gate
 
 
-def enter(db: Database, study_id: str, rater_id: str, *, room: bool | None = None,
+def enter(db: Connection, study_id: str, rater_id: str, *, room: bool | None = None,
           most: int | None = None) -> admissions.Ticket:
     """The participant's place: let in now, or their place in line. `room` (default: this worker is not
     saturated) and `most` (default: capacity()) are for tests and the bench."""
@@ -153,11 +153,11 @@ def enter(db: Database, study_id: str, rater_id: str, *, room: bool | None = Non
                             batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
 
 
-def still_here(db: Database, study_id: str, rater_id: str) -> None:
+def still_here(db: Connection, study_id: str, rater_id: str) -> None:
     admissions.seen(db, study_id, rater_id, clock())
 
 
-def minutes_to_wait(db: Database, place: int) -> int | None:
+def minutes_to_wait(db: Connection, place: int) -> int | None:
     """The wait at the line's recent pace, in whole minutes (at least 1); None when nobody was let in lately
     (no pace to go by)."""
     let_in = admissions.admitted_since(db, clock() - PACE_SECONDS)

@@ -11,7 +11,7 @@ import hmac
 from urllib.parse import urlencode
 
 from fairval.annotate.serving.sign_in import server_secret
-from fairval.store import Database
+from fairval.store import Connection
 
 PARAM = "sig"
 
@@ -21,11 +21,11 @@ def signature(secret: str, study_id: str, rater_id: str) -> str:
     return base64.urlsafe_b64encode(digest.digest()[:18]).decode()          # 144 bits, 24 characters
 
 
-def link(db: Database, base_url: str, study_id: str, rater_id: str) -> str:
+def link(db: Connection, base_url: str, study_id: str, rater_id: str) -> str:
     query = urlencode({"study": study_id, "rater": rater_id, PARAM: signature(server_secret(db), study_id, rater_id)})
     return f"{base_url.rstrip('/')}/?{query}"
 
 
-def signed(db: Database, study_id: str, rater_id: str, given: str | None) -> bool:
+def signed(db: Connection, study_id: str, rater_id: str, given: str | None) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode(),
                                                           signature(server_secret(db), study_id, rater_id).encode())

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from fairval.errors import ServeRefused
-from fairval.store import Database, sign_ins
+from fairval.store import Connection, sign_ins
 
 LIFETIME = 12 * 3600                 # seconds a sign-in lasts, from the server's issue time
 CLOCK_SKEW = 60                      # a token issued this far "in the future" (another host's clock) is accepted
@@ -28,7 +28,7 @@ WINDOW = 15 * 60                     # wrong passwords older than this are forgo
 MAX_WAIT = 15 * 60
 
 
-def server_secret(db: Database) -> str:
+def server_secret(db: Connection) -> str:
     """FAIRVAL_COOKIE_SECRET, or the contents of the file FAIRVAL_COOKIE_SECRET_FILE names; else one made on
     first use and kept in the database. Kept outside it, a copy of the database (a backup) mints no cookie."""
     return configured_secret() or sign_ins.secret(db, secrets.token_hex(32))
@@ -77,7 +77,7 @@ def valid_token(token: str, secret: str, password: str, now: float | None = None
     return hmac.compare_digest(signature, expected) and int(issued) <= now + CLOCK_SKEW and now < int(issued) + LIFETIME
 
 
-def revoke(db: Database, token: str, now: float | None = None) -> None:
+def revoke(db: Connection, token: str, now: float | None = None) -> None:
     """Sign a token out on every worker and host. Its row is kept until no host could take the token as
     valid any more: past its expiry by the clock skew a host may have either way (the revoking one too)."""
     expires = token_expires(token)
@@ -144,7 +144,7 @@ def cookie_names(secure: bool) -> tuple[str, str]:
     return (HOST_ONLY + COOKIE, HOST_ONLY + BINDING_COOKIE) if secure else (COOKIE, BINDING_COOKIE)
 
 
-def grant(db: Database, token: str, now: float | None = None) -> tuple[str, str]:
+def grant(db: Connection, token: str, now: float | None = None) -> tuple[str, str]:
     """A one-time (code, binding) the page takes to the cookie route, which sets the token as an HttpOnly
     cookie. The code goes in the route's address, the binding in a short-lived cookie the page sets first:
     only the browser whose page asked holds both, so a link with someone else's code (a login CSRF: signing
@@ -155,13 +155,13 @@ def grant(db: Database, token: str, now: float | None = None) -> tuple[str, str]
     return code, binding
 
 
-def redeem(db: Database, code: str, binding: str | None, now: float | None = None) -> str | None:
+def redeem(db: Connection, code: str, binding: str | None, now: float | None = None) -> str | None:
     if not code or not binding:
         return None
     return sign_ins.redeem_grant(db, _grant_key(str(code), str(binding)), time.time() if now is None else now)
 
 
-def handed_over(db: Database, code: str, binding: str, now: float | None = None) -> bool:
+def handed_over(db: Connection, code: str, binding: str, now: float | None = None) -> bool:
     """Whether the grant is done with: redeemed by the browser (it holds the cookie now) or expired."""
     return not sign_ins.grant_open(db, _grant_key(code, binding), time.time() if now is None else now)
 
@@ -176,7 +176,7 @@ def _counted(client: str, account: str) -> tuple[str, str]:
     return f"address {client}", f"account {account[:200]}"
 
 
-def wait_before_next_try(db: Database, client: str, account: str = "", now: float | None = None) -> float:
+def wait_before_next_try(db: Connection, client: str, account: str = "", now: float | None = None) -> float:
     """Seconds before a password for this name from this client is checked again: none for the first few
     wrong ones at either, then doubling (2, 4, 8 … s, at most 15 min) from the last one."""
     now = time.time() if now is None else now
@@ -190,7 +190,7 @@ def _wait(failed: list[float], now: float) -> float:
     return max(0.0, math.ceil(failed[-1] + wait - now))
 
 
-def wrong_password(db: Database, client: str, account: str = "", now: float | None = None) -> None:
+def wrong_password(db: Connection, client: str, account: str = "", now: float | None = None) -> None:
     """Counted at the address and at the name. A right password clears neither: an insider's own
     sign-ins between guesses at another name, or the owner's, must not give the guesser more tries;
     wrong passwords are forgotten after WINDOW instead."""

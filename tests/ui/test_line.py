@@ -167,7 +167,7 @@ def test_a_lock_held_too_long_is_a_wait_in_line_not_the_stores_warning(db, db_pa
         pytest.skip("SQLite's file lock")
     from streamlit.testing.v1 import AppTest
 
-    from fairval.store.engine import Database
+    from fairval.store.engine import Connection
     from tests.conftest import ROOT
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")                          # another worker's write, holding the lock
@@ -176,7 +176,7 @@ def test_a_lock_held_too_long_is_a_wait_in_line_not_the_stores_warning(db, db_pa
         at.query_params["study"], at.query_params["PROLIFIC_PID"] = "launch", "P1"
         at.session_state["rater_language"] = "de"
         impatient = sqlite3.connect(db_path, timeout=0, isolation_level=None, check_same_thread=False)
-        at.session_state["_fairval_db"] = (str(db_path), Database(impatient, str(db_path)))
+        at.session_state["_fairval_db"] = (str(db_path), Connection(impatient, str(db_path)))
         at.run()
         assert not at.warning
         assert titles(at) == [translator("de")(IN_LINE)] and [i.value for i in at.info] == [translator("de")(BUSY)]

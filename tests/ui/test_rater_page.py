@@ -218,8 +218,8 @@ def read_only(db_path):
     'attempt to write a readonly database', as on a disk remounted read-only."""
     import sqlite3
 
-    from fairval.store.engine import Database
-    return Database(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
+    from fairval.store.engine import Connection
+    return Connection(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
                                     check_same_thread=False), str(db_path))
 
 

@@ -1,4 +1,4 @@
-"""The stopping rule's interval kept as pairs complete (annotate.rating.running, annotate.crowd.stopping):
+"""The stopping rule's interval kept as pairs complete (annotate.rating.running_interval, annotate.crowd.stopping):
 simulated raters call the session functions a page calls, on real SQLite; after every completed pair the kept interval is the one
 the full analysis reports (harm.ppi.cs of `fairval analyze --json`, recomputed from the whole study), the
 study stops itself at the first answer whose pair brings that interval to the target width, and a write

@@ -1,11 +1,11 @@
 """The serving order in words, for `study show` (the policy itself is annotate/rating/assignment.py)."""
 from __future__ import annotations
 
-from fairval.annotate.material.studies import Study
-from fairval.store import Database, loads
+from fairval.annotate.material.studies import LoadedStudy
+from fairval.store import Connection, loads
 
 
-def order_sentence(db: Database, study: Study) -> str:
+def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
     """How items reach raters: the seeded random order, depth-first, the open window now, the template rules."""
     s = study.settings
     started = loads.pairs_in_progress(db, study.study_id, s.raters_per_item)

@@ -7,7 +7,7 @@ pairs before it, in the order pairs became complete; every rater counts, as ther
 
 A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
 scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive design's
-is kept too, over its decided prefix (annotate.rating.running_adaptive); `--escalate` keeps the full
+is kept too, over its decided prefix (annotate.rating.running_interval_adaptive); `--escalate` keeps the full
 analysis (its terms are not a pair's alone)."""
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import logging
 from fairval.analysis import running_betting
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha, step
 from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
-from fairval.annotate.material.studies import Study
-from fairval.store import Database, immediate
+from fairval.annotate.material.studies import LoadedStudy
+from fairval.store import Connection, immediate
 from fairval.store import running as running_store
 
 LAMBDA_SUMS = ("wy", "wf", "wywf", "wfwf")
@@ -27,21 +27,21 @@ VERSION = 3                 # the sequence's construction (2: alpha split, no wi
                             # a state kept by another is forgotten and rebuilt
 
 
-def has_rule(study: Study) -> bool:
+def has_rule(study: LoadedStudy) -> bool:
     return study.settings.target_ci_width is not None or study.settings.stop_when_excludes is not None
 
 
-def kept(study: Study) -> bool:
+def kept(study: LoadedStudy) -> bool:
     """Whether this study's interval is kept as pairs complete (else the check runs the full analysis)."""
     question = scored_question(study.task)
     return question is not None and question.canonical == "harm" and study.design.kind != "escalate"
 
 
-def adaptive(study: Study) -> bool:
+def adaptive(study: LoadedStudy) -> bool:
     return study.design.kind == "adaptive"
 
 
-def advance(db: Database, study: Study, item_id: str) -> None:
+def advance(db: Connection, study: LoadedStudy, item_id: str) -> None:
     """Inside the write transaction that stored a rater's new answer to item_id: when it completed the
     pair, step the stored state by the pair's term. Without a state nothing is done (the check builds
     it); a failure forgets the state rather than cost the rater their answer."""
@@ -74,12 +74,12 @@ def advance(db: Database, study: Study, item_id: str) -> None:
             running_store.forget(db, study.study_id)
 
 
-def advance_decided(db: Database, study: Study) -> None:
+def advance_decided(db: Connection, study: LoadedStudy) -> None:
     """Under the adaptive design, inside the write transaction that completed a pair or decided pairs:
-    the decided prefix takes in what it now can (annotate.rating.running_adaptive)."""
+    the decided prefix takes in what it now can (annotate.rating.running_interval_adaptive)."""
     if not (has_rule(study) and kept(study) and adaptive(study)):
         return
-    from fairval.annotate.rating import running_adaptive
+    from fairval.annotate.rating import running_interval_adaptive
 
     try:
         with immediate(db, study.study_id):
@@ -87,9 +87,9 @@ def advance_decided(db: Database, study: Study) -> None:
             if state is not None and state["basis"].get("version") != VERSION:
                 running_store.forget(db, study.study_id)         # kept by an older fairval: rebuilt at the check
                 return
-            stepped = None if state is None else running_adaptive.advance(db, study, state)
+            stepped = None if state is None else running_interval_adaptive.advance(db, study, state)
             if stepped is not None:
-                running_adaptive.save(db, study.study_id, stepped)
+                running_interval_adaptive.save(db, study.study_id, stepped)
     except Exception:
         logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
@@ -139,10 +139,10 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
             "asymptotic": asymptotic.to_dict()}
 
 
-def save(db: Database, study_id: str, state: dict) -> None:
+def save(db: Connection, study_id: str, state: dict) -> None:
     if state["basis"].get("adaptive"):
-        from fairval.annotate.rating import running_adaptive
-        return running_adaptive.save(db, study_id, state)
+        from fairval.annotate.rating import running_interval_adaptive
+        return running_interval_adaptive.save(db, study_id, state)
     n = state["n"]
     asymptotic = RunningCS.from_dict(state["asymptotic"])
     head = state.get("head")

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from fairval.analysis import running_adaptive
 from fairval.annotate.material.pairs import pair_score, the_scored_question
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.errors import StudyError
-from fairval.store import Database
+from fairval.store import Connection
 from fairval.store import running as running_store
 
 CHUNK = 32                  # decided pairs read at a time past the prefix's end
 
 
-def advance(db: Database, study: Study, state: dict) -> dict | None:
+def advance(db: Connection, study: LoadedStudy, state: dict) -> dict | None:
     """Inside the caller's write transaction: the state with every pair the prefix can now take in (None
     when it takes none in: nothing to write)."""
     basis = state["basis"]
@@ -54,6 +54,6 @@ def _moved(state: dict, sequence: dict, place: int, moved: bool) -> dict | None:
     return {**state, "sequence": sequence, "next": place} if moved else None
 
 
-def save(db: Database, study_id: str, state: dict) -> None:
+def save(db: Connection, study_id: str, state: dict) -> None:
     found = running_adaptive.interval(state["sequence"])
     running_store.save(db, study_id, state, n=found["n_pairs_complete"], value=found["value"], ci=found["ci"])

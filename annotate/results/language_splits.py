@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from fairval.annotate.material.studies import Study
+from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.material.tasks import Question
 from fairval.annotate.results.result import LanguageNumbers, QuestionNumbers
 
@@ -20,12 +20,12 @@ def rating_languages(ratings: pd.DataFrame) -> pd.Series:
     return column.where(column.notna(), UNRECORDED)
 
 
-def splits(study: Study, ratings: pd.DataFrame) -> bool:
+def splits(study: LoadedStudy, ratings: pd.DataFrame) -> bool:
     """Whether the numbers split by language: the study offers several, or its ratings carry several."""
     return len(study.settings.offered()) > 1 or rating_languages(ratings).nunique() > 1
 
 
-def by_language(study: Study, ratings: pd.DataFrame,
+def by_language(study: LoadedStudy, ratings: pd.DataFrame,
                 question_numbers: Callable[[Question, pd.DataFrame], QuestionNumbers]
                 ) -> dict[str, LanguageNumbers] | None:
     """Per language (the study's in the order offered, then any other the ratings carry, then `unrecorded`):
