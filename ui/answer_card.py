@@ -13,6 +13,7 @@ from collections.abc import Callable
 from importlib import resources
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from fairval.annotate.material.tasks import SHORTCUT_ROWS, Task
 from fairval.annotate.rating.payload import COMMENT_LIMIT
@@ -148,5 +149,8 @@ def answer_card(task: Task, served: Served, *, key: str, submit_label: str | Non
     if payload and on_submit is not None and not handled:
         st.session_state[HANDLED] = payload.get("nonce")
         on_submit(payload)
-        st.rerun(scope=rerun)
+        # a fragment may rerun itself only in its own rerun: drawn by a run of the whole page (a Submit as the
+        # session's first message, after a reconnect to another worker), Streamlit refuses scope="fragment"
+        ctx = get_script_run_ctx()
+        st.rerun(scope=rerun if ctx is not None and ctx.fragment_ids_this_run else "app")
     return result

@@ -18,13 +18,24 @@ class Tab:
         self.session_id = ""
         self.config = None                  # what the server told the frontend (new_session.config)
         self.elements: list = []
+        self.fragment_of: dict[str, str] = {}      # element id -> the fragment (st.fragment) that drew it
 
-    async def run(self, widgets: list[WidgetState] = ()) -> list:
+    def _fragment(self, widgets) -> str:
+        """The fragment a browser names with these widgets' event: the one that drew them all (a component's
+        trigger is named after its element), else none (the whole page reruns)."""
+        drawn = {self.fragment_of.get(w.id.removeprefix("$$STREAMLIT_INTERNAL_KEY_").removesuffix("__events"), "")
+                 for w in widgets}
+        return drawn.pop() if len(drawn) == 1 else ""
+
+    async def run(self, widgets: list[WidgetState] = (), fragment: str | None = None) -> list:
+        """One rerun as the browser asks it: with `widgets`' states, naming the fragment they were drawn in
+        (`fragment`: another, or "" for the whole page, as a lying client may)."""
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_name = self.page
         msg.rerun_script.page_script_hash = self.page_hash
         msg.rerun_script.widget_states.widgets.extend(widgets)
+        msg.rerun_script.fragment_id = self._fragment(widgets) if fragment is None else fragment
         await self.ws.send(msg.SerializeToString())
         elements = []
         while True:
@@ -39,6 +50,8 @@ class Tab:
             elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
                 elements.append(getattr(element, element.WhichOneof("type")))
+                if getattr(elements[-1], "id", ""):
+                    self.fragment_of[elements[-1].id] = forward.delta.fragment_id
             elif kind == "script_finished":
                 if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     elements = []

@@ -44,6 +44,8 @@ def _studies(folder: Path) -> Path:
     import_items(db, "plain", _items(folder))
     create_study(db, "commented", task_definition=COMMENTED, raters_per_item=2, seed=1)
     import_items(db, "commented", _items(folder))
+    create_study(db, "whole", "template_quality", raters_per_item=2, seed=1)
+    import_items(db, "whole", _items(folder))
     db.close()
     assert CliRunner().invoke(cli, ["--db", str(path), "study", "set", "inhouse", "signed_links=true"]).exit_code == 0
     return path
@@ -120,6 +122,32 @@ def test_no_way_into_a_signed_study_without_its_signature(server):
         assert any(REFUSED in t for t in said) and not any("Consent" in t for t in said), (query, said)
     assert _query(server.db_path, "SELECT rater_id, source FROM raters WHERE study_id = 'inhouse'") == [
         ("ana", "signed")]
+
+
+def test_a_submit_that_reruns_the_whole_page_is_stored_once_without_an_error(server):
+    """The answer card is drawn in the rater's fragment, and a browser's Submit reruns only that; a Submit that
+    reruns the whole page (a client naming no fragment; a browser whose session moved to another worker) is
+    stored once and the next item drawn, with no Streamlit exception (Streamlit refuses a fragment's own
+    rerun inside a whole-page run: the CI run of 2026-11-28 met that on every such Submit)."""
+    async def go():
+        async with connect(server.url) as ws:
+            tab = Tab(ws, query="study=whole&rater=whole-page")
+            await tab.run()
+            for label in ("I agree to take part", "Start"):         # each press, too, a whole-page run
+                press = WidgetState(id=tab.widget(label).id)
+                press.trigger_value = True
+                await tab.run([press], fragment="")
+            item = json.loads(_card(tab).json)["item"]
+            trigger = WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{_card(tab).id}__events")
+            trigger.json_trigger_value = json.dumps([{"event": "submit", "value": {
+                "item": item, "answers": ANSWER, "comment": None, "nonce": "w1"}}])
+            await tab.run([trigger], fragment="")
+            return item, _exceptions(tab), _card(tab)
+    item, exceptions, card = asyncio.run(go())
+    assert not exceptions, exceptions
+    assert card is not None and json.loads(card.json)["item"] != item
+    assert _query(server.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'whole-page' "
+                                  "ORDER BY rating_id") == [(item, q, v) for q, v in ANSWER.items()]
 
 
 def _db_bytes(path) -> int:
