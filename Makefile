@@ -55,22 +55,28 @@ podman:
 app: $(APP_STAMP)
 	$(VENV)/bin/fairval --db fairval-demo.db demo --port $(PORT)
 
+# The tests outside tests/e2e and the benchmarks run in one pytest process per core (pytest-xdist): every test
+# has its own database, files and free ports, and each process starts its own PostgreSQL cluster. The browser,
+# server and benchmark tests run in one process after them: their servers and Chromium take the cores to themselves.
+PARALLEL := -n auto --maxprocesses=8
+
 # The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.
 check: $(STAMP)
 	$(PY) tools/lint.py
 	$(PY) $(FAST_TIER)
 
-# Lint and types first (ruff, mypy: tools/lint.py), then the tests; either failing fails the build.
+# Lint and types first (ruff, mypy: tools/lint.py), then the tests; any failing fails the build.
 test: $(STAMP) chromium postgresql haproxy oidc-provider podman
 	$(PY) tools/lint.py
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL) --ignore=tests/e2e --ignore=tests/test_bench.py
+	$(PY) -m pytest tests/e2e tests/test_bench.py
 
 # The fast tier of `make check` on the other Pythons fairval supports (3.11 is .venv's, above): one venv each,
 # .venv-3.12/ and .venv-3.13/, with the same pins. The interpreter is pyenv's newest 3.N.x, else python3.N
 # on the PATH (Debian's, deadsnakes'). Not part of `make test`: each venv runs the tier again (minutes).
 PYTHONS ?= 3.12 3.13
 PYENV_ROOT ?= $(HOME)/.pyenv
-FAST_TIER := -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_bench.py
+FAST_TIER := -m pytest -q --sqlite-only --ignore=tests/e2e --ignore=tests/test_bench.py $(PARALLEL)
 
 .venv-%/.installed-stamp: pyproject.toml constraints.txt
 	@py=$$(ls -d $(PYENV_ROOT)/versions/$*.*/bin/python$* 2>/dev/null | sort -V | tail -1); \
