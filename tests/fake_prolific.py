@@ -92,7 +92,8 @@ class FakeProlific:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # a short poll: shutdown() waits for the loop to notice, half a second at the default (per test)
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def add(self, participant: str, status: str = "ACTIVE") -> str:
         sid = f"sub-{participant}"
