@@ -2,6 +2,8 @@
 changes nothing and downloads nothing with rater ids; an editor manages; removing a researcher or changing
 their password ends their sign-in at their next action; every change is in the audit trail."""
 import json
+import shutil
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -9,7 +11,7 @@ from click.testing import CliRunner
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.demo import ensure_demo
 from fairval.annotate.serving.sign_in import hash_matches, hash_password
-from fairval.store import audit
+from fairval.store import audit, open_db
 from fairval.store import researchers as researcher_store
 from tests.ui.apptest import page, titles
 
@@ -23,14 +25,37 @@ def run(db_path, *args, ok=True):
     return result
 
 
+def password_files(folder):
+    for name in PASSWORDS:
+        (folder / f"{name}.txt").write_text(PASSWORDS[name] + "\n")
+
+
+@pytest.fixture(scope="module")
+def lab_file(tmp_path_factory):
+    """The demo studies and three researchers added by the command line, made once: each scrypt hash is made
+    at OWASP's cost (a fraction of a second and 128 MB), so each test gets a copy of this file instead."""
+    folder = tmp_path_factory.mktemp("lab")
+    path = folder / "fairval.db"
+    made = open_db(path)
+    ensure_demo(made)
+    made.close()
+    password_files(folder)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("FAIRVAL_RESEARCHER_PASSWORD", "the-old-shared-one")
+        for name, role in (("olga", "owner"), ("vera", "viewer"), ("ed", "editor")):
+            run(path, "researcher", "add", name, "--role", role, "--password-file", folder / f"{name}.txt")
+    whole = sqlite3.connect(path)                       # everything in the file itself, none left in its WAL
+    whole.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    whole.close()
+    return path
+
+
 @pytest.fixture
-def lab(db, db_path, tmp_path, monkeypatch):
-    ensure_demo(db)
+def lab(lab_file, db_path, tmp_path, monkeypatch, request):
+    shutil.copyfile(lab_file, db_path)                  # the fresh database of this test, before it is opened
+    password_files(tmp_path)
     monkeypatch.setenv("FAIRVAL_RESEARCHER_PASSWORD", "the-old-shared-one")
-    for name, role in (("olga", "owner"), ("vera", "viewer"), ("ed", "editor")):
-        (tmp_path / f"{name}.txt").write_text(PASSWORDS[name] + "\n")
-        run(db_path, "researcher", "add", name, "--role", role, "--password-file", tmp_path / f"{name}.txt")
-    return db
+    return request.getfixturevalue("db")
 
 
 def sign_in(name: str, password: str, where: str = "1_Results.py"):
