@@ -43,11 +43,13 @@ def test_each_file_of_the_tests_is_loaded_once_and_outside_fairval():
 @pytest.mark.parametrize("name", ["fairval", "another-name"])
 def test_a_checkout_under_any_folder_name_runs_its_tests(tmp_path, name):
     checkout = tmp_path / name
-    # .typing/fairval stays a link to the copy's top; the tools' caches stay behind (mypy's is tens of MB, and
-    # test_lint.py may be writing it in another process of `make check`)
+    # .typing/fairval stays a link to the copy's top; what git ignores stays behind: the tools' caches (mypy's is
+    # tens of MB, and test_lint.py may be writing it in another process of `make check`), the other Pythons'
+    # venvs, the single sign-on test's node_modules
     shutil.copytree(ROOT, checkout, symlinks=True,
-                    ignore=shutil.ignore_patterns(".venv", ".git", "build", "*.egg-info", "__pycache__", "*.db", "bench",
-                                                  "docs", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"))
+                    ignore=shutil.ignore_patterns(".venv", ".venv-*", ".git", "build", "*.egg-info", "__pycache__", "*.db",
+                                                  "*.db-wal", "*.db-shm", "bench", "docs", ".mypy_cache", ".ruff_cache",
+                                                  ".pytest_cache", ".hypothesis", "node_modules", "test-artifacts"))
     (checkout / "tests" / "test_probe_checkout.py").write_text(PROBE, encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(checkout),
                            "-c", str(checkout / "pyproject.toml"), "tests/test_probe_checkout.py",
