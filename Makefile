@@ -58,7 +58,7 @@ app: $(APP_STAMP)
 # The tests outside tests/e2e and the benchmarks run in one pytest process per core (pytest-xdist): every test
 # has its own database, files and free ports, and each process starts its own PostgreSQL cluster. The browser,
 # server and benchmark tests run in one process after them: their servers and Chromium take the cores to themselves.
-PARALLEL := -n auto --maxprocesses=8
+PARALLEL := -n logical --maxprocesses=8
 
 # The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.
 check: $(STAMP)
