@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fairval.analysis.ppi import bounded_interval, with_validity
+from fairval.analysis.ppi import PpiEstimate, bounded_interval, ppi_estimate
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.shapes import AdaptiveTerms, ErrorModel, Evidence, Floats, FloorChoice, Rule
 
 DEFAULT_FLOOR = 0.5            # τ of an active draw without a pilot (see bench/active.py)
@@ -150,25 +151,21 @@ def weighted_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
 
 
 def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.ndarray, judge_all: np.ndarray,
-                    pi_all: np.ndarray) -> dict[str, Any]:
+                    pi_all: np.ndarray) -> PpiEstimate:
     """human, judge_drawn, pi_drawn: the drawn pairs that have human ratings, in the same order;
-    judge_all, pi_all: every pair of the study (drawn or not). Returns value, ci, lambda, n_labelled,
-    n_unlabelled, as analysis.ppi.ppi_mean does."""
+    judge_all, pi_all: every pair of the study (drawn or not). The estimate as analysis.ppi.ppi_mean's."""
     y, f, pi = (np.asarray(a, float) for a in (human, judge_drawn, pi_drawn))
     f_all, pi_all = np.asarray(judge_all, float), np.asarray(pi_all, float)
     n, big_n = len(y), len(f_all)
-    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
     if n < 2 or big_n <= n:
-        out["reason"] = (f"{n} drawn pair(s) with human ratings among {big_n}; the weighted estimate needs at "
-                         "least 2 and a pair left to the judge")
-        return out
+        return PpiEstimate(None, None, None, n, big_n - n, reason=because(Why.FEW_DRAWN, n=n, among=big_n),
+                           weighted=True)
     w = weights(pi, pi_all)
     lam = tuned_lambda(y, f, w, f_all)
     rectifier = w * (y - lam * f)
     value = float(np.clip(lam * f_all.mean() + rectifier.mean(), -1, 1))    # weights can carry it past H's range
     se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
-    return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))),
-                          "lambda": lam})
+    return ppi_estimate(value, bounded_interval(value, se, n, (-1.0, 1.0)), n, big_n - n, lam, weighted=True)
 
 
 def ppi_terms(human: npt.ArrayLike, judge: npt.ArrayLike, w: npt.ArrayLike, judge_mean: float) -> Floats:

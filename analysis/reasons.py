@@ -23,6 +23,8 @@ class Why(Enum):
     NO_BOTH_ORDERS = "no pair has the judge's probabilities for both orders"
     FEW_FOR_PPI = ("{n} pair{n_s} rated by people and scored by the judge, {unlabelled} scored by the judge alone; "
                    "prediction-powered inference needs at least 2 of the first and 1 of the second")
+    FEW_DRAWN = ("{n} drawn pair(s) with human ratings among {among}; the weighted estimate needs at least 2 and a "
+                 "pair left to the judge")
     FEW_RATERS_FOR_ALT_TEST = ("{n} rater{n_s} rated at least {min_items} items that others also rated; the test "
                                "needs at least {minimum}")
     ONE_RATED_PAIR = "one rated pair: no interval"

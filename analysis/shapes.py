@@ -1,22 +1,39 @@
-"""The shapes of analysis/'s answers that are still dicts: JSON-ready states a study keeps between
-decisions (RunningCS's, the chance rules) and the active design's and anytime sequences' results."""
+"""The shapes of analysis/'s answers shared by its modules: the JSON-ready states a study keeps between
+decisions (RunningCS's, the chance rules), as TypedDicts because they are stored as JSON, and the frozen
+results of the anytime sequences."""
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason
+
 Floats = npt.NDArray[np.float64]
 
 
-class Sequenced(TypedDict):
-    """confidence_sequence's answer; `reason` only when the running interval became empty."""
+@dataclass(frozen=True, slots=True)
+class Sequenced:
+    """confidence_sequence's answer: the observations' mean, the interval after the last of them, n and the
+    spread on the unit scale; `reason` when there is no interval."""
     value: float | None
-    ci: list[float] | None
+    ci: Interval | None
     n: int
     sd: float | None
-    reason: NotRequired[str]
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveInterval:
+    """running_adaptive.interval's answer: H's estimate and anytime interval over the decided prefix (None
+    before 2 kept pairs, or if the running interval became empty), its kept (complete) and decided pairs."""
+    value: float | None
+    ci: Interval | None
+    n_pairs_complete: int
+    n_decided: int
 
 
 class RunningState(TypedDict):

@@ -14,7 +14,7 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.guarantees import guarantee
-from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
+from fairval.analysis.ppi import bounded_interval, classical_mean, validity
 from fairval.analysis.reasons import Why, because
 from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
@@ -61,7 +61,8 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
                                                      len(terms), (-1.0, 1.0))))
-    out = with_validity(out)
+    if valid := validity(int(kept.sum())):
+        out["valid"] = valid
     return Ppi.of(**out, cs=_anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item))
 
 

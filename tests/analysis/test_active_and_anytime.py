@@ -55,12 +55,12 @@ def test_the_weighted_estimate_is_unbiased_whatever_the_judges_errors():
     values = []
     for _ in range(400):
         drawn = rng.random(2000) < pi
-        values.append(active_ppi_mean(y[drawn], f[drawn], pi[drawn], f, pi)["value"])
+        values.append(active_ppi_mean(y[drawn], f[drawn], pi[drawn], f, pi).value)
     assert abs(np.mean(values) - y.mean()) < 3 * np.std(values) / math.sqrt(400)
     uniform = np.full(2000, 0.1)
     drawn = rng.random(2000) < uniform
     plain = active_ppi_mean(y[drawn], f[drawn], uniform[drawn], f, uniform)
-    assert plain["n_labelled"] == drawn.sum() and plain["ci"][0] < plain["value"] < plain["ci"][1]
+    assert plain.n_labelled == drawn.sum() and plain.ci[0] < plain.value < plain.ci[1]
 
 
 def direct_capital(x, m, alpha=0.05, planned=None):
@@ -98,10 +98,10 @@ def test_two_pairs_give_a_wide_interval_not_a_zero_width_one():
     """The issue's study: 2 pairs whose raters all answered C (score 0). The asymptotic sequence said
     [0, 0]; the betting sequence stays wide, inside H's range, and narrows only with evidence."""
     at_two = confidence_sequence(np.zeros(2), lower=-2, upper=2)
-    assert at_two["ci"][1] - at_two["ci"][0] > 1
+    assert at_two.ci[1] - at_two.ci[0] > 1
     at_many = confidence_sequence(np.zeros(400), lower=-2, upper=2)
-    assert 0 < at_many["ci"][1] - at_many["ci"][0] < at_two["ci"][1] - at_two["ci"][0]
-    assert at_many["ci"][0] < 0 < at_many["ci"][1]
+    assert 0 < at_many.ci[1] - at_many.ci[0] < at_two.ci[1] - at_two.ci[0]
+    assert at_many.ci[0] < 0 < at_many.ci[1]
 
 
 @pytest.mark.parametrize("world", ["skewed", "two points", "drifting order"])

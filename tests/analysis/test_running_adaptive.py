@@ -72,15 +72,15 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
         state = json.loads(json.dumps(running_adaptive.step(state, kept=bool(kept[t]), human=y[t], judge=f[t],
                                                             chance=chance[t], least=least[t])))
         got = running_adaptive.interval(state)
-        assert got["n_decided"] == t + 1 and got["n_pairs_complete"] == kept[: t + 1].sum()
+        assert got.n_decided == t + 1 and got.n_pairs_complete == kept[: t + 1].sum()
         if kept[: t + 1].sum() < 2:
-            assert got["ci"] is None
+            assert got.ci is None
             continue
         expected = [max(low[t], -1.0), min(high[t], 1.0)]
         if t + 1 < ASYMPTOTIC_FROM:
-            assert got["ci"] == expected                         # the betting head: the same operations
+            assert list(got.ci) == expected                         # the betting head: the same operations
         else:
-            assert got["ci"] == pytest.approx(expected, abs=1e-12)
-        assert got["value"] == pytest.approx(found["terms"][: t + 1].mean(), abs=1e-12)
-        widths.append(got["ci"][1] - got["ci"][0])
+            assert list(got.ci) == pytest.approx(expected, abs=1e-12)
+        assert got.value == pytest.approx(found["terms"][: t + 1].mean(), abs=1e-12)
+        widths.append(got.ci.width)
     assert min(widths) < 0.9 * max(widths)                        # it narrowed: the comparison saw real ends
