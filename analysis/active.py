@@ -207,14 +207,14 @@ def mix_evidence(residual: Floats, chances: dict[float, Floats], weight: Floats 
         d = e2 * (1 / pi - 1 / chances[1.0])
         mean = float(np.sum(w * d)) / total
         se = math.sqrt(float(np.sum(w ** 2 * (d - mean) ** 2))) / total
-        out[tau] = {"relative": (uniform + mean) / scale, "upper": (mean + EVIDENCE_Z * se) / scale}
+        out[tau] = Evidence((uniform + mean) / scale, (mean + EVIDENCE_Z * se) / scale)
     return out
 
 
 def least_variance(evidence: Mapping[float, Evidence]) -> float:
     """The τ whose bound on the variance change is lowest: 1 (uniform) unless some τ is shown to save
     (its bound below 0); ties (within 1e-9) go to the more uniform draw."""
-    bound = {tau: min(evidence[tau]["upper"], 0.0) if tau < 1 else 0.0 for tau in evidence}
+    bound = {tau: min(evidence[tau].upper, 0.0) if tau < 1 else 0.0 for tau in evidence}
     low = min(bound.values())
     return max(tau for tau in bound if bound[tau] <= low + 1e-9)
 
@@ -250,7 +250,7 @@ def expected_squared_errors(pilot_uncertainty: np.ndarray, pilot_residual: np.nd
     lower = max(slope - EVIDENCE_Z * se, 0.0)
     level = max(float(e2.mean()) - lower * float(u.mean()), 1e-6)    # the line through the pilot's means
     expected = level + lower * np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
-    return {"expected": expected, "slope": slope, "slope_lower": lower}
+    return ErrorModel(expected, slope, lower)
 
 
 def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
@@ -260,11 +260,10 @@ def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, unce
     everywhere that is the uniform draw (floor 1). Returns floor, slope, slope_lower, n_pilot and each
     floor's variance relative to uniform."""
     found = expected_squared_errors(pilot_uncertainty, pilot_residual, uncertainty)
-    variance = {floor: predicted_variance(uncertainty, found["expected"], budget, floor) for floor in floors}
+    variance = {floor: predicted_variance(uncertainty, found.expected, budget, floor) for floor in floors}
     best = min(floors, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
-    return {"floor": best, "slope": found["slope"], "slope_lower": found["slope_lower"],
-            "n_pilot": len(pilot_uncertainty),
-            "relative_variance": {floor: variance[floor] / variance[max(floors)] for floor in floors}}
+    return FloorChoice(best, found.slope, found.slope_lower, len(pilot_uncertainty),
+                       {floor: variance[floor] / variance[max(floors)] for floor in floors})
 
 
 # The live (adaptive) design: pairs decided one at a time in a seeded random order, each kept for people
@@ -342,7 +341,7 @@ def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kep
     lam = np.nan_to_num(lam)
     terms = lam * judge_mean + w * (y - lam * f)
     reach = (1 + lam) / least
-    return {"terms": terms, "lows": lam * judge_mean - reach, "highs": lam * judge_mean + reach}
+    return AdaptiveTerms(terms, lam * judge_mean - reach, lam * judge_mean + reach)
 
 
 def adaptive_step(sums: list[float], human: float | None, judge: float, chance: float, kept: bool,

@@ -1,6 +1,6 @@
 """The shapes of analysis/'s answers shared by its modules: the JSON-ready states a study keeps between
 decisions (RunningCS's, the chance rules), as TypedDicts because they are stored as JSON, and the frozen
-results of the anytime sequences."""
+results of the active design and the anytime sequences."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -67,20 +67,27 @@ class WaterRule(TypedDict):
 Rule = UniformRule | SaturatedRule | WaterRule
 
 
-class Evidence(TypedDict):
-    """What rated pairs say of one mix τ (mix_evidence)."""
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What rated pairs say of one mix τ (mix_evidence): its variance relative to uniform's, and the
+    one-sided 90% bound on the change."""
     relative: float
     upper: float
 
 
-class ErrorModel(TypedDict):
-    """expected_squared_errors' answer: per study pair its expected squared residual, and the line's slope."""
+@dataclass(frozen=True, slots=True, eq=False)
+class ErrorModel:
+    """expected_squared_errors' answer: per study pair its expected squared residual, and the line's slope
+    with its one-sided 90% lower bound (not below 0)."""
     expected: Floats
     slope: float
     slope_lower: float
 
 
-class FloorChoice(TypedDict):
+@dataclass(frozen=True, slots=True)
+class FloorChoice:
+    """choose_floor's answer: the floor, the pilot's line (slope, its lower bound), its pairs, and each
+    floor's predicted variance relative to uniform's."""
     floor: float
     slope: float
     slope_lower: float
@@ -88,7 +95,8 @@ class FloorChoice(TypedDict):
     relative_variance: dict[float, float]
 
 
-class AdaptiveTerms(TypedDict):
+@dataclass(frozen=True, slots=True, eq=False)
+class AdaptiveTerms:
     """Per decided pair, Z_t and the bounds known before it."""
     terms: Floats
     lows: Floats

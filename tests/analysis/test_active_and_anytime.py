@@ -184,18 +184,18 @@ def test_the_mix_is_chosen_from_a_pilot_that_shows_the_judges_uncertainty_tracki
     study_u = rng.beta(0.3, 2.0, 3000)                  # most pairs sure, a few unsure
     u, residual = _pilot(rng, related=True)
     found = choose_floor(u, residual, study_u, 300)
-    assert found["floor"] < 1 and found["slope_lower"] > 0
+    assert found.floor < 1 and found.slope_lower > 0
     # the predicted variances, written out: expected e² = a + b √u with the pilot's line through its means
-    level = max((residual ** 2).mean() - found["slope_lower"] * np.sqrt(u).mean(), 1e-6)
-    expected = level + found["slope_lower"] * np.sqrt(study_u)
-    for floor, ratio in found["relative_variance"].items():
+    level = max((residual ** 2).mean() - found.slope_lower * np.sqrt(u).mean(), 1e-6)
+    expected = level + found.slope_lower * np.sqrt(study_u)
+    for floor, ratio in found.relative_variance.items():
         pi = inclusion_probabilities(study_u, 300, floor=floor)
         want = np.sum(expected * (1 - pi) / pi) / np.sum(expected * (1 - 0.1) / 0.1)
         assert ratio == pytest.approx(want, rel=1e-9)
-    assert found["relative_variance"][found["floor"]] == min(found["relative_variance"].values()) < 1
+    assert found.relative_variance[found.floor] == min(found.relative_variance.values()) < 1
     u, residual = _pilot(rng, related=False)
     unrelated = choose_floor(u, residual, study_u, 300)
-    assert unrelated["floor"] == 1.0            # a uniform draw: the pilot shows no reason to lean on u
+    assert unrelated.floor == 1.0            # a uniform draw: the pilot shows no reason to lean on u
 
 
 def test_a_pilot_too_small_to_judge_is_refused():
