@@ -33,6 +33,7 @@ class Why(Enum):
     NOT_ASKED_SWAPPED = "the judge was not asked with the group labels swapped (fairval lmra run --swap-groups)"
     FEW_FOR_CONFIDENCE = "needs at least 2 pairs with the judge's probabilities and people's answers"
     FEW_FOR_LENGTH = "needs at least 3 pairs whose lengths, judge scores and people's scores vary"
+    FEW_TO_CROSS_VALIDATE = "{n} pairs scored by both; {folds}-fold cross-validation needs {needed}"
     FEW_RATERS = "fewer than two raters"
     NONE_RATED_TWICE = "no item was rated by two or more raters"
     NO_RATING_VARIATION = "every rating of the rated-twice items has the same value; alpha is undefined without variation"

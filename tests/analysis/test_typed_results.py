@@ -13,6 +13,7 @@ import pytest
 
 from fairval.analysis.active import active_ppi_mean, adaptive_terms, choose_floor
 from fairval.analysis.interval import Interval
+from fairval.analysis.judge_map import cross_validate
 from fairval.analysis.planner import Pay, cheapest
 from fairval.analysis.ppi import FEW_PAIRS, ppi_mean
 from fairval.analysis.reasons import Why
@@ -27,7 +28,6 @@ KEPT = {
     "rule_constants": "a chance rule kept in the study's state as JSON (store/mixes.py)",
     "fit_isotonic": "the calibration map file's table, read back by apply_isotonic",
     "fit_linear": "the calibration map file's line, read back by apply_linear",
-    "cross_validate": "written into the calibration map file",
     "mix_evidence": "τ -> a frozen Evidence",
     "calibrate_by_group": "group -> a frozen Calibration",
     "accuracy_by_intended": "group -> a frozen Accuracy",
@@ -113,3 +113,14 @@ def test_the_active_designs_answers_are_frozen_objects():
     terms = adaptive_terms(np.zeros(3), np.zeros(3), np.full(3, 0.5), np.ones(3, bool), 0.0, np.full(3, 0.5))
     assert terms.terms.shape == terms.lows.shape == terms.highs.shape == (3,)
     assert (terms.lows < terms.terms).all() and (terms.terms < terms.highs).all()
+
+
+def test_the_cross_validation_is_typed_and_the_calibration_map_file_keeps_its_form():
+    rng = np.random.default_rng(2)
+    human = rng.uniform(-1, 1, 40)
+    few = cross_validate(human[:6], human[:6])
+    assert few.reason is not None and few.reason.why is Why.FEW_TO_CROSS_VALIDATE
+    assert few.to_dict() == {"reason": "6 pairs scored by both; 5-fold cross-validation needs 10"}
+    plain = cross_validate(human + rng.normal(0, 0.1, 40), human).to_dict()
+    assert list(plain) == ["folds", "n", "raw", "isotonic", "linear"] and (plain["folds"], plain["n"]) == (5, 40)
+    assert all(list(plain[k]) == ["pearson_r", "mae"] for k in ("raw", "isotonic", "linear"))
