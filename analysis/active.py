@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fairval.analysis.ppi import bounded_interval, with_validity
+from fairval.analysis.ppi import PpiEstimate, bounded_interval, ppi_estimate
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.shapes import AdaptiveTerms, ErrorModel, Evidence, Floats, FloorChoice, Rule
 
 DEFAULT_FLOOR = 0.5            # τ of an active draw without a pilot (see bench/active.py)
@@ -150,25 +151,21 @@ def weighted_lambda(y: np.ndarray, f: np.ndarray, w: np.ndarray) -> float:
 
 
 def active_ppi_mean(human: np.ndarray, judge_drawn: np.ndarray, pi_drawn: np.ndarray, judge_all: np.ndarray,
-                    pi_all: np.ndarray) -> dict[str, Any]:
+                    pi_all: np.ndarray) -> PpiEstimate:
     """human, judge_drawn, pi_drawn: the drawn pairs that have human ratings, in the same order;
-    judge_all, pi_all: every pair of the study (drawn or not). Returns value, ci, lambda, n_labelled,
-    n_unlabelled, as analysis.ppi.ppi_mean does."""
+    judge_all, pi_all: every pair of the study (drawn or not). The estimate as analysis.ppi.ppi_mean's."""
     y, f, pi = (np.asarray(a, float) for a in (human, judge_drawn, pi_drawn))
     f_all, pi_all = np.asarray(judge_all, float), np.asarray(pi_all, float)
     n, big_n = len(y), len(f_all)
-    out: dict[str, Any] = {"value": None, "ci": None, "lambda": None, "n_labelled": n, "n_unlabelled": big_n - n}
     if n < 2 or big_n <= n:
-        out["reason"] = (f"{n} drawn pair(s) with human ratings among {big_n}; the weighted estimate needs at "
-                         "least 2 and a pair left to the judge")
-        return out
+        return PpiEstimate(None, None, None, n, big_n - n, reason=because(Why.FEW_DRAWN, n=n, among=big_n),
+                           weighted=True)
     w = weights(pi, pi_all)
     lam = tuned_lambda(y, f, w, f_all)
     rectifier = w * (y - lam * f)
     value = float(np.clip(lam * f_all.mean() + rectifier.mean(), -1, 1))    # weights can carry it past H's range
     se = math.sqrt(rectifier.var(ddof=1) / n + lam ** 2 * f_all.var(ddof=1) / big_n)
-    return with_validity({**out, "value": float(value), "ci": list(bounded_interval(value, se, n, (-1.0, 1.0))),
-                          "lambda": lam})
+    return ppi_estimate(value, bounded_interval(value, se, n, (-1.0, 1.0)), n, big_n - n, lam, weighted=True)
 
 
 def ppi_terms(human: npt.ArrayLike, judge: npt.ArrayLike, w: npt.ArrayLike, judge_mean: float) -> Floats:
@@ -210,14 +207,14 @@ def mix_evidence(residual: Floats, chances: dict[float, Floats], weight: Floats 
         d = e2 * (1 / pi - 1 / chances[1.0])
         mean = float(np.sum(w * d)) / total
         se = math.sqrt(float(np.sum(w ** 2 * (d - mean) ** 2))) / total
-        out[tau] = {"relative": (uniform + mean) / scale, "upper": (mean + EVIDENCE_Z * se) / scale}
+        out[tau] = Evidence((uniform + mean) / scale, (mean + EVIDENCE_Z * se) / scale)
     return out
 
 
 def least_variance(evidence: Mapping[float, Evidence]) -> float:
     """The τ whose bound on the variance change is lowest: 1 (uniform) unless some τ is shown to save
     (its bound below 0); ties (within 1e-9) go to the more uniform draw."""
-    bound = {tau: min(evidence[tau]["upper"], 0.0) if tau < 1 else 0.0 for tau in evidence}
+    bound = {tau: min(evidence[tau].upper, 0.0) if tau < 1 else 0.0 for tau in evidence}
     low = min(bound.values())
     return max(tau for tau in bound if bound[tau] <= low + 1e-9)
 
@@ -253,7 +250,7 @@ def expected_squared_errors(pilot_uncertainty: np.ndarray, pilot_residual: np.nd
     lower = max(slope - EVIDENCE_Z * se, 0.0)
     level = max(float(e2.mean()) - lower * float(u.mean()), 1e-6)    # the line through the pilot's means
     expected = level + lower * np.sqrt(np.clip(np.asarray(uncertainty, float), 0, None))
-    return {"expected": expected, "slope": slope, "slope_lower": lower}
+    return ErrorModel(expected, slope, lower)
 
 
 def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, uncertainty: np.ndarray,
@@ -263,11 +260,10 @@ def choose_floor(pilot_uncertainty: np.ndarray, pilot_residual: np.ndarray, unce
     everywhere that is the uniform draw (floor 1). Returns floor, slope, slope_lower, n_pilot and each
     floor's variance relative to uniform."""
     found = expected_squared_errors(pilot_uncertainty, pilot_residual, uncertainty)
-    variance = {floor: predicted_variance(uncertainty, found["expected"], budget, floor) for floor in floors}
+    variance = {floor: predicted_variance(uncertainty, found.expected, budget, floor) for floor in floors}
     best = min(floors, key=lambda floor: (variance[floor], -floor))  # ties go to the more uniform draw
-    return {"floor": best, "slope": found["slope"], "slope_lower": found["slope_lower"],
-            "n_pilot": len(pilot_uncertainty),
-            "relative_variance": {floor: variance[floor] / variance[max(floors)] for floor in floors}}
+    return FloorChoice(best, found.slope, found.slope_lower, len(pilot_uncertainty),
+                       {floor: variance[floor] / variance[max(floors)] for floor in floors})
 
 
 # The live (adaptive) design: pairs decided one at a time in a seeded random order, each kept for people
@@ -345,7 +341,7 @@ def adaptive_terms(human: np.ndarray, judge: np.ndarray, chance: np.ndarray, kep
     lam = np.nan_to_num(lam)
     terms = lam * judge_mean + w * (y - lam * f)
     reach = (1 + lam) / least
-    return {"terms": terms, "lows": lam * judge_mean - reach, "highs": lam * judge_mean + reach}
+    return AdaptiveTerms(terms, lam * judge_mean - reach, lam * judge_mean + reach)
 
 
 def adaptive_step(sums: list[float], human: float | None, judge: float, chance: float, kept: bool,

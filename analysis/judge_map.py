@@ -1,14 +1,19 @@
 """A calibrated judge: the mean human score as a function of the judge's score, fitted by isotonic
 regression (monotone, no shape assumed) and by a line beside it, checked by k-fold cross-validation
-over pairs, and kept as a small table that maps any judge score onto the human scale."""
+over pairs, and kept as a small table that maps any judge score onto the human scale. The table and the
+line are the calibration map file's JSON (TypedDicts, read back by apply_*); the cross-validation is a frozen
+result, written into the file by its to_dict."""
 from __future__ import annotations
 
-from typing import TypedDict
+from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
 from scipy.optimize import isotonic_regression
+
+from fairval.analysis.reasons import Reason, Why, because
 
 Scores = npt.NDArray[np.float64]
 
@@ -23,19 +28,30 @@ class Line(TypedDict):
     intercept: float
 
 
-class Quality(TypedDict):
+@dataclass(frozen=True, slots=True)
+class Quality:
+    """Held-out agreement with the human score: Pearson's r (None without variation) and mean absolute error."""
     pearson_r: float | None
     mae: float
 
 
-class CrossValidation(TypedDict, total=False):
-    """Either `reason` alone (too few pairs) or the rest."""
-    reason: str
+@dataclass(frozen=True, slots=True)
+class CrossValidation:
+    """The raw judge's, the isotonic map's and the line's held-out quality over n pairs in `folds` folds, or
+    the reason there is none (too few pairs)."""
     folds: int
     n: int
-    raw: Quality
-    isotonic: Quality
-    linear: Quality
+    raw: Quality | None = None
+    isotonic: Quality | None = None
+    linear: Quality | None = None
+    reason: Reason | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The calibration map file's form: `reason` alone (its sentence), or the rest."""
+        if self.reason is not None:
+            return {"reason": str(self.reason)}
+        qualities = {"raw": self.raw, "isotonic": self.isotonic, "linear": self.linear}
+        return {"folds": self.folds, "n": self.n, **{k: asdict(q) for k, q in qualities.items() if q is not None}}
 
 
 def fit_isotonic(judge: npt.ArrayLike, human: npt.ArrayLike) -> IsotonicTable:
@@ -64,7 +80,7 @@ def apply_linear(line: Line, scores: npt.ArrayLike) -> Scores:
 
 def _quality(predicted: Scores, human: Scores) -> Quality:
     rho = float(stats.pearsonr(predicted, human).statistic) if np.ptp(predicted) > 0 and np.ptp(human) > 0 else None
-    return {"pearson_r": rho, "mae": float(np.abs(predicted - human).mean())}
+    return Quality(rho, float(np.abs(predicted - human).mean()))
 
 
 def cross_validate(judge: npt.ArrayLike, human: npt.ArrayLike, *, folds: int = 5, seed: int = 0) -> CrossValidation:
@@ -72,12 +88,12 @@ def cross_validate(judge: npt.ArrayLike, human: npt.ArrayLike, *, folds: int = 5
     the line, each fitted on the other folds."""
     x, y = np.asarray(judge, np.float64), np.asarray(human, np.float64)
     if len(x) < 2 * folds:
-        return {"reason": f"{len(x)} pairs scored by both; {folds}-fold cross-validation needs {2 * folds}"}
+        return CrossValidation(folds, len(x), reason=because(Why.FEW_TO_CROSS_VALIDATE, n=len(x), folds=folds,
+                                                             needed=2 * folds))
     fold = np.random.default_rng(seed).permutation(len(x)) % folds
     iso, line = np.empty(len(x)), np.empty(len(x))
     for k in range(folds):
         train, test = fold != k, fold == k
         iso[test] = apply_isotonic(fit_isotonic(x[train], y[train]), x[test])
         line[test] = apply_linear(fit_linear(x[train], y[train]), x[test])
-    return {"folds": folds, "n": len(x), "raw": _quality(x, y), "isotonic": _quality(iso, y),
-            "linear": _quality(line, y)}
+    return CrossValidation(folds, len(x), _quality(x, y), _quality(iso, y), _quality(line, y))

@@ -175,7 +175,9 @@ def betting_interval(values: np.ndarray, bounds: tuple[float, float]) -> tuple[f
     confidence sequence (analysis.sequential) with its bets sized for these n, read after the last value.
     Never of zero width and inside `bounds`; the whole range in the rare case (≤ 5%) it comes out empty."""
     found = confidence_sequence(np.asarray(values, float), lower=bounds[0], upper=bounds[1], planned=len(values))
-    return (float(bounds[0]), float(bounds[1])) if found["ci"] is None else inside(found["ci"], *bounds)
+    if found.ci is None or found.ci.low is None or found.ci.high is None:
+        return (float(bounds[0]), float(bounds[1]))
+    return inside((found.ci.low, found.ci.high), *bounds)
 
 
 def mean_with_interval(scores: pd.Series, n_boot: int, seed: int,

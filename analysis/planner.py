@@ -32,7 +32,8 @@ class Widths(TypedDict):
     harm_width: float
 
 
-class Design(TypedDict):
+@dataclass(frozen=True, slots=True)
+class PlannedDesign:
     """The design `cheapest` chose: its size, what it costs and the width it is expected to reach."""
     pairs: int
     raters_per_pair: int
@@ -169,7 +170,7 @@ def _widths(human: npt.NDArray[np.float64], judge: npt.NDArray[np.float64], n: i
             "sign_width": float((high - low).mean()), "harm_width": float(h_width.mean())}
 
 
-def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> Design | None:
+def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> PlannedDesign | None:
     """The least costly design whose expected interval width is at most the target, or None."""
     column = {"rho": "rho_width", "sign": "sign_width", "harm": "harm_width"}[statistic]
     fits = table[table[column] <= target]
@@ -177,5 +178,5 @@ def cheapest(table: pd.DataFrame, statistic: str, target: float, pay: Pay) -> De
         return None
     costed = [(pay.cost(int(row.pairs), int(row.raters_per_pair)), row) for row in fits.itertuples()]
     (judgments, raters, cost), row = min(costed, key=lambda c: (c[0][2], c[1].pairs))
-    return {"pairs": int(row.pairs), "raters_per_pair": int(row.raters_per_pair), "judgments": judgments,
-            "raters": raters, "cost": round(cost, 2), "expected_width": float(getattr(row, column))}
+    return PlannedDesign(int(row.pairs), int(row.raters_per_pair), judgments, raters, round(cost, 2),
+                         float(getattr(row, column)))

@@ -23,6 +23,8 @@ class Why(Enum):
     NO_BOTH_ORDERS = "no pair has the judge's probabilities for both orders"
     FEW_FOR_PPI = ("{n} pair{n_s} rated by people and scored by the judge, {unlabelled} scored by the judge alone; "
                    "prediction-powered inference needs at least 2 of the first and 1 of the second")
+    FEW_DRAWN = ("{n} drawn pair(s) with human ratings among {among}; the weighted estimate needs at least 2 and a "
+                 "pair left to the judge")
     FEW_RATERS_FOR_ALT_TEST = ("{n} rater{n_s} rated at least {min_items} items that others also rated; the test "
                                "needs at least {minimum}")
     ONE_RATED_PAIR = "one rated pair: no interval"
@@ -31,6 +33,7 @@ class Why(Enum):
     NOT_ASKED_SWAPPED = "the judge was not asked with the group labels swapped (fairval lmra run --swap-groups)"
     FEW_FOR_CONFIDENCE = "needs at least 2 pairs with the judge's probabilities and people's answers"
     FEW_FOR_LENGTH = "needs at least 3 pairs whose lengths, judge scores and people's scores vary"
+    FEW_TO_CROSS_VALIDATE = "{n} pairs scored by both; {folds}-fold cross-validation needs {needed}"
     FEW_RATERS = "fewer than two raters"
     NONE_RATED_TWICE = "no item was rated by two or more raters"
     NO_RATING_VARIATION = "every rating of the rated-twice items has the same value; alpha is undefined without variation"

@@ -8,16 +8,16 @@ gives the same inputs annotate.results.adaptive gives the full analysis; the end
 (the head's to the bit, the asymptotic ones to rounding)."""
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
 from fairval.analysis import running_betting
 from fairval.analysis.active import LIVE_PRIOR, adaptive_step
+from fairval.analysis.interval import Interval
 from fairval.analysis.running_betting import State
 from fairval.analysis.sequential import ASYMPTOTIC_FROM, RunningCS, split_alpha
 from fairval.analysis.sequential import step as asymptotic_step
+from fairval.analysis.shapes import AdaptiveInterval
 
 # The asymptotic part's interval at each decided pair alone, not their running intersection (issue 53): the
 # weighted terms' running mean and spread drift until the rare large terms (pairs the judge was sure of, rated
@@ -97,13 +97,11 @@ def step(state: State, *, kept: bool, human: float | None, judge: float, chance:
             "asymptotic": asymptotic.to_dict(), "tame_prefix": prefix, "tame_ends": tame_ends}
 
 
-def interval(state: State) -> dict[str, Any]:
-    """value, ci (None before 2 kept pairs, or if the running interval became empty), n_pairs_complete
-    (the kept pairs in the prefix) and n_decided, as annotate.results.adaptive reports them."""
+def interval(state: State) -> AdaptiveInterval:
+    """H's estimate and interval from the sequence's state, as annotate.results.adaptive reports them."""
     n, kept = state["n"], state["kept"]
-    out: dict[str, Any] = {"value": None, "ci": None, "n_pairs_complete": kept, "n_decided": n}
     if kept < 2:
-        return out
+        return AdaptiveInterval(None, None, kept, n)
     asymptotic = RunningCS.from_dict(state["asymptotic"])
     head = state["head"]
     if n < ASYMPTOTIC_FROM:
@@ -114,5 +112,5 @@ def interval(state: State) -> dict[str, Any]:
             if ends is not None and other is not None:
                 ends = (max(ends[0], other[0]), min(ends[1], other[1]))
     means = state["means"]
-    ci = None if ends is None or ends[0] > ends[1] else [max(ends[0], means[0]), min(ends[1], means[1])]
-    return {**out, "value": asymptotic.mean, "ci": ci}
+    ci = None if ends is None or ends[0] > ends[1] else Interval(max(ends[0], means[0]), min(ends[1], means[1]))
+    return AdaptiveInterval(asymptotic.mean, ci, kept, n)

@@ -47,7 +47,7 @@ def likert_by_group(ratings: pd.DataFrame, by: str) -> pd.DataFrame:
     # (a betting confidence interval, Waudby-Smith and Ramdas 2024, bets sized for the group's n): where
     # Student's t on 3 ratings gave [2.9, 6.1], or [4, 4] when all three agreed.
     from fairval.analysis.sequential import confidence_sequence
-    ends = {key: confidence_sequence(part.to_numpy(float), lower=1, upper=5, planned=len(part))["ci"]
+    ends = {key: confidence_sequence(part.to_numpy(float), lower=1, upper=5, planned=len(part)).ci
             for key, part in frame.dropna(subset=["v"]).groupby([by, "question"], sort=True)["v"]}
     keys = list(zip(out[by], out["question"]))
     out["mean_ci_low"] = [ci[0] if (ci := ends.get(k)) else None for k in keys]

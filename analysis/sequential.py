@@ -32,6 +32,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.special import digamma
 
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Why, because
 from fairval.analysis.shapes import Floats, RunningState, Sequenced
 
 ALPHA = 0.05
@@ -150,14 +152,12 @@ def confidence_sequence(x: np.ndarray, *, lower: float, upper: float, planned: i
     x = np.asarray(x, float)
     n = len(x)
     if n < 1:
-        return {"value": None, "ci": None, "n": 0, "sd": None, "reason": "no observation yet"}
+        return Sequenced(None, None, 0, None, because(Why.NO_OBSERVATION))
     low, high = running_interval(x, lower=lower, upper=upper, planned=planned, alpha=alpha)
-    unit_sd = float(x.std(ddof=1)) / (upper - lower) if n > 1 else 0.5
-    mean = float(x.mean())
+    unit_sd, mean = float(x.std(ddof=1)) / (upper - lower) if n > 1 else 0.5, float(x.mean())
     if math.isnan(low[-1]):
-        return {"value": mean, "ci": None, "n": n, "sd": unit_sd,
-                "reason": "the running interval became empty (a chance of at most 5% when its conditions hold)"}
-    return {"value": mean, "ci": [float(low[-1]), float(high[-1])], "n": n, "sd": unit_sd}
+        return Sequenced(mean, None, n, unit_sd, because(Why.RUNNING_EMPTY))
+    return Sequenced(mean, Interval(float(low[-1]), float(high[-1])), n, unit_sd)
 
 
 # ---- The asymptotic confidence sequence (Waudby-Smith, Arbour, Sinha, Kennedy & Ramdas, "Time-uniform central

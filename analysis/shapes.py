@@ -1,22 +1,39 @@
-"""The shapes of analysis/'s answers that are still dicts: JSON-ready states a study keeps between
-decisions (RunningCS's, the chance rules) and the active design's and anytime sequences' results."""
+"""The shapes of analysis/'s answers shared by its modules: the JSON-ready states a study keeps between
+decisions (RunningCS's, the chance rules), as TypedDicts because they are stored as JSON, and the frozen
+results of the active design and the anytime sequences."""
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 
+from fairval.analysis.interval import Interval
+from fairval.analysis.reasons import Reason
+
 Floats = npt.NDArray[np.float64]
 
 
-class Sequenced(TypedDict):
-    """confidence_sequence's answer; `reason` only when the running interval became empty."""
+@dataclass(frozen=True, slots=True)
+class Sequenced:
+    """confidence_sequence's answer: the observations' mean, the interval after the last of them, n and the
+    spread on the unit scale; `reason` when there is no interval."""
     value: float | None
-    ci: list[float] | None
+    ci: Interval | None
     n: int
     sd: float | None
-    reason: NotRequired[str]
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AdaptiveInterval:
+    """running_adaptive.interval's answer: H's estimate and anytime interval over the decided prefix (None
+    before 2 kept pairs, or if the running interval became empty), its kept (complete) and decided pairs."""
+    value: float | None
+    ci: Interval | None
+    n_pairs_complete: int
+    n_decided: int
 
 
 class RunningState(TypedDict):
@@ -50,20 +67,27 @@ class WaterRule(TypedDict):
 Rule = UniformRule | SaturatedRule | WaterRule
 
 
-class Evidence(TypedDict):
-    """What rated pairs say of one mix τ (mix_evidence)."""
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What rated pairs say of one mix τ (mix_evidence): its variance relative to uniform's, and the
+    one-sided 90% bound on the change."""
     relative: float
     upper: float
 
 
-class ErrorModel(TypedDict):
-    """expected_squared_errors' answer: per study pair its expected squared residual, and the line's slope."""
+@dataclass(frozen=True, slots=True, eq=False)
+class ErrorModel:
+    """expected_squared_errors' answer: per study pair its expected squared residual, and the line's slope
+    with its one-sided 90% lower bound (not below 0)."""
     expected: Floats
     slope: float
     slope_lower: float
 
 
-class FloorChoice(TypedDict):
+@dataclass(frozen=True, slots=True)
+class FloorChoice:
+    """choose_floor's answer: the floor, the pilot's line (slope, its lower bound), its pairs, and each
+    floor's predicted variance relative to uniform's."""
     floor: float
     slope: float
     slope_lower: float
@@ -71,7 +95,8 @@ class FloorChoice(TypedDict):
     relative_variance: dict[float, float]
 
 
-class AdaptiveTerms(TypedDict):
+@dataclass(frozen=True, slots=True, eq=False)
+class AdaptiveTerms:
     """Per decided pair, Z_t and the bounds known before it."""
     terms: Floats
     lows: Floats

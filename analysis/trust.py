@@ -11,14 +11,15 @@ fixed-sequence testing, Bauer 1991), for exchangeable rated and unrated pairs. T
 threshold rejected (the lowest, so the most pairs are left to the judge), or none."""
 from __future__ import annotations
 
-from typing import TypedDict
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
 
-class Test(TypedDict):
+@dataclass(frozen=True, slots=True)
+class Test:
     """One threshold tested: the pairs at or above it, the judge's disagreements there, the binomial p."""
     threshold: float
     n: int
@@ -26,14 +27,17 @@ class Test(TypedDict):
     p_value: float
 
 
-class Trust(TypedDict):
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """The threshold chosen (None when none can be trusted), the pairs at or above it, the judge's
+    disagreements and the p-value there, the level asked for, and every threshold tested, in order."""
     threshold: float | None
     n_above: int
     disagreements: int | None
     p_value: float | None
     agreement: float
     risk: float
-    tested: list[Test]
+    tested: tuple[Test, ...]
 
 
 def trust_threshold(confidence: npt.ArrayLike, agrees: npt.ArrayLike, *, agreement: float = 0.9,
@@ -43,8 +47,7 @@ def trust_threshold(confidence: npt.ArrayLike, agrees: npt.ArrayLike, *, agreeme
     reject at all (n with agreement^n ≤ risk: 29 pairs for 0.9 and 0.05, and at least `minimum`), then every
     twentieth of the pairs (a test that fails by chance early ends the sequence, so it is not tried at
     every pair).
-    Returns threshold (None when none can be trusted), n_above, disagreements, p_value at it, and `tested`
-    (each threshold with its n, disagreements and p-value, in the order tested)."""
+    """
     if not 0 < agreement < 1 or not 0 < risk < 1:
         raise ValueError("agreement and risk must lie strictly between 0 and 1")
     c, ok = np.asarray(confidence, float), np.asarray(agrees, bool)
@@ -63,12 +66,10 @@ def trust_threshold(confidence: npt.ArrayLike, agrees: npt.ArrayLike, *, agreeme
         last = n
         errors = int(n - ok[:n].sum())
         p = float(stats.binom.cdf(errors, n, 1 - agreement))
-        tested.append({"threshold": float(c[k]), "n": n, "disagreements": errors, "p_value": p})
+        tested.append(Test(float(c[k]), n, errors, p))
         if p > risk:
             break
         chosen = tested[-1]
-    return {"threshold": None if chosen is None else chosen["threshold"],
-            "n_above": 0 if chosen is None else chosen["n"],
-            "disagreements": None if chosen is None else chosen["disagreements"],
-            "p_value": None if chosen is None else chosen["p_value"], "agreement": agreement, "risk": risk,
-            "tested": tested}
+    if chosen is None:
+        return Trust(None, 0, None, None, agreement, risk, tuple(tested))
+    return Trust(chosen.threshold, chosen.n, chosen.disagreements, chosen.p_value, agreement, risk, tuple(tested))

@@ -93,12 +93,12 @@ def _designs(rng, s: dict, n: int, evidence: dict) -> dict:
     y = s["y"][drawn]
     half = Z95 * y.std(ddof=1) / math.sqrt(n)
     out = {"people only": [y.mean() - half, y.mean() + half],
-           "uniform PPI++": ppi_mean(s["y"][drawn], s["f"][drawn], s["f"][~drawn])["ci"]}
-    chosen = choose_floor(evidence["u"], evidence["residual"], s["u"], n)["floor"]
+           "uniform PPI++": ppi_mean(s["y"][drawn], s["f"][drawn], s["f"][~drawn]).ci}
+    chosen = choose_floor(evidence["u"], evidence["residual"], s["u"], n).floor
     for name, floor in (("active", DEFAULT_FLOOR), ("active, pilot mix", chosen)):
         pi = inclusion_probabilities(s["u"], n, floor=floor)
         xi = rng.random(big_n) < pi
-        out[name] = active_ppi_mean(s["y"][xi], s["f"][xi], pi[xi], s["f"], pi)["ci"]
+        out[name] = active_ppi_mean(s["y"][xi], s["f"][xi], pi[xi], s["f"], pi).ci
     return out
 
 
@@ -114,7 +114,7 @@ def sizes_and_coverage(rho: float, studies: int, seed: int = 0, target: float = 
         truth = s["mu"].mean()
         for name, ci in _designs(rng, s, 300, evidence).items():
             covered.setdefault(name, []).append(ci[0] <= truth <= ci[1])
-        floors.append(choose_floor(evidence["u"], evidence["residual"], s["u"], 300)["floor"])
+        floors.append(choose_floor(evidence["u"], evidence["residual"], s["u"], 300).floor)
         if k < max(studies // 5, 20):               # widths vary little from study to study
             for n in SIZES:
                 for name, ci in _designs(rng, s, n, evidence).items():

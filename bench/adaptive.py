@@ -54,7 +54,7 @@ def adaptive_run(rng: np.random.Generator, s: dict, hold: float | None = None) -
     m = float(s["f"].mean())
     found = adaptive_terms(y, f, pi, kept, m, least)
     lower, upper = envelope(m, BUDGET, n)
-    low, high = stepwise_interval(found["terms"], found["lows"], found["highs"], lower=lower, upper=upper,
+    low, high = stepwise_interval(found.terms, found.lows, found.highs, lower=lower, upper=upper,
                                   means=(-1.0, 1.0), typical_span=TYPICAL_SPAN, planned=n)
     rated, covered, at = _stop(low, high, s["mu"].mean(), np.cumsum(kept))
     return rated, covered, float(leaning[:at + 1].mean())

@@ -54,8 +54,8 @@ def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
                            prefix["chance"].to_numpy(float), kept, m, least)
     lower, upper = envelope(m, sample["budget"], len(pool))
-    low, high = anytime_running(found["terms"], lower=lower, upper=upper, planned=len(pool),
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
+    low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=len(pool),
+                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
                                 intersect=INTERSECT)
     low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], len(pool)))
     early = np.cumsum(kept) < 2

@@ -58,17 +58,17 @@ def held_out(rho: float, world: str, studies: int, seed: int = 11) -> dict:
         chosen = rng.choice(known, size=CALIBRATION, replace=False)
         rest = np.setdiff1d(known, chosen)
         found = trust_threshold(confidence[chosen], answer[chosen] == majority[chosen], agreement=AGREEMENT, risk=RISK)
-        if found["threshold"] is None:
+        if found.threshold is None:
             none += 1
             continue
-        above = rest[confidence[rest] >= found["threshold"]]
+        above = rest[confidence[rest] >= found.threshold]
         realised = float(np.mean(answer[above] == majority[above]))
         met.append(realised >= AGREEMENT)
         agreement.append(realised)
-        trusted.append(float(np.mean(confidence >= found["threshold"])))
+        trusted.append(float(np.mean(confidence >= found.threshold)))
         main = np.setdiff1d(np.arange(len(answer)), chosen)          # every other pair, ties included
         people = np.nan_to_num(majority[main])
-        sure = confidence[main] >= found["threshold"]
+        sure = confidence[main] >= found.threshold
         labels = np.where(sure, answer[main], people)
         gap = abs(np.mean(labels == 1) - np.mean(labels == -1) - (np.mean(people == 1) - np.mean(people == -1)))
         escalated.append(1 - float(np.mean(sure)))

@@ -5,6 +5,7 @@ settings) forgets the row; the next check rebuilds it from the whole study."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from fairval.store import mixes
 from fairval.store.engine import Connection, Row
@@ -33,7 +34,7 @@ def version(db: Connection, study_id: str) -> int | None:
 
 
 def save(db: Connection, study_id: str, state: Row, *, n: int, value: float | None,
-         ci: list[float] | None) -> None:
+         ci: Sequence[float | None] | None) -> None:
     """Inside the caller's write transaction (the one that stored the ratings the state counts)."""
     db.insert("running_intervals", [{"study_id": study_id, "state": json.dumps(state), "n": n, "value": value,
                                      "ci_low": None if ci is None else ci[0],

@@ -151,7 +151,7 @@ def test_through_serving_computes_its_references_independently():
     rng = np.random.default_rng(3)
     f = rng.uniform(-1, 1, 900)
     y = np.clip(0.8 * f + rng.normal(0, 0.3, 900), -1, 1)
-    assert ppi_fixed_n(y[:150], f[:150], f[150:]) == pytest.approx(ppi_mean(y[:150], f[:150], f[150:])["ci"], abs=1e-12)
+    assert ppi_fixed_n(y[:150], f[:150], f[150:]) == pytest.approx(list(ppi_mean(y[:150], f[:150], f[150:]).ci), abs=1e-12)
     relation = {}
     for world in ("clear pairs", "sureness unrelated to error"):
         w = make_world(np.random.default_rng(5), world, 3000)

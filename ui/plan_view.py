@@ -69,9 +69,9 @@ def render(study_id: str, db_path: str) -> None:
     if best is None:
         st.warning(f"No design up to {int(table['pairs'].max())} pairs reaches width {target:g}.")
     else:
-        st.success(f"Cheapest: {best['pairs']} pairs × {formats.count(best['raters_per_pair'], 'rater')} = {best['judgments']} "
-                   f"judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
-                   f"(expected width {formats.ratio(best['expected_width'])}).")
+        st.success(f"Cheapest: {best.pairs} pairs × {formats.count(best.raters_per_pair, 'rater')} = {best.judgments} "
+                   f"judgments by about {best.raters} raters, {best.cost:.2f} {currency} with the fee "
+                   f"(expected width {formats.ratio(best.expected_width)}).")
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column).map(formats.ratio)
     if planned.pilot_pairs is not None and planned.pilot_pairs < 30:
         st.warning(f"The pilot has only {formats.count(planned.pilot_pairs, 'rated pair')}: these widths are "

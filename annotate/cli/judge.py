@@ -1,6 +1,7 @@
 """Commands on the judge's validity: judges side by side, a calibration map and its use, planning."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import click
@@ -134,7 +135,8 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
     currency = load_study(_db(ctx), study_name).settings.currency if study_name else "USD"
     if as_json:
         click.echo(json.dumps({"statistic": statistic, "target": target, "source": planned.source,
-                               "cheapest": best, "designs": json.loads(table.to_json(orient="records"))}))
+                               "cheapest": None if best is None else dataclasses.asdict(best),
+                               "designs": json.loads(table.to_json(orient="records"))}))
         return
     column = {"rho": "rho_width", "sign": "sign_width", "harm": "harm_width"}[statistic]
     grid = table.pivot(index="pairs", columns="raters_per_pair", values=column)
@@ -144,9 +146,9 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
     if best is None:
         click.echo(f"no design up to {int(table['pairs'].max())} pairs reaches width {target:g}")
         return
-    click.echo(f"cheapest reaching {target:g}: {best['pairs']} pairs x {formats.count(best['raters_per_pair'], 'rater')} = "
-               f"{best['judgments']} judgments by about {best['raters']} raters, {best['cost']:.2f} {currency} with the fee "
-               f"(expected width {formats.ratio(best['expected_width'])})")
+    click.echo(f"cheapest reaching {target:g}: {best.pairs} pairs x {formats.count(best.raters_per_pair, 'rater')} = "
+               f"{best.judgments} judgments by about {best.raters} raters, {best.cost:.2f} {currency} with the fee "
+               f"(expected width {formats.ratio(best.expected_width)})")
 
 
 @click.group("judge")

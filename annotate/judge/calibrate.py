@@ -32,7 +32,7 @@ def calibration_map(db: Connection, study_id: str, *, model: str | None = None, 
     x, y = both["judge"].to_numpy(), both["human"].to_numpy()
     return {"format": FORMAT, "study": study_id, "model": model, "n_pairs": len(both),
             "isotonic": fit_isotonic(x, y), "linear": fit_linear(x, y),
-            "cross_validation": cross_validate(x, y, folds=folds, seed=seed)}
+            "cross_validation": cross_validate(x, y, folds=folds, seed=seed).to_dict()}
 
 
 def read_map(path: str | Path) -> dict:

@@ -4,6 +4,7 @@ the study's pairs above it; and `fairval study sample --escalate`: a study's pai
 go to people, the others to the judge alone (results.escalation says what the numbers are then)."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from fairval.analysis.trust import trust_threshold
@@ -42,8 +43,9 @@ def judge_trust(db, study_id: str, *, agreement: float = 0.9, risk: float = 0.05
     both = answers.join(people.rename("people"), how="inner")
     found = trust_threshold(both["confidence"].to_numpy(), (both["answer"] == both["people"]).to_numpy(),
                             agreement=agreement, risk=risk)
-    above = 0 if found["threshold"] is None else int((answers["confidence"] >= found["threshold"]).sum())
-    return {**found, "model": judge, "rated_pairs": len(both), "judged_pairs": len(answers),
+    above = 0 if found.threshold is None else int((answers["confidence"] >= found.threshold).sum())
+    plain = dataclasses.asdict(found)           # the command's and the API's plain form, as it always was
+    return {**plain, "tested": list(plain["tested"]), "model": judge, "rated_pairs": len(both), "judged_pairs": len(answers),
             "pairs_to_judge_alone": above, "share_to_judge_alone": above / len(answers),
             "not_guaranteed": not_uniform(data.study.design)}
 

@@ -56,4 +56,5 @@ def _moved(state: dict, sequence: dict, place: int, moved: bool) -> dict | None:
 
 def save(db: Connection, study_id: str, state: dict) -> None:
     found = running_adaptive.interval(state["sequence"])
-    running_store.save(db, study_id, state, n=found["n_pairs_complete"], value=found["value"], ci=found["ci"])
+    running_store.save(db, study_id, state, n=found.n_pairs_complete, value=found.value,
+                      ci=None if found.ci is None else found.ci.to_list())

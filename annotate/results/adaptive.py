@@ -14,10 +14,11 @@ import pandas as pd
 
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.guarantees import guarantee
-from fairval.analysis.ppi import bounded_interval, classical_mean, with_validity
+from fairval.analysis.ppi import bounded_interval, classical_mean, validity
 from fairval.analysis.reasons import Why, because
 from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
+from fairval.analysis.shapes import AdaptiveTerms
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 from fairval.annotate.results.judge import directed_share
 
@@ -54,15 +55,14 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
         return Ppi.of(**out, reason=reason, cs=Anytime.of(value=None, ci=None, n_pairs_complete=int(kept.sum()),
                                                            reason=reason))
     least = least_chances(prefix, sample)
-    found: dict[str, Any] = {
-        **adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m, least),
-        "least": least}
-    terms = found["terms"]
+    found = adaptive_terms(prefix["human"].to_numpy(float), f, prefix["chance"].to_numpy(float), kept, m, least)
+    terms = found.terms
     value = float(terms.mean())
     out.update(value=value, ci=list(bounded_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)),
                                                      len(terms), (-1.0, 1.0))))
-    out = with_validity(out)
-    return Ppi.of(**out, cs=_anytime(found, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item))
+    if valid := validity(int(kept.sum())):
+        out["valid"] = valid
+    return Ppi.of(**out, cs=_anytime(found, least, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item))
 
 
 def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame,
@@ -87,7 +87,7 @@ def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.
     out = {}
     for name in names:
         mine = group == name
-        terms, rated = found["terms"][mine], int(kept[mine].sum())
+        terms, rated = found.terms[mine], int(kept[mine].sum())
         block: dict[str, Any] = {"value": None, "ci": None, "design": "adaptive", "n_labelled": rated,
                  "n_decided": int(mine.sum()), "valid": GROUP_VALID}
         if rated < 2:
@@ -115,9 +115,8 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
 
     def share(x: np.ndarray, quantity: str) -> Anytime:
         least = least_chances(prefix, sample)
-        found: dict[str, Any] = {**adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float),
-                                                  kept, 0.0, least), "least": least}
-        return _anytime(found, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
+        found = adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float), kept, 0.0, least)
+        return _anytime(found, least, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
                         quantity=quantity, alpha=split_alpha())
     return directed_share(share(hits, "the share of pairs whose signs agree (people's mean not 0)"),
                           share(direction, "the share of pairs whose people's mean is not 0"),
@@ -153,15 +152,15 @@ SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's 
                    "before it, is that of the pairs not yet decided, which the with-replacement form does not follow")
 
 
-def _anytime(found: dict, centre: float, sample: dict, pairs: int, complete: int, target_width: float | None,
-             raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H",
+def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dict, pairs: int, complete: int,
+             target_width: float | None, raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H",
              alpha: float = ALPHA) -> Anytime:
-    terms = found["terms"]
+    terms = found.terms
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
-    low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found["lows"], found["highs"]),
+    low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found.lows, found.highs),
                                 means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
-    low, high = tame_intersection(low, high, found["least"], tame=tame_least(sample["budget"], pairs))
+    low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], pairs))
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(

@@ -100,7 +100,7 @@ def ppi_numbers(human: pd.Series, judge: pd.Series, design: Design = NO_DESIGN, 
     else:
         estimate = ppi_mean(labelled["human"].to_numpy(), labelled["judge"].to_numpy(), unlabelled.to_numpy())
         judge_mean = float(judge.mean()) if len(judge) else 0.0
-    out = Ppi.of(**estimate, design=design.kind if active else "uniform" if design.drawn else "none",
+    out = Ppi.of(**estimate.shown(), design=design.kind if active else "uniform" if design.drawn else "none",
                  human_only=Estimate.of_result(classical_mean(human.dropna().to_numpy())),
                  judge_only=Estimate.of_result(classical_mean(judge.to_numpy())),
                  sampling=_sampling(design, int(human.notna().sum()), len(human.dropna()) - len(labelled)))

@@ -3,6 +3,8 @@ draw, whether the judge's errors grow with its stated uncertainty (analysis.acti
 draw by group pair, each group pair's spread."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from fairval.analysis.active import choose_floor, tuned_lambda, uncertainties_of
@@ -34,7 +36,7 @@ def pilot_floor(db: Connection, pilot: str, judge: str, uncertainty: np.ndarray,
     y, f = human[rated.index].to_numpy(float), rated["score"].to_numpy(float)
     lam = tuned_lambda(y, f, np.ones(len(y)), judged["score"].to_numpy(float)) if len(y) > 1 else 1.0
     u = uncertainties_of(rated["probabilities"], rated["score"])
-    return {**choose_floor(u, y - lam * f, uncertainty, budget), "study": pilot}
+    return {**dataclasses.asdict(choose_floor(u, y - lam * f, uncertainty, budget)), "study": pilot}
 
 
 def pilot_spreads(db: Connection, pilot: str, judge: str) -> dict:

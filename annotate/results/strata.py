@@ -89,7 +89,7 @@ def judge_fairness(human: pd.Series, judge: pd.Series, strata: pd.Series, swappe
 def stratum_ppi(rated: pd.DataFrame, in_stratum: pd.Series) -> Ppi:
     """PPI++ within one stratum: its rated pairs (columns human, judge) and every pair the judge scored in it."""
     unrated = in_stratum[~in_stratum.index.isin(rated.index)]
-    return Ppi.of(**ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy()))
+    return Ppi.of(**ppi_mean(rated["human"].to_numpy(), rated["judge"].to_numpy(), unrated.to_numpy()).shown())
 
 
 def rectifier_spread(rated: pd.DataFrame, estimate: Ppi | None) -> float | None:

@@ -55,12 +55,12 @@ def test_the_weighted_estimate_is_unbiased_whatever_the_judges_errors():
     values = []
     for _ in range(400):
         drawn = rng.random(2000) < pi
-        values.append(active_ppi_mean(y[drawn], f[drawn], pi[drawn], f, pi)["value"])
+        values.append(active_ppi_mean(y[drawn], f[drawn], pi[drawn], f, pi).value)
     assert abs(np.mean(values) - y.mean()) < 3 * np.std(values) / math.sqrt(400)
     uniform = np.full(2000, 0.1)
     drawn = rng.random(2000) < uniform
     plain = active_ppi_mean(y[drawn], f[drawn], uniform[drawn], f, uniform)
-    assert plain["n_labelled"] == drawn.sum() and plain["ci"][0] < plain["value"] < plain["ci"][1]
+    assert plain.n_labelled == drawn.sum() and plain.ci[0] < plain.value < plain.ci[1]
 
 
 def direct_capital(x, m, alpha=0.05, planned=None):
@@ -98,10 +98,10 @@ def test_two_pairs_give_a_wide_interval_not_a_zero_width_one():
     """The issue's study: 2 pairs whose raters all answered C (score 0). The asymptotic sequence said
     [0, 0]; the betting sequence stays wide, inside H's range, and narrows only with evidence."""
     at_two = confidence_sequence(np.zeros(2), lower=-2, upper=2)
-    assert at_two["ci"][1] - at_two["ci"][0] > 1
+    assert at_two.ci[1] - at_two.ci[0] > 1
     at_many = confidence_sequence(np.zeros(400), lower=-2, upper=2)
-    assert 0 < at_many["ci"][1] - at_many["ci"][0] < at_two["ci"][1] - at_two["ci"][0]
-    assert at_many["ci"][0] < 0 < at_many["ci"][1]
+    assert 0 < at_many.ci[1] - at_many.ci[0] < at_two.ci[1] - at_two.ci[0]
+    assert at_many.ci[0] < 0 < at_many.ci[1]
 
 
 @pytest.mark.parametrize("world", ["skewed", "two points", "drifting order"])
@@ -184,18 +184,18 @@ def test_the_mix_is_chosen_from_a_pilot_that_shows_the_judges_uncertainty_tracki
     study_u = rng.beta(0.3, 2.0, 3000)                  # most pairs sure, a few unsure
     u, residual = _pilot(rng, related=True)
     found = choose_floor(u, residual, study_u, 300)
-    assert found["floor"] < 1 and found["slope_lower"] > 0
+    assert found.floor < 1 and found.slope_lower > 0
     # the predicted variances, written out: expected e² = a + b √u with the pilot's line through its means
-    level = max((residual ** 2).mean() - found["slope_lower"] * np.sqrt(u).mean(), 1e-6)
-    expected = level + found["slope_lower"] * np.sqrt(study_u)
-    for floor, ratio in found["relative_variance"].items():
+    level = max((residual ** 2).mean() - found.slope_lower * np.sqrt(u).mean(), 1e-6)
+    expected = level + found.slope_lower * np.sqrt(study_u)
+    for floor, ratio in found.relative_variance.items():
         pi = inclusion_probabilities(study_u, 300, floor=floor)
         want = np.sum(expected * (1 - pi) / pi) / np.sum(expected * (1 - 0.1) / 0.1)
         assert ratio == pytest.approx(want, rel=1e-9)
-    assert found["relative_variance"][found["floor"]] == min(found["relative_variance"].values()) < 1
+    assert found.relative_variance[found.floor] == min(found.relative_variance.values()) < 1
     u, residual = _pilot(rng, related=False)
     unrelated = choose_floor(u, residual, study_u, 300)
-    assert unrelated["floor"] == 1.0            # a uniform draw: the pilot shows no reason to lean on u
+    assert unrelated.floor == 1.0            # a uniform draw: the pilot shows no reason to lean on u
 
 
 def test_a_pilot_too_small_to_judge_is_refused():

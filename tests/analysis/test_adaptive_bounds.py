@@ -37,7 +37,7 @@ def ever_misses(rng: np.random.Generator, own_bounds: bool) -> bool:
     least = pi if own_bounds else np.full(PAIRS, pi.min())
     found = adaptive_terms(s["y"], s["f"], pi, kept, m, least)
     reach = envelope_reach(BUDGET, PAIRS)
-    low, high = stepwise_interval(found["terms"], found["lows"], found["highs"], lower=m - reach, upper=m + reach,
+    low, high = stepwise_interval(found.terms, found.lows, found.highs, lower=m - reach, upper=m + reach,
                                   means=(-1.0, 1.0), typical_span=4.0, planned=PAIRS)
     return bool(np.any((low > s["H"]) | (high < s["H"])))
 

@@ -45,7 +45,7 @@ def study(seed: int, wrong: bool) -> tuple[bool, bool]:
         if kept:                # three raters, each a draw from the pair's truth
             human = float(SCORES[np.minimum((rng.random((3, 1)) > truth[i].cumsum()).sum(1), 2)].mean())
         state = running_adaptive.step(state, kept=kept, human=human, judge=judge[i], chance=chance[i], least=least)
-        ci = running_adaptive.interval(state)["ci"]
+        ci = running_adaptive.interval(state).ci
         if ci is not None and ci[1] - ci[0] <= TARGET:
             return True, ci[0] <= h <= ci[1]
     return False, False

@@ -47,9 +47,9 @@ def live_study(rng: np.random.Generator, related: bool, *, hold: bool = False) -
     m = float(f.mean())
     least = np.array([chances[tau].min() for tau in mix])
     found = adaptive_terms(y[order], f[order], pi[order], xi, m, least)
-    reach = float(np.max(found["highs"] - m))
-    low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=PAIRS,
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0)
+    reach = float(np.max(found.highs - m))
+    low, high = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=PAIRS,
+                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=4.0)
     stop = np.flatnonzero(np.minimum(high, 1) - np.maximum(low, -1) <= TARGET)
     t = int(stop[0]) if len(stop) else PAIRS - 1
     evidence = mix[: t + 1][led[: t + 1]]

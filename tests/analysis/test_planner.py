@@ -46,8 +46,8 @@ def test_the_cheapest_design_meeting_the_target():
     pay = Pay(per_judgment=0.5, per_rater=1.15, fee=0.43, judgments_per_rater=20)
     best = cheapest(table, "rho", 0.2, pay)
     # 50 x 10 = 500 judgments, 25 raters; 100 x 5 = 500 judgments, 25 raters: same cost, fewer pairs wins
-    assert (best["pairs"], best["raters_per_pair"], best["judgments"], best["raters"]) == (50, 10, 500, 25)
-    assert best["cost"] == pytest.approx(round((500 * 0.5 + 25 * 1.15) * 1.43, 2))
+    assert (best.pairs, best.raters_per_pair, best.judgments, best.raters) == (50, 10, 500, 25)
+    assert best.cost == pytest.approx(round((500 * 0.5 + 25 * 1.15) * 1.43, 2))
     assert cheapest(table, "rho", 0.1, pay) is None
 
 

@@ -33,9 +33,9 @@ def test_ppi_matches_the_formulas_written_out(noise):
     y, f, fu, _ = synthetic(np.random.default_rng(1), 50, 5000, noise)
     got = ppi_mean(y, f, fu)
     theta, ci, lam = written_out(y, f, fu)
-    assert got["value"] == pytest.approx(theta, abs=1e-9) and got["lambda"] == pytest.approx(lam, abs=1e-9)
-    assert got["ci"] == pytest.approx(list(ci), abs=1e-9)
-    assert (got["n_labelled"], got["n_unlabelled"]) == (50, 5000)
+    assert got.value == pytest.approx(theta, abs=1e-9) and got.lambda_ == pytest.approx(lam, abs=1e-9)
+    assert got.ci == pytest.approx(list(ci), abs=1e-9)
+    assert (got.n_labelled, got.n_unlabelled) == (50, 5000)
 
 
 def test_ppi_matches_the_reference_implementation_on_a_published_example():
@@ -45,17 +45,17 @@ def test_ppi_matches_the_reference_implementation_on_a_published_example():
     f = [0.9, 0.2, 0.7, 0.8, 0.4, 0.6, 0.1, 0.9, 0.5, 0.3]
     fu = [0.8, 0.1, 0.6, 0.9, 0.3, 0.7, 0.2, 0.4, 0.5, 0.9, 0.0, 0.6, 0.7, 0.3, 0.8]
     got = ppi_mean(y, f, fu)
-    assert got["value"] == pytest.approx(0.5826937422295898, abs=1e-6)
-    assert got["ci"] == pytest.approx([0.3555091592428874, 0.8098783252162922], abs=1e-6)
+    assert got.value == pytest.approx(0.5826937422295898, abs=1e-6)
+    assert got.ci == pytest.approx([0.3555091592428874, 0.8098783252162922], abs=1e-6)
 
 
 def test_a_good_judge_narrows_the_interval_and_a_useless_one_costs_nothing():
     y, f, fu, _ = synthetic(np.random.default_rng(2), 50, 5000, 0.05)
     width = lambda ci: ci[1] - ci[0]                                   # noqa: E731
-    assert width(ppi_mean(y, f, fu)["ci"]) < 0.75 * width(classical_mean(y).ci)
+    assert width(ppi_mean(y, f, fu).ci) < 0.75 * width(classical_mean(y).ci)
     y, f, fu, _ = synthetic(np.random.default_rng(3), 50, 5000, 50.0)  # pure noise: λ near 0
     got = ppi_mean(y, f, fu)
-    assert got["lambda"] < 0.1 and got["value"] == pytest.approx(np.mean(y), abs=0.02)
+    assert got.lambda_ < 0.1 and got.value == pytest.approx(np.mean(y), abs=0.02)
 
 
 def test_the_interval_covers_the_true_mean_in_at_least_90_percent_of_200_studies():
@@ -64,11 +64,11 @@ def test_the_interval_covers_the_true_mean_in_at_least_90_percent_of_200_studies
     for _ in range(200):
         y, f, fu, _everyone = synthetic(rng, 60, 3000, 0.2)
         true_mean = 0.0                  # E[clip(U(-1,1) + N(0, .3))] = 0 by symmetry
-        lo, hi = ppi_mean(y, f, fu)["ci"]
+        lo, hi = ppi_mean(y, f, fu).ci
         covered += lo <= true_mean <= hi
     assert covered >= 180, covered
 
 
 def test_too_few_pairs_is_undefined_with_a_reason():
     got = ppi_mean([0.5], [0.4], [0.1, 0.2])
-    assert got["value"] is None and "at least 2" in str(got["reason"])
+    assert got.value is None and "at least 2" in str(got.reason)

@@ -30,8 +30,8 @@ def test_the_step_gives_adaptive_terms_to_the_bit():
     sums = [0.0] * 5
     for t in range(len(f)):
         term, low, high, sums = adaptive_step(sums, y[t], f[t], chance[t], bool(kept[t]), 0.1, least[t])
-        assert (term, low, high) == (found["terms"][t], found["lows"][t], found["highs"][t])
-    assert len(set(np.round(found["terms"], 6))) > 50           # λ moved: the terms are not all alike
+        assert (term, low, high) == (found.terms[t], found.lows[t], found.highs[t])
+    assert len(set(np.round(found.terms, 6))) > 50           # λ moved: the terms are not all alike
 
 
 def tame_by_hand(low, high, least, tame):
@@ -57,8 +57,8 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
     budget, m = int(pairs * least_chance), float(f.mean())
     reach = envelope_reach(budget, pairs)
     found = adaptive_terms(y, f, chance, kept, m, least)
-    low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=pairs,
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0,
+    low, high = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=pairs,
+                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=4.0,
                                 intersect=running_adaptive.INTERSECT)
     plain = low.copy(), high.copy()
     low, high = tame_by_hand(low, high, least, tame)
@@ -72,15 +72,15 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
         state = json.loads(json.dumps(running_adaptive.step(state, kept=bool(kept[t]), human=y[t], judge=f[t],
                                                             chance=chance[t], least=least[t])))
         got = running_adaptive.interval(state)
-        assert got["n_decided"] == t + 1 and got["n_pairs_complete"] == kept[: t + 1].sum()
+        assert got.n_decided == t + 1 and got.n_pairs_complete == kept[: t + 1].sum()
         if kept[: t + 1].sum() < 2:
-            assert got["ci"] is None
+            assert got.ci is None
             continue
         expected = [max(low[t], -1.0), min(high[t], 1.0)]
         if t + 1 < ASYMPTOTIC_FROM:
-            assert got["ci"] == expected                         # the betting head: the same operations
+            assert list(got.ci) == expected                         # the betting head: the same operations
         else:
-            assert got["ci"] == pytest.approx(expected, abs=1e-12)
-        assert got["value"] == pytest.approx(found["terms"][: t + 1].mean(), abs=1e-12)
-        widths.append(got["ci"][1] - got["ci"][0])
+            assert list(got.ci) == pytest.approx(expected, abs=1e-12)
+        assert got.value == pytest.approx(found.terms[: t + 1].mean(), abs=1e-12)
+        widths.append(got.ci.width)
     assert min(widths) < 0.9 * max(widths)                        # it narrowed: the comparison saw real ends

@@ -91,8 +91,8 @@ def test_the_ppi_interval_says_what_it_covers_with_few_pairs_and_the_coverage_it
                 rated = np.zeros(N_POP, bool)
                 rated[rng.choice(N_POP, n, replace=False)] = True
                 got = ppi_mean(y[rated], f[rated], f[~rated])
-                assert (got.get("valid") == FEW_PAIRS) == (n < jv.SMALL_N)
-                hits += got["ci"][0] <= y.mean() <= got["ci"][1]
+                assert (got.valid == FEW_PAIRS) == (n < jv.SMALL_N)
+                hits += got.ci[0] <= y.mean() <= got.ci[1]
             (few if n < jv.SMALL_N else many).append(hits / 800)
     assert 0.74 <= min(few) <= 0.82 and max(few) <= 0.96       # "76–94%": well under 95% somewhere
     assert min(many) >= 0.905 and max(many) <= 0.985           # "92–97% from 30"
@@ -109,4 +109,4 @@ def test_scores_alike_but_for_rounding_still_get_an_interval_with_width():
     wilson = [-1 + 2 * (centre - half), -1 + 2 * (centre + half)]
     assert list(classical_mean(y).ci) == pytest.approx(wilson)
     got = ppi_mean(y, np.linspace(-1, 1, 40), np.zeros(10))
-    assert got["ci"] == pytest.approx(wilson) and got["se"] is None
+    assert got.ci == pytest.approx(wilson) and got.se is None

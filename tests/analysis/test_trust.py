@@ -17,17 +17,17 @@ def test_the_p_values_are_the_binomial_tail_and_testing_stops_at_the_first_failu
     confidence = np.array([0.99] * 40 + [0.8] * 40 + [0.6] * 40)            # three thresholds, 40 pairs each
     agrees = np.array([True] * 40 + [True] * 38 + [False] * 2 + [True] * 20 + [False] * 20)
     found = trust_threshold(confidence, agrees, agreement=0.9, risk=0.05)
-    assert [t["threshold"] for t in found["tested"]] == [0.99, 0.8, 0.6]
-    for t in found["tested"]:
-        assert t["p_value"] == pytest.approx(tail(t["disagreements"], t["n"], 0.1), rel=1e-9)
-    assert found["tested"][0]["p_value"] == pytest.approx(0.9 ** 40)
-    assert found["threshold"] == 0.8 and found["n_above"] == 80 and found["disagreements"] == 2
-    assert found["tested"][-1]["p_value"] > 0.05                         # the first not rejected ends it
+    assert [t.threshold for t in found.tested] == [0.99, 0.8, 0.6]
+    for t in found.tested:
+        assert t.p_value == pytest.approx(tail(t.disagreements, t.n, 0.1), rel=1e-9)
+    assert found.tested[0].p_value == pytest.approx(0.9 ** 40)
+    assert found.threshold == 0.8 and found.n_above == 80 and found.disagreements == 2
+    assert found.tested[-1].p_value > 0.05                         # the first not rejected ends it
 
 
 def test_nothing_is_trusted_without_evidence():
-    assert trust_threshold(np.ones(5), np.ones(5, bool))["threshold"] is None          # too few pairs
-    assert trust_threshold(np.linspace(0, 1, 50), np.zeros(50, bool))["threshold"] is None
+    assert trust_threshold(np.ones(5), np.ones(5, bool)).threshold is None          # too few pairs
+    assert trust_threshold(np.linspace(0, 1, 50), np.zeros(50, bool)).threshold is None
 
 
 def _world(rng, n, related: bool):
@@ -47,8 +47,8 @@ def test_the_guarantee_holds_over_simulated_studies(related, pairs):
     for _ in range(400):
         confidence, agrees, p_agree = _world(rng, pairs, related)
         found = trust_threshold(confidence, agrees, agreement=0.9, risk=0.05)
-        trusted += found["threshold"] is not None
-        if found["threshold"] is not None and p_agree[confidence >= found["threshold"]].mean() < 0.9:
+        trusted += found.threshold is not None
+        if found.threshold is not None and p_agree[confidence >= found.threshold].mean() < 0.9:
             fails += 1
     assert fails / 400 <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 400)
     if related and pairs == 1000:

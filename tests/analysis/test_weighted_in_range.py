@@ -16,8 +16,8 @@ def test_weighted_estimates_stay_in_range_with_an_interval_of_positive_width():
         pi = inclusion_probabilities(rng.uniform(0.01, 1, pairs), rated, floor=0.25)
         drawn = rng.choice(pairs, rated, replace=False)
         out = active_ppi_mean(y[drawn], f[drawn], pi[drawn], f, pi)
-        raw = out["lambda"] * f.mean() + np.mean(pi.sum() / (pairs * pi[drawn]) * (y[drawn] - out["lambda"] * f[drawn]))
-        assert out["value"] == np.clip(raw, -1, 1)
-        assert -1 <= out["ci"][0] <= out["value"] <= out["ci"][1] <= 1 and out["ci"][1] > out["ci"][0]
+        raw = out.lambda_ * f.mean() + np.mean(pi.sum() / (pairs * pi[drawn]) * (y[drawn] - out.lambda_ * f[drawn]))
+        assert out.value == np.clip(raw, -1, 1)
+        assert -1 <= out.ci[0] <= out.value <= out.ci[1] <= 1 and out.ci[1] > out.ci[0]
         checked += abs(raw) > 1
     assert checked >= 5                 # the cases that went wrong are among those drawn

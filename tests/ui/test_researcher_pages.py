@@ -246,8 +246,8 @@ def test_manage_page_plans_a_study_without_a_pilot_from_assumed_values(demo, mon
     at.number_input(key="plan-alpha").set_value(0.25).run()
     best = cheapest(plan_from_assumptions(Assumptions(0.5, 0.25, 0.8, 0.0)).designs, "rho", 0.2, Pay())
     said = [s.value for s in at.success]
-    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
-    assert f"{best['cost']:.2f} USD with the fee" in said[0]
+    assert said and said[0].startswith(f"Cheapest: {best.pairs} pairs × {best.raters_per_pair} rater")
+    assert f"{best.cost:.2f} USD with the fee" in said[0]
     assert any("simulated from assumed values" in c.value and "0.5" in plain(c.value) for c in at.caption)
 
 
@@ -258,8 +258,8 @@ def test_manage_page_plans_the_crowd_study_like_the_command_line(demo, monkeypat
     at.selectbox(key="plan-study").set_value("demo-pairs").run()
     best = cheapest(plan_study(demo, "demo-pairs").designs, "rho", 0.2, Pay())
     said = [s.value for s in at.success]
-    assert said and said[0].startswith(f"Cheapest: {best['pairs']} pairs × {best['raters_per_pair']} rater")
-    assert f"{best['cost']:.2f} USD with the fee" in said[0]
+    assert said and said[0].startswith(f"Cheapest: {best.pairs} pairs × {best.raters_per_pair} rater")
+    assert f"{best.cost:.2f} USD with the fee" in said[0]
     at.selectbox(key="plan-study").set_value("demo-templates").run()
     assert any("pair study" in i.value for i in at.info)
 

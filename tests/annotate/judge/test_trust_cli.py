@@ -41,7 +41,7 @@ def test_the_confident_pairs_are_left_to_the_judge(cli_output, tmp_path):
     confidence = np.array([sure if k < 80 else unsure for k in range(n)])
     agrees = np.array([people[f"p{k:03d}"] == ("C" if k < 80 else "A") for k in range(n)])
     want = trust_threshold(confidence, agrees, agreement=0.9, risk=0.05)
-    assert found["threshold"] == want["threshold"] == sure and found["n_above"] == 80
+    assert found["threshold"] == want.threshold == sure and found["n_above"] == 80
     assert found["disagreements"] == 2 and found["pairs_to_judge_alone"] == 80 + 40
     assert found["share_to_judge_alone"] == (80 + 40) / (n + 40)
     said = cli_output("judge", "trust", "p")

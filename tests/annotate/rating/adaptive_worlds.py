@@ -93,11 +93,11 @@ def running(study: dict) -> dict:
     kept = frame["kept"].to_numpy(bool)
     m = float(np.mean(list(study["judge"].values())))
     found = adaptive_terms(y, f, frame["chance"].to_numpy(float), kept, m, frame["least"].to_numpy(float))
-    reach = float(np.max(found["highs"] - m))
-    low, high = anytime_running(found["terms"], lower=m - reach, upper=m + reach, planned=len(frame),
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=4.0)
+    reach = float(np.max(found.highs - m))
+    low, high = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=len(frame),
+                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=4.0)
     return {"low": np.maximum(low, -1.0), "high": np.minimum(high, 1.0), "kept": np.cumsum(kept),
-            "mix": frame["mix"].to_numpy(float), "terms": found["terms"]}
+            "mix": frame["mix"].to_numpy(float), "terms": found.terms}
 
 
 def stop(study: dict, target: float) -> dict | None:

@@ -164,8 +164,8 @@ def test_weighted_live_terms_are_covered_from_the_first_look():
         kept = rng.random(pairs) < chance
         found = adaptive_terms(human, judge, chance, kept, float(judge.mean()), np.full(pairs, chance.min()))
         reach = 2 / chance.min()
-        low, high = anytime_running(found["terms"], lower=judge.mean() - reach, upper=judge.mean() + reach,
-                                    planned=pairs, steps=(found["lows"], found["highs"]), means=(-1, 1),
+        low, high = anytime_running(found.terms, lower=judge.mean() - reach, upper=judge.mean() + reach,
+                                    planned=pairs, steps=(found.lows, found.highs), means=(-1, 1),
                                     typical_span=4.0)
         misses += bool(np.any((low > human.mean()) | (high < human.mean()) | np.isnan(low)))
     assert misses / studies <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / studies)

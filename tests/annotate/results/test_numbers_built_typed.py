@@ -116,13 +116,13 @@ def test_a_reason_is_a_kind_with_its_facts_and_its_english_is_made_at_the_edge()
     from fairval.analysis.reasons import Reason, Why, because
 
     found = ppi_mean(np.array([0.5]), np.array([0.4]), np.array([0.1, 0.2, 0.3]))
-    why = found["reason"]
+    why = found.reason
     assert isinstance(why, Reason) and why.why is Why.FEW_FOR_PPI and why.fact("n") == 1 and why.fact("unlabelled") == 3
     # the sentence `analyze --json` has always printed, singular and plural
     assert str(why) == ("1 pair rated by people and scored by the judge, 3 scored by the judge alone; "
                         "prediction-powered inference needs at least 2 of the first and 1 of the second")
     assert str(because(Why.FEW_FOR_PPI, n=0, unlabelled=1)).startswith("0 pairs rated by people")
-    block = Ppi.of(**found)
+    block = Ppi.of(**found.shown())
     assert block.reason == why and block.to_dict()["reason"] == str(why)
     assert f"undefined ({block.reason})" == f"undefined ({why})"            # a page's f-string reads its English
     # a sentence read back from JSON, or one not given a kind yet, is a reason too (its kind: TEXT)

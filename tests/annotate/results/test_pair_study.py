@@ -157,4 +157,4 @@ def test_each_rater_group_gets_the_agreement_numbers_with_intervals(tmp_path):
     group_human = human_scores(frame)                          # every pair rated by the group: no judge-only pairs
     assert female["ppi"]["n_labelled"] == len(group_human) and female["ppi"]["n_unlabelled"] == 0
     assert female["ppi"]["human_only"]["value"] == pytest.approx(group_human.mean())
-    assert ppi_mean(group_human.to_numpy(), judge[group_human.index].to_numpy(), [])["reason"]
+    assert ppi_mean(group_human.to_numpy(), judge[group_human.index].to_numpy(), []).reason
