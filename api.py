@@ -155,7 +155,7 @@ class Study:
     def set_adaptive(self, budget: int, *, model: str | None = None) -> dict:
         """`fairval study set NAME design=adaptive budget=N`: the live adaptive design, its order drawn from
         the study's seed. Returns the design (budget, of, judge)."""
-        from fairval.annotate.rating import adaptive
+        from fairval.annotate.adaptive import next_pair as adaptive
         if isinstance(budget, bool) or not isinstance(budget, int):
             raise StudyError(f"the budget is a whole number of pairs, not {budget!r}")
         return adaptive.start(self.database._db, self.name, budget, model=model)

@@ -4,7 +4,7 @@ analysis.sequential.anytime_running builds over them with each term's own bounds
 stepwise_interval, kept by running_betting, below ASYMPTOTIC_FROM decided pairs; the asymptotic sequence,
 `step`, from there). A JSON-ready state, O(1) per pair after the head (O(grid) in it), so a study's
 stopping rule steps it when the decided prefix grows instead of re-running the analysis. The caller
-gives the same inputs annotate.results.adaptive gives the full analysis; the ends are the same numbers
+gives the same inputs annotate.adaptive.estimate gives the full analysis; the ends are the same numbers
 (the head's to the bit, the asymptotic ones to rounding)."""
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from fairval.analysis.shapes import AdaptiveInterval
 # weighted terms' running mean and spread drift until the rare large terms (pairs the judge was sure of, rated
 # with a low chance) are seen, and intersecting drifting intervals narrows the interval where two of them barely
 # overlap, which is where a width rule then stopped the study off H (bench/README.md, "sure and wrong on 25%").
-# annotate.results.adaptive reads it too, so the full analysis and the kept state agree.
+# annotate.adaptive.estimate reads it too, so the full analysis and the kept state agree.
 INTERSECT = False
 # ... except over the tame prefix: the decided pairs before the first whose least chance fell below TAME_MIX of
 # the uniform chance (the design leaning further on the judge than its prior mix). There no term weighs more than
@@ -98,7 +98,7 @@ def step(state: State, *, kept: bool, human: float | None, judge: float, chance:
 
 
 def interval(state: State) -> AdaptiveInterval:
-    """H's estimate and interval from the sequence's state, as annotate.results.adaptive reports them."""
+    """H's estimate and interval from the sequence's state, as annotate.adaptive.estimate reports them."""
     n, kept = state["n"], state["kept"]
     if kept < 2:
         return AdaptiveInterval(None, None, kept, n)

@@ -2,6 +2,8 @@
 
     material/  what a study is and what goes into it: tasks, studies, import files, pairs, generation, demo
     rating/    the rater's way: serving the next item, recording answers, the assignment policy, the sample
+    adaptive/  the live adaptive design, one module per part; each sits at its layer: next_pair and
+               prefix_interval with rating/, estimate with results/
     results/   a study's data read from the store and the numbers analysis/ computes from it
     outputs/   what leaves fairval: exports, the report, charts, number formats, safe CSV/Markdown writing
     judge/     the LLM judge: running it, calibrating its scores, comparing judges, planning the human side

@@ -7,7 +7,7 @@ most TARGET wide, as `target_ci_width` makes a study do:
 - adaptive: pairs decided in a random order, each kept with the chance the app sets (analysis.active:
   live_floor from the kept pairs completed so far, inclusion_probabilities with Σπ = BUDGET), the terms
   and interval the app reports (analysis.active.adaptive_terms, analysis.sequential.stepwise_interval,
-  through annotate.results.adaptive's envelope);
+  through annotate.adaptive.estimate's envelope);
 - uniform: `study sample --n BUDGET` (a uniform random sample, rated in random order) with the app's
   uniform PPI++ terms and anytime interval.
 - held uniform: the live design with its floor held at 1 (every pair the uniform chance BUDGET/3,000),
@@ -25,7 +25,7 @@ import numpy as np
 from bench.active import JUDGES, RATERS, WORLDS, study
 from fairval.analysis.active import FLOOR_EVERY, adaptive_terms, inclusion_probabilities, live_floor, ppi_terms
 from fairval.analysis.sequential import running_interval, stepwise_interval
-from fairval.annotate.results.adaptive import TYPICAL_SPAN, envelope
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, envelope
 
 BUDGET, TARGET = 1200, 0.1
 

@@ -24,7 +24,7 @@ from bench.worlds import WORLDS, make_world
 from fairval.analysis.active import adaptive_terms
 from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import anytime_running
-from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings
 
 STUDY = "bench"
@@ -41,7 +41,7 @@ STOP = {"pairs": 400, "n": 200, "target": 0.15, "look_every": 1}
 
 def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     """The adaptive design's anytime interval after each decided pair of the final prefix, as
-    annotate.results.adaptive.adaptive_ppi computes the last of them (NaN before the 2nd rated pair)."""
+    annotate.adaptive.estimate.adaptive_ppi computes the last of them (NaN before the 2nd rated pair)."""
     data = load_study_data(db, STUDY)
     sample, decisions = data.study.recorded.human_sample, data.decisions
     model = main_judge(data)

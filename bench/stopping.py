@@ -15,10 +15,11 @@ import statistics
 import time
 from pathlib import Path
 
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.annotate.rating.submit import submit
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import open_db

@@ -31,10 +31,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.worlds import WORLDS, answer, item_rows, judge_rows, judge_score, make_world, mix_ceiling
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study, study_status
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.annotate.rating.sampling import draw_active_sample, draw_human_sample, draw_stratified_sample
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import items as item_store

@@ -1,5 +1,5 @@
 """Worlds the adaptive design was not tuned on (issue 53), for bench/adaptive_cost.py: other generators than
-bench/worlds.py's and tests/annotate/rating/adaptive_worlds.py's, other shares and noises, other sizes, and
+bench/worlds.py's and tests/annotate/adaptive/adaptive_worlds.py's, other shares and noises, other sizes, and
 seeds from 5300 on (the tuning used seeds 0–199). Each world has the keys bench/worlds.py's have (truth,
 mu, H, group, p, q), so bench/through_serving.py's studies take it as they take those.
 

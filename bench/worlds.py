@@ -13,7 +13,7 @@ Worlds:
 - contested pairs: 35% clear, people split on the rest;
 - sureness unrelated to error: as clear pairs, but the judge's stated uncertainty (what sets the adaptive
   and active chances) is another pair's, shuffled, with its score unchanged;
-- sure of 80% (issue 45's world, as tests/annotate/rating/adaptive_worlds.py builds it): 80% of pairs clear
+- sure of 80% (issue 45's world, as tests/annotate/adaptive/adaptive_worlds.py builds it): 80% of pairs clear
   (people say C 97% of the time), the judge sure of them (its variance 0.05) and right; people split on the
   rest (a flat Dirichlet), the judge unsure of them (variance 0.5–0.75) with its score near people's mean
   (noise 0.25, within ±0.5); the same probabilities in both orders;

@@ -1,4 +1,4 @@
-"""The adaptive design's mix τ as answers come in (annotate.rating.adaptive): one row per study, the complete
+"""The adaptive design's mix τ as answers come in (annotate.adaptive.next_pair): one row per study, the complete
 kept pairs counted and the τ chosen from them, stepped in the write transaction of the answer that
 completes a kept pair, so a decision reads a row instead of every rating. store.running.forget drops it
 with the running interval (the same writes change both); the next decision rebuilds it from the answers."""

@@ -326,12 +326,12 @@ def _v19_decision_mix(db: Connection) -> None:
 
 def _v20_decision_order(db: Connection) -> None:
     # The adaptive design's pairs by their place in the decision order: the stopping rule's running interval
-    # (annotate/rating/running_interval_adaptive.py) reads the next decided pairs past its prefix with an index seek.
+    # (annotate/adaptive/prefix_interval.py) reads the next decided pairs past its prefix with an index seek.
     db.ddl("CREATE INDEX items_by_decision ON items (study_id, decision_order)")
 
 
 def _v21_design_mixes(db: Connection) -> None:
-    # The adaptive design's mix τ as answers come in (annotate/rating/adaptive.py): the complete kept pairs
+    # The adaptive design's mix τ as answers come in (annotate/adaptive/next_pair.py): the complete kept pairs
     # counted and the τ chosen from them, stepped when an answer completes a kept pair, so deciding a pair
     # reads a row instead of every rating; a missing row is rebuilt from the study's answers (store/mixes.py).
     db.ddl("""CREATE TABLE design_mixes (

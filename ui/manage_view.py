@@ -196,8 +196,8 @@ def _notices(study_id: str) -> None:
 
 def _design(study) -> None:
     """How the pairs go to people: the adaptive design (as `fairval study set NAME design=adaptive budget=N`)."""
+    from fairval.annotate.adaptive import next_pair as adaptive
     from fairval.annotate.material.pairs import scored_question
-    from fairval.annotate.rating import adaptive
 
     if scored_question(study.task) is None:
         return

@@ -92,12 +92,12 @@ def study_list(ctx):
 @friendly
 def study_show(ctx, name, as_json):
     """A study's settings and progress: items complete, judgments by group, active raters, flags."""
+    from fairval.annotate.adaptive import next_pair as adaptive
     from fairval.annotate.crowd import stopping
     from fairval.annotate.material import vocabulary
     from fairval.annotate.material.gold_checks import checks_sentence
     from fairval.annotate.material.studies import load_study, prolific_link_query
     from fairval.annotate.outputs.report import settings_text
-    from fairval.annotate.rating import adaptive
     from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.serving_order import serving_order_sentence
     from fairval.annotate.results.progress import study_progress
@@ -307,10 +307,10 @@ def study_set(ctx, name, assignments):
 
 
 def _set_design(db, name, design, budget, changes):
-    """design=adaptive budget=N: pairs go to people one decision at a time (annotate.rating.adaptive); set
+    """design=adaptive budget=N: pairs go to people one decision at a time (annotate.adaptive.next_pair); set
     with the other changes' seed first, since the order of decisions is drawn from it."""
+    from fairval.annotate.adaptive import next_pair as adaptive
     from fairval.annotate.material.studies import configure_study
-    from fairval.annotate.rating import adaptive
     from fairval.errors import StudyError
     if design != "adaptive" or not isinstance(budget, int) or isinstance(budget, bool):
         raise StudyError("the design is set as design=adaptive budget=N (N: the pairs people are expected to rate "

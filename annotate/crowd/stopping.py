@@ -14,13 +14,13 @@ import pandas as pd
 
 from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.material.pairs import scored_question, the_scored_question
 from fairval.annotate.material.studies import LoadedStudy, load_study, stored_settings
 from fairval.annotate.rating import running_interval
 from fairval.annotate.rating.running_interval import has_rule
 from fairval.annotate.rating.submit import Submitted, record_stop, verdict
 from fairval.annotate.results import judge as judge_numbers
-from fairval.annotate.results.adaptive import TYPICAL_SPAN, decided_prefix, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings, study_numbers
 from fairval.errors import ProlificError, StudyError
 from fairval.store import Connection, audit, immediate
@@ -141,7 +141,7 @@ def rebuilt_interval(db: Connection, study_id: str) -> dict:
 
 
 def _rebuilt_adaptive(db: Connection, study_id: str) -> dict:
-    """rebuilt_interval under the adaptive design (annotate.rating.running_interval_adaptive): its main judge, m
+    """rebuilt_interval under the adaptive design (annotate.adaptive.prefix_interval): its main judge, m
     over the design's pairs, the decided prefix over the complete pairs, as the full analysis has them;
     then one step per pair of the prefix."""
     data = load_study_data(db, study_id)

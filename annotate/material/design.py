@@ -69,7 +69,7 @@ class Design:
     @property
     def weighted(self) -> bool:
         """A one-off draw whose recorded chances weight each rated pair by 1/π (the adaptive design's
-        weights are the chances at each decision, results.adaptive)."""
+        weights are the chances at each decision, adaptive.estimate)."""
         return self.kind in ("active", "stratified")
 
     @property
@@ -110,7 +110,7 @@ class Design:
     @property
     def sentence(self) -> str | None:
         """How the study's pairs go to people (`study show`, Manage), or None before any design is set.
-        The adaptive design's running figures are rating.adaptive.design_sentence's."""
+        The adaptive design's running figures are adaptive.next_pair.design_sentence's."""
         r = self.recorded
         if self.kind == "none":
             return None

@@ -175,7 +175,7 @@ def rate_sentences(data, rate, cite) -> list[str]:
 
 
 def _chances(sample: dict) -> str:
-    """How the adaptive design set its chances (annotate.rating.adaptive, analysis.active.live_floor_by_rules)."""
+    """How the adaptive design set its chances (annotate.adaptive.next_pair, analysis.active.live_floor_by_rules)."""
     if set(sample.get("floors") or ()) == {1.0}:
         return "Every pair had the same chance of going to people."
     return ("Each pair's chance leaned on the judge's uncertainty, by a set mix until 30 pairs were complete and from "

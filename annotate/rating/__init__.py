@@ -2,5 +2,6 @@
 answers in one transaction each (session), which item comes next under load and gold (assignment),
 and which items people are asked to rate at all, drawn uniformly or actively (sampling).
 
-May import: annotate.material, store/, analysis/ (the active design's probabilities), fairval.errors.
+May import: annotate.material, annotate.adaptive's next_pair and prefix_interval (the live adaptive
+design's parts at this layer), store/, analysis/ (the active design's probabilities), fairval.errors.
 """

@@ -7,7 +7,7 @@ pairs before it, in the order pairs became complete; every rater counts, as ther
 
 A missing state (never built, or forgotten by a write that changes terms: imported ratings, judge
 scores, items, settings) is rebuilt from the whole study at the next check, once. The adaptive design's
-is kept too, over its decided prefix (annotate.rating.running_interval_adaptive); `--escalate` keeps the full
+is kept too, over its decided prefix (annotate.adaptive.prefix_interval); `--escalate` keeps the full
 analysis (its terms are not a pair's alone)."""
 from __future__ import annotations
 
@@ -76,10 +76,10 @@ def advance(db: Connection, study: LoadedStudy, item_id: str) -> None:
 
 def advance_decided(db: Connection, study: LoadedStudy) -> None:
     """Under the adaptive design, inside the write transaction that completed a pair or decided pairs:
-    the decided prefix takes in what it now can (annotate.rating.running_interval_adaptive)."""
+    the decided prefix takes in what it now can (annotate.adaptive.prefix_interval)."""
     if not (has_rule(study) and kept(study) and adaptive(study)):
         return
-    from fairval.annotate.rating import running_interval_adaptive
+    from fairval.annotate.adaptive import prefix_interval
 
     try:
         with immediate(db, study.study_id):
@@ -87,9 +87,9 @@ def advance_decided(db: Connection, study: LoadedStudy) -> None:
             if state is not None and state["basis"].get("version") != VERSION:
                 running_store.forget(db, study.study_id)         # kept by an older fairval: rebuilt at the check
                 return
-            stepped = None if state is None else running_interval_adaptive.advance(db, study, state)
+            stepped = None if state is None else prefix_interval.advance(db, study, state)
             if stepped is not None:
-                running_interval_adaptive.save(db, study.study_id, stepped)
+                prefix_interval.save(db, study.study_id, stepped)
     except Exception:
         logging.getLogger("fairval").exception("the running interval of %s could not be stepped", study.study_id)
         with immediate(db, study.study_id):
@@ -141,8 +141,8 @@ def step_pair(state: dict, y: float, f: float, w: float) -> dict:
 
 def save(db: Connection, study_id: str, state: dict) -> None:
     if state["basis"].get("adaptive"):
-        from fairval.annotate.rating import running_interval_adaptive
-        return running_interval_adaptive.save(db, study_id, state)
+        from fairval.annotate.adaptive import prefix_interval
+        return prefix_interval.save(db, study_id, state)
     n = state["n"]
     asymptotic = RunningCS.from_dict(state["asymptotic"])
     head = state.get("head")

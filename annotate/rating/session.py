@@ -9,10 +9,11 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
 from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study, ready_loads, study_status
-from fairval.annotate.rating import adaptive, running_interval
+from fairval.annotate.rating import running_interval
 from fairval.annotate.rating.assignment import (
     ItemLoad,
     avoided_templates,

@@ -11,8 +11,8 @@ import math
 import time
 from dataclasses import dataclass
 
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.studies import LoadedStudy
-from fairval.annotate.rating import adaptive
 from fairval.store import Connection, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store

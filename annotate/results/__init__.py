@@ -2,7 +2,8 @@
 paper reports computed by analysis/ (numbers.study_numbers), the judge's validity block (judge) and how
 far the study has come (progress). Only reading: nothing here writes.
 
-May import: annotate.material, store/, analysis/.
+May import: annotate.material, annotate.rating, annotate.adaptive (estimate: H under the live adaptive
+design), store/, analysis/.
 """
 
 BOOTSTRAP_DRAWS = 1000     # resamples for every bootstrap interval unless a command says otherwise

@@ -14,11 +14,11 @@ from fairval.analysis.judge_validity import mean_with_interval
 from fairval.analysis.raters import QualityRules, RaterQuality, rater_quality
 from fairval.analysis.reliability import krippendorff_alpha
 from fairval.analysis.scores import as_numbers, likert_by_group, likert_summary
+from fairval.annotate.adaptive.estimate import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.material.pairs import canonical_value, pair_score, scored_question, strata_of
 from fairval.annotate.material.studies import LoadedStudy, load_study
 from fairval.annotate.material.tasks import Question
 from fairval.annotate.results import BOOTSTRAP_DRAWS
-from fairval.annotate.results.adaptive import adaptive_group_ppi, adaptive_ppi, adaptive_sign_cs
 from fairval.annotate.results.block import scalar
 from fairval.annotate.results.blocks import Judge, Rate
 from fairval.annotate.results.crowd_model import crowd_model_check

@@ -4,7 +4,7 @@ compare (group_a vs group_b), PPI++ runs within each stratum, and the strata's e
 mean weighted by each stratum's share of the judged pairs, with se² = Σ w² se². Valid when people's pairs
 were drawn at random within each stratum (a uniform draw is); the stratified H refuses an active draw,
 whose chances would have to weight each stratum too. Under the adaptive design each stratum's H comes
-from its own decided pairs (results.adaptive); under trust or escalate there is none. `allocation`: how
+from its own decided pairs (adaptive.estimate); under trust or escalate there is none. `allocation`: how
 the same number of rated pairs would best be spread across the strata (analysis.allocation)."""
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, desig
                   adaptive: dict[str, Ppi] | None = None) -> PairGroups:
     """Per stratum: n pairs judged, n rated, H by PPI++ with its interval, sign agreement; and `stratified`,
     the overall H from the strata (or a reason). `adaptive`: under the adaptive design, each stratum's H
-    (results.adaptive.adaptive_group_ppi) in place of PPI++."""
+    (adaptive.estimate.adaptive_group_ppi) in place of PPI++."""
     strata = strata_of(items)
     judge = judge.dropna()
     out: dict[str, PairGroup] = {}

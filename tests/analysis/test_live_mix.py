@@ -17,7 +17,7 @@ from fairval.analysis.active import (
     weighted_lambda,
 )
 from fairval.analysis.sequential import anytime_running
-from tests.annotate.rating.adaptive_worlds import world
+from tests.annotate.adaptive.adaptive_worlds import world
 
 PAIRS, BUDGET, TARGET = 1000, 400, 0.15
 

@@ -3,7 +3,7 @@ uncertainty going with its error (analysis.active.sureness_predicts, a one-sided
 the least of ten one-sided variance bounds fell below 0 by chance in about 10% of looks where the judge's
 sureness says nothing, and each lean there costs judgments (through serving, 1.21x a uniform sample's).
 
-The worlds here are not those the design was tuned on (bench/worlds.py, tests/annotate/rating/adaptive_worlds.py):
+The worlds here are not those the design was tuned on (bench/worlds.py, tests/annotate/adaptive/adaptive_worlds.py):
 75% clear pairs (people say C 96% of the time, the rest Dirichlet(2, 1, 1)), a judge right on the clear ones and
 near people's mean with noise 0.3 on the rest; its uncertainty either drawn apart from the pair from
 0.25 + 0.7 Beta(0.5, 0.5) (it says nothing), or small on the clear pairs and large on the rest (sure and right).

@@ -1,6 +1,6 @@
 """The adaptive design's interval kept one decided pair at a time (analysis.running_adaptive) is the one
 the full analysis builds over all the terms at once (analysis.active.adaptive_terms into
-analysis.sequential.anytime_running with each term's own bounds, as annotate.results.adaptive calls them):
+analysis.sequential.anytime_running with each term's own bounds, as annotate.adaptive.estimate calls them):
 the same terms to the bit, the same betting ends to the bit below ASYMPTOTIC_FROM, the same asymptotic
 ends to rounding from there, through a JSON round trip of the state after every pair."""
 import json

@@ -5,14 +5,14 @@ after the stop, and a rater who held a pair when it stopped submits it and has i
 import pytest
 from click.testing import CliRunner
 
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study
-from fairval.annotate.rating import adaptive
 from fairval.store import audit
 from fairval.store import items as item_store
 from fairval.store import ratings as rating_store
-from tests.annotate.rating.adaptive_worlds import decided_count
+from tests.annotate.adaptive.adaptive_worlds import decided_count
 from tests.conftest import write_jsonl
 from tests.ui.apptest import current_item, page, plain, rater_app, submit, titles
 

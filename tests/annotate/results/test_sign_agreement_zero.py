@@ -4,8 +4,8 @@ sample and under the adaptive design. Expected shares are counted here from the 
 import numpy as np
 import pandas as pd
 
+from fairval.annotate.adaptive.estimate import adaptive_sign_cs
 from fairval.annotate.material.design import Design
-from fairval.annotate.results.adaptive import adaptive_sign_cs
 from fairval.annotate.results.judge import sign_agreement_cs
 
 

@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from fairval.analysis.sequential import ASYMPTOTIC_FROM
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import running as running_store
-from tests.annotate.rating.adaptive_worlds import decided_count, world
+from tests.annotate.adaptive.adaptive_worlds import decided_count, world
 from tests.conftest import write_jsonl
 
 PAIRS, BUDGET, RATERS_PER_PAIR = 160, 70, 2

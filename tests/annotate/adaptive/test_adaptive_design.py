@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from fairval.analysis.active import judge_uncertainty
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.studies import load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.store import items as item_store
 from fairval.store import open_db
 from tests.conftest import write_jsonl

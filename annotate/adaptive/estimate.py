@@ -1,4 +1,4 @@
-"""H and sign agreement under the live adaptive design (annotate.rating.adaptive): the decided pairs in
+"""H and sign agreement under the live adaptive design (annotate.adaptive.next_pair): the decided pairs in
 decision order, each weighted by 1/its chance when it went to people (analysis.active.adaptive_terms),
 over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
 never bias it. The anytime interval (analysis.sequential.anytime_running) bets on each term within its

@@ -1,4 +1,4 @@
-"""The adaptive design's mix τ kept as answers complete kept pairs (store.mixes, annotate.rating.adaptive.
+"""The adaptive design's mix τ kept as answers complete kept pairs (store.mixes, annotate.adaptive.next_pair.
 answered) instead of read from every rating at each decision: raters served and answering through the
 session functions, two per pair, on real SQLite and PostgreSQL. After every answer the stored count and τ
 are those written out here from the whole study (every rating, every pair's uncertainty, live_floor as
@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 
 from fairval.analysis.active import FLOOR_EVERY, live_floor, prior_floor, weighted_lambda
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.importers import import_items, import_lmra, import_ratings
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.store import items as item_store
 from fairval.store import lmra as lmra_store
 from fairval.store import mixes as mix_store
 from fairval.store import ratings as rating_store
-from tests.annotate.rating.adaptive_worlds import world
+from tests.annotate.adaptive.adaptive_worlds import world
 from tests.conftest import write_jsonl
 
 PAIRS, BUDGET, RATERS = 140, 64, 2

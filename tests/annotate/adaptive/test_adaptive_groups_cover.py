@@ -1,4 +1,4 @@
-"""H per group pair under the adaptive design (results.adaptive.adaptive_group_ppi) covers each group's
+"""H per group pair under the adaptive design (adaptive.estimate.adaptive_group_ppi) covers each group's
 true H in simulated studies chosen to break it: many contested pairs, and a weak judge whose stated
 uncertainty is unrelated to its error; three groups of 60%, 30% and 10% of the pairs. Its interval is the
 martingale CLT's normal one, so it is checked where the README says it holds: a group with about 35
@@ -9,7 +9,7 @@ import pytest
 
 from bench.active import JUDGES, study
 from fairval.analysis.active import inclusion_probabilities
-from fairval.annotate.results.adaptive import adaptive_group_ppi
+from fairval.annotate.adaptive.estimate import adaptive_group_ppi
 
 REPS, DECIDED, BUDGET = 150, 900, 400
 

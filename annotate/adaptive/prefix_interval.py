@@ -1,5 +1,5 @@
-"""The stopping rule's running interval under the live adaptive design (annotate.rating.adaptive): H's
-anytime interval over the decided prefix (annotate.results.adaptive.decided_prefix: the decided pairs in
+"""The stopping rule's running interval under the live adaptive design (annotate.adaptive.next_pair): H's
+anytime interval over the decided prefix (annotate.adaptive.estimate.decided_prefix: the decided pairs in
 decision order up to the first kept pair not complete), kept as the prefix grows. It grows when an answer
 completes the kept pair it waits for, or when pairs left to the judge are decided past its end; each
 pair it takes in is one step of analysis.running_adaptive (a pair not kept costs no rating read), so

@@ -18,9 +18,10 @@ import numpy as np
 
 from fairval.analysis.active import adaptive_terms
 from fairval.analysis.sequential import anytime_running
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import create_study, load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.store import items as item_store
 from fairval.store import open_db
 from tests.conftest import write_jsonl
