@@ -102,12 +102,17 @@ def _waiting(elements: list, who: Participant) -> bool:
 
 
 async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
-    """Wait on a waiting page as a browser does: its fragment's timer reruns it until the page moves on."""
+    """Wait on a waiting page as a browser does: its fragment's timer reruns it until the page moves on. The
+    timer is Streamlit's setInterval: it fires every period from when it was set, however long a run takes (a
+    tick during a run is queued, and runs as soon as that run ends)."""
+    fired = time.monotonic()
     while _waiting(page, who) and time.monotonic() < until:
         if not tab.timers:
             raise RuntimeError(f"a waiting page without a timer: {_texts(page)}")
         fragment, seconds = next(iter(tab.timers.items()))
-        await asyncio.sleep(seconds)
+        fired += seconds
+        await asyncio.sleep(max(0.0, fired - time.monotonic()))
+        fired = max(fired, time.monotonic() - seconds)   # ticks missed during a long run fire once, not in a burst
         shown = await tab.rerun(fragment=fragment)
         if tab.whole:
             page = shown                                   # the fragment let the whole page run again
