@@ -64,7 +64,8 @@ def _place(key: tuple[str, str]) -> None:
     ticket = st.session_state.pop(TICKET, None)
     if ticket is None:
         period = st.session_state.get(PERIOD, admission.poll_seconds(0))
-        admission.wait_for_turn(*st.session_state.get(AHEAD, (0, 0)), max(0.0, period - 1))
+        ahead, since = st.session_state.get(AHEAD, (0, 0))
+        admission.wait_for_turn(ahead, since, max(0.0, period - 1))
         ticket = admission.enter(db, *key)
     st.session_state[AHEAD] = (ticket.ahead, admission.line_moved())
     if ticket.admitted:
