@@ -18,8 +18,8 @@ from fairval.ui.rater_submit import LANGUAGE
 
 ADMITTED = "_fairval_admitted"     # (study, participant) let in, and when their place was last renewed
 TICKET = "_fairval_ticket"         # the ticket the page's full run just took, for its line's first draw
-AHEAD = "_fairval_ahead"           # how many were ahead at the line page's last look, and how many this
-                                   # worker had let in by then
+AHEAD = "_fairval_ahead"           # how many were ahead at the line page's last look, how many this worker
+                                   # had let in by then, and the places freed then if every place was taken
 PERIOD = "_fairval_line_period"    # the line page's timer, as its full run set it
 
 IN_LINE = N_("You are in line")
@@ -64,10 +64,12 @@ def _place(key: tuple[str, str]) -> None:
     ticket = st.session_state.pop(TICKET, None)
     if ticket is None:
         period = st.session_state.get(PERIOD, admission.poll_seconds(0))
-        ahead, since = st.session_state.get(AHEAD, (0, 0))
-        admission.wait_for_turn(ahead, since, max(0.0, period - 1))
+        ahead, since, held = st.session_state.get(AHEAD, (0, 0, None))
+        admission.wait_for_turn(ahead, since, max(0.0, period - 1), held)
         ticket = admission.enter(db, *key)
-    st.session_state[AHEAD] = (ticket.ahead, admission.line_moved())
+    # at the front with room, yet not let in: every place is taken, so it waits for one to be freed
+    full = ticket.ahead < admission.runs_at_once() and not admission.gate().saturated()
+    st.session_state[AHEAD] = (ticket.ahead, admission.line_moved(), admission.places_freed() if full else None)
     if ticket.admitted:
         st.session_state[ADMITTED] = (key, admission.clock())
         st.rerun(scope="app")

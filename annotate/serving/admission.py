@@ -163,23 +163,31 @@ class LineMoves:
     def __init__(self) -> None:
         self._changed = threading.Condition()
         self.total = 0
+        self.freed = 0                 # places freed here (a participant finished or declined)
 
     def let_in(self, count: int) -> None:
         with self._changed:
             self.total += count
             self._changed.notify_all()
 
+    def free(self) -> None:
+        with self._changed:
+            self.freed += 1
+            self._changed.notify_all()
+
     def wait_for_turn(self, ahead: int, since: int, timeout: float, room: Callable[[], bool], batch: int,
-                      step: float = 0.25) -> bool:
+                      step: float = 0.25, held: int | None = None) -> bool:
         """Park the caller (a line page's own rerun: outside the gate, no store) until its turn may have come,
         True: so many let in since `since` (the total when it saw `ahead` waiting before it) that the line's
-        front batch reaches it, and `room`. False after `timeout`. Others' lines (another worker's, a place
-        passed over) are not counted here: the page's timer covers them."""
+        front batch reaches it, and `room`; `held`: its last look found room but every place taken (the
+        `freed` count then), so it waits for a place freed or a let-in too. False after `timeout`. Others'
+        lines and places (another worker's, a place passed over) are not counted here: the page's timer
+        covers them."""
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
                 near = ahead - (self.total - since) < batch
-                if near and room():
+                if near and (held is None or self.freed != held or self.total != since) and room():
                     return True
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -197,9 +205,18 @@ def line_moved() -> int:
     return _moved.total
 
 
-def wait_for_turn(ahead: int, since: int, timeout: float) -> bool:
+def places_freed() -> int:
+    return _moved.freed
+
+
+def place_freed() -> None:
+    """A participant here finished or declined: a line page held only by `capacity()` may go on."""
+    _moved.free()
+
+
+def wait_for_turn(ahead: int, since: int, timeout: float, held: int | None = None) -> bool:
     """A line page's rerun, before it asks the store again: wait (up to `timeout`) until a place may be free."""
-    return _moved.wait_for_turn(ahead, since, timeout, lambda: not gate().saturated(), runs_at_once())
+    return _moved.wait_for_turn(ahead, since, timeout, lambda: not gate().saturated(), runs_at_once(), held=held)
 
 
 def still_here(db: Connection, study_id: str, rater_id: str) -> None:

@@ -202,6 +202,11 @@ def test_a_waiting_line_page_goes_on_when_the_line_reaches_it_and_the_worker_has
     moves.let_in(1)                         # 1 ahead: within the front batch, but this worker has no room
     assert moves.wait_for_turn(5, since, 0.05, lambda: False, batch=2, step=0.01) is False
     assert moves.wait_for_turn(5, since, 0.05, lambda: True, batch=2) is True
+    # at the front with room, its last look found every place taken: it waits for a place to be freed here
+    since, held = moves.total, moves.freed
+    assert moves.wait_for_turn(0, since, 0.05, lambda: True, batch=2, held=held) is False
+    moves.free()                            # a participant finished
+    assert moves.wait_for_turn(0, since, 0.05, lambda: True, batch=2, held=held) is True
     # parked further back, it is woken by the let-in that reaches it, long before its timeout
     woke: list[bool] = []
     since = moves.total
