@@ -21,10 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
+from bench.client import Tab, connect
 from bench.session import _quiet_cpu
 from bench.streamlit_server import fairval_serve
 from bench.workers import _button, _card, _stored, _study, _submit
@@ -46,45 +43,6 @@ class Participant:
     acknowledged: int = 0
 
 
-class Tab:
-    """One browser tab: sends reruns (and its fragments' timed reruns) and reads the page that comes back."""
-
-    def __init__(self, ws, query: str):
-        self.ws, self.query, self.page_hash = ws, query, ""
-        self.whole = True                         # the last rerun drew the whole page (not a fragment alone)
-        self.timers: dict[str, float] = {}        # fragment id -> seconds between its reruns
-
-    async def rerun(self, widgets=(), fragment: str = "") -> list:
-        msg = BackMsg()
-        msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_script_hash = self.page_hash
-        msg.rerun_script.widget_states.widgets.extend(widgets)
-        if fragment:
-            msg.rerun_script.fragment_id, msg.rerun_script.is_auto_rerun = fragment, True
-        else:
-            self.timers = {}
-        await self.ws.send(msg.SerializeToString())
-        elements: list = []
-        while True:
-            forward = ForwardMsg()
-            forward.ParseFromString(await self.ws.recv())
-            kind = forward.WhichOneof("type")
-            if kind == "new_session":
-                self.page_hash = forward.new_session.page_script_hash
-            elif kind == "auto_rerun":
-                self.timers[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
-            elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
-                element = forward.delta.new_element
-                elements.append(getattr(element, element.WhichOneof("type")))
-            elif kind == "script_finished":
-                if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    elements, self.timers = [], {}    # st.rerun(): the whole page's run follows
-                    fragment = ""
-                    continue
-                self.whole = not fragment
-                return elements
-
-
 def _texts(elements: list) -> list[str]:
     return [getattr(e, "body", "") for e in elements]
 
@@ -102,13 +60,18 @@ def _waiting(elements: list, who: Participant) -> bool:
 
 
 async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
-    """Wait on a waiting page as a browser does: its fragment's timer reruns it until the page moves on."""
+    """Wait on a waiting page as a browser does: its fragment's timer reruns it until the page moves on. The
+    timer is Streamlit's setInterval: it fires every period from when it was set, however long a run takes (a
+    tick during a run is queued, and runs as soon as that run ends)."""
+    fired = time.monotonic()
     while _waiting(page, who) and time.monotonic() < until:
         if not tab.timers:
             raise RuntimeError(f"a waiting page without a timer: {_texts(page)}")
         fragment, seconds = next(iter(tab.timers.items()))
-        await asyncio.sleep(seconds)
-        shown = await tab.rerun(fragment=fragment)
+        fired += seconds
+        await asyncio.sleep(max(0.0, fired - time.monotonic()))
+        fired = max(fired, time.monotonic() - seconds)   # ticks missed during a long run fire once, not in a burst
+        shown = await tab.rerun(fragment=fragment, timer=True)
         if tab.whole:
             page = shown                                   # the fragment let the whole page run again
     return page
@@ -117,8 +80,7 @@ async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
 async def participant(url: str, study: str, name: str, who: Participant) -> None:
     arrived = time.monotonic()
     until = arrived + GIVE_UP
-    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                                  max_size=None, open_timeout=GIVE_UP, ping_interval=None) as ws:
+    async with connect(url, GIVE_UP) as ws:
         tab = Tab(ws, f"study={study}&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}")
         page = await _settle(tab, await tab.rerun(), who, until)
         for key in ("consent-yes", "start"):

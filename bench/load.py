@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-import websockets
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench.client import connect
 from bench.session import _quiet_cpu
 from bench.streamlit_server import Running, free_port
 from bench.workers import Rater, Tally, _study, rate
@@ -67,8 +67,7 @@ else:
 
 async def bare_rate(url: str, name: str, tally: Tally) -> None:
     """bench/workers.py's rater, for the bare app: the buttons, then each item's radio and Submit in one rerun."""
-    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                                  max_size=None, open_timeout=120, ping_interval=None) as ws:
+    async with connect(url) as ws:
         tab = Rater(ws, "bare", name)
         page = await tab.rerun()
         for key in ("consent-yes", "start"):

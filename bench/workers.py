@@ -19,11 +19,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench.client import Tab, connect
 from bench.streamlit_server import fairval_serve
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
@@ -40,39 +38,11 @@ class Tally:
     errors: list[str] = field(default_factory=list)
 
 
-class Rater:
-    """One browser tab's conversation with the server."""
+class Rater(Tab):
+    """One browser tab's conversation with the server, as a rater of `study` (bench/client.py)."""
 
     def __init__(self, ws, study: str, rater: str):
-        self.ws, self.query = ws, f"study={study}&rater={rater}"
-        self.page_hash = ""              # the page's script, as the server named it: events count on it
-        self.fragment_of: dict[str, str] = {}    # element id -> the fragment that drew it
-
-    async def rerun(self, widgets: list[WidgetState] = (), fragment: str = "") -> list:
-        """`fragment`: the fragment the widget was drawn in, which a browser names so that only it reruns."""
-        msg = BackMsg()
-        msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_script_hash = self.page_hash
-        msg.rerun_script.widget_states.widgets.extend(widgets)
-        msg.rerun_script.fragment_id = fragment
-        await self.ws.send(msg.SerializeToString())
-        elements = []
-        while True:
-            forward = ForwardMsg()
-            forward.ParseFromString(await self.ws.recv())
-            kind = forward.WhichOneof("type")
-            if kind == "new_session":
-                self.page_hash = forward.new_session.page_script_hash
-            elif kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
-                element = forward.delta.new_element
-                elements.append(getattr(element, element.WhichOneof("type")))
-                if getattr(elements[-1], "id", ""):
-                    self.fragment_of[elements[-1].id] = forward.delta.fragment_id
-            elif kind == "script_finished":
-                if forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    elements = []                    # the page called st.rerun(): its next run follows
-                    continue
-                return elements
+        super().__init__(ws, f"study={study}&rater={rater}")
 
 
 def _button(elements: list, key: str) -> WidgetState | None:
@@ -96,8 +66,7 @@ def _submit(card) -> WidgetState:
 
 
 async def rate(url: str, study: str, rater: str, tally: Tally) -> None:
-    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                                  max_size=None, open_timeout=120, ping_interval=None) as ws:
+    async with connect(url) as ws:
         tab = Rater(ws, study, rater)
         page = await tab.rerun()
         for key in ("consent-yes", "start"):

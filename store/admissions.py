@@ -19,10 +19,12 @@ _ACTIVE = """SELECT COUNT(*) FROM admissions a
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """Where a participant stands: let in, or `ahead` people waiting before them (0: next)."""
+    """Where a participant stands: let in, or `ahead` people waiting before them (0: next); `let_in`: how
+    many this call let in from the line (its caller among them or not)."""
     admitted: bool
     ahead: int = 0
     ticket: int = 0
+    let_in: int = 0
 
 
 def enter(db: Connection, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
@@ -50,13 +52,14 @@ def enter(db: Connection, study_id: str, rater_id: str, *, now: float, capacity:
             return Ticket(True, 0, row["ticket"])
         active = db.scalar(_ACTIVE, {"active": active_since, "arriving": waiting_since}) or 0
         free = min(capacity - active, batch) if room else 0
+        let_in = 0
         if free > 0:
-            db.execute("UPDATE admissions SET admitted_at = ?, seen_at = ? WHERE ticket IN (SELECT ticket FROM "
-                       "admissions WHERE admitted_at IS NULL AND seen_at >= ? ORDER BY ticket LIMIT ?)",
-                       [now, now, waiting_since, free])
+            let_in = db.execute("UPDATE admissions SET admitted_at = ?, seen_at = ? WHERE ticket IN (SELECT ticket "
+                                "FROM admissions WHERE admitted_at IS NULL AND seen_at >= ? ORDER BY ticket LIMIT ?)",
+                                [now, now, waiting_since, free]).rowcount
             if db.scalar("SELECT admitted_at FROM admissions WHERE ticket = ?", [row["ticket"]]) is not None:
-                return Ticket(True, 0, row["ticket"])
-        return Ticket(False, _ahead(db, row["ticket"], waiting_since), row["ticket"])
+                return Ticket(True, 0, row["ticket"], let_in)
+        return Ticket(False, _ahead(db, row["ticket"], waiting_since), row["ticket"], let_in)
 
 
 def _ahead(db: Connection, ticket: int, waiting_since: float) -> int:

@@ -18,6 +18,9 @@ from fairval.ui.rater_submit import LANGUAGE
 
 ADMITTED = "_fairval_admitted"     # (study, participant) let in, and when their place was last renewed
 TICKET = "_fairval_ticket"         # the ticket the page's full run just took, for its line's first draw
+AHEAD = "_fairval_ahead"           # how many were ahead at the line page's last look, how many this worker
+                                   # had let in by then, and the places freed then if every place was taken
+PERIOD = "_fairval_line_period"    # the line page's timer, as its full run set it
 
 IN_LINE = N_("You are in line")
 BUSY = N_("Many people are taking part just now. This page goes on by itself in a few seconds, where you were; "
@@ -47,14 +50,26 @@ def admitted() -> bool:
     st.session_state[TICKET] = ticket
     page_language(t.language, direction(t.language), t)
     st.title(t(IN_LINE), anchor=False)
-    st.fragment(_place, run_every=admission.poll_seconds(ticket.ahead))(key)
+    st.session_state[PERIOD] = admission.poll_seconds(ticket.ahead)
+    st.fragment(_place, run_every=st.session_state[PERIOD])(key)
     return False
 
 
 def _place(key: tuple[str, str]) -> None:
-    """The place and the wait, asked again at each tick; the whole page is drawn again once let in."""
+    """The place and the wait, asked again at each tick; the whole page is drawn again once let in. Its own
+    rerun (the timer's) first waits, outside the gate and the store, until the line may have reached this
+    participant and the worker has room (a place freed is taken at once, not at the next tick), for a little
+    less than the timer's period."""
     db = get_db()
-    ticket = st.session_state.pop(TICKET, None) or admission.enter(db, *key)
+    ticket = st.session_state.pop(TICKET, None)
+    if ticket is None:
+        period = st.session_state.get(PERIOD, admission.poll_seconds(0))
+        ahead, since, held = st.session_state.get(AHEAD, (0, 0, None))
+        admission.wait_for_turn(ahead, since, max(0.0, period - 1), held)
+        ticket = admission.enter(db, *key)
+    # at the front with room, yet not let in: every place is taken, so it waits for one to be freed
+    full = ticket.ahead < admission.runs_at_once() and not admission.gate().saturated()
+    st.session_state[AHEAD] = (ticket.ahead, admission.line_moved(), admission.places_freed() if full else None)
     if ticket.admitted:
         st.session_state[ADMITTED] = (key, admission.clock())
         st.rerun(scope="app")

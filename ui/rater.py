@@ -307,6 +307,7 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
     if served is None:
         if session.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)
+            admission.place_freed()           # a line page held by the active cap may go on now
             finished(db, study, rater_id)     # what a run of the whole page would draw next, drawn here
             return
         no_items(db, study, rater_id)
@@ -347,8 +348,11 @@ def _as_shown(study: LoadedStudy, served: session.Served) -> session.Served:
 
 
 def _consented(agreed: bool):
-    return lambda db, study, rater_id: session.give_consent(db, study.study_id, rater_id, agreed,
-                                                            **({"language": _language(study)} if agreed else {}))
+    def consent(db, study: LoadedStudy, rater_id: str) -> None:
+        session.give_consent(db, study.study_id, rater_id, agreed, **({"language": _language(study)} if agreed else {}))
+        if not agreed:
+            admission.place_freed()           # declined: their place is free for the line
+    return consent
 
 
 # The buttons a step draws, acted on at the start of the run their press causes (before anything is drawn), so

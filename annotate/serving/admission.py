@@ -147,10 +147,76 @@ def enter(db: Connection, study_id: str, rater_id: str, *, room: bool | None = N
     """The participant's place: let in now, or their place in line. `room` (default: this worker is not
     saturated) and `most` (default: capacity()) are for tests and the bench."""
     now = clock()
-    return admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
-                            room=not gate().saturated() if room is None else room,
-                            active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
-                            batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
+    ticket = admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
+                              room=not gate().saturated() if room is None else room,
+                              active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
+                              batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
+    if ticket.let_in:
+        _moved.let_in(ticket.let_in)
+    return ticket
+
+
+class LineMoves:
+    """How many this worker has let in from the line, for its line pages parked in wait_for_turn: a waiter
+    goes to the store again only once the line may have reached it and the worker has room, not on a timer."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.total = 0
+        self.freed = 0                 # places freed here (a participant finished or declined)
+
+    def let_in(self, count: int) -> None:
+        with self._changed:
+            self.total += count
+            self._changed.notify_all()
+
+    def free(self) -> None:
+        with self._changed:
+            self.freed += 1
+            self._changed.notify_all()
+
+    def wait_for_turn(self, ahead: int, since: int, timeout: float, room: Callable[[], bool], batch: int,
+                      step: float = 0.25, held: int | None = None) -> bool:
+        """Park the caller (a line page's own rerun: outside the gate, no store) until its turn may have come,
+        True: so many let in since `since` (the total when it saw `ahead` waiting before it) that the line's
+        front batch reaches it, and `room`; `held`: its last look found room but every place taken (the
+        `freed` count then), so it waits for a place freed or a let-in too. False after `timeout`. Others'
+        lines and places (another worker's, a place passed over) are not counted here: the page's timer
+        covers them."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                near = ahead - (self.total - since) < batch
+                if near and (held is None or self.freed != held or self.total != since) and room():
+                    return True
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                # near the front, room is a matter of time (the gate's recent waits), so look again soon;
+                # further back only a let-in can change anything, and it wakes every waiter
+                self._changed.wait(min(left, step) if near else left)
+
+
+_moved = LineMoves()
+
+
+def line_moved() -> int:
+    """How many this worker has let in so far (a line page keeps it with the place it saw)."""
+    return _moved.total
+
+
+def places_freed() -> int:
+    return _moved.freed
+
+
+def place_freed() -> None:
+    """A participant here finished or declined: a line page held only by `capacity()` may go on."""
+    _moved.free()
+
+
+def wait_for_turn(ahead: int, since: int, timeout: float, held: int | None = None) -> bool:
+    """A line page's rerun, before it asks the store again: wait (up to `timeout`) until a place may be free."""
+    return _moved.wait_for_turn(ahead, since, timeout, lambda: not gate().saturated(), runs_at_once(), held=held)
 
 
 def still_here(db: Connection, study_id: str, rater_id: str) -> None:

@@ -20,7 +20,7 @@ def test_a_line_lets_in_from_its_front_at_most_a_batch_at_a_time(db):
     session.give_consent(db, "s", "a", False)                 # a declines: their place is free
     # room for three more, two at a time: b and c are let in, by e's asking, and e still waits behind d
     last = enter(db, "e", T0 + 10, capacity=3, batch=2)
-    assert (last.admitted, last.ahead) == (False, 1)
+    assert (last.admitted, last.ahead, last.let_in) == (False, 1, 2)   # the count a worker's waiting pages go by
     assert [enter(db, w, T0 + 11, capacity=0).admitted for w in "bcd"] == [True, True, False]
 
 

@@ -189,3 +189,30 @@ def test_a_lock_held_too_long_is_a_wait_in_line_not_the_stores_warning(db, db_pa
 def test_the_line_page_asks_less_often_further_back():
     assert admission.poll_seconds(0) == 3
     assert admission.poll_seconds(0) < admission.poll_seconds(100) <= 20
+
+
+
+def test_a_waiting_line_page_goes_on_when_the_line_reaches_it_and_the_worker_has_room():
+    """The line page's rerun waits for a place, not for its timer: it goes to the store again once enough were
+    let in since its last look for the line's front batch to reach it, and only while the worker has room."""
+    moves = admission.LineMoves()
+    since = moves.total                     # its last look: 5 waiting before it
+    moves.let_in(3)                         # 2 still ahead: the front batch of 2 does not reach it
+    assert moves.wait_for_turn(5, since, 0.05, lambda: True, batch=2) is False
+    moves.let_in(1)                         # 1 ahead: within the front batch, but this worker has no room
+    assert moves.wait_for_turn(5, since, 0.05, lambda: False, batch=2, step=0.01) is False
+    assert moves.wait_for_turn(5, since, 0.05, lambda: True, batch=2) is True
+    # at the front with room, its last look found every place taken: it waits for a place to be freed here
+    since, held = moves.total, moves.freed
+    assert moves.wait_for_turn(0, since, 0.05, lambda: True, batch=2, held=held) is False
+    moves.free()                            # a participant finished
+    assert moves.wait_for_turn(0, since, 0.05, lambda: True, batch=2, held=held) is True
+    # parked further back, it is woken by the let-in that reaches it, long before its timeout
+    woke: list[bool] = []
+    since = moves.total
+    parked = threading.Thread(target=lambda: woke.append(moves.wait_for_turn(3, since, 600, lambda: True, batch=2)))
+    parked.start()
+    moves.let_in(1)                         # 2 ahead: not yet
+    moves.let_in(1)
+    parked.join(timeout=120)
+    assert woke == [True]
