@@ -17,6 +17,10 @@ class NoSpace(StoreError):
     "No space left where the database lives: nothing of the change was stored."
 
 
+class DatabaseUnreachable(StoreError):
+    "A PostgreSQL URL whose server cannot be reached or refuses the connection: names the host, never the password."
+
+
 class ServeRefused(FairvalError):
     "A server that would be reachable from other machines without a researcher password of its own."
 

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from fairval.errors import NoSpace
+from fairval.errors import DatabaseUnreachable, NoSpace
 
 BUSY_TIMEOUT_SECONDS = 30.0
 
@@ -104,9 +104,10 @@ class Connection:
 def unavailable_errors() -> tuple[type[BaseException], ...]:
     """Errors that mean the database cannot store or give data just now (a full or read-only disk, a
     lock held too long, a PostgreSQL server restarting): worth trying again in a moment. NoSpace is
-    immediate()'s sentence for a full disk, raised in place of the engine's own error."""
+    immediate()'s sentence for a full disk, raised in place of the engine's own error; DatabaseUnreachable is a
+    PostgreSQL server that refused a worker's first connection (a restart under way)."""
     import sys
-    errors: list[type[BaseException]] = [sqlite3.OperationalError, NoSpace]
+    errors: list[type[BaseException]] = [sqlite3.OperationalError, NoSpace, DatabaseUnreachable]
     if "psycopg" in sys.modules:               # loaded only when a PostgreSQL URL is in use
         import psycopg
         import psycopg_pool

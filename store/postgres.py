@@ -23,11 +23,13 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from fairval.errors import StoreError
+from fairval.errors import DatabaseUnreachable, StoreError
 from fairval.store.engine import Connection, Params
 
 T = TypeVar("T")
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
+CONNECT_SECONDS = 5                   # a first connection's limit: a wrong host or port is said at once, not
+                                      # after the pool's 30 s wait
 POOL_SIZE = 8                         # connections per process (and URL); `fairval serve` sizes it to the runs
                                       # a worker lets through at once (FAIRVAL_POOL_SIZE)
 
@@ -93,6 +95,7 @@ def _acquire_pool(url: str) -> ConnectionPool:
     with _pools_lock:
         pool, handles = _pools.get(url, (None, 0))
         if pool is None:
+            _first_connection(url)
             size = os.environ.get("FAIRVAL_POOL_SIZE", "")
             most = int(size) if size.isdigit() and int(size) else POOL_SIZE
             pool = ConnectionPool(url, min_size=1, max_size=most, kwargs={"autocommit": True},
@@ -100,6 +103,28 @@ def _acquire_pool(url: str) -> ConnectionPool:
             pool.wait(timeout=30)
         _pools[url] = (pool, handles + 1)
         return pool
+
+
+def _first_connection(url: str) -> None:
+    """One connection as the pool would make it, within CONNECT_SECONDS: a host that does not resolve, a port
+    nobody listens on, a wrong password or database refuse here in one line, not as the pool's PoolTimeout
+    after its wait (the pool logs each failed attempt and tries again until then)."""
+    try:
+        psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS).close()
+    except psycopg.ProgrammingError as e:      # its text may quote the URL's password: not shown
+        raise DatabaseUnreachable("a PostgreSQL URL that cannot be read: its form is postgresql://user:password@"
+                                  "host:port/database, a space or % in it written %20 or %25") from e
+    except psycopg.Error as e:
+        reason = " ".join(str(e).split()).removeprefix("connection failed: ")
+        raise DatabaseUnreachable(f"cannot open the PostgreSQL database {where(url)}: {reason}") from e
+
+
+def where(url: str) -> str:
+    """The URL's database, host, port and user, for a message: never its password."""
+    parts = psycopg.conninfo.conninfo_to_dict(url)
+    host = str(parts.get("host") or "localhost") + (f":{parts['port']}" if parts.get("port") else "")
+    user = f" as user {parts['user']!r}" if parts.get("user") else ""
+    return f"{str(parts.get('dbname') or '')!r} on host {host}{user}"
 
 
 def _release_pool(url: str) -> None:

@@ -83,7 +83,9 @@ def run() -> None:
             if line.admitted():             # else the line page is drawn: the participant waits in order
                 _run()
     except unavailable_errors() as e:
-        if busy(e):                         # a lock or a pool kept it waiting: it waits on, told so plainly
+        # a lock or a pool kept it waiting: it waits on, told so plainly; unless a whole-page Submit's answer
+        # waits in the session (its callback ran before this run failed): then the rater is told it is kept
+        if busy(e) and not st.session_state.get(PENDING):
             line.busy(_browser_t())
         else:
             st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))

@@ -80,7 +80,12 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
                       else f"https://%[req.hdr(host),field(1,:)]:{port}%[capture.req.uri]")
             binds += (f"\n    bind {redirect_bind}\n    http-request redirect location {target} code 301 "
                       "unless { ssl_fc }")
-        binds += ("\n    http-response set-header Strict-Transport-Security \"max-age=31536000\" if { ssl_fc }")
+        binds += ("\n    http-response set-header Strict-Transport-Security \"max-age=31536000\" if { ssl_fc }"
+                  # every cookie of an HTTPS answer Secure: Streamlit sets its sign-in cookies (_streamlit_user,
+                  # _streamlit_user_tokens) and its XSRF cookie without it behind a front, and has no setting for
+                  # it; the cookie's other attributes (HttpOnly, SameSite, Path, Max-Age) stay as they were
+                  "\n    http-response replace-header Set-Cookie '(?i)^((?:(?!;\\s*secure\\s*(?:;|$)).)*)$' "
+                  "'\\1; Secure' if { ssl_fc }")
     front = (f"\n    http-request set-header X-Fairval-Front {front_secret}" if front_secret
              else "\n    http-request del-header X-Fairval-Front")
     lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,

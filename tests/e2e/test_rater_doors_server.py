@@ -298,9 +298,13 @@ def test_a_second_tab_that_answers_second_is_told_its_answer_was_not_saved(serve
         ANSWER.items())
 
 
-def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_once_it_is_back(tmp_path):
+@pytest.mark.parametrize("fragment", [None, ""], ids=["fragment", "whole-page"])
+def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_once_it_is_back(tmp_path, fragment):
     """The database stops (a PostgreSQL restart) between a rater's page and their Submit: one sentence, no
-    traceback, the answer waits on the page and is stored once when the server is back."""
+    traceback, the answer waits on the page and is stored once when the server is back. Also for a Submit that
+    reruns the whole page (a client naming no fragment, a session moved to another worker): the card still holds
+    the answer, so the rater is told it is kept, not that the server cannot store or show answers."""
+    from fairval.ui.rater import UNAVAILABLE
     from fairval.ui.rater_submit import ANSWER_WAITS
     from tests.postgres import server_binaries
     if server_binaries() is None:
@@ -321,14 +325,19 @@ def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_
                 await _to_first_item(tab)
                 item = json.loads(_card(tab).json)["item"]
                 cluster.halt()
-                await _submit(tab, {"item": item, "answers": ANSWER, "comment": None, "nonce": "p1"})
+                trigger = WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{_card(tab).id}__events")
+                trigger.json_trigger_value = json.dumps([{"event": "submit", "value": {
+                    "item": item, "answers": ANSWER, "comment": None, "nonce": "p1"}}])
+                await tab.run([trigger], fragment=fragment)
                 away = (list(tab.texts()), _exceptions(tab))
+                await tab.run()                                   # the page's timer, the server still away
+                away[0].extend(tab.texts())
                 cluster.start()
                 await tab.run()                                   # the page's timer, the server back
                 await tab.run()
                 return item, away, json.loads(_card(tab).json), list(tab.texts())
         item, (away_texts, away_exceptions), card, after = asyncio.run(go())
-        assert not away_exceptions and ANSWER_WAITS in away_texts, away_texts
+        assert not away_exceptions and ANSWER_WAITS in away_texts and UNAVAILABLE not in away_texts, away_texts
         assert not any("Traceback" in t or "psycopg" in t for t in away_texts)
         assert card["item"] != item and ANSWER_WAITS not in after
         assert _query(url, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'pg-rater' "
