@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from fairval.errors import (
     AnswerError,
+    DatabaseUnreachable,
     ExportRefused,
     FairvalError,
     FrontMissing,
@@ -47,6 +48,7 @@ from fairval.errors import (
 __all__ = [
     "AnswerError",
     "Database",
+    "DatabaseUnreachable",
     "ExportRefused",
     "FairvalError",
     "FrontMissing",
