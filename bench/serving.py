@@ -13,7 +13,7 @@ import numpy as np
 
 from bench.synth import make_study
 from fairval.annotate.material.studies import load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from fairval.store import open_db
 
 ANSWER = {"quality": "4", "yes_positive": "4"}
@@ -35,7 +35,7 @@ def judgments(path: Path, raters: int = 10, each: int = 20) -> dict[str, np.ndar
             start = time.perf_counter()
             served = session.serve_next_item(db, study, rater)
             served_at = time.perf_counter()
-            session.progress(db, study, rater)
+            rater_progress.progress(db, study, rater)
             counted = time.perf_counter()
             session.record_answer(db, study, rater, served.item_id, ANSWER)
             done = time.perf_counter()

@@ -16,7 +16,7 @@ from importlib import resources
 import streamlit as st
 
 from fairval.annotate.material.studies import DEFAULT_CONSENTS, LoadedStudy, list_study_names, load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from fairval.annotate.serving import admission, rater_links
 from fairval.errors import FairvalError, RaterSourceError, StudyError
 from fairval.store.engine import busy, unavailable_errors
@@ -307,7 +307,7 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
     if unread_submit(f"card:{served.item_id}" if served is not None else None):
         st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
     if served is None:
-        if session.progress(db, study, rater_id).answered:
+        if rater_progress.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)
             admission.place_freed()           # a line page held by the active cap may go on now
             finished(db, study, rater_id)     # what a run of the whole page would draw next, drawn here
@@ -334,7 +334,7 @@ def _progress(db, study: LoadedStudy, rater_id: str) -> tuple[int, int]:
     """Done, and the total as this rater has been told it: a total never shrinks under a rater (others
     taking the items left can end their session early, at "5 of 8 done"; it never reads "3 of 4" after
     "3 of 8")."""
-    progress = session.progress(db, study, rater_id)
+    progress = rater_progress.progress(db, study, rater_id)
     key = f"rater-total:{study.study_id}:{rater_id}"
     total = max(progress.expected, st.session_state.get(key, 0))
     st.session_state[key] = total

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from fairval.annotate.material.studies import LoadedStudy
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from fairval.ui.i18n import translator
 from fairval.ui.rater_submit import LANGUAGE
 
@@ -83,7 +83,7 @@ def finished(db, study: LoadedStudy, rater_id: str) -> None:
 def paused(db, study: LoadedStudy, rater_id: str) -> None:
     t = study_words(study)
     title(t("This study is paused"))
-    answered = session.progress(db, study, rater_id).answered
+    answered = rater_progress.progress(db, study, rater_id).answered
     if answered:
         st.write(t("Your answers so far ({count}) are saved. Please come back later with the same link to go on.",
                    count=answered))

@@ -12,7 +12,7 @@ from typing import Literal
 from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.pairs import canonical_value, draw_flip
 from fairval.annotate.material.records import rater_key
-from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study, ready_loads, study_status
+from fairval.annotate.material.studies import LoadedStudy, load_study, ready_loads, study_status
 from fairval.annotate.rating import running_interval
 from fairval.annotate.rating.assignment import (
     ItemLoad,
@@ -20,7 +20,6 @@ from fairval.annotate.rating.assignment import (
     choose_item,
     gold_due,
     last_template,
-    reachable,
     template_to_spread,
 )
 from fairval.annotate.rating.fills import backed, fills_left, rater_share
@@ -46,12 +45,6 @@ class Served:
     gold: bool
     practice: bool = False
     expected: dict | None = None      # gold answers, shown as feedback on practice items
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    answered: int
-    expected: int          # items this rater can expect in all (a cap, or what is left for them)
 
 
 def arrive(db: Connection, study_id: str, rater_id: str, *, source: str,
@@ -137,7 +130,7 @@ def _group_full(db: Connection, study: LoadedStudy, rater_id: str, now: float | 
     if adaptive.is_adaptive(study) and item_store.next_undecided(db, study.study_id) is not None:
         return False            # the adaptive design has pairs still to decide
     rules = s.load_rules()
-    return loads.available(db, study.study_id, rater_id, rules.row_group(_rater_group(db, study, rater_id))) <= 0
+    return loads.available(db, study.study_id, rater_id, rules.row_group(rater_group(db, study, rater_id))) <= 0
 
 
 def finish_instructions(db: Connection, study_id: str, rater_id: str) -> None:
@@ -192,7 +185,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
     if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
         return None
-    group = _rater_group(db, study, rater_id)
+    group = rater_group(db, study, rater_id)
     row_group = rules.row_group(group)
     # The first open candidates in the serving order from the index; the pure policy decides among them.
     served = ledger.templates_served(db, study.study_id, rater_id)
@@ -218,7 +211,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
     if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
-            and not s.fills_back_to_back and (share is not None or _may_run_short(db, study, rater_id, row_group))):
+            and not s.fills_back_to_back and (share is not None or may_run_short(db, study, rater_id, row_group))):
         # the order's next fill, unless it would leave the rater fewer items than they can still get
         fills = fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served, share)
         better = template_to_spread(fills, last, chosen["template"])
@@ -240,7 +233,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
     return _served(db, study, slot)
 
 
-def _may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
+def may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
     """Could the templates leave this rater fewer items than are open to them? Always under a cap of fills
     per template; without one, not while the items open to them are over twice the largest template's
     fills: then no template can take more than every other place, whatever the order (this spares a count
@@ -269,13 +262,13 @@ def rater_language(db: Connection, study: LoadedStudy, rater_id: str | None, ask
     return study.settings.rater_language((rater["language"] if rater else None) or asked)
 
 
-def _rater_group(db: Connection, study: LoadedStudy, rater_id: str) -> str | None:
+def rater_group(db: Connection, study: LoadedStudy, rater_id: str) -> str | None:
     s = study.settings
     rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
     return rater.get(s.balance_by) if s.balance_by else None
 
 
-def _item(db: Connection, study: LoadedStudy, item_id: str) -> dict:
+def study_item(db: Connection, study: LoadedStudy, item_id: str) -> dict:
     item = item_store.get_item(db, study.study_id, item_id)
     if item is None:                            # assignments refer to stored items (a foreign key)
         raise StudyError(f"no item {item_id!r} in study {study.study_id!r}")
@@ -283,7 +276,7 @@ def _item(db: Connection, study: LoadedStudy, item_id: str) -> dict:
 
 
 def _served(db: Connection, study: LoadedStudy, assignment: dict) -> Served:
-    item = _item(db, study, assignment["item_id"])
+    item = study_item(db, study, assignment["item_id"])
     return Served(item["item_id"], item["data"], bool(assignment["flipped"]),
                   assignment["served_at"], item["gold"] is not None)
 
@@ -336,7 +329,7 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
                  "seconds": now - shown if now >= shown else None, "source": "app", "language": language}
                 for k, q in enumerate(study.task.questions)]       # the comment once, on the first row
         new = loads.record_answer(db, study.study_id, assignment, rows,
-                                  rules.row_group(_rater_group(db, study, rater_id)), rules, now)
+                                  rules.row_group(rater_group(db, study, rater_id)), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
             running_interval.advance(db, study, item_id)
             adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix
@@ -361,58 +354,3 @@ def finish(db: Connection, study_id: str, rater_id: str) -> None:
     rater = rater_store.get_rater(db, study_id, rater_id)
     if rater and rater["finished_at"] is None:
         rater_store.update_rater(db, study_id, rater_id, finished_at=time.time())
-
-
-def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None) -> Progress:
-    """Done so far, and what the rater can expect in all: every item they answer, the attention checks
-    included (a count that skipped them would tell which item is the check): done, the item on screen,
-    what is still open to them now (capped per rater) and the checks the gold rate will put among those.
-    It can shrink as others take items; it never promises more."""
-    now = time.time() if now is None else now
-    s = study.settings
-    since = now - s.timeout_seconds
-    rules = s.load_rules()
-    if not loads.current(db, study.study_id, rules):
-        with immediate(db, study.study_id):
-            loads.sync(db, study.study_id, rules, since)
-    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
-    held = ledger.open_assignment(db, study.study_id, rater_id, since)
-    held_gold = held is not None and _item(db, study, held["item_id"])["gold"] is not None
-    row_group = rules.row_group(_rater_group(db, study, rater_id))
-    held_regular = int(held is not None and not held_gold)
-    span = item_store.template_span(db, study.study_id)
-    # fills of one template never two in a row, at most the cap of each: what that leaves
-    served = ledger.templates_served(db, study.study_id, rater_id) if span > 1 else []
-    share = rater_share(db, study, rater_id, served, now) if span > 1 else None
-    if span and (share is not None or _may_run_short(db, study, rater_id, row_group)):
-        served = served or ledger.templates_served(db, study.study_id, rater_id)
-        by_template = loads.open_fills(db, study.study_id, rater_id, row_group)
-        fills = fills_left(study, by_template, served, share)
-        left = by_template.get(None, 0) + (reachable(fills, last_template(served)) if span > 1
-                                           and not s.fills_back_to_back else sum(fills.values()))
-    else:
-        left = loads.available(db, study.study_id, rater_id, row_group)
-    regular_total = regular + held_regular + left
-    if s.max_items_per_rater is not None:
-        regular_total = min(regular_total, s.max_items_per_rater)
-    regular_total = max(regular_total, regular)
-    gold_total = gold + int(held_gold)
-    unseen = loads.unseen_gold(db, study.study_id, rater_id)
-    return Progress(regular + gold, regular_total + gold_total + _checks_to_come(regular + held_regular, gold_total,
-                                                                               regular_total, unseen, s))
-
-
-def _checks_to_come(regular: int, gold: int, regular_total: int, checks: int, s: StudySettings) -> int:
-    """How many of `checks` (gold items the rater has not been served) serving will put among the rater's
-    remaining regular items, from `regular` and `gold` served so far: serving's own rule, step by step."""
-    served = 0
-    while checks > served:
-        if s.max_items_per_rater is not None and regular >= s.max_items_per_rater:
-            break                                       # a capped rater is served nothing more
-        if gold_due(regular, gold, s.gold_rate):
-            gold, served = gold + 1, served + 1
-        elif regular < regular_total:
-            regular += 1
-        else:
-            break
-    return served

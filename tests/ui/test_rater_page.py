@@ -342,7 +342,7 @@ def test_the_answer_that_completes_a_pair_can_stop_the_study(db, tmp_path):
 def test_the_progress_total_never_shrinks_under_a_rater(db, tmp_path):
     """Others taking the items left must not turn a rater's "1 of 4" into "1 of 2": the total they were
     told stays; the session may end early, at fewer done than said, when nothing is left."""
-    from fairval.annotate.rating import session
+    from fairval.annotate.rating import rater_progress, session
     create_study(db, "many", "template_quality", raters_per_item=1)
     import_items(db, "many", write_jsonl(tmp_path / "m.jsonl", [
         {"id": f"q{k}", "filled_template": f"Question {k}?"} for k in range(4)]))
@@ -357,7 +357,7 @@ def test_the_progress_total_never_shrinks_under_a_rater(db, tmp_path):
         session.finish_instructions(db, "many", other)
         served = session.serve_next_item(db, study, other)
         session.record_answer(db, study, other, served.item_id, ANSWER)
-    assert session.progress(db, study, "a").expected == 2     # what is left for a now
+    assert rater_progress.progress(db, study, "a").expected == 2     # what is left for a now
     submit(at, ANSWER)
     assert "1 of 4 done" in at.get("progress")[0].proto.text
     submit(at, ANSWER)

@@ -4,7 +4,7 @@ import pytest
 
 from fairval.annotate.material.demo import ensure_demo
 from fairval.annotate.material.studies import load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from fairval.store import items as item_store
 
 
@@ -15,7 +15,7 @@ def walk(db, study, rater, **background):
     session.finish_instructions(db, study.study_id, rater)
     totals, served_ids = [], []
     while (served := session.serve_next_item(db, study, rater)) is not None:
-        totals.append(session.progress(db, study, rater).expected)
+        totals.append(rater_progress.progress(db, study, rater).expected)
         answers = {q.id: q.values[0] for q in study.task.questions}
         session.record_answer(db, study, rater, served.item_id, answers)
         served_ids.append(served.item_id)

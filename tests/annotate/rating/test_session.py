@@ -5,7 +5,7 @@ import pytest
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from fairval.errors import AnswerError, RaterIdError, SlotTaken
 from fairval.store import open_db
 from fairval.store import ratings as rating_store
@@ -229,12 +229,12 @@ def test_progress_promises_only_what_is_left_for_this_rater(db, tmp_path):
     for _ in range(2):
         served = session.serve_next_item(db, study, "a")
         session.record_answer(db, study, "a", served.item_id, ANSWER)
-    assert session.progress(db, study, "a") == session.Progress(2, 4)
+    assert rater_progress.progress(db, study, "a") == rater_progress.Progress(2, 4)
     onboard(db, study, "b")
     session.serve_next_item(db, study, "b")
-    assert session.progress(db, study, "b") == session.Progress(0, 2)   # one on screen, one more open
+    assert rater_progress.progress(db, study, "b") == rater_progress.Progress(0, 2)   # one on screen, one more open
     capped = configure_study(db, "s", max_items_per_rater=1)
-    assert session.progress(db, capped, "b") == session.Progress(0, 1)
+    assert rater_progress.progress(db, capped, "b") == rater_progress.Progress(0, 1)
 
 
 @pytest.mark.parametrize("n, checks, rate, cap", [(4, 1, 0.2, None), (12, 2, 0.25, None), (9, 3, 0.25, 5),
@@ -251,13 +251,13 @@ def test_progress_counts_the_attention_checks_and_holds_its_total(db, tmp_path, 
         for i in range(checks)]
     import_items(db, "s", write_jsonl(tmp_path / "s.jsonl", rows))
     onboard(db, study, "a")
-    seen = [session.progress(db, study, "a")]
+    seen = [rater_progress.progress(db, study, "a")]
     answered = 0
     while (served := session.serve_next_item(db, study, "a")) is not None:
-        seen.append(session.progress(db, study, "a"))          # the item on screen, the check as any other
+        seen.append(rater_progress.progress(db, study, "a"))          # the item on screen, the check as any other
         session.record_answer(db, study, "a", served.item_id, {"quality": "1", "yes_positive": "1"})
         answered += 1
-        seen.append(session.progress(db, study, "a"))
+        seen.append(rater_progress.progress(db, study, "a"))
     golds = db.scalar("SELECT COUNT(*) FROM assignments a JOIN items i USING (study_id, item_id) "
                       "WHERE a.rater_id = 'a' AND i.gold IS NOT NULL")
     assert golds >= 1                                               # a check was among them
@@ -291,7 +291,7 @@ def test_a_database_from_before_item_loads_serves_as_it_did(db_path, tmp_path):
     study = load_study(db, "s")
     assert session.serve_next_item(db, study, "b", now=1010.0).item_id == "t2"   # t0 rated, t1 held by a
     assert session.serve_next_item(db, study, "a", now=1010.0).item_id == "t1"   # a's own open slot
-    assert session.progress(db, study, "b", now=1010.0) == session.Progress(0, 1)
+    assert rater_progress.progress(db, study, "b", now=1010.0) == rater_progress.Progress(0, 1)
 
 
 def test_rater_ids_are_normalised_and_invisible_characters_refused(db, template_study):

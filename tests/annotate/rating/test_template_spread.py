@@ -11,7 +11,7 @@ import pytest
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from fairval.annotate.rating import session
+from fairval.annotate.rating import rater_progress, session
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -63,7 +63,7 @@ def test_every_rater_gets_every_item_an_order_without_two_in_a_row_allows(db, tm
         raters = [f"r{k}" for k in range(RATERS)]
         for r in raters:
             onboard(db, name, r)
-        promised = {r: [session.progress(db, study, r, now=0.0)] for r in raters}
+        promised = {r: [rater_progress.progress(db, study, r, now=0.0)] for r in raters}
         got = {r: [] for r in raters}
         active, now = list(raters), 0.0
         while active:                               # the raters take turns, each item open to each of them
@@ -73,7 +73,7 @@ def test_every_rater_gets_every_item_an_order_without_two_in_a_row_allows(db, tm
                 if served is None:
                     active.remove(r)
                     continue
-                promised[r].append(session.progress(db, study, r, now=now))
+                promised[r].append(rater_progress.progress(db, study, r, now=now))
                 session.record_answer(db, study, r, served.item_id, ANSWER, now=now)
                 got[r].append(served.item_id.split("-")[0] if "-" in served.item_id else None)
         for r in raters:
