@@ -7,7 +7,8 @@ keep up), each study stopping at the first kept pair where H's interval is TARGE
 - planned: the decided pairs the asymptotic part is tuned to (the app: the expected stop at TARGET,
   running_adaptive.planned_pairs; before issue 53's last change every pair, N);
 - guard: the guard's one-sided level (the app: 0.01); burn-in: complete pairs before τ may change (30);
-- prior: τ before then (0.7); tame: whether the tame prefix is intersected.
+- prior: τ before then (0.7); tame: the least chance, as a share of the uniform one, down to which
+  the prefix is intersected (0.7; None: not at all); span: the typical span setting the variance floor (4).
 
 For choosing the app's settings on the TUNED worlds only (bench/worlds.py's, seeds 0–199); the claim is
 measured through serving on other worlds (bench/adaptive_cost.py). Judgments are 3 per kept pair.
@@ -36,7 +37,7 @@ from fairval.analysis.active import (
     weighted_lambda,
 )
 from fairval.analysis import running_adaptive
-from fairval.analysis.running_adaptive import planned_pairs, tame_intersection, tame_least
+from fairval.analysis.running_adaptive import planned_pairs, tame_intersection
 from fairval.analysis.sequential import anytime_running
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, envelope
 
@@ -70,9 +71,10 @@ def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tu
 
 
 def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, planned: Callable | None = None,
-             guard: float = 0.01, burn: int = 30, prior: float = 0.7, tame: bool = True,
-             floors: tuple[float, ...] = LIVE_FLOORS) -> tuple[int, bool, float]:
-    """(judgments to the stop, H held there, share of decisions leaning on the judge)."""
+             guard: float = 0.01, burn: int = 30, prior: float = 0.7, tame: float | None = 0.7, span: float = TYPICAL_SPAN,
+             floors: tuple[float, ...] = LIVE_FLOORS, ever: bool = False) -> tuple[int, bool, float]:
+    """(judgments to the stop, H held there, share of decisions leaning on the judge); ever: H held at every
+    look to the last pair in place of at the stop."""
     n = len(y)
     f_all = judge_score(w)
     u_all = judge_uncertainties(w["p"], w["q"][:, [1, 0, 2]])
@@ -108,13 +110,16 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
     lower, upper = envelope(m, budget, n)
     plan = planned_pairs(budget, n, TARGET) if planned is None else int(planned(n, budget))
     low, high = anytime_running(found["terms"], lower=lower, upper=upper, planned=plan,
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
+                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=span,
                                 intersect=False)
-    if tame:
-        low, high = tame_intersection(low, high, least, tame=tame_least(budget, n))
+    if tame is not None:
+        low, high = tame_intersection(low, high, least, tame=tame * budget / n * (1 - 1e-9))
     low, high = np.maximum(low, -1), np.minimum(high, 1)
     looks = np.flatnonzero(kept)
-    at = stop_at(low, high, looks[np.cumsum(kept)[looks] >= 2])
+    looks = looks[np.cumsum(kept)[looks] >= 2]
+    if ever:
+        return RATERS * int(kept.sum()), bool(np.all((low[looks] <= w["H"]) & (w["H"] <= high[looks]))), 0.0
+    at = stop_at(low, high, looks)
     return RATERS * int(kept[:at + 1].sum()), bool(low[at] <= w["H"] <= high[at]), float((mix[:at + 1] < 1).mean())
 
 
@@ -131,7 +136,11 @@ KNOBS: dict[str, dict] = {
     "burn-in 20": {"burn": 20},
     "prior 0.5": {"prior": 0.5},
     "prior 1.0": {"prior": 1.0},
-    "no tame intersection": {"tame": False},
+    "no tame intersection": {"tame": None},
+    "tame from 0.5": {"tame": 0.5},
+    "tame from 0.3": {"tame": 0.3},
+    "variance floor span 2": {"span": 2.0},
+    "variance floor span 1": {"span": 1.0},
 }
 
 
@@ -170,6 +179,17 @@ def run(folder=None, quick: bool = False, studies: int = 30, knobs: tuple[str, .
             a = np.mean([r[0] for r in rows])
             yield (f"    {k:24s} {a:6.0f} = {a / u:.2f}x, held {sum(r[1] for r in rows)}/{len(rows)}, "
                    f"leaning {np.mean([r[2] for r in rows]):.0%}")
+
+
+def coverage(world: str, studies: int, knobs: tuple[str, ...], pairs: int = 400, budget: int = 200):
+    """Per knob: the studies whose interval ever excluded H (every look, to the last pair), seeds 1000 on."""
+    for k in knobs:
+        missed = 0
+        for seed in range(1000, 1000 + studies):
+            w = make_world(np.random.default_rng(seed), world, pairs)
+            y = people(np.random.default_rng([seed, 1]), w)
+            missed += not adaptive(np.random.default_rng([seed, 3]), w, y, budget, ever=True, **KNOBS[k])[1]
+        yield f"{world}, {pairs} pairs: {k}: ever excluded H in {missed} of {studies}"
 
 
 if __name__ == "__main__":
