@@ -23,20 +23,19 @@ from collections.abc import Callable
 import numpy as np
 
 from bench.worlds import judge_score, make_world
-from fairval.analysis import active
+from fairval.analysis import active, running_adaptive
 from fairval.analysis.active import (
     FLOOR_EVERY,
     LIVE_FLOORS,
     adaptive_terms,
     apply_rule,
     judge_uncertainties,
-    mix_evidence,
     least_variance,
+    mix_evidence,
     ppi_terms,
     rule_constants,
     weighted_lambda,
 )
-from fairval.analysis import running_adaptive
 from fairval.analysis.running_adaptive import planned_pairs, tame_intersection
 from fairval.analysis.sequential import anytime_running
 from fairval.annotate.results.adaptive import TYPICAL_SPAN, envelope
@@ -153,8 +152,9 @@ def _with_spread(spread: float, budget: int, pairs: int) -> int:
         running_adaptive.EXPECTED_SPREAD = old
 
 
-LINES = [("contested pairs", 400, 200), ("sure and wrong on 25%", 400, 200), ("sure of 80%", 400, 200), ("sure of 80%, sureness unrelated", 400, 200), ("clear pairs", 400, 200),
-         ("sureness unrelated to error", 400, 200), ("sure of 80%", 2000, 1000),
+LINES = [("contested pairs", 400, 200), ("sure and wrong on 25%", 400, 200), ("sure of 80%", 400, 200),
+         ("sure of 80%, sureness unrelated", 400, 200), ("clear pairs", 400, 200), ("sureness unrelated to error", 400, 200),
+         ("sure of 80%", 2000, 1000),
          ("sure of 80%, sureness unrelated", 2000, 1000)]
 
 

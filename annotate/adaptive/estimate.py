@@ -162,7 +162,8 @@ def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dic
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=planned, steps=(found.lows, found.highs),
                                 means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
     low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], pairs))
-    out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": planned,
+    out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms),
+           "planned": planned,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
