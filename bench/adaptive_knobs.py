@@ -38,7 +38,7 @@ from fairval.analysis.active import (
 )
 from fairval.analysis.running_adaptive import planned_pairs, tame_intersection
 from fairval.analysis.sequential import anytime_running
-from fairval.annotate.results.adaptive import TYPICAL_SPAN, envelope
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, envelope
 
 TARGET, RATERS = 0.15, 3
 
@@ -108,8 +108,8 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
     found = adaptive_terms(yy, f, chance, kept, m, least)
     lower, upper = envelope(m, budget, n)
     plan = planned_pairs(budget, n, TARGET) if planned is None else int(planned(n, budget))
-    low, high = anytime_running(found["terms"], lower=lower, upper=upper, planned=plan,
-                                steps=(found["lows"], found["highs"]), means=(-1.0, 1.0), typical_span=span,
+    low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=plan,
+                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=span,
                                 intersect=False)
     if tame is not None:
         low, high = tame_intersection(low, high, least, tame=tame * budget / n * (1 - 1e-9))

@@ -13,13 +13,14 @@ import pytest
 from scipy.special import lambertw
 
 from fairval.analysis.running_adaptive import planned_pairs
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.crowd import stopping
 from fairval.annotate.material.importers import import_items, import_lmra
 from fairval.annotate.material.studies import configure_study, create_study, load_study
-from fairval.annotate.rating import adaptive, session
+from fairval.annotate.rating import session
 from fairval.annotate.results.numbers import study_numbers
 from fairval.store import running as running_store
-from tests.annotate.rating.adaptive_worlds import world
+from tests.annotate.adaptive.adaptive_worlds import world
 from tests.conftest import write_jsonl
 
 ALPHA_PART, SPREAD = 0.025, 0.3
