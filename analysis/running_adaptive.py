@@ -45,7 +45,7 @@ def planned_pairs(budget: int, pairs: int, target_width: float | None) -> int:
     """The decided pairs the asymptotic part is tuned to (its t*): where a study stopping at target_width is
     expected to stop, if the terms had a uniform chance's spread, EXPECTED_SPREAD · √(pairs / budget) per
     decided pair (never fewer than ASYMPTOTIC_FROM, never more than the pairs); every pair without a target.
-    Fixed when the design starts (annotate.rating.adaptive.start records it), so the sequence's tuning is
+    Fixed when the design starts (annotate.adaptive.next_pair.start records it), so the sequence's tuning is
     predictable. Tuned to all N pairs, a study stopping after a tenth of them paid 1.23x the width there
     (issue 53: the mixture boundary at t is narrowest for t* = t)."""
     if target_width is None or not target_width > 0:
