@@ -8,8 +8,9 @@ Reported: judgments until the stop (mean over the studies, and their ratio adapt
 Monte-Carlo interval: a paired bootstrap over the studies), how many stopped, and how many stops held the
 true H (from the world's truth, never from the app).
 
-`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--quick]`: lines a:b of LINES, studies by seed
-(seed k is 5300 + k), so that parts can run side by side and be pooled (each line lists its studies' judgments).
+`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out] [--quick]`: lines a:b of LINES (of
+HELD_OUT with --held-out), studies by seed (seed k is 5300 + k, 7100 + k held out), so that parts can run side
+by side and be pooled (each line lists its studies' judgments).
 """
 from __future__ import annotations
 
@@ -32,15 +33,22 @@ LINES = [("sureness from Beta(0.5, 0.5), unrelated", lambda r, n: beta_sureness(
          ("sure and right on 75%", lambda r, n: sure_and_right(r, n, 0.75), 400, 200),
          ("sure and right on 85%", lambda r, n: sure_and_right(r, n, 0.85), 1000, 500),
          ("sure and right on 80%", lambda r, n: sure_and_right(r, n, 0.8), 5000, 2500)]
+# A second held-out set (issue 53, 2026-11-28), never looked at before the design's settings were fixed: other Beta
+# laws, shares, sizes and budgets, seeds from 7100 (`--held-out`)
+HELD_OUT_SEED0 = 7100
+HELD_OUT = [("sureness from Beta(3, 3), unrelated", lambda r, n: beta_sureness(r, n, 3, 3), 600, 300),
+            ("sureness from Beta(0.7, 2), unrelated", lambda r, n: beta_sureness(r, n, 0.7, 2), 3000, 1000),
+            ("sure and right on 70%", lambda r, n: sure_and_right(r, n, 0.7), 800, 400),
+            ("sure and right on 90%", lambda r, n: sure_and_right(r, n, 0.9), 2500, 1000)]
 
 
-def stop_pair(folder: Path, line: tuple, seed: int) -> dict:
+def stop_pair(folder: Path, line: tuple, seed: int, tag: str = "") -> dict:
     """One seeded world, its study run under each design to its stop: judgments, stopped, H held at the stop."""
     _name, make, pairs, budget = line
     out = {}
     for design in ("uniform --n", "adaptive"):
         w = make(np.random.default_rng([seed, pairs]), pairs)
-        db = start(folder / f"cost-{LINES.index(line)}-{seed}-{DESIGNS.index(design)}.sqlite", w, design, 3,
+        db = start(folder / f"cost{tag}-{line[2]}-{seed}-{DESIGNS.index(design)}.sqlite", w, design, 3,
                    n=budget, seed=seed, target=TARGET)
         try:
             log = crowd(db, w, np.random.default_rng([seed, 3, 7]))
@@ -59,10 +67,11 @@ def ratio_interval(adaptive: np.ndarray, uniform: np.ndarray, draws: int = 4000)
     return float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))
 
 
-def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None):
+def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None, held_out: bool = False):
     chosen = range(1) if quick else range(30) if seeds is None else range(*seeds.indices(1 << 30))
-    for line in (LINES[:1] if quick else LINES[lines]):
-        found = [stop_pair(folder, line, SEED0 + k) for k in chosen]
+    seed0, table = (HELD_OUT_SEED0, HELD_OUT) if held_out else (SEED0, LINES)
+    for line in (table[:1] if quick else table[lines]):
+        found = [stop_pair(folder, line, seed0 + k, "h" if held_out else "") for k in chosen]
         a = np.array([f["adaptive"]["judgments"] for f in found], float)
         u = np.array([f["uniform --n"]["judgments"] for f in found], float)
         low, high = ratio_interval(a, u)
@@ -70,7 +79,7 @@ def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | 
         held = {d: sum(f[d]["stopped"] and f[d]["covered"] for f in found) for d in ("adaptive", "uniform --n")}
         name, _, pairs, budget = line
         yield (f"adaptive cost, {name}, {pairs} pairs, budget {budget}: {len(found)} studies (seeds "
-               f"{SEED0 + chosen.start}–{SEED0 + chosen.stop - 1}); judgments to a {TARGET} width, mean adaptive "
+               f"{seed0 + chosen.start}–{seed0 + chosen.stop - 1}); judgments to a {TARGET} width, mean adaptive "
                f"{a.mean():,.0f} / uniform --n {u.mean():,.0f} = {a.mean() / u.mean():.2f}x (95% MC {low:.2f}–{high:.2f}); "
                f"stopped {stops['adaptive']} / {stops['uniform --n']}, H held at {held['adaptive']} / "
                f"{held['uniform --n']} stops; judgments adaptive {a.astype(int).tolist()}, uniform {u.astype(int).tolist()}")
@@ -82,7 +91,8 @@ if __name__ == "__main__":
 
     from bench.slices import parse
 
-    got = parse(sys.argv[1:], ())
+    got = parse([a for a in sys.argv[1:] if a != "--held-out"], ())
     with tempfile.TemporaryDirectory() as tmp:
-        for text in run(Path(tmp), quick=got["quick"], lines=got["lines"], seeds=got["seeds"]):
+        for text in run(Path(tmp), quick=got["quick"], lines=got["lines"], seeds=got["seeds"],
+                        held_out="--held-out" in sys.argv):
             print(text, flush=True)

@@ -24,7 +24,7 @@ from bench.worlds import WORLDS, make_world
 from fairval.analysis.active import adaptive_terms
 from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
 from fairval.analysis.sequential import anytime_running
-from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, envelope, least_chances
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, design_planned, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings
 
 STUDY = "bench"
@@ -54,7 +54,7 @@ def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
                            prefix["chance"].to_numpy(float), kept, m, least)
     lower, upper = envelope(m, sample["budget"], len(pool))
-    low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=len(pool),
+    low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=design_planned(sample, len(pool)),
                                 steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
                                 intersect=INTERSECT)
     low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], len(pool)))

@@ -3,7 +3,7 @@ on a shared machine). See bench/README.md for what each measures and what was me
 
     .venv/bin/python bench/run.py [serving] [analysis] [files] [processes] [choice] [workers] [launch]
         [startup] [active] [pages] [session] [trust] [adaptive] [stopping] [rater_model] [through_serving] [issue53]
-        [adaptive_cost] [load] [--quick]
+        [adaptive_cost] [adaptive_knobs] [load] [--quick]
 
     FAIRVAL_BENCH_BASE=../other-checkout .venv/bin/python bench/run.py load   # beside another checkout's fairval
 """
@@ -20,6 +20,7 @@ from bench import (
     active,
     adaptive,
     adaptive_cost,
+    adaptive_knobs,
     analysis,
     choice,
     files,
@@ -43,7 +44,7 @@ SUITES = {"serving": serving.run, "analysis": analysis.run, "files": files.run, 
           "startup": startup.run, "active": active.run, "pages": pages.run, "session": session.run, "trust": trust.run,
           "adaptive": adaptive.run, "stopping": stopping.run, "rater_model": rater_model.run,
           "through_serving": through_serving.run, "issue53": issue53.run,
-          "adaptive_cost": adaptive_cost.run, "load": load.run}
+          "adaptive_cost": adaptive_cost.run, "adaptive_knobs": adaptive_knobs.run, "load": load.run}
 
 
 def main(argv: list[str]) -> list[str]:

@@ -175,6 +175,12 @@ def test_adaptive_cost():
                      text, re.M)
 
 
+def test_adaptive_knobs():
+    text = quick("adaptive_knobs")
+    assert re.search(r"^contested pairs, 400 pairs, budget 200, 2 studies: uniform \d+ judgments", text, re.M)
+    assert len(re.findall(r"^    (app|tuned to every pair) +\d+ = \d\.\d\dx, held [012]/2", text, re.M)) == 2
+
+
 def test_issue53():
     text = quick("issue53")
     assert len(re.findall(r"^issue 53, .* ever excluded the true H in [01] of 1 studies", text, re.M)) == 2

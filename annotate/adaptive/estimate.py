@@ -158,10 +158,12 @@ def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dic
     terms = found.terms
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
-    low, high = anytime_running(terms, lower=lower, upper=upper, planned=pairs, steps=(found.lows, found.highs),
+    planned = design_planned(sample, pairs) if quantity == "H" else pairs
+    low, high = anytime_running(terms, lower=lower, upper=upper, planned=planned, steps=(found.lows, found.highs),
                                 means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
     low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], pairs))
-    out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms), "planned": pairs,
+    out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms),
+           "planned": planned,
            "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
            "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
@@ -172,12 +174,18 @@ def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dic
     if target_width is not None:
         span = 2 * reach
         sd = float(terms.std(ddof=1)) / span if len(terms) > 1 else 0.5
-        needed = observations_needed(sd, target_width / span, now=len(terms), planned=pairs, alpha=split_alpha())
+        needed = observations_needed(sd, target_width / span, now=len(terms), planned=planned, alpha=split_alpha())
         share = sample["budget"] / pairs                    # the expected share of decided pairs kept
         more = None if needed is None else math.ceil((needed - len(terms)) * share)
         out.update(target_width=target_width, more_pairs=more,
                    more_judgments=None if more is None else more * raters_per_item)
     return Anytime.of(**out)
+
+
+def design_planned(sample: dict, pairs: int) -> int:
+    """The decided pairs H's asymptotic part is tuned to, as the design recorded them when it started
+    (analysis.running_adaptive.planned_pairs); every pair for designs recorded before it kept them."""
+    return int(sample.get("planned") or pairs)
 
 
 def sampling_text(sample: dict, decisions: pd.DataFrame) -> str:

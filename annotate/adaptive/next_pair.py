@@ -28,6 +28,7 @@ from fairval.analysis.active import (
     uncertainties_of,
     weighted_lambda,
 )
+from fairval.analysis.running_adaptive import planned_pairs
 from fairval.annotate.material.pairs import pair_score, scored_question, the_scored_question
 from fairval.annotate.material.studies import LoadedStudy, stored_settings
 from fairval.annotate.rating.sampling import samplable
@@ -50,7 +51,9 @@ def start(db: Connection, study_id: str, budget: int, *, model: str | None = Non
     """Set the study's pairs up for the adaptive design: every regular pair needs the judge's score
     (its uncertainty sets the chances), nobody may have been served yet, and 1 ≤ budget < pairs (the
     number of pairs people are expected to rate over the whole study). floors: the mixes τ the design
-    may choose among, recorded with it ((1.0,): held at the uniform chance). Returns the design recorded."""
+    may choose among, recorded with it ((1.0,): held at the uniform chance). The decided pairs H's anytime
+    interval is tuned to (`planned`: the expected stop at the study's target width, else every pair) are fixed
+    here, before any answer. Returns the design recorded."""
     study = samplable(db, study_id)
     items = item_store.items_frame(db, study_id)
     regular = items[items["gold"].isna() & ~items["practice"]].sort_values("position")
@@ -73,7 +76,8 @@ def start(db: Connection, study_id: str, budget: int, *, model: str | None = Non
     order = dict(zip(ids, np.random.default_rng([study.settings.seed, 0xADA]).permutation(len(ids)).tolist()))
     now = time.time() if now is None else now
     design = {"design": "adaptive", "budget": int(budget), "of": len(ids), "n": 0, "seed": study.settings.seed,
-              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now}
+              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now,
+              "planned": planned_pairs(budget, len(ids), study.settings.target_ci_width)}
     with immediate(db, study_id):
         if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):
             raise StudyError(f"study {study_id!r} has served or rated pairs already; choose the adaptive design "

@@ -14,7 +14,7 @@ import pandas as pd
 
 from fairval.analysis import running_adaptive
 from fairval.analysis.active import lowest_chance
-from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, envelope, least_chances
+from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, design_planned, envelope, least_chances
 from fairval.annotate.material.pairs import scored_question, the_scored_question
 from fairval.annotate.material.studies import LoadedStudy, load_study, stored_settings
 from fairval.annotate.rating import running_interval
@@ -160,7 +160,7 @@ def _rebuilt_adaptive(db: Connection, study_id: str) -> dict:
                              "lowest": lowest_chance(sample["budget"], sample["of"])}
     lower, upper = envelope(0.0 if math.isnan(m) else m, sample["budget"], len(pool))
     sequence = running_adaptive.start(judge_mean=basis["judge_mean"] or 0.0, lower=lower, upper=upper,
-                                      planned=len(pool), typical_span=TYPICAL_SPAN,
+                                      planned=design_planned(sample, len(pool)), typical_span=TYPICAL_SPAN,
                                       tame=running_adaptive.tame_least(sample["budget"], len(pool)))
     state = {"basis": basis, "sequence": sequence, "next": int(decisions["decision_order"].min()) if len(decisions) else 0}
     if basis["judge_mean"] is None or not len(prefix):

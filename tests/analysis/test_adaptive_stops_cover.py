@@ -9,10 +9,13 @@ there is no difference. On main, 56 of 200 studies stopped at width 0.15 and 13 
 (23%): the running intersection of drifting asymptotic intervals narrowed where two barely overlapped.
 The test allows misses at the stops up to the 99th percentile of Binomial(stops, 5%) (a rule holding 95% at
 its stops fails it with probability under 1%). World "sure and right" (80% clear and sure, 20% contested and
-unsure): the stop must still fire, in at least 190 of 200 studies, and hold H at as many stops."""
+unsure): the stop must still fire, in at least 190 of 200 studies, and hold H at as many stops. Both with the
+sequence tuned to every pair and tuned to the expected stop at the target width, as the design now records it
+(analysis.running_adaptive.planned_pairs: 345 decided pairs here), which narrows it where studies stop."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy.stats import binom
 
 from fairval.analysis import running_adaptive
@@ -32,13 +35,13 @@ def world(rng, wrong: bool):
     return truth, float(mu.mean()), judge, uncertainty
 
 
-def study(seed: int, wrong: bool) -> tuple[bool, bool]:
+def study(seed: int, wrong: bool, planned: int = PAIRS) -> tuple[bool, bool]:
     """(stopped, H inside the interval at the stop)."""
     rng = np.random.default_rng([seed, wrong])
     truth, h, judge, uncertainty = world(rng, wrong)
     chance = inclusion_probabilities(uncertainty, BUDGET, floor=TAU)
     least, m, reach = lowest_chance(BUDGET, PAIRS), float(judge.mean()), envelope_reach(BUDGET, PAIRS)
-    state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=PAIRS, typical_span=4.0)
+    state = running_adaptive.start(judge_mean=m, lower=m - reach, upper=m + reach, planned=planned, typical_span=4.0)
     for i in rng.permutation(PAIRS):
         kept = bool(rng.random() < chance[i])
         human = None
@@ -51,10 +54,13 @@ def study(seed: int, wrong: bool) -> tuple[bool, bool]:
     return False, False
 
 
-def test_the_stops_hold_h_where_the_judge_is_sure_and_wrong_and_still_come_where_it_is_right():
-    found = [study(seed, wrong=True) for seed in range(STUDIES)]
+@pytest.mark.parametrize("planned", [PAIRS, running_adaptive.planned_pairs(BUDGET, PAIRS, TARGET)],
+                         ids=["tuned to every pair", "tuned to the expected stop"])
+def test_the_stops_hold_h_where_the_judge_is_sure_and_wrong_and_still_come_where_it_is_right(planned):
+    assert planned in (PAIRS, 345)
+    found = [study(seed, wrong=True, planned=planned) for seed in range(STUDIES)]
     stops = sum(s for s, _ in found)
     missed = sum(s and not c for s, c in found)
     assert missed <= binom.ppf(0.99, stops, 0.05), f"{missed} of {stops} stops missed H"
-    found = [study(seed, wrong=False) for seed in range(STUDIES)]
+    found = [study(seed, wrong=False, planned=planned) for seed in range(STUDIES)]
     assert sum(s for s, _ in found) >= 190 and sum(c for _, c in found) >= 190
