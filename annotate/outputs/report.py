@@ -150,7 +150,7 @@ def report_sections(db: Connection, study_id: str, *, exclude_flagged: bool = Fa
                  for g, a in found.accuracy.items()])))
             sections.append((f"Name perception: {attr} confusion", charts.confusion_heatmap(found.confusion, attr)))
     sections.append(("Raters", formats.table([
-        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
+        {"rater": q.rater_id, "items": q.n_items, "check answers right": formats.answers_right(q.gold_accuracy, q.gold_n),
          "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
          "flags": "; ".join(q.flags)} for q in data.quality])))
     excluded = [{"rater": r.rater_id, "reasons": "; ".join(r.flags)} for r in result.excluded_raters]
