@@ -1,6 +1,7 @@
 """What every command shares: the database from the context, and library errors as one clear line."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -36,10 +37,8 @@ def _reader_gone() -> None:
     """stdout's reader closed it (`fairval study show X | head -2`): not an error, so exit quietly with 0.
     As Python's docs say (signal, "Note on SIGPIPE"): stdout goes to devnull first, so that the interpreter's
     last flush of what is still buffered does not fail again."""
-    try:
+    with contextlib.suppress(OSError, ValueError):      # a stdout with no file behind it (a test's runner)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):          # a stdout with no file behind it (a test's runner): nothing to flush
-        pass
     raise SystemExit(0)
 
 
