@@ -191,3 +191,10 @@ def _decode(row: Row) -> Row:
     row["practice"] = bool(row["practice"])
     row["judge_only"] = bool(row.get("judge_only"))
     return row
+
+
+def template_count(db: Connection, study_id: str) -> int:
+    """How many templates the study's items are fills of: the rule against two fills of one template in a
+    row binds only where there are two or more."""
+    return int(db.scalar("SELECT COUNT(DISTINCT template) FROM items WHERE study_id = ? AND template IS NOT NULL",
+                         [study_id]) or 0)

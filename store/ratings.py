@@ -94,3 +94,10 @@ def _typed(name: str, column: np.ndarray) -> pd.Series:
 
 def rating_count(db: Connection, study_id: str) -> int:
     return int(db.execute("SELECT COUNT(*) FROM ratings WHERE study_id = ?", [study_id]).fetchone()[0])
+
+
+def counts_by_source(db: Connection, study_id: str) -> dict[str, int]:
+    """How many of the study's ratings (practice and checks too) fairval served ('app') and how many were
+    imported ('import'): the methods claim serving rules only for the served ones."""
+    return {str(source): int(n) for source, n in db.execute(
+        "SELECT source, COUNT(*) FROM ratings WHERE study_id = ? GROUP BY source", [study_id]).fetchall()}

@@ -45,9 +45,11 @@ def render() -> None:
         raters = pd.DataFrame(list(numbers.raters))
         raters["flags"] = raters["flags"].map("; ".join)
         # short headings: the table fits the page's width at 1280 px, its last column not cut off
-        # checks: the items met, as the "checks met per rater" line counts them (gold_n counts answers to questions)
+        # checks: the items met, as the "checks met per rater" line counts them; their answers right as the
+        # gold-accuracy flag counts them (gold_n: answers to the checks' questions), a share with its count
+        raters["gold_accuracy"] = [formats.answers_right(a, n) for a, n in zip(raters["gold_accuracy"], raters["gold_n"])]
         raters["gold_n"] = raters["rater_id"].map(lambda r: progress["checks_met"].get(str(r), 0))
-        raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "checks right",
+        raters = raters.rename(columns={"gold_n": "checks", "gold_accuracy": "check answers right",
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)
         competence = raters.pop("competence") if "competence" in raters else None

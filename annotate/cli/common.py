@@ -1,7 +1,10 @@
 """What every command shares: the database from the context, and library errors as one clear line."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import sys
 from pathlib import Path
 
 import click
@@ -18,6 +21,8 @@ def friendly(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except BrokenPipeError:
+            _reader_gone()
         except OSError as e:
             _forget_new_database()
             where = f"{e.filename}: " if e.filename else ""
@@ -26,6 +31,15 @@ def friendly(fn):
             _forget_new_database()
             raise click.ClickException(str(e)) from None
     return wrapper
+
+
+def _reader_gone() -> None:
+    """stdout's reader closed it (`fairval study show X | head -2`): not an error, so exit quietly with 0.
+    As Python's docs say (signal, "Note on SIGPIPE"): stdout goes to devnull first, so that the interpreter's
+    last flush of what is still buffered does not fail again."""
+    with contextlib.suppress(OSError, ValueError):      # a stdout with no file behind it (a test's runner)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(0)
 
 
 def _forget_new_database() -> None:

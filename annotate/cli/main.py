@@ -30,7 +30,8 @@ MODEL_HELP = ("The judge whose scores the main numbers use (default: the study's
 @click.pass_context
 def cli(ctx: click.Context, db_path: str) -> None:
     """fairval: human validation of LLM fairness evaluations."""
-    ctx.obj = {"db_path": db_path}
+    ctx.obj = {"db_path": db_path,
+               "db_given": ctx.get_parameter_source("db_path") != click.core.ParameterSource.DEFAULT}
     from fairval.store import audit
     audit.acting_as(_os_user(), "cli")          # what this command changes is recorded as done by this user
 
@@ -307,7 +308,12 @@ _SERVING = "FAIRVAL_DEMO_SERVING"      # set for the child that makes the studie
 @click.pass_context
 @friendly
 def demo(ctx, port, address, no_serve):
-    """Create the demo studies (once) and run the app on them."""
+    """Create the demo studies (once) in fairval-demo.db and run the app on them. With --db (or FAIRVAL_DB),
+    in that database instead, which must hold no studies but the demo's (its password "demo" is public)."""
+    from fairval.annotate.material.demo import DEMO_DB
+
+    if not ctx.obj["db_given"]:
+        ctx.obj["db_path"] = DEMO_DB
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")
     if not no_serve:
         from fairval.annotate.serving.server import port_taken, run
@@ -333,9 +339,17 @@ def demo(ctx, port, address, no_serve):
         click.echo(f"researcher page: http://localhost:{port or 8501}/Results  (password: {password})")
         raise SystemExit(run(ctx.obj["db_path"], port=port, address=address, demo=True,
                              extra_env={"FAIRVAL_RESEARCHER_PASSWORD": password}))
-    from fairval.annotate.material.demo import ensure_demo
+    from fairval.annotate.material.demo import DEMO_STUDIES, ensure_demo
+    from fairval.annotate.material.studies import list_study_names
 
-    created = ensure_demo(_db(ctx, create=True))
+    db = _db(ctx, create=True)
+    others = sorted(set(list_study_names(db)) - set(DEMO_STUDIES))
+    if others:
+        raise click.ClickException(
+            f"{ctx.obj['db_path']} holds studies other than the demo's ({', '.join(others)}): the demo adds raters, "
+            f"ratings and a public password to the database it is given, so give it its own file (without --db it "
+            f"uses {DEMO_DB})")
+    created = ensure_demo(db)
     click.echo(("created demo studies: " + ", ".join(created)) if created else "demo studies exist")
     click.echo(f"numbers:         {_this_command()} --db {ctx.obj['db_path']} analyze demo-templates --json")
     if not os.environ.get(_SERVING):          # run by hand: nothing is served, so no link is given

@@ -69,6 +69,13 @@ def count(n: int | None, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
+def answers_right(share: float | None, answers: int) -> str:
+    """A rater's check answers right as the quality flag says it, a share with its count: "0% (0 of 2)"."""
+    if share is None or not answers:
+        return DASH
+    return f"{share:.0%} ({round(share * answers)} of {answers})"
+
+
 # Columns of the tables the pages and the report print, by what their numbers are.
 MEAN_COLUMNS = {"mean", "human", "lmra"}          # means of answers (H, a rate, is a ratio)
 SECONDS_COLUMNS = {"median_seconds", "median seconds"}

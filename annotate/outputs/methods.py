@@ -12,6 +12,7 @@ from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_se
 from fairval.annotate.results.numbers import load_study_data, study_numbers
 from fairval.annotate.results.result import StudyNumbers
 from fairval.store import Connection, audit
+from fairval.store import ratings as rating_store
 from fairval.store.order import template_of
 
 BIBTEX = {
@@ -65,12 +66,17 @@ def methods_text(db: Connection, study_id: str, *, exclude_flagged: bool = False
     """The paragraph in plain text with [key] citations, and the BibTeX keys it cites in order."""
     data = load_study_data(db, study_id, exclude_flagged=exclude_flagged)
     numbers = study_numbers(db, study_id, exclude_flagged=exclude_flagged, data=data, model=model)
-    return methods_paragraph(data, numbers, exclude_flagged=exclude_flagged)
+    return methods_paragraph(data, numbers, exclude_flagged=exclude_flagged,
+                             sources=rating_store.counts_by_source(db, study_id))
 
 
-def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> tuple[str, list[str]]:
-    """methods_text from the study's data and numbers already computed (the report has both)."""
+def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool,
+                      sources: dict[str, int]) -> tuple[str, list[str]]:
+    """methods_text from the study's data and numbers already computed (the report has both); `sources`:
+    the study's ratings by how they came (store.ratings.counts_by_source), since fairval's serving rules
+    shaped only those it served."""
     s, task = data.study.settings, data.study.task
+    served, imported = sources.get("app", 0), sources.get("import", 0)
     cites: list[str] = []
 
     def cite(key: str) -> str:
@@ -79,9 +85,20 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
         return f"[{key}]"
 
     protocol = task.protocol if task.protocol in BIBTEX else None
+    all_imported = imported > 0 and not served
+    design = "" if all_imported else f"{s.raters_per_item} raters per item, "
     parts = [f"We collected human judgments on {result.n_items} items ({task.name.replace('_', ' ')} task"
              + (f", following the protocol of {cite(protocol)}" if protocol else "") + f"), "
-             f"{s.raters_per_item} raters per item, {result.n_ratings} ratings from {result.n_raters} raters."]
+             f"{design}{result.n_ratings} ratings from {result.n_raters} raters."]
+    if all_imported:
+        parts.append(f"All {imported} of the study's stored ratings were imported, collected outside fairval: "
+                     "no serving rule of fairval's (raters per item, item order, templates, response order) "
+                     "applied to them.")
+        parts += _quality_and_after(data, result, exclude_flagged, cite)
+        return " ".join(p for p in parts if p), cites
+    if imported:
+        parts.append(f"Of the study's {served + imported} stored ratings, fairval served {served} and {imported} were "
+                     "imported, collected outside fairval; the serving rules below held for the served ones only.")
     if s.balance_by:
         parts.append(f"Each item's raters were split equally by {s.balance_by} between "
                      f"{', '.join(s.balance_groups)}.")
@@ -90,6 +107,13 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
                      "No rater was served two fills of one template (decision question) in a row.")
     if task.is_pair:
         parts.append(f"The two responses of each pair were shown in random order (probability {s.flip_probability:g}).")
+    parts += _quality_and_after(data, result, exclude_flagged, cite)
+    return " ".join(p for p in parts if p), cites
+
+
+def _quality_and_after(data, result: StudyNumbers, exclude_flagged: bool, cite) -> list[str]:
+    """The sentences that hold however the ratings came: raters' flags, reliability, the judge, H."""
+    parts: list[str] = []
     excluded = result.excluded_raters
     flagged = sum(1 for q in data.quality if q.flags)
     parts.append(f"{len(excluded)} raters were excluded for quality flags (attention checks, speed, straight-lining, "
@@ -109,7 +133,7 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool) -> t
         parts += rate_sentences(data, result.rate, cite)
     if lmra is not None:
         parts.append(methods_sentence(lmra.by_pair_group, cite))        # the judge's own fairness audit
-    return " ".join(p for p in parts if p), cites
+    return parts
 
 
 ESTIMATORS = {   # the design's kind -> how its estimate of H is named, and what it cites

@@ -34,6 +34,7 @@ from fairval.annotate.results.blocks import Rate
 from fairval.annotate.results.numbers import calibration_items, load_study_data, rate_of, study_numbers
 from fairval.annotate.results.progress import study_progress
 from fairval.store import Connection, audit
+from fairval.store import ratings as rating_store
 
 CSS = """body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
@@ -80,9 +81,10 @@ def report_sections(db: Connection, study_id: str, *, exclude_flagged: bool = Fa
     progress = study_progress(db, study_id, data=data)
     settings = data.study.stored_settings()
     settings.pop("consent_text")
-    paragraph, cites = methods_paragraph(data, result, exclude_flagged=exclude_flagged)
+    paragraph, cites = methods_paragraph(data, result, exclude_flagged=exclude_flagged,
+                                         sources=rating_store.counts_by_source(db, study_id))
     sections: list[tuple] = [
-        ("Methods (for the paper: `fairval report --methods` writes it with its BibTeX)",
+        ("Methods (for the paper: fairval report --methods writes it with its BibTeX)",
          paragraph + " References: " + "; ".join(cites) + "."),
         ("Study", pd.DataFrame([{"study": result.study, "task": result.task,
                                  "items": result.n_items, "raters": result.n_raters,
@@ -148,7 +150,7 @@ def report_sections(db: Connection, study_id: str, *, exclude_flagged: bool = Fa
                  for g, a in found.accuracy.items()])))
             sections.append((f"Name perception: {attr} confusion", charts.confusion_heatmap(found.confusion, attr)))
     sections.append(("Raters", formats.table([
-        {"rater": q.rater_id, "items": q.n_items, "gold accuracy": q.gold_accuracy,
+        {"rater": q.rater_id, "items": q.n_items, "check answers right": formats.answers_right(q.gold_accuracy, q.gold_n),
          "median seconds": q.median_seconds, "consensus agreement": q.consensus_agreement,
          "flags": "; ".join(q.flags)} for q in data.quality])))
     excluded = [{"rater": r.rater_id, "reasons": "; ".join(r.flags)} for r in result.excluded_raters]

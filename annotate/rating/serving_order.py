@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from fairval.annotate.material.studies import LoadedStudy
 from fairval.store import Connection, loads
+from fairval.store.items import template_count
 
 
 def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
@@ -12,6 +13,8 @@ def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
     kind = "pair" if study.task.is_pair else "item"
     text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
             f"started and not complete (a new one opens only when no started one is open to a rater)")
+    if template_count(db, study.study_id) < 2:        # the template rules bind only between templates
+        return text
     if not s.fills_back_to_back:
         text += "; no rater gets two fills of one template in a row"
     if s.max_fills_per_template is not None:
