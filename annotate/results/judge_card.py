@@ -15,15 +15,18 @@ PROBABILITIES = ("p_a", "p_b", "p_c", "q_a", "q_b", "q_c")
 
 def confidence_block(rows: pd.DataFrame, ratings: pd.DataFrame, *, n_boot: int, seed: int) -> Confidence:
     """rows: one judge's scores (item_id, probabilities); ratings: the scored question's (item_id, canonical)."""
-    people = as_numbers(ratings["canonical"]).groupby(ratings["item_id"])
+    # iterated, not get_group: grouped by a one-row Series, pandas 3 takes the key for a list of one key and
+    # get_group refuses a plain name (KeyError on a study with one rating)
+    people = {item: part.to_numpy(float)
+              for item, part in as_numbers(ratings["canonical"]).groupby(ratings["item_id"], sort=False)}
     combined, values = [], []
     for item, probabilities in zip(rows["item_id"], rows["probabilities"]):
-        if not probabilities or item not in people.groups:
+        if not probabilities or item not in people:
             continue
         p = [probabilities[f] for f in PROBABILITIES[:3]]
         q = [probabilities[f] for f in PROBABILITIES[3:]]
         combined.append(combine_orders(p, q).r)
-        values.append(people.get_group(item).to_numpy(float))
+        values.append(people[item])
     if not combined:
         return Confidence.of(n_pairs=0, n_ties=0, ece=None, ece_ci=None, brier=None, brier_ci=None, bins=(),
                              reason="no pair has the judge's probabilities in both orders (import p_a … q_c, or "
