@@ -63,3 +63,19 @@ def test_results_counts_the_checks_each_rater_met(study, monkeypatch):
     from tests.ui.apptest import shown
     table = next(shown(t) for t in at.dataframe if "checks" in shown(t).columns)
     assert dict(zip(table["rater"], table["checks"].astype(int))) == met
+
+
+def test_after_create_the_tabs_speak_of_the_new_study_not_the_one_picked_before(study, monkeypatch):
+    """QA stop 62, item 4: "Created study 'fresh'." was followed by the raters another study (the one picked
+    in Configure) needs. The tabs now show the new study, which has no templates yet: nothing to say."""
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("de").run()
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    # the largest template's 15 fills against the other templates' 10 together, not "the others" each
+    assert any("than of the other templates together (10)" in s for s in said), said
+    at.text_input[0].input("fresh")
+    at.button(key="FormSubmitter:create-study-Create study").click().run()
+    assert [s.value for s in at.success] == ["Created study 'fresh'."]
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    assert not any("Raters needed" in s for s in said), said
+    assert {at.selectbox(key=k).value for k in ("manage-study", "import-study", "plan-study")} == {"fresh"}
