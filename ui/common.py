@@ -78,11 +78,16 @@ def inert(text) -> str:
     return markdown_text(text)
 
 
-def show_table(frame, *, narrow: tuple[str, ...] = ()) -> None:
+WRAPPED_ROW = 66    # px: a row over 4rem is one Streamlit's grid wraps text in (three lines of a narrow cell)
+ONE_LINE = 28       # characters a "medium" column (200 px) shows on one line
+
+
+def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False) -> None:
     """A table of participant-supplied or imported text: st.dataframe draws every cell as plain text (no
     Markdown, no link, no image), where st.table would render cells as Markdown. The `narrow` columns (long
     text: a template, a note) get a fixed width, their cells shortened with "…" (whole on hover), so the
-    table's other columns fit the page rather than being pushed out of it."""
+    table's other columns fit the page rather than being pushed out of it. `wrap`: a narrow cell too long for
+    one line is wrapped (every row taller) rather than cut at the column's edge."""
     import pandas as pd
 
     from fairval.annotate.outputs.formats import readable
@@ -90,4 +95,7 @@ def show_table(frame, *, narrow: tuple[str, ...] = ()) -> None:
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})
     config = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
-    st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None)
+    # wrap: rows tall enough for the narrow cells' text on three lines, where one of them is longer than one
+    long = wrap and any(frame[c].astype(str).str.len().max() > ONE_LINE for c in config if len(frame))
+    st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None,
+                 row_height=WRAPPED_ROW if long else None)

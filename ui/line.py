@@ -6,6 +6,8 @@ The decisions are annotate/serving/admission.py's; this module only draws them.
 """
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
 from fairval.annotate.material.studies import load_study
@@ -75,11 +77,15 @@ def _place(key: tuple[str, str]) -> None:
         st.rerun(scope="app")
     t = translator(st.session_state.get(LANGUAGE) or st.context.locale)
     place = ticket.ahead + 1
-    st.write(t("Many people are taking part just now, so they start in the order they arrived. You are number "
-               "{place} in line.", place=place))
+    said = [t("Many people are taking part just now, so they start in the order they arrived. You are number "
+              "{place} in line.", place=place)]
     minutes = admission.minutes_to_wait(db, place)
     if minutes is not None:
-        st.write(t("About {minutes} min to wait.", minutes=minutes))
+        said.append(t("About {minutes} min to wait.", minutes=minutes))
+    # a polite live region, the fragment's first element at every tick: the browser keeps the one node and a
+    # screen reader says the new place (a region drawn anew, or a place outside one, would go unsaid)
+    st.markdown(f'<div role="status" aria-live="polite">{html.escape(" ".join(said))}</div>',
+                unsafe_allow_html=True)
     st.write(t("This page goes on by itself when it is your turn: please keep it open. If you leave and come back "
                "with the same link, you keep your place."))
 

@@ -137,8 +137,20 @@ def _create() -> None:
                 values = {k: v for k, v in values.items() if k != "completion_code" or v}
                 create_study(get_db(), name.strip(), task, **values)
                 st.success(f"Created study {name.strip()!r}.")
+                _pick(name.strip())
             except FairvalError as e:
                 st.error(inert(e))
+
+
+def _pick(study_id: str) -> None:
+    """The tabs drawn after Create (this same run) show the new study, so what they say is about it, not
+    about the study picked before."""
+    from fairval.ui.study_picker import CHOSEN
+
+    st.query_params["study"] = study_id
+    st.session_state[CHOSEN] = study_id
+    for key in ("manage-study", "import-study", "plan-study"):
+        st.session_state[key] = study_id
 
 
 def app_address() -> str:

@@ -53,7 +53,7 @@ def render() -> None:
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)
         competence = raters.pop("competence") if "competence" in raters else None
-        show_table(raters, narrow=("flags",))
+        show_table(raters, narrow=("flags",), wrap=True)      # a flag is read whole, not cut at 200 px
         # in an expander: beside the flags it would push the table past 1280 px; none for a template study
         if competence is not None and not (competence == formats.DASH).all():
             with st.expander("Each rater's competence (Dawid–Skene)"):

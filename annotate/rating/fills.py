@@ -65,13 +65,13 @@ class FillPlan:
         if not self.spread:
             return (f"raters needed: {self.raters} for {r} rating(s) of each fill; never two fills of one template "
                     f"in a row still lets a rater take every item (the largest template has {self.largest_fills} "
-                    f"fills, the others {self.other_fills})")
+                    f"fills, the other templates {self.other_fills} together)")
         low, high = self.items_per_rater()
         each = f"{low}" if low == high else f"{low} to {high}"
         text = (f"raters needed: {self.raters} for {r} rating(s) of each fill, as never two fills of one template "
                 f"come in a row: a rater can take at most one more fill of the largest template "
-                f"({self.largest_fills} fills) than of the others ({self.other_fills}), so each is served {each} "
-                f"items")
+                f"({self.largest_fills} fills) than of the other templates together ({self.other_fills}), so each "
+                f"is served {each} items")
         if self.single:
             text += (f"; {self.single} of them would rate a single item. Allow fills back to back "
                      f"(`fairval study set {study_name} fills_back_to_back=true`) and {r} rater(s) can rate "

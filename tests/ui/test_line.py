@@ -216,3 +216,24 @@ def test_a_waiting_line_page_goes_on_when_the_line_reaches_it_and_the_worker_has
     moves.let_in(1)
     parked.join(timeout=120)
     assert woke == [True]
+
+
+def test_the_place_is_said_in_a_polite_live_region_at_every_tick(study, clock, monkeypatch):
+    """A screen reader hears the place change: it sits in one role=status region, the fragment's first
+    element from the first draw on, so each tick updates that region rather than drawing another."""
+    monkeypatch.setenv("FAIRVAL_MOST_ACTIVE", "1")
+    first = arrive("P1")
+    arrive("P2")
+    clock.at += 1
+    waiting = arrive("P3")
+
+    def region(at) -> str:
+        regions = [m.value for m in at.markdown if 'role="status"' in m.value]
+        assert len(regions) == 1, [m.value for m in at.markdown]
+        assert 'aria-live="polite"' in regions[0]
+        return regions[0]
+
+    assert "Nummer 2 " in region(waiting)
+    first.button(key="consent-no").click().run()             # a place is free: P2 goes in, P3 moves up
+    clock.at += 1
+    assert "Nummer 1 " in region(waiting.run())

@@ -63,3 +63,42 @@ def test_results_counts_the_checks_each_rater_met(study, monkeypatch):
     from tests.ui.apptest import shown
     table = next(shown(t) for t in at.dataframe if "checks" in shown(t).columns)
     assert dict(zip(table["rater"], table["checks"].astype(int))) == met
+
+
+def test_after_create_the_tabs_speak_of_the_new_study_not_the_one_picked_before(study, monkeypatch):
+    """QA stop 62, item 4: "Created study 'fresh'." was followed by the raters another study (the one picked
+    in Configure) needs. The tabs now show the new study, which has no templates yet: nothing to say."""
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("de").run()
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    # the largest template's 15 fills against the other templates' 10 together, not "the others" each
+    assert any("than of the other templates together (10)" in s for s in said), said
+    at.text_input[0].input("fresh")
+    at.button(key="FormSubmitter:create-study-Create study").click().run()
+    assert [s.value for s in at.success] == ["Created study 'fresh'."]
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    assert not any("Raters needed" in s for s in said), said
+    assert {at.selectbox(key=k).value for k in ("manage-study", "import-study", "plan-study")} == {"fresh"}
+
+
+def test_a_long_flag_wraps_in_the_raters_table_rather_than_being_cut(study, monkeypatch):
+    """QA stop 62: at 1280 px the flags column (200 px) cut "gold accuracy 0% below 75% (0 of 2)". Rows over
+    4rem are the ones Streamlit's grid wraps text in (its DataFrame component, rowHeight > 4rem)."""
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating import session
+    configure_study(study, "de", gold_rate=0.25)
+    s = load_study(study, "de")
+    session.arrive(study, "de", "ann", source="link")
+    session.give_consent(study, "de", "ann", True)
+    session.finish_instructions(study, "de", "ann")
+    for _ in range(5):
+        served = session.serve_next_item(study, s, "ann")
+        session.record_answer(study, s, "ann", served.item_id, {"quality": "4", "yes_positive": "4"})
+    import streamlit as st
+    st.cache_data.clear()
+    at = sign_in("1_Results.py", monkeypatch)
+    at.selectbox[0].set_value("de").run()
+    from tests.ui.apptest import shown
+    table = next(t for t in at.dataframe if "flags" in shown(t).columns)
+    assert max(len(f) for f in shown(table)["flags"]) > 28          # longer than the column's one line
+    assert table.proto.row_height > 64
