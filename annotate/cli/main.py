@@ -298,6 +298,9 @@ def backup(ctx, destination):
 
 
 _SERVING = "FAIRVAL_DEMO_SERVING"      # set for the child that makes the studies of a demo about to be served
+# The demo's own file: its raters, ratings and public password stay out of fairval.db. Here, not in
+# material/demo.py, so the parent that supervises the server never imports the importers (pandas, scipy).
+DEMO_DB = "fairval-demo.db"
 
 
 @cli.command()
@@ -310,8 +313,6 @@ _SERVING = "FAIRVAL_DEMO_SERVING"      # set for the child that makes the studie
 def demo(ctx, port, address, no_serve):
     """Create the demo studies (once) in fairval-demo.db and run the app on them. With --db (or FAIRVAL_DB),
     in that database instead, which must hold no studies but the demo's (its password "demo" is public)."""
-    from fairval.annotate.material.demo import DEMO_DB
-
     if not ctx.obj["db_given"]:
         ctx.obj["db_path"] = DEMO_DB
     password = os.environ.get("FAIRVAL_RESEARCHER_PASSWORD", "demo")

@@ -72,7 +72,6 @@ EXAMPLE_STUDIES = [("demo-names", "name_perception", "names.jsonl"),
                    ("demo-features", "feature_label", "features.jsonl"),
                    ("demo-scenarios", "scenario_select", "scenarios.jsonl")]
 DEMO_STUDIES = ("demo-templates", "demo-pairs", *(name for name, _, _ in EXAMPLE_STUDIES))
-DEMO_DB = "fairval-demo.db"      # the demo's own file: its raters, ratings and public password stay out of fairval.db
 
 
 def ensure_demo(db: Connection) -> list[str]:
