@@ -24,13 +24,29 @@ SUBMIT = "submit"
 COMMENT_COUNT = N_("{count} of {limit} characters")
 
 
+# The name pyproject.toml's [tool.streamlit.component] gives the card: Streamlit prefixes the project's name.
+CARD = "fairval.fairval_answer_card"
+
+
 def _asset(name: str) -> str:
-    """The card's own CSS or script, a file beside this module (in the wheel: pyproject package-data)."""
-    return (resources.files("fairval.ui") / name).read_text(encoding="utf-8")
+    """The card's own CSS or script, a file in ui/card/ (in the wheel: pyproject package-data)."""
+    return (resources.files("fairval.ui") / "card" / name).read_text(encoding="utf-8")
 
 
-_component = st.components.v2.component("fairval_answer_card", html='<div class="fv-card"></div>',
-                                        css=_asset("answer_card.css"), js=_asset("answer_card.js"))
+def _declare():
+    """The card's component. Where Streamlit found ui/card/ as the card's asset directory (the runtime reads
+    pyproject.toml's manifest as it starts), the script and CSS are files it serves over HTTP and the browser
+    fetches once per page; each mount then carries only its data. Elsewhere (imported outside a server, or an
+    install without the manifest) they go inline in every mount, as before."""
+    from streamlit.components.v2.get_bidi_component_manager import get_bidi_component_manager
+    if get_bidi_component_manager().get_component_asset_root(CARD) is not None:
+        return st.components.v2.component(CARD, html='<div class="fv-card"></div>',
+                                          css="answer_card.css", js="answer_card.js")
+    return st.components.v2.component(CARD, html='<div class="fv-card"></div>',
+                                      css=_asset("answer_card.css"), js=_asset("answer_card.js"))
+
+
+_component = _declare()
 
 
 HANDLED = "fv-card-handled"        # session state: the nonce of the last Submit the server took
