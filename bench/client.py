@@ -25,6 +25,7 @@ class Tab:
         self.fragment_of: dict[str, str] = {}    # element id -> the fragment that drew it
         self.timers: dict[str, float] = {}       # fragment id -> seconds between its timed reruns
         self.whole = True                # the last rerun drew the whole page (not a fragment alone)
+        self.received = 0                # bytes of the server's messages on the websocket
 
     async def rerun(self, widgets: Iterable[WidgetState] = (), fragment: str = "", *, timer: bool = False) -> list:
         """`fragment`: the fragment to rerun (the one a widget was drawn in, or, with `timer`, the one whose
@@ -41,7 +42,9 @@ class Tab:
         elements: list = []
         while True:
             forward = ForwardMsg()
-            forward.ParseFromString(await self.ws.recv())
+            raw = await self.ws.recv()
+            self.received += len(raw)
+            forward.ParseFromString(raw)
             kind = forward.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = forward.new_session.page_script_hash

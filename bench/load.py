@@ -84,6 +84,7 @@ async def bare_rate(url: str, name: str, tally: Tally) -> None:
             press.trigger_value = True
             page = await tab.rerun([choice, press])
             tally.acknowledged += 1
+        tally.sent.append(tab.received)
 
 
 def _fairval(folder: Path, python: str, cwd: Path, participants: int) -> tuple[Running, str]:
@@ -117,7 +118,9 @@ async def _crowd(kind: str, url: str, study: str, names: list[str], window: floa
 
 
 def cpu_per_participant(kind: str, server: Running, study: str, participants: int, window: float,
-                        round_: int) -> float:
+                        round_: int) -> tuple[float, float]:
+    """Server CPU seconds per participant, and the median bytes the server sent one participant (websocket
+    messages, and the card's files over HTTP once)."""
     tally = Tally()
     asyncio.run(_crowd(kind, server.url, study, [f"w{round_}"], 0, tally))           # warm-up
     before = _quiet_cpu(server)
@@ -127,16 +130,16 @@ def cpu_per_participant(kind: str, server: Running, study: str, participants: in
     used = _quiet_cpu(server) - before
     if tally.errors or tally.acknowledged != participants * ITEMS:
         raise SystemExit(f"{kind}: acknowledged {tally.acknowledged} of {participants * ITEMS}; {tally.errors[:3]}")
-    return used / participants
+    return used / participants, statistics.median(tally.sent)
 
 
-def measure(folder: Path, participants: int, window: float, rounds: int) -> dict[str, list[float]]:
+def measure(folder: Path, participants: int, window: float, rounds: int) -> dict[str, list[tuple[float, float]]]:
     here = Path(__file__).resolve().parent.parent
     kinds = {"fairval": (sys.executable, here)}
     base = os.environ.get("FAIRVAL_BENCH_BASE")
     if base:
         kinds["base"] = (str(Path(base) / ".venv" / "bin" / "python"), Path(base).resolve())
-    out: dict[str, list[float]] = {k: [] for k in [*kinds, "bare", "bare+pages"]}
+    out: dict[str, list[tuple[float, float]]] = {k: [] for k in [*kinds, "bare", "bare+pages"]}
     for r in range(rounds):
         for kind in out:
             sub = folder / f"{kind}-{r}"
@@ -150,8 +153,9 @@ def measure(folder: Path, participants: int, window: float, rounds: int) -> dict
     return out
 
 
-def report(out: dict[str, list[float]], participants: int, window: float) -> list[str]:
-    med = {k: statistics.median(v) for k, v in out.items()}
+def report(out: dict[str, list[tuple[float, float]]], participants: int, window: float) -> list[str]:
+    med = {k: statistics.median(cpu for cpu, _ in v) for k, v in out.items()}
+    sent = {k: statistics.median(b for _, b in v) for k, v in out.items()}
     load = os.getloadavg()[0]
     lines = [f"{participants} participants over {window:.0f} s, 1 worker, SQLite, consent + start + {ITEMS} items; "
              f"server CPU per participant (median of {len(out['bare'])} interleaved rounds; load average {load:.1f} "
@@ -159,7 +163,8 @@ def report(out: dict[str, list[float]], participants: int, window: float) -> lis
     for kind, label in (("base", "before (FAIRVAL_BENCH_BASE)"), ("fairval", "fairval"), ("bare", "bare Streamlit"),
                         ("bare+pages", "bare Streamlit with a pages/ folder of 4 pages")):
         if kind in med:
-            lines.append(f"  {label}: {med[kind]:.3f} s (rounds: {', '.join(f'{v:.3f}' for v in out[kind])})")
+            lines.append(f"  {label}: {med[kind]:.3f} s (rounds: {', '.join(f'{v:.3f}' for v, _ in out[kind])}); "
+                         f"{sent[kind] / 1000:.0f} KB sent per participant")
     if "base" in med:
         lines.append(f"  fairval / before {med['fairval'] / med['base']:.2f}x; fairval / bare "
                      f"{med['fairval'] / med['bare']:.2f}x; before / bare {med['base'] / med['bare']:.2f}x")

@@ -16,6 +16,7 @@ import json
 import os
 import statistics
 import time
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class Tally:
     acknowledged: int = 0                                # submits followed by the next screen
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    sent: list[int] = field(default_factory=list)       # per participant: bytes the server sent (see sent_bytes)
 
 
 class Rater(Tab):
@@ -43,6 +45,7 @@ class Rater(Tab):
 
     def __init__(self, ws, study: str, rater: str):
         super().__init__(ws, f"study={study}&rater={rater}")
+        self.assets: set[str] = set()    # the card's files served over HTTP (component/path)
 
 
 def _button(elements: list, key: str) -> WidgetState | None:
@@ -56,6 +59,16 @@ def _button(elements: list, key: str) -> WidgetState | None:
 
 def _card(elements: list):
     return next((e for e in elements if getattr(e, "component_name", "").endswith(CARD)), None)
+
+
+def assets_bytes(url: str, paths: set[str]) -> int:
+    """The bytes of the files the page's components load over HTTP, fetched once, as a browser tab does (it
+    imports a module and a stylesheet once per page, whichever mount names them)."""
+    total = 0
+    for path in sorted(paths):
+        with urllib.request.urlopen(f"{url}/_stcore/bidi-components/{path}", timeout=60) as response:
+            total += len(response.read())
+    return total
 
 
 def _submit(card) -> WidgetState:
@@ -76,6 +89,8 @@ async def rate(url: str, study: str, rater: str, tally: Tally) -> None:
                 raise RuntimeError(f"{rater}: no {key!r} button on the page; it says {texts}")
             page = await tab.rerun([button], tab.fragment_of.get(button.id, ""))
         while (card := _card(page)) is not None:
+            tab.assets.update(f"{card.component_name}/{path}" for path in (card.js_source_path, card.css_source_path)
+                              if path)
             sent = time.perf_counter()
             page = await tab.rerun([_submit(card)], tab.fragment_of.get(card.id, ""))
             if _card(page) is not None and json.loads(_card(page).json)["item"] == json.loads(card.json)["item"]:
@@ -83,6 +98,7 @@ async def rate(url: str, study: str, rater: str, tally: Tally) -> None:
                 return
             tally.acknowledged += 1
             tally.latencies.append(time.perf_counter() - sent)
+        tally.sent.append(tab.received + await asyncio.to_thread(assets_bytes, url, tab.assets))
 
 
 def _study(location: Path | str, n_items: int, per_item: int, per_rater: int) -> Path | str:
