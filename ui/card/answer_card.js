@@ -9,6 +9,39 @@ function el(tag, cls, text) {
   return node;
 }
 
+// The card's CSS is a file the browser fetches once per page (ui/card/, issue 58); each mount (its own shadow
+// root) links it anew and the browser applies it a moment later. So the first card, once its CSS has come, hands
+// it to every later one as a constructed sheet, which applies at once. Until a card is styled it is hidden (a
+// phone would show it unstyled, options side by side), and fit() and the focus wait for it.
+let SHEET = null;
+
+function keep(link) {
+  if (SHEET || !link || !link.sheet || typeof CSSStyleSheet !== "function") return;
+  try {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync([...link.sheet.cssRules].map((rule) => rule.cssText).join("\n"));
+    SHEET = sheet;
+  } catch (e) { /* an older browser: each card waits for its link */ }
+}
+
+function whenStyled(parentElement, then) {
+  const link = parentElement.querySelector('link[rel="stylesheet"]');
+  if (!link || link.sheet) { keep(link); then(); return; }
+  if (SHEET && "adoptedStyleSheets" in parentElement) {
+    if (!parentElement.adoptedStyleSheets.includes(SHEET)) parentElement.adoptedStyleSheets = [SHEET];
+    then();
+    return;
+  }
+  const root = parentElement.querySelector(".fv-card");
+  root.style.visibility = "hidden";
+  let done = false;
+  const shown = () => { if (done) return; done = true; keep(link); root.style.visibility = ""; then(); };
+  link.addEventListener("load", shown, { once: true });
+  // unstyled is better than no card: a file that failed (its error may have come before this listener) or is slow
+  link.addEventListener("error", shown, { once: true });
+  setTimeout(shown, 3000);
+}
+
 const RESIZE = new WeakMap();      // per card: the observer that fits its options again when its width changes
 
 // No label may break inside a word: where a row of options is too narrow for a label's longest word,
@@ -160,23 +193,27 @@ export default function ({ data, parentElement, setTriggerValue }) {
     root.appendChild(footer);
   }
   root.appendChild(alert);
-  fit(root);
-  requestAnimationFrame(() => fit(root));        // once the page's fonts and width are settled
-  if (!RESIZE.has(root)) {                       // and again whenever the card's width changes
-    let width = root.clientWidth;
-    const observer = new ResizeObserver(() => {
-      if (root.clientWidth !== width) { width = root.clientWidth; fit(root); }
-    });
-    observer.observe(root);
-    RESIZE.set(root, observer);
-  }
-  if (fresh && !data.feedback) {      // a new item: keyboard and screen reader start at its first question
-    const first = root.querySelector(".fv-prompt");
-    if (first) requestAnimationFrame(() => first.focus({ preventScroll: true }));
-  }
-  if (data.feedback) {       // practice: the answer's feedback is what the rater came to read, on a phone too
-    const first = root.querySelector(".fv-feedback");
-    if (first) requestAnimationFrame(() => first.scrollIntoView({ block: "center" }));
+  whenStyled(parentElement, settle);
+
+  function settle() {      // the card drawn and styled: fit its options, then focus or scroll
+    fit(root);
+    requestAnimationFrame(() => fit(root));        // once the page's fonts and width are settled
+    if (!RESIZE.has(root)) {                       // and again whenever the card's width changes
+      let width = root.clientWidth;
+      const observer = new ResizeObserver(() => {
+        if (root.clientWidth !== width) { width = root.clientWidth; fit(root); }
+      });
+      observer.observe(root);
+      RESIZE.set(root, observer);
+    }
+    if (fresh && !data.feedback) {      // a new item: keyboard and screen reader start at its first question
+      const first = root.querySelector(".fv-prompt");
+      if (first) requestAnimationFrame(() => first.focus({ preventScroll: true }));
+    }
+    if (data.feedback) {       // practice: the answer's feedback is what the rater came to read, on a phone too
+      const first = root.querySelector(".fv-feedback");
+      if (first) requestAnimationFrame(() => first.scrollIntoView({ block: "center" }));
+    }
   }
 
   function mark(text) {
