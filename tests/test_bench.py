@@ -124,11 +124,15 @@ def test_stopping():
 
 
 def test_load():
-    """Server CPU per participant, fairval and bare Streamlit side by side (no base checkout named here)."""
+    """Server CPU per participant, fairval and bare Streamlit side by side (no base checkout named here), and the
+    bytes sent to one participant: the card's script and CSS once (about 17 KB), not in each of its 10 mounts."""
     text = quick("load")
     assert re.search(r"^  fairval: 0\.\d{3} s .*\n  bare Streamlit: 0\.\d{3} s .*\n  bare Streamlit with a pages/ folder of 4 "
                      r"pages: 0\.\d{3} s .*\n  fairval / bare \d+\.\d\dx$",
                      text, re.M), text
+    sent = {label: int(kb) for label, kb in re.findall(r"^  (fairval|bare Streamlit): .*; (\d+) KB sent per participant$",
+                                                       text, re.M)}
+    assert sent["bare Streamlit"] < sent["fairval"] < sent["bare Streamlit"] + 10 * 17, text
 
 
 def test_every_suite_is_tested_here():
