@@ -65,8 +65,9 @@ def test_the_wheel_holds_one_import_name_and_every_file_the_app_reads(built):
     assert top == {"fairval"}, top
     for needed in ("fairval/app.py", "fairval/serve.py", "fairval/pages/1_Results.py",
                    "fairval/pages/3_Manage.py", "fairval/server/boot.js", "fairval/ui/card/answer_card.js",
-                   "fairval/ui/card/answer_card.css", "fairval/pyproject.toml", "fairval/ui/rater.css", "fairval/examples/pairs.jsonl",
-                   "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py", "fairval/py.typed"):
+                   "fairval/ui/card/answer_card.css", "fairval/pyproject.toml", "fairval/ui/rater.css",
+                   "fairval/examples/pairs.jsonl", "fairval/.streamlit/config.toml", "fairval/api.py", "fairval/errors.py",
+                   "fairval/py.typed"):
         assert needed in names, f"{needed} is not in {wheel.name}"
     for data in [*(ROOT / "examples").glob("*.jsonl"), *(ROOT / "ui" / "locale").glob("*/LC_MESSAGES/*.po")]:
         assert f"fairval/{data.relative_to(ROOT).as_posix()}" in names, f"{data} is not in {wheel.name}"
@@ -157,7 +158,8 @@ def test_the_installed_app_serves_with_two_workers_in_chromium(installed, tmp_pa
     try:
         assert healthy(url, within=120), (tmp_path / "serve.log").read_text()
         # installed, Streamlit finds the card's asset directory in the package's pyproject.toml and serves its script
-        with urllib.request.urlopen(f"{url}/_stcore/bidi-components/fairval.fairval_answer_card/answer_card.js") as js:
+        card = f"{url}/_stcore/bidi-components/fairval.fairval_answer_card/answer_card.js"
+        with urllib.request.urlopen(card) as js:
             assert b"function" in js.read()
         page = browser.new_page()
         page.goto(f"{url}/?study=demo-templates&rater=wheel-rater")
