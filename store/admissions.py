@@ -79,6 +79,12 @@ def seen(db: Connection, study_id: str, rater_id: str, now: float) -> None:
     db.execute("UPDATE admissions SET seen_at = ? WHERE study_id = ? AND rater_id = ?", [now, study_id, rater_id])
 
 
+def give_up(db: Connection, study_id: str, rater_id: str) -> None:
+    """The participant's session went on with another ID: their place (let in or waiting) is no longer held,
+    until a page of theirs is seen again."""
+    db.execute("UPDATE admissions SET seen_at = 0 WHERE study_id = ? AND rater_id = ?", [study_id, rater_id])
+
+
 def admitted_since(db: Connection, since: float) -> int:
     """How many were let in from the line since then: the pace the line moves at."""
     return int(db.scalar("SELECT COUNT(*) FROM admissions WHERE admitted_at >= ? AND admitted_at > arrived_at",

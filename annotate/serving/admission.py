@@ -225,6 +225,10 @@ def still_here(db: Connection, study_id: str, rater_id: str) -> None:
     admissions.seen(db, study_id, rater_id, clock())
 
 
+def give_up(db: Connection, study_id: str, rater_id: str) -> None:
+    admissions.give_up(db, study_id, rater_id)
+
+
 def minutes_to_wait(db: Connection, place: int) -> int | None:
     """The wait at the line's recent pace, in whole minutes (at least 1); None when nobody was let in lately
     (no pace to go by)."""
