@@ -164,7 +164,9 @@ frontend fairval
     acl new_session_ws hdr(upgrade) -m str -i websocket
     http-request track-sc0 src table sessions_10s if new_session new_session_ws
     http-request track-sc1 src table sessions_3min if new_session new_session_ws
-    http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 string "{too_many}" if {{ src_http_req_rate(sessions_10s) gt {per_10s} }} || {{ src_http_req_rate(sessions_3min) gt {per_3min} }}
+    acl too_many src_http_req_rate(sessions_10s) gt {per_10s}
+    acl too_many src_http_req_rate(sessions_3min) gt {per_3min}
+    http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 string "{too_many}" if too_many
     option forwardfor
     default_backend workers
 

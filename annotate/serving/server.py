@@ -270,17 +270,18 @@ class _Worker:
             self.process.terminate()
 
 
-def _session_bounds(env: dict) -> dict[str, int]:
-    """New sessions one browser address may open (front.py's defaults unless the environment says more)."""
-    bounds = {}
-    for name, key in (("FAIRVAL_SESSIONS_PER_10S", "sessions_per_10s"),
-                      ("FAIRVAL_SESSIONS_PER_3MIN", "sessions_per_3min")):
+def _session_bounds(env: dict) -> tuple[int, int]:
+    """New sessions one browser address may open in 10 s and in 3 min (front.py's unless the environment says)."""
+    from fairval.annotate.serving.front import SESSIONS_PER_3MIN, SESSIONS_PER_10S
+
+    bounds = []
+    for name, default in (("FAIRVAL_SESSIONS_PER_10S", SESSIONS_PER_10S),
+                          ("FAIRVAL_SESSIONS_PER_3MIN", SESSIONS_PER_3MIN)):
         raw = (env.get(name) or "").strip()
-        if raw:
-            if not raw.isdigit() or int(raw) < 1:
-                raise ServeRefused(f"{name}={raw!r}: a whole number of sessions, at least 1")
-            bounds[key] = int(raw)
-    return bounds
+        if raw and (not raw.isdigit() or int(raw) < 1):
+            raise ServeRefused(f"{name}={raw!r}: a whole number of sessions, at least 1")
+        bounds.append(int(raw) if raw else default)
+    return bounds[0], bounds[1]
 
 
 def _several(env: dict, port: int, address: str, count: int, *, pem: str | None = None,
@@ -310,7 +311,8 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
         servers = [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)]
         cfg = secrets_held.add("haproxy.cfg", config(
             f"{address}:{port}", servers, maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
-            redirect_bind=f"{address}:{http_port}" if pem and http_port else None, **bounds))
+            redirect_bind=f"{address}:{http_port}" if pem and http_port else None,
+            sessions_per_10s=bounds[0], sessions_per_3min=bounds[1]))
         front = subprocess.Popen([binary, "-db", "-f", cfg], preexec_fn=_die_with_parent, pass_fds=secrets_held.fds)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
         print(f"fairval: {count} worker(s) behind {'https' if pem else 'http'}://{address}:{port} (HAProxy)",

@@ -14,7 +14,7 @@ from fairval.annotate.serving.server import free_port
 
 
 class _Backend(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):                            # noqa: N802 (the standard library's name)
+    def do_GET(self):
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()
@@ -101,7 +101,7 @@ def test_the_bounds_are_changed_from_the_environment_and_a_bad_one_is_refused_in
     from fairval.annotate.serving.server import _session_bounds
     from fairval.errors import ServeRefused
 
-    assert _session_bounds({"FAIRVAL_SESSIONS_PER_10S": "120"}) == {"sessions_per_10s": 120}
-    assert "gt 400 }" in config("127.0.0.1:1", [("w0", "127.0.0.1:2")], sessions_per_3min=400)
+    assert _session_bounds({"FAIRVAL_SESSIONS_PER_10S": "120"}) == (120, 150)
+    assert "gt 400\n" in config("127.0.0.1:1", [("w0", "127.0.0.1:2")], sessions_per_3min=400)
     with pytest.raises(ServeRefused, match="FAIRVAL_SESSIONS_PER_3MIN='lots'"):
         _session_bounds({"FAIRVAL_SESSIONS_PER_3MIN": "lots"})
