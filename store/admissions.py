@@ -10,11 +10,15 @@ from fairval.store.engine import Connection, Row, immediate
 # Participants let in who have neither finished nor declined, and showed a page lately: the ones who hold a
 # place. One let in without a rater row holds it only while they may still be on their way (let in from the
 # line, not yet back): a link the page refuses never becomes a rater, and must not hold a place for long.
+# One let in who has not consented holds it only while they may still be reading the consent page
+# (:consenting): a made-up participant ID on an open link that keeps its page open but never consents
+# gives its place up (issue 58); a real participant slower than that goes on, only uncounted until consent.
 _ACTIVE = """SELECT COUNT(*) FROM admissions a
     LEFT JOIN raters r ON r.study_id = a.study_id AND r.rater_id = a.rater_id
     WHERE a.admitted_at IS NOT NULL AND a.seen_at >= :active AND CASE WHEN r.rater_id IS NULL
       THEN a.admitted_at >= :arriving
-      ELSE r.finished_at IS NULL AND (r.consent IS NULL OR r.consent <> 'declined') END"""
+      WHEN r.consent IS NULL THEN r.finished_at IS NULL AND a.admitted_at >= :consenting
+      ELSE r.finished_at IS NULL AND r.consent <> 'declined' END"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +32,15 @@ class Ticket:
 
 
 def enter(db: Connection, study_id: str, rater_id: str, *, now: float, capacity: int, room: bool,
-          active_since: float, waiting_since: float, batch: int, renew_since: float | None = None) -> Ticket:
+          active_since: float, waiting_since: float, batch: int, renew_since: float | None = None,
+          consenting_since: float | None = None) -> Ticket:
     """Take (or keep) the participant's place and let in, from the front of the line, as many waiting as
     `capacity` leaves room for, at most `batch` at once (a line let in all together would saturate the
     server again); `room` False: this server takes nobody new just now. Waiting tickets not seen since
     `waiting_since` are passed over (their holder left; back with the same link, they have it again).
     Without room, a waiting participant seen since `renew_since` is only read: the line page asks every few
-    seconds, and on a saturated server each ask would otherwise be a write waiting for the lock."""
+    seconds, and on a saturated server each ask would otherwise be a write waiting for the lock. One let in
+    before `consenting_since` who has not consented no longer holds a place (default: while active)."""
     if not room and renew_since is not None:
         row = _row(db, study_id, rater_id)
         if row is not None and row["admitted_at"] is None and row["seen_at"] >= renew_since:
@@ -50,7 +56,8 @@ def enter(db: Connection, study_id: str, rater_id: str, *, now: float, capacity:
             db.execute("UPDATE admissions SET seen_at = ? WHERE ticket = ?", [now, row["ticket"]])
         if row["admitted_at"] is not None:
             return Ticket(True, 0, row["ticket"])
-        active = db.scalar(_ACTIVE, {"active": active_since, "arriving": waiting_since}) or 0
+        active = db.scalar(_ACTIVE, {"active": active_since, "arriving": waiting_since,
+                                     "consenting": active_since if consenting_since is None else consenting_since}) or 0
         free = min(capacity - active, batch) if room else 0
         let_in = 0
         if free > 0:
@@ -70,6 +77,12 @@ def _ahead(db: Connection, ticket: int, waiting_since: float) -> int:
 def seen(db: Connection, study_id: str, rater_id: str, now: float) -> None:
     """A participant let in showed a page: they hold their place a while longer."""
     db.execute("UPDATE admissions SET seen_at = ? WHERE study_id = ? AND rater_id = ?", [now, study_id, rater_id])
+
+
+def give_up(db: Connection, study_id: str, rater_id: str) -> None:
+    """The participant's session went on with another ID: their place (let in or waiting) is no longer held,
+    until a page of theirs is seen again."""
+    db.execute("UPDATE admissions SET seen_at = 0 WHERE study_id = ? AND rater_id = ?", [study_id, rater_id])
 
 
 def admitted_since(db: Connection, since: float) -> int:

@@ -23,6 +23,7 @@ TICKET = "_fairval_ticket"         # the ticket the page's full run just took, f
 AHEAD = "_fairval_ahead"           # how many were ahead at the line page's last look, how many this worker
                                    # had let in by then, and the places freed then if every place was taken
 PERIOD = "_fairval_line_period"    # the line page's timer, as its full run set it
+ENTERED = "_fairval_entered"       # the (study, participant) this browser session last took a place for
 
 IN_LINE = N_("You are in line")
 BUSY = N_("Many people are taking part just now. This page goes on by itself in a few seconds, where you were; "
@@ -45,7 +46,14 @@ def admitted() -> bool:
             st.session_state[ADMITTED] = (key, admission.clock())
         return True
     t = _study_t(db, key[0])                   # first: a store that refuses the write below is said in it too
+    # one place per browser session: a client that lies could rerun one session with a new made-up ID each
+    # time (the query string is the client's to send) and hold a place with every one (issue 58)
+    before = st.session_state.get(ENTERED)
+    if before is not None and before != key:
+        admission.give_up(db, *before)
+        st.session_state.pop(ADMITTED, None)
     ticket = admission.enter(db, *key)
+    st.session_state[ENTERED] = key
     if ticket.admitted:
         st.session_state[ADMITTED] = (key, admission.clock())
         return True

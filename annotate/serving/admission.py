@@ -30,6 +30,7 @@ from fairval.store import admissions
 from fairval.store.engine import Connection
 
 ACTIVE_SECONDS = 300      # a participant let in holds a place while their pages come at least this often
+CONSENT_SECONDS = 180    # ... and one who has not consented, this long after being let in (made-up IDs, issue 58)
 WAITING_SECONDS = 60      # a waiting ticket not asked about for this long is passed over (its holder left)
 TOUCH_SECONDS = 30        # how often a participant's pages renew their place (one small write)
 RENEW_SECONDS = 20        # ... and a waiting one's, while this worker has no room (else its asks only read)
@@ -150,7 +151,8 @@ def enter(db: Connection, study_id: str, rater_id: str, *, room: bool | None = N
     ticket = admissions.enter(db, study_id, rater_id, now=now, capacity=capacity() if most is None else most,
                               room=not gate().saturated() if room is None else room,
                               active_since=now - ACTIVE_SECONDS, waiting_since=now - WAITING_SECONDS,
-                              batch=runs_at_once(), renew_since=now - RENEW_SECONDS)
+                              batch=runs_at_once(), renew_since=now - RENEW_SECONDS,
+                              consenting_since=now - CONSENT_SECONDS)
     if ticket.let_in:
         _moved.let_in(ticket.let_in)
     return ticket
@@ -221,6 +223,10 @@ def wait_for_turn(ahead: int, since: int, timeout: float, held: int | None = Non
 
 def still_here(db: Connection, study_id: str, rater_id: str) -> None:
     admissions.seen(db, study_id, rater_id, clock())
+
+
+def give_up(db: Connection, study_id: str, rater_id: str) -> None:
+    admissions.give_up(db, study_id, rater_id)
 
 
 def minutes_to_wait(db: Connection, place: int) -> int | None:

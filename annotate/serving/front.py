@@ -19,6 +19,18 @@ from fairval.errors import FrontMissing
 COOKIE = "fairval_worker"
 CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
 
+# New Streamlit sessions (a websocket each) one browser address may open (issue 58): made-up participant IDs
+# on an open link would otherwise hold the line's places. A classroom of 30 behind one NAT address opens 30
+# at once and each may reconnect (60 in 10 s); Prolific's participants come from distinct addresses. Over
+# either bound the address gets a 429 page until its rate falls; change them with FAIRVAL_SESSIONS_PER_10S
+# and FAIRVAL_SESSIONS_PER_3MIN (`fairval serve --workers`), or in deploy/haproxy.cfg.
+SESSIONS_PER_10S = 60
+SESSIONS_PER_3MIN = 150          # 3 min: how long a place let in is held before consent (admission.py)
+TOO_MANY = ("<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\\\"width=device-width\\\">"
+            "<title>Please wait</title></head><body style=\\\"font-family:sans-serif;max-width:36rem;margin:3rem auto\\\">"
+            "<h1>Please wait a minute</h1><p>Very many new sessions came from your network just now. Please wait a "
+            "minute, then reload this page. Nothing you answered is lost.</p></body></html>")
+
 
 
 
@@ -63,14 +75,16 @@ def deploy_config() -> str:
 
 def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 10000,
            request_timeout: str = "30s", tls_pem: str | None = None, redirect_bind: str | None = None,
-           front_secret: str | None = None, server_options: str = "") -> str:
+           front_secret: str | None = None, server_options: str = "", sessions_per_10s: int = SESSIONS_PER_10S,
+           sessions_per_3min: int = SESSIONS_PER_3MIN) -> str:
     """HAProxy's configuration: listen on `bind` (host:port), balance over `servers` (name, host:port),
     at most `maxconn` connections at once (each takes two file descriptors), a request's headers within
     `request_timeout` of its connection. With `tls_pem` (certificate and key in one file) the front speaks
     HTTPS on `bind`, says so to the app (X-Forwarded-Proto, so the sign-in cookie is Secure) and to the
     browser (HSTS), and the worker cookie is Secure; `redirect_bind` then answers plain HTTP with a redirect
     to HTTPS. `front_secret` goes to the workers with every request (X-Fairval-Front): it tells them the
-    X-Forwarded-For beside it is this front's, and only then do they count wrong passwords by it."""
+    X-Forwarded-For beside it is this front's, and only then do they count wrong passwords by it.
+    `sessions_per_10s`, `sessions_per_3min`: new Streamlit sessions (websockets) one address may open."""
     binds = f"bind {bind}" + (f" ssl crt {tls_pem}" if tls_pem else "")
     if tls_pem:
         if redirect_bind:
@@ -89,7 +103,8 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
     front = (f"\n    http-request set-header X-Fairval-Front {front_secret}" if front_secret
              else "\n    http-request del-header X-Fairval-Front")
     lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
-                          secure=" secure" if tls_pem else "").rstrip()]
+                          secure=" secure" if tls_pem else "", per_10s=sessions_per_10s,
+                          per_3min=sessions_per_3min, too_many=TOO_MANY).rstrip()]
     lines += [f"    server {name} {address} cookie {name}" + (f" {server_options}" if server_options else "")
               for name, address in servers]
     return "\n".join(lines) + "\n"
@@ -144,8 +159,22 @@ frontend fairval
     http-request del-header X-Forwarded-Proto
     http-request del-header Forwarded{front}
     http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
+    # new sessions (websockets) per browser address (issue 58, SESSIONS_PER_10S in annotate/serving/front.py)
+    acl new_session path_end /_stcore/stream
+    acl new_session_ws hdr(upgrade) -m str -i websocket
+    http-request track-sc0 src table sessions_10s if new_session new_session_ws
+    http-request track-sc1 src table sessions_3min if new_session new_session_ws
+    acl too_many src_http_req_rate(sessions_10s) gt {per_10s}
+    acl too_many src_http_req_rate(sessions_3min) gt {per_3min}
+    http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 string "{too_many}" if too_many
     option forwardfor
     default_backend workers
+
+backend sessions_10s
+    stick-table type ipv6 size 100k expire 1m store http_req_rate(10s)
+
+backend sessions_3min
+    stick-table type ipv6 size 100k expire 10m store http_req_rate(3m)
 
 backend workers
     # a participant holds one websocket for the whole study: the worker holding fewest gets the next

@@ -270,11 +270,26 @@ class _Worker:
             self.process.terminate()
 
 
+def _session_bounds(env: dict) -> tuple[int, int]:
+    """New sessions one browser address may open in 10 s and in 3 min (front.py's unless the environment says)."""
+    from fairval.annotate.serving.front import SESSIONS_PER_3MIN, SESSIONS_PER_10S
+
+    bounds = []
+    for name, default in (("FAIRVAL_SESSIONS_PER_10S", SESSIONS_PER_10S),
+                          ("FAIRVAL_SESSIONS_PER_3MIN", SESSIONS_PER_3MIN)):
+        raw = (env.get(name) or "").strip()
+        if raw and (not raw.isdigit() or int(raw) < 1):
+            raise ServeRefused(f"{name}={raw!r}: a whole number of sessions, at least 1")
+        bounds.append(int(raw) if raw else default)
+    return bounds[0], bounds[1]
+
+
 def _several(env: dict, port: int, address: str, count: int, *, pem: str | None = None,
              http_port: int | None = None, secrets_held: _Secrets) -> int:
     from fairval.annotate.serving.front import config, connection_limit, haproxy_binary
 
     binary = haproxy_binary()                 # refused before anything starts when it is missing
+    bounds = _session_bounds(env)             # so is a bound that is not a number
     cookie_secret = env.get("FAIRVAL_COOKIE_SECRET") or secrets.token_hex(32)
     # SIGTERM/SIGINT unwind through `finally`, which stops HAProxy and the workers
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -296,7 +311,8 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
         servers = [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)]
         cfg = secrets_held.add("haproxy.cfg", config(
             f"{address}:{port}", servers, maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
-            redirect_bind=f"{address}:{http_port}" if pem and http_port else None))
+            redirect_bind=f"{address}:{http_port}" if pem and http_port else None,
+            sessions_per_10s=bounds[0], sessions_per_3min=bounds[1]))
         front = subprocess.Popen([binary, "-db", "-f", cfg], preexec_fn=_die_with_parent, pass_fds=secrets_held.fds)
         threading.Thread(target=_restart_dead, args=(workers, stopping), daemon=True).start()
         print(f"fairval: {count} worker(s) behind {'https' if pem else 'http'}://{address}:{port} (HAProxy)",

@@ -58,3 +58,27 @@ def test_without_room_a_waiting_participant_asking_again_is_only_read_until_thei
     assert seen("b") == T0 + 1                                 # read, not written
     enter(db, "b", T0 + 22, room=False, renew=20)
     assert seen("b") == T0 + 22                                # 21 s old: renewed
+
+
+def test_a_participant_let_in_who_never_consents_gives_up_their_place_after_the_consent_bound(db):
+    """Made-up IDs on an open link (issue 58): each arrives as a rater and keeps its page open (seen every
+    30 s) but never consents. Past the consent bound it no longer holds a place, so the line moves; one who
+    consented in time keeps theirs."""
+    create_study(db, "s", "template_quality", raters_per_item=1)
+
+    def enter_c(who, now, capacity=2):
+        return admissions.enter(db, "s", who, now=now, capacity=capacity, room=True, active_since=now - 300,
+                                waiting_since=now - 60, batch=10, consenting_since=now - 180)
+
+    assert enter_c("fake", T0).admitted and enter_c("real", T0).admitted
+    for who in ("fake", "real"):
+        session.arrive(db, "s", who, source="link")
+    session.give_consent(db, "s", "real", True)
+    for k in range(1, 7):                                      # both pages keep asking, every 30 s
+        admissions.seen(db, "s", "fake", T0 + 30 * k)
+        admissions.seen(db, "s", "real", T0 + 30 * k)
+    assert not enter_c("next", T0 + 170).admitted              # within the bound: both places held
+    admissions.seen(db, "s", "fake", T0 + 181)
+    admissions.seen(db, "s", "real", T0 + 181)
+    assert enter_c("next", T0 + 181).admitted                  # the fake's place is free; the real one holds
+    assert not enter_c("after", T0 + 182).admitted

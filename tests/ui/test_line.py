@@ -237,3 +237,21 @@ def test_the_place_is_said_in_a_polite_live_region_at_every_tick(study, clock, m
     first.button(key="consent-no").click().run()             # a place is free: P2 goes in, P3 moves up
     clock.at += 1
     assert "Nummer 1 " in region(waiting.run())
+
+
+def test_one_browser_session_holds_one_place_however_many_ids_it_sends(study, clock, monkeypatch):
+    """A client that lies reruns its one session with a new made-up participant ID each time (the query string
+    is the client's to send): each new ID gives up the last one's place, so the session never holds two and a
+    real participant elsewhere gets in (issue 58)."""
+    monkeypatch.setenv("FAIRVAL_MOST_ACTIVE", "2")
+    de = translator("de")
+    liar = arrive("fake0")
+    for k in range(1, 6):
+        clock.at += 1
+        liar.query_params["PROLIFIC_PID"] = f"fake{k}"
+        liar.query_params["SESSION_ID"] = f"s-fake{k}"
+        assert titles(liar.run()) == [de("Consent")]
+    clock.at += 1
+    assert titles(arrive("real")) == [de("Consent")]       # one place is the liar's, the other the real one's
+    clock.at += 1
+    assert titles(arrive("third")) == [de(IN_LINE)]        # the cap still holds
