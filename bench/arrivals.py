@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.client import Tab, connect
+from bench.client import Tab, address, connect
 from bench.session import _quiet_cpu
 from bench.streamlit_server import fairval_serve
 from bench.workers import _button, _card, _stored, _study, _submit
@@ -77,10 +77,10 @@ async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
     return page
 
 
-async def participant(url: str, study: str, name: str, who: Participant) -> None:
+async def participant(url: str, study: str, name: str, who: Participant, source: str | None = None) -> None:
     arrived = time.monotonic()
     until = arrived + GIVE_UP
-    async with connect(url, GIVE_UP) as ws:
+    async with connect(url, GIVE_UP, source) as ws:
         tab = Tab(ws, f"study={study}&PROLIFIC_PID={name}&STUDY_ID=L1&SESSION_ID=s-{name}")
         page = await _settle(tab, await tab.rerun(), who, until)
         for key in ("consent-yes", "start"):
@@ -107,7 +107,7 @@ async def _crowd(url: str, n: int, window: float) -> dict[str, Participant]:
     async def one(k: int, name: str) -> None:
         await asyncio.sleep(window * k / n)
         try:
-            await participant(url, "load", name, people[name])
+            await participant(url, "load", name, people[name], address(k))
         except Exception as e:
             people[name].error = True
             print(f"  {name}: {type(e).__name__}: {str(e)[:200]}", flush=True)

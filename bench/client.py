@@ -12,10 +12,18 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 
-def connect(url: str, open_timeout: float = 120):
-    """The websocket a browser tab opens to the server at `url` (http://host:port)."""
+def address(k: int) -> str:
+    """Participant k's own loopback address (Linux routes all of 127/8 to lo): Prolific's participants each
+    come from their own address, so `fairval serve`'s per-address bound (annotate/serving/front.py) sees
+    what it would see at a launch, not 500 sessions from one machine."""
+    return f"127.1.{k // 250 % 250}.{k % 250 + 1}"
+
+
+def connect(url: str, open_timeout: float = 120, source: str | None = None):
+    """The websocket a browser tab opens to the server at `url` (http://host:port), from `source` if given."""
     return websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", subprotocols=["streamlit"],
-                              max_size=None, open_timeout=open_timeout, ping_interval=None)
+                              max_size=None, open_timeout=open_timeout, ping_interval=None,
+                              **({"local_addr": (source, 0)} if source else {}))
 
 
 class Tab:

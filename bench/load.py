@@ -23,7 +23,7 @@ from pathlib import Path
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from bench.client import connect
+from bench.client import address, connect
 from bench.session import _quiet_cpu
 from bench.streamlit_server import Running, free_port
 from bench.workers import Rater, Tally, _study, rate
@@ -113,7 +113,7 @@ def _bare(folder: Path, pages: bool = False) -> Running:
 async def _crowd(kind: str, url: str, study: str, names: list[str], window: float, tally: Tally) -> None:
     async def one(k: int, name: str) -> None:
         await asyncio.sleep(window * k / max(len(names), 1))
-        await (bare_rate(url, name, tally) if kind.startswith("bare") else rate(url, study, name, tally))
+        await (bare_rate(url, name, tally) if kind.startswith("bare") else rate(url, study, name, tally, address(k)))
     await asyncio.gather(*(one(k, n) for k, n in enumerate(names)))
 
 

@@ -78,8 +78,8 @@ def _submit(card) -> WidgetState:
     return state
 
 
-async def rate(url: str, study: str, rater: str, tally: Tally) -> None:
-    async with connect(url) as ws:
+async def rate(url: str, study: str, rater: str, tally: Tally, source: str | None = None) -> None:
+    async with connect(url, source=source) as ws:
         tab = Rater(ws, study, rater)
         page = await tab.rerun()
         for key in ("consent-yes", "start"):
