@@ -319,7 +319,8 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
             raise SlotTaken(f"item {item_id!r} was given to other raters after this rater's time ran out")
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
-        language = rater_language(db, study, rater_id)
+        rater = rater_store.get_rater(db, study.study_id, rater_id) or {}      # read once for both
+        language = study.settings.rater_language(rater.get("language"))
         # a clock set back since the item was shown: the answer is not before it was shown, and its
         # duration is unknown (NULL), not 0 s (the speed flag would read that as a rushed answer)
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
@@ -329,7 +330,8 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
                  "seconds": now - shown if now >= shown else None, "source": "app", "language": language}
                 for k, q in enumerate(study.task.questions)]       # the comment once, on the first row
         new = loads.record_answer(db, study.study_id, assignment, rows,
-                                  rules.row_group(rater_group(db, study, rater_id)), rules, now)
+                                  rules.row_group(rater.get(study.settings.balance_by)
+                                                  if study.settings.balance_by else None), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
             running_interval.advance(db, study, item_id)
             adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix

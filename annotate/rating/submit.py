@@ -42,7 +42,9 @@ def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answ
 
 def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:
     """stop_within in a savepoint of its own: a check that fails undoes only itself, never the rater's answer
-    (logged; the next check after a completed pair tries again)."""
+    (logged; the next check after a completed pair tries again). A study without a rule opens no savepoint."""
+    if not running_interval.has_rule(study):
+        return None, False
     try:
         with immediate(db, study.study_id):
             return stop_within(db, study, item_id, now)
