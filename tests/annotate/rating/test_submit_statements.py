@@ -1,7 +1,8 @@
 """A Submit's round trips to the database (issue 58): each statement is one round trip to PostgreSQL and a
 share of a worker's CPU, so the Submit of a study without a stopping rule opens no savepoint for the rule,
-reads the rater's row once, and does not lock again the study its transaction locked as it began. What it
-stores is unchanged: the answer kept once, the next item held."""
+reads the rater's row once, serves the next item without a savepoint of its own, and does not lock again the
+study its transaction locked as it began. What it stores is unchanged: the answer kept once, the next item
+held."""
 import pytest
 
 from fairval.annotate.material.importers import import_items
@@ -41,8 +42,10 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     first = session.serve_next_item(db, study, "r1", now=1000.0)
     done, sent = statements_of(db, lambda: submit(db, study, "r1", first.item_id, ANSWER, now=1010.0))
     assert done.new and done.stopped is None and not done.check
-    # savepoints: record_answer's, its ratings', the next item's; none for a rule the study does not have
-    assert sum(s.startswith("SAVEPOINT") for s in sent) == 3, sent
+    # savepoints: record_answer's and its ratings'; none for a rule the study does not have, nor for the next item
+    # (served inside the Submit's transaction, the study's row read once for its status and settings)
+    assert sum(s.startswith("SAVEPOINT") for s in sent) == 2, sent
+    assert sum(s == "SELECT * FROM studies WHERE study_id = ?" for s in sent) == 2, sent
     # the rater's row, read once while the answer is recorded (its language and its group)
     recording = sent[:sent.index(next(s for s in sent if s.startswith("UPDATE assignments")))]
     assert sum(s == "SELECT * FROM raters WHERE study_id = ? AND rater_id = ?" for s in recording) == 1, sent
