@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.client import Tab, address, connect
 from bench.session import _quiet_cpu
-from bench.streamlit_server import fairval_serve
+from bench.streamlit_server import fairval_serve, tree
 from bench.workers import _button, _card, _stored, _study, _submit
 
 ITEMS = 10
@@ -120,15 +120,32 @@ def _pct(values: list[float], q: float) -> float | None:
     return values[min(len(values) - 1, int(q * len(values)))] if values else None
 
 
-def one_run(location, workers: int, n: int, window: float = WINDOW, env: dict | None = None) -> dict:
+def _database_cpu(pid: int | None) -> float:
+    """CPU time of the PostgreSQL server's process tree (its postmaster and backends, ended ones included)."""
+    if pid is None:
+        return 0.0
+    total = 0
+    for one in tree(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def one_run(location, workers: int, n: int, window: float = WINDOW, env: dict | None = None,
+            database_pid: int | None = None) -> dict:
+    """database_pid: the PostgreSQL postmaster this run alone uses, whose CPU is reported beside the server's."""
     _study(location, n_items=n * ITEMS // 3 + 10, per_item=3, per_rater=ITEMS)
     load_before = os.getloadavg()[0]
     with fairval_serve(location, workers=workers, env=env) as server:
-        before = _quiet_cpu(server)
+        before, database_before = _quiet_cpu(server), _database_cpu(database_pid)
         started = time.monotonic()
         people = asyncio.run(_crowd(server.url, n, window))
         seconds = time.monotonic() - started
         cpu = _quiet_cpu(server) - before
+        database_cpu = _database_cpu(database_pid) - database_before
     judged, doubled, _over = _stored(location)
     acknowledged = sum(p.acknowledged for p in people.values())
     latencies = [x for p in people.values() for x in p.latencies]
@@ -136,12 +153,17 @@ def one_run(location, workers: int, n: int, window: float = WINDOW, env: dict | 
     return {"n": n, "workers": workers, "finished": sum(p.finished for p in people.values()),
             "errors": sum(p.error for p in people.values()), "line": sum(p.line for p in people.values()),
             "p50": _pct(latencies, 0.5), "p95": _pct(latencies, 0.95), "first95": _pct(firsts, 0.95),
-            "cpu": cpu / n, "lost": max(0, acknowledged - judged), "doubled": doubled, "seconds": seconds,
+            "cpu": cpu / n, "database_cpu": database_cpu / n if database_pid else None,
+            "lost": max(0, acknowledged - judged), "doubled": doubled, "seconds": seconds,
             "load": (load_before, os.getloadavg()[0]), "window": window}
 
 
 def _ms(x: float | None) -> str:
     return "–" if x is None else (f"{x * 1000:,.0f} ms" if x < 1 else f"{x:.1f} s")
+
+
+def _database(row: dict) -> str:
+    return "" if row.get("database_cpu") is None else f" (+ PostgreSQL's own {row['database_cpu']:.3f} s)"
 
 
 def table(rows: list[dict], backend: str) -> list[str]:
@@ -153,7 +175,7 @@ def table(rows: list[dict], backend: str) -> list[str]:
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append(f"| {r['n']} | {r['workers']} | {r['finished']} | {r['errors']} | {r['line']} | "
-                     f"{_ms(r['p50'])} / {_ms(r['p95'])} | {_ms(r['first95'])} | {r['cpu']:.3f} s | {r['lost']} | "
+                     f"{_ms(r['p50'])} / {_ms(r['p95'])} | {_ms(r['first95'])} | {r['cpu']:.3f} s{_database(r)} | {r['lost']} | "
                      f"{r['doubled']} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |")
     return lines
 
@@ -174,7 +196,8 @@ def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite"
             for n in counts:
                 for w in workers:
                     location = cluster.create_database() if cluster else folder / f"arrivals-{n}-{w}.db"
-                    rows.append(one_run(location, w, n, window))
+                    rows.append(one_run(location, w, n, window,
+                                        database_pid=cluster.process.pid if cluster else None))
                     print("\n".join(table(rows[-1:], backend)[-1:]), flush=True)
         finally:
             if cluster is not None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import psycopg
+from psycopg import pq
 from psycopg_pool import ConnectionPool
 
 from fairval.errors import DatabaseUnreachable, StoreError
@@ -72,9 +73,15 @@ class Result:
     """Rows read at once, so the connection can go back to the pool; a cursor's reading methods."""
 
     def __init__(self, cursor: psycopg.Cursor):
-        self.description = cursor.description
+        # the column names straight from the result: psycopg builds a Column object per column on each read of
+        # cursor.description, about a twentieth of a rater's CPU in a worker (py-spy, issue 58)
+        result = cursor.pgresult
+        self.description: list[tuple[str]] | None = None
+        self._rows: list[Any] = []
+        if result is not None and result.status == pq.ExecStatus.TUPLES_OK:
+            self.description = [((result.fname(k) or b"").decode(),) for k in range(result.nfields)]
+            self._rows = cursor.fetchall()
         self.rowcount = cursor.rowcount
-        self._rows = cursor.fetchall() if cursor.description else []
         self._at = 0
 
     def fetchone(self) -> Any:
@@ -148,6 +155,7 @@ class PostgresConnection(Connection):
         self._pool: ConnectionPool | None = _acquire_pool(url)   # None once closed
         self._conn: psycopg.Connection | None = None        # held during a write transaction
         self._savepoints = 0
+        self._locked: str | None = None     # the study whose row the transaction locked as it began
 
     def _open_pool(self) -> ConnectionPool:
         if self._pool is None:
@@ -209,6 +217,7 @@ class PostgresConnection(Connection):
             self._conn.execute("BEGIN")
             if study_id is not None:
                 self.lock_study(study_id)
+                self._locked = study_id
             else:
                 self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [GLOBAL_LOCK])
         except BaseException:
@@ -216,6 +225,10 @@ class PostgresConnection(Connection):
             raise
 
     def lock_study(self, study_id: str) -> None:
+        # a savepoint of the study locked at BEGIN asks again: that lock holds until the transaction ends, so no
+        # round trip (one taken inside a savepoint is not remembered: rolling back to it releases the lock)
+        if study_id == self._locked:
+            return
         self.execute("SELECT 1 FROM studies WHERE study_id = ? FOR UPDATE", [study_id])
 
     def commit(self) -> None:
@@ -225,7 +238,7 @@ class PostgresConnection(Connection):
         self._end("ROLLBACK")
 
     def _end(self, statement: str) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._locked = self._conn, None, None
         if conn is None:
             return
         try:

@@ -173,6 +173,14 @@ def serve_next_item(db: Connection, study: LoadedStudy, rater_id: str, *,
         return _serve_within(db, load_study(db, study.study_id), rater_id, now)
 
 
+def serve_within(db: Connection, study_id: str, rater_id: str, now: float) -> Served | None:
+    """Inside a write transaction that locked the study: the rater's next item (their open slot, else a new one)
+    while the study is open, else None. The study's row is read once, for its status and its settings; no
+    savepoint and no read before the lock, as serve_next_item needs from outside a transaction."""
+    current = load_study(db, study_id)
+    return _serve_within(db, current, rater_id, now) if current.status == "open" else None
+
+
 def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float) -> Served | None:
     """serve_next_item's work, inside a write transaction the caller holds (settings read in it)."""
     s = study.settings
@@ -319,7 +327,8 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
             raise SlotTaken(f"item {item_id!r} was given to other raters after this rater's time ran out")
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
-        language = rater_language(db, study, rater_id)
+        rater = rater_store.get_rater(db, study.study_id, rater_id) or {}      # read once for both
+        language = study.settings.rater_language(rater.get("language"))
         # a clock set back since the item was shown: the answer is not before it was shown, and its
         # duration is unknown (NULL), not 0 s (the speed flag would read that as a rushed answer)
         rows = [{"item_id": item_id, "rater_id": rater_id, "question": q.id, "value": clean[q.id],
@@ -329,12 +338,13 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
                  "seconds": now - shown if now >= shown else None, "source": "app", "language": language}
                 for k, q in enumerate(study.task.questions)]       # the comment once, on the first row
         new = loads.record_answer(db, study.study_id, assignment, rows,
-                                  rules.row_group(rater_group(db, study, rater_id)), rules, now)
+                                  rules.row_group(rater.get(study.settings.balance_by)
+                                                  if study.settings.balance_by else None), rules, now)
         if new:                 # a pair it completes steps the stopping rule's interval, in this transaction
             running_interval.advance(db, study, item_id)
             adaptive.answered(db, study, rater_id, item_id)     # and the adaptive design's mix
-        if serve_next and study_status(db, study.study_id) == "open":      # a paused study serves nothing new
-            _serve_within(db, load_study(db, study.study_id), rater_id, now)
+        if serve_next:                  # a paused study serves nothing new
+            serve_within(db, study.study_id, rater_id, now)
     return new > 0
 
 

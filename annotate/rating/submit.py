@@ -10,7 +10,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import LoadedStudy, configure_study, load_study, stored_settings, study_status
+from fairval.annotate.material.studies import LoadedStudy, configure_study, load_study, stored_settings
 from fairval.annotate.rating import running_interval, session
 from fairval.store import Connection, audit, immediate
 from fairval.store import ratings as rating_store
@@ -35,14 +35,16 @@ def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answ
     with immediate(db, study.study_id):
         new = session.record_answer(db, study, rater_id, item_id, answers, comment=comment, now=now)
         stopped, check = _checked(db, study, item_id, now) if new else (None, False)
-        if not check and study_status(db, study.study_id) == "open":     # stopped, or paused: nothing new
-            session.serve_next_item(db, study, rater_id, now=now)
+        if not check:                   # stopped or paused (read again: the rule may have paused it): nothing new
+            session.serve_within(db, study.study_id, rater_id, now)
     return Submitted(new, stopped, check)
 
 
 def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:
     """stop_within in a savepoint of its own: a check that fails undoes only itself, never the rater's answer
-    (logged; the next check after a completed pair tries again)."""
+    (logged; the next check after a completed pair tries again). A study without a rule opens no savepoint."""
+    if not running_interval.has_rule(study):
+        return None, False
     try:
         with immediate(db, study.study_id):
             return stop_within(db, study, item_id, now)
