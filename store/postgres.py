@@ -42,6 +42,7 @@ POOL_SIZE = 8                         # connections per process (and URL); `fair
 _pools: dict[str, tuple[ConnectionPool, int]] = {}      # url -> (pool, handles open on it)
 _pools_lock = threading.Lock()
 _down: dict[str, str] = {}            # url -> why its server refused the last probe (cleared once it answers)
+_seen_up: dict[str, float] = {}       # url -> when a probe last found its server there (time.monotonic())
 
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|::|:(\w+)|\?|%")
 
@@ -145,7 +146,10 @@ def _checkout(pool: ConnectionPool, url: str) -> psycopg.Connection:
 def _probe(url: str) -> None:
     """One direct connection: refused (nobody listens, the server starting or shutting down) marks the URL down
     and raises DatabaseUnreachable; a server that answers, even too busy to take a client (53300) or slowly
-    (a connect timeout), is not down."""
+    (a connect timeout), is not down. A server seen up in the last PROBE_AFTER s is not asked again, so clients
+    waiting together on a full pool add one connection a second, not one each."""
+    if url not in _down and url in _seen_up and time.monotonic() - _seen_up[url] < PROBE_AFTER:
+        return
     try:
         psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS).close()
     except psycopg.errors.ConnectionTimeout:
@@ -156,6 +160,7 @@ def _probe(url: str) -> None:
         _down[url] = " ".join(str(e).split()).removeprefix("connection failed: ")
         raise DatabaseUnreachable(f"cannot reach the PostgreSQL database {where(url)}: {_down[url]}") from e
     _down.pop(url, None)
+    _seen_up[url] = time.monotonic()
 
 
 def where(url: str) -> str:
