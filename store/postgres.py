@@ -17,12 +17,13 @@ import functools
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import pq
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from fairval.errors import DatabaseUnreachable, StoreError
 from fairval.store.engine import Connection, Params
@@ -31,11 +32,18 @@ T = TypeVar("T")
 GLOBAL_LOCK = 7_412_265_001           # pg_advisory_xact_lock key of transactions not tied to a study
 CONNECT_SECONDS = 5                   # a first connection's limit: a wrong host or port is said at once, not
                                       # after the pool's 30 s wait
+POOL_WAIT = 30                        # a checkout's longest wait for a connection while the server answers (busy)
+PROBE_AFTER = 1                       # an empty pool this long: is the server there? (a direct connection)
+RECONNECT_SECONDS = 5                 # the pool's own retries of a lost connection end after this, so that its
+                                      # backoff (1, 2, 4 … s) never holds a Submit long after the server is back:
+                                      # the next checkout grows the pool at once
 POOL_SIZE = 8                         # connections per process (and URL); `fairval serve` sizes it to the runs
                                       # a worker lets through at once (FAIRVAL_POOL_SIZE)
 
 _pools: dict[str, tuple[ConnectionPool, int]] = {}      # url -> (pool, handles open on it)
 _pools_lock = threading.Lock()
+_down: dict[str, str] = {}            # url -> why its server refused the last probe (cleared once it answers)
+_seen_up: dict[str, float] = {}       # url -> when a probe last found its server there (time.monotonic())
 
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"[^\"]*\"|::|:(\w+)|\?|%")
 
@@ -106,7 +114,7 @@ def _acquire_pool(url: str) -> ConnectionPool:
             size = os.environ.get("FAIRVAL_POOL_SIZE", "")
             most = int(size) if size.isdigit() and int(size) else POOL_SIZE
             pool = ConnectionPool(url, min_size=1, max_size=most, kwargs={"autocommit": True},
-                                  open=True, name="fairval")
+                                  open=True, name="fairval", reconnect_timeout=RECONNECT_SECONDS)
             pool.wait(timeout=30)
         _pools[url] = (pool, handles + 1)
         return pool
@@ -124,6 +132,42 @@ def _first_connection(url: str) -> None:
     except psycopg.Error as e:
         reason = " ".join(str(e).split()).removeprefix("connection failed: ")
         raise DatabaseUnreachable(f"cannot open the PostgreSQL database {where(url)}: {reason}") from e
+
+
+def _checkout(pool: ConnectionPool, url: str) -> psycopg.Connection:
+    """A connection from the pool, or DatabaseUnreachable within about PROBE_AFTER s once the server is gone (a
+    restart): the pool alone would wait POOL_WAIT s and raise PoolTimeout, which reads as busy. A pool that stays
+    empty while the server accepts connections is busy (slow commits hold them all): that waits on, to PoolTimeout."""
+    if url in _down:
+        _probe(url)                        # still refused: at once, without waiting on the pool
+    deadline = time.monotonic() + POOL_WAIT
+    while True:
+        try:
+            return pool.getconn(timeout=max(0.0, min(PROBE_AFTER, deadline - time.monotonic())))
+        except PoolTimeout:
+            if time.monotonic() >= deadline:
+                raise
+        _probe(url)
+
+
+def _probe(url: str) -> None:
+    """One direct connection: refused (nobody listens, the server starting or shutting down) marks the URL down
+    and raises DatabaseUnreachable; a server that answers, even too busy to take a client (53300) or slowly
+    (a connect timeout), is not down. A server seen up in the last PROBE_AFTER s is not asked again, so clients
+    waiting together on a full pool add one connection a second, not one each."""
+    if url not in _down and url in _seen_up and time.monotonic() - _seen_up[url] < PROBE_AFTER:
+        return
+    try:
+        psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS).close()
+    except psycopg.errors.ConnectionTimeout:
+        return
+    except psycopg.OperationalError as e:
+        if getattr(e, "sqlstate", None) == "53300":      # too_many_connections: there, and full
+            return
+        _down[url] = " ".join(str(e).split()).removeprefix("connection failed: ")
+        raise DatabaseUnreachable(f"cannot reach the PostgreSQL database {where(url)}: {_down[url]}") from e
+    _down.pop(url, None)
+    _seen_up[url] = time.monotonic()
 
 
 def where(url: str) -> str:
@@ -165,8 +209,13 @@ class PostgresConnection(Connection):
     def _run(self, fn: Callable[[psycopg.Connection], T]) -> T:
         if self._conn is not None:
             return fn(self._conn)
-        with self._open_pool().connection() as conn:
-            return fn(conn)
+        pool = self._open_pool()
+        conn = _checkout(pool, self.path)
+        try:
+            with conn:                     # as pool.connection(): the pool keeps it open on exit
+                return fn(conn)
+        finally:
+            pool.putconn(conn)
 
     def execute(self, sql: str, params: Params = ()) -> Result:
         sql = translate(sql)
@@ -212,7 +261,7 @@ class PostgresConnection(Connection):
         return self._conn is not None
 
     def begin_write(self, study_id: str | None = None) -> None:
-        self._conn = self._open_pool().getconn()
+        self._conn = _checkout(self._open_pool(), self.path)
         try:
             self._conn.execute("BEGIN")
             if study_id is not None:

@@ -9,7 +9,7 @@ def _v1_initial(db: Connection) -> None:
         """CREATE TABLE studies (
             study_id TEXT PRIMARY KEY,
             task TEXT NOT NULL,
-            settings TEXT NOT NULL,          -- JSON, see annotate.material.studies.StudySettings
+            settings TEXT NOT NULL,          -- JSON, see annotate.material.study_settings.StudySettings
             status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'paused', 'closed')),
             created_at REAL NOT NULL
         )""",

@@ -82,3 +82,34 @@ class PostgresCluster:
                 self.process.wait()
         self.log.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class RestartableCluster:
+    """PostgresCluster, stopped ("fast" shutdown, as a restart does) and started again on its data."""
+
+    def __init__(self):
+        self.cluster = PostgresCluster()
+        self.create_database = self.cluster.create_database
+
+    def halt(self) -> None:
+        self.cluster.process.send_signal(signal.SIGINT)
+        self.cluster.process.wait(30)
+
+    def start(self) -> None:
+        c = self.cluster
+        user = "postgres" if os.geteuid() == 0 else None
+        c.process = subprocess.Popen(
+            [server_binaries() / "postgres", "-D", c.folder / "data", "-p", str(c.port), "-k", c.folder,
+             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=300"],
+            stdout=c.log, stderr=subprocess.STDOUT, user=user, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                psycopg.connect(c.admin_url, connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline, "postgres did not start again"
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.cluster.stop()

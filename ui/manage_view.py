@@ -9,14 +9,13 @@ import streamlit as st
 from fairval.annotate.material import importers
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import (
-    StudySettings,
     configure_study,
     create_study,
-    default_consent,
     list_study_names,
     load_study,
     prolific_link_query,
 )
+from fairval.annotate.material.study_settings import StudySettings, default_consent
 from fairval.annotate.material.tasks import PRESETS
 from fairval.errors import FairvalError, StudyError
 from fairval.store import audit

@@ -15,7 +15,8 @@ from importlib import resources
 
 import streamlit as st
 
-from fairval.annotate.material.studies import DEFAULT_CONSENTS, LoadedStudy, list_study_names, load_study
+from fairval.annotate.material.studies import LoadedStudy, list_study_names, load_study
+from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.rating import rater_progress, session
 from fairval.annotate.serving import admission, rater_links
 from fairval.errors import FairvalError, RaterSourceError, StudyError

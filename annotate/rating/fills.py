@@ -19,7 +19,8 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import LoadedStudy, StudySettings, load_study
+from fairval.annotate.material.studies import LoadedStudy, load_study
+from fairval.annotate.material.study_settings import StudySettings
 from fairval.store import Connection, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store

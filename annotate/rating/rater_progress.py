@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from fairval.annotate.material.studies import LoadedStudy, StudySettings
+from fairval.annotate.material.studies import LoadedStudy
+from fairval.annotate.material.study_settings import StudySettings
 from fairval.annotate.rating.assignment import gold_due, last_template, reachable
 from fairval.annotate.rating.fills import fills_left, rater_share
 from fairval.annotate.rating.session import may_run_short, rater_group, study_item

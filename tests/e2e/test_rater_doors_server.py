@@ -309,7 +309,8 @@ def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_
     from tests.postgres import server_binaries
     if server_binaries() is None:
         pytest.skip("PostgreSQL's server is not installed (make test installs it)")
-    cluster = _RestartableCluster()
+    from tests.postgres import RestartableCluster
+    cluster = RestartableCluster()
     running = None
     try:
         url = cluster.create_database("doors")
@@ -346,41 +347,3 @@ def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_
         if running is not None:
             running.stop()
         cluster.stop()
-
-
-class _RestartableCluster:
-    """tests/postgres.py's cluster, stopped ("fast" shutdown, as a restart does) and started again on its data."""
-
-    def __init__(self):
-        from tests.postgres import PostgresCluster
-        self.cluster = PostgresCluster()
-        self.create_database = self.cluster.create_database
-
-    def halt(self) -> None:
-        import signal
-        self.cluster.process.send_signal(signal.SIGINT)
-        self.cluster.process.wait(30)
-
-    def start(self) -> None:
-        import time
-
-        import psycopg
-
-        from tests.postgres import server_binaries
-        c = self.cluster
-        user = "postgres" if os.geteuid() == 0 else None
-        c.process = subprocess.Popen(
-            [server_binaries() / "postgres", "-D", c.folder / "data", "-p", str(c.port), "-k", c.folder,
-             "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=300"],
-            stdout=c.log, stderr=subprocess.STDOUT, user=user, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                psycopg.connect(c.admin_url, connect_timeout=2).close()
-                return
-            except psycopg.OperationalError:
-                assert time.monotonic() < deadline, "postgres did not start again"
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        self.cluster.stop()

@@ -14,7 +14,8 @@ from babel.messages.pofile import read_po
 from fairval.annotate.material.demo import ensure_demo  # noqa: F401  (the demo's studies stay English)
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.languages import LANGUAGES
-from fairval.annotate.material.studies import DEFAULT_CONSENTS, create_study
+from fairval.annotate.material.studies import create_study
+from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.material.tasks import PRESETS
 from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR

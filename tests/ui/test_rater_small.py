@@ -160,7 +160,8 @@ def test_the_default_consent_names_stereotypes_only_where_the_task_does(db, tmp_
 def test_a_study_created_on_manage_gets_its_tasks_default_consent(db, monkeypatch):
     """Manage's Create form shows the settings' default consent and sends it back unchanged: the study still
     gets its task's default, and a text the researcher wrote is kept as written."""
-    from fairval.annotate.material.studies import DEFAULT_CONSENT, NEUTRAL_CONSENT, load_study
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.material.study_settings import DEFAULT_CONSENT, NEUTRAL_CONSENT
     from tests.ui.apptest import signed_in
 
     at = signed_in("3_Manage.py", monkeypatch)

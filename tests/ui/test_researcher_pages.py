@@ -354,7 +354,7 @@ def test_manage_page_creates_a_study_in_the_raters_language(demo, monkeypatch):
 def test_manage_create_shows_the_chosen_tasks_own_consent(demo, monkeypatch, task):
     """The Create form pre-fills the consent the study will get: a template or name study's raters are not
     told that stereotypes are looked for (issue 54)."""
-    from fairval.annotate.material.studies import DEFAULT_CONSENT, NEUTRAL_CONSENT, default_consent
+    from fairval.annotate.material.study_settings import DEFAULT_CONSENT, NEUTRAL_CONSENT, default_consent
     at = sign_in("3_Manage.py", monkeypatch)
     at.selectbox(key="create-task").set_value(task).run()
     assert not at.exception

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 import fairval
 from fairval.annotate.cli.main import cli
-from fairval.annotate.material.studies import RECORDED, StudySettings
+from fairval.annotate.material.studies import RECORDED
+from fairval.annotate.material.study_settings import StudySettings
 
 ROOT = Path(__file__).resolve().parents[3]
 

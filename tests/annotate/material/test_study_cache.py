@@ -2,7 +2,8 @@
 each rerun of a rater's page loads the study two to four times), yet a pause, a settings change or another
 database's study of the same name is seen by the very next call."""
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.studies import StudySettings, configure_study, create_study, load_study
+from fairval.annotate.material.studies import configure_study, create_study, load_study
+from fairval.annotate.material.study_settings import StudySettings
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 
