@@ -61,7 +61,7 @@ def render() -> None:
                       f"{with_ci(difference and difference.value, difference and difference.ci)} on the pairs "
                       "both scored."))
     with st.expander("More checks, and how these numbers are made"):
-        st.caption("One row a judge: ρ is Pearson's correlation of the judge's score with people's mean "
+        st.caption("One row a judge: Pearson's r is the correlation of the judge's score with people's mean "
                    "score per pair, with its 95% interval and p; Spearman and CCC (Lin's "
                    "concordance) with theirs; sign agreement is the share of pairs where both lean the same "
                    "way. Docs: docs/calibration.md.")
@@ -123,13 +123,13 @@ def _judge_card(c: Judge) -> None:
 
 
 def agreement_table(rows: list[tuple[str, Judge]]) -> pd.DataFrame:
-    """One row a judge (or rater group): 004 Table 1's ρ with its interval and p, then the other agreement
+    """One row a judge (or rater group): 004 Table 1's Pearson's r with its interval and p, then the other agreement
     numbers with their intervals (Kendall's τ is in `analyze --json`: the table fits 1280 px); a column
     nobody has a value in (ω, the note) is left out."""
     table = []
     for label, c in rows:
         cells, validity = calibration_cells(c), validity_row(label, c)
-        table.append({"judge": label, "ρ": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
+        table.append({"judge": label, "Pearson's r": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
                       **({"p (Holm)": cells["p (Holm)"]} if "p (Holm)" in cells else {}),
                       **{k: validity[k] for k in ("Spearman", "CCC", "sign agreement", "ω (alt-test)")},
                       "pairs": c.n_items, "note": cells["note"]})

@@ -35,7 +35,7 @@ def render() -> None:
     if numbers.templates:
         st.subheader("Per template")
         show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers.templates))),
-                   narrow=("text",))
+                   narrow=("text",), wrap=True)   # a template is read whole, not cut at ~30 characters
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")
     if numbers.names is not None and numbers.names.by_question:

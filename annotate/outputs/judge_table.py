@@ -53,7 +53,7 @@ def ceiling_sentence(c: Judge) -> str:
     text = (f"People agree with each other at {formats.ratio(h)} {formats.interval(ceiling.ci)} "
             f"(split-half reliability of the per-pair mean, Spearman–Brown, {formats.count(ceiling.n_items, 'pair')})")
     if r is not None and h > 0:
-        text += f"; the judge's ρ = {formats.ratio(r)} reaches {formats.ratio(r / h)} of that"
+        text += f"; the judge's Pearson r = {formats.ratio(r)} reaches {formats.ratio(r / h)} of that"
     return text + "."
 
 

@@ -48,6 +48,9 @@ def test_results_page_shows_progress_and_numbers(demo, monkeypatch):
     table = table_with(at, "question")
     assert list(table["question"]) == ["quality", "yes_positive"]
     assert set(table["n"]) == {16}
+    templates = next(t for t in at.dataframe if "text" in shown(t).columns)      # Per template, with its text
+    assert max(len(t) for t in shown(templates)["text"]) > 28      # longer than the narrow column's one line
+    assert templates.proto.row_height > 64                          # so wrapped, not cut at ~30 characters
 
 
 def test_a_rater_link_never_reaches_results(demo, monkeypatch):
@@ -64,23 +67,24 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     from fairval.annotate.results.numbers import study_numbers
     expected = study_numbers(demo, "demo-pairs").to_dict()["lmra"]
     tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
-    main = tables[("judge", "ρ")]                            # one table: ρ with its interval and p, then the rest
+    main = tables[("judge", "Pearson's r")]                  # one table: r with its interval and p, then the rest
     assert len(main) == 1 and main.iloc[0]["judge"] == "demo-judge"
-    assert main.iloc[0]["ρ"] == f"{expected['pearson_r']:.3f}"
+    assert main.iloc[0]["Pearson's r"] == f"{expected['pearson_r']:.3f}"
     assert main.iloc[0]["95% CI"] == "[{:.3f}, {:.3f}]".format(*expected["pearson_ci"])
     low, high = expected["sign_agreement_ci"]
     assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f} [{low:.3f}, {high:.3f}]"
     spearman = expected["spearman"]
     assert main.iloc[0]["Spearman"] == (f"{spearman['value']:.3f} [{spearman['ci'][0]:.3f}, {spearman['ci'][1]:.3f}]")
     assert main.iloc[0]["CCC"].startswith(f"{expected['ccc']['value']:.3f} [")
-    assert not any("ρ (Pearson)" in shown(t).columns for t in at.dataframe)      # no second ρ table
+    assert not any("ρ" in c for t in at.dataframe for c in shown(t).columns)   # ρ is Spearman's letter, not Pearson's
     said = " ".join(plain(m.value) for m in at.markdown)                # what a reader needs: plain sentences
     assert f"People agree with each other at {expected['human_ceiling']['split_half']:.3f}" in said
+    assert f"the judge's Pearson r = {expected['pearson_r']:.3f}" in said and "ρ" not in said
     details = " ".join(plain(c.value) for c in at.expander[0].caption)   # the rest, in the expander
     assert "Alternative-annotator test: undefined" in details and "Response 1" in details
     captions = " ".join(plain(c.value) for c in at.caption)
     assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
-    groups = tables[("raters", "ρ")]
+    groups = tables[("raters", "Pearson's r")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
     worst = tables[("item", "groups")]                       # readable names, not identifiers
     assert len(worst) == 8 and list(worst.columns[:3]) == ["item", "groups", "human"]
@@ -123,7 +127,7 @@ def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, mo
     assert f"LMRA {with_ci(other['lmra'], other['lmra_ci'])} over {len(pairs)} pairs" in said
     difference = other["difference"]
     assert f"humans − LMRA {with_ci(difference['value'], difference['ci'])}" in said
-    judges = next(shown(t) for t in at.dataframe if "ρ" in shown(t).columns)    # both judges, in one table
+    judges = next(shown(t) for t in at.dataframe if "Pearson's r" in shown(t).columns)    # both judges, in one table
     assert list(judges["judge"]) == ["demo-judge", "other-judge"]
 
 
