@@ -73,7 +73,7 @@ def render() -> None:
     groups_of_pairs = pair_group_rows(main.by_pair_group)
     if groups_of_pairs:
         st.subheader("By group pair")
-        show_table(_without_empty(pd.DataFrame(groups_of_pairs)), narrow=("note",))
+        show_table(_without_empty(pd.DataFrame(groups_of_pairs)), narrow=("note",), wrap=True)
         st.caption(inert(stratified_sentence(main.by_pair_group, label)))
     audit = audit_rows(lmra.by_pair_group) if chosen is lmra else []       # the main judge's audit
     if audit:

@@ -86,6 +86,8 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
     groups = tables[("raters", "Pearson's r")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
+    by_pair = next(t for t in at.dataframe if "note" in shown(t).columns)       # By group pair, with its note
+    assert max(len(n) for n in shown(by_pair)["note"]) > 28 and by_pair.proto.row_height > 64   # wrapped, not cut
     worst = tables[("item", "groups")]                       # readable names, not identifiers
     assert len(worst) == 8 and list(worst.columns[:3]) == ["item", "groups", "human"]
     assert all(" vs " in g for g in worst["groups"])
