@@ -61,7 +61,7 @@ def render() -> None:
                       f"{with_ci(difference and difference.value, difference and difference.ci)} on the pairs "
                       "both scored."))
     with st.expander("More checks, and how these numbers are made"):
-        st.caption("One row a judge: Pearson's r is the correlation of the judge's score with people's mean "
+        st.caption("One row a judge: r is Pearson's correlation of the judge's score with people's mean "
                    "score per pair, with its 95% interval and p; Spearman and CCC (Lin's "
                    "concordance) with theirs; sign agreement is the share of pairs where both lean the same "
                    "way. Docs: docs/calibration.md.")
@@ -129,7 +129,7 @@ def agreement_table(rows: list[tuple[str, Judge]]) -> pd.DataFrame:
     table = []
     for label, c in rows:
         cells, validity = calibration_cells(c), validity_row(label, c)
-        table.append({"judge": label, "Pearson's r": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
+        table.append({"judge": label, "r": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
                       **({"p (Holm)": cells["p (Holm)"]} if "p (Holm)" in cells else {}),
                       **{k: validity[k] for k in ("Spearman", "CCC", "sign agreement", "ω (alt-test)")},
                       "pairs": c.n_items, "note": cells["note"]})

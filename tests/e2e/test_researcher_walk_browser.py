@@ -145,7 +145,7 @@ def _walk(page, pages, server, phone):
     wait_text(page, "LMRA vs mean human rating")
     tables = pages.check("calibration", "demo-pairs")
     rho = [t for t in tables if t["headers"][:1] == ["judge"]]
-    assert len(rho) == 1 and "Pearson's r" in rho[0]["headers"], tables            # one r table
+    assert len(rho) == 1 and "r" in rho[0]["headers"], tables            # one r table
     assert not any("ρ (Pearson)" in t["headers"] for t in tables), tables
 
     _go(page, "Manage", phone)

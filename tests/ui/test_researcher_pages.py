@@ -67,9 +67,9 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     from fairval.annotate.results.numbers import study_numbers
     expected = study_numbers(demo, "demo-pairs").to_dict()["lmra"]
     tables = {tuple(shown(t).columns)[:2]: shown(t) for t in at.dataframe}
-    main = tables[("judge", "Pearson's r")]                  # one table: r with its interval and p, then the rest
+    main = tables[("judge", "r")]                  # one table: r with its interval and p, then the rest
     assert len(main) == 1 and main.iloc[0]["judge"] == "demo-judge"
-    assert main.iloc[0]["Pearson's r"] == f"{expected['pearson_r']:.3f}"
+    assert main.iloc[0]["r"] == f"{expected['pearson_r']:.3f}"
     assert main.iloc[0]["95% CI"] == "[{:.3f}, {:.3f}]".format(*expected["pearson_ci"])
     low, high = expected["sign_agreement_ci"]
     assert main.iloc[0]["sign agreement"] == f"{expected['sign_agreement']:.3f} [{low:.3f}, {high:.3f}]"
@@ -84,7 +84,7 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert "Alternative-annotator test: undefined" in details and "Response 1" in details
     captions = " ".join(plain(c.value) for c in at.caption)
     assert "ppi.reason" not in captions and "at least 2 and 1" not in captions and "p_a" not in captions
-    groups = tables[("raters", "Pearson's r")]
+    groups = tables[("raters", "r")]
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
     by_pair = next(t for t in at.dataframe if "note" in shown(t).columns)       # By group pair, with its note
     assert max(len(n) for n in shown(by_pair)["note"]) > 28 and by_pair.proto.row_height > 64   # wrapped, not cut
@@ -129,7 +129,7 @@ def test_calibration_page_with_two_judges_shows_the_chosen_judges_own_h(demo, mo
     assert f"LMRA {with_ci(other['lmra'], other['lmra_ci'])} over {len(pairs)} pairs" in said
     difference = other["difference"]
     assert f"humans − LMRA {with_ci(difference['value'], difference['ci'])}" in said
-    judges = next(shown(t) for t in at.dataframe if "Pearson's r" in shown(t).columns)    # both judges, in one table
+    judges = next(shown(t) for t in at.dataframe if "r" in shown(t).columns)    # both judges, in one table
     assert list(judges["judge"]) == ["demo-judge", "other-judge"]
 
 
