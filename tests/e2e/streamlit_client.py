@@ -67,6 +67,17 @@ class Tab:
         assert found, f"no widget {label!r} on the page; it says {self.texts()}"
         return found[0]
 
+    async def press(self, label: str) -> None:
+        """A click on the button labelled `label`."""
+        press = WidgetState(id=self.widget(label).id)
+        press.trigger_value = True
+        await self.run([press])
+
+    def card(self):
+        """The answer card on the page (a custom component), or None."""
+        found = [e for e in self.elements if getattr(e, "component_name", "").endswith("fairval_answer_card")]
+        return found[0] if found else None
+
     async def download(self, file_id: str):
         """What the frontend asks when a download button whose file is made on click is pressed: the
         server's answer (a url to fetch, or an error message)."""

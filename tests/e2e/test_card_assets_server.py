@@ -56,17 +56,6 @@ class Recorded:
         return message
 
 
-def _card(tab: Tab):
-    found = [e for e in tab.elements if getattr(e, "component_name", "").endswith("fairval_answer_card")]
-    return found[0] if found else None
-
-
-async def _press(tab: Tab, label: str) -> None:
-    press = WidgetState(id=tab.widget(label).id)
-    press.trigger_value = True
-    await tab.run([press])
-
-
 def _walk(url: str) -> tuple[list[bytes], list, list]:
     """A participant's way through 10 items: the messages of each item's page (the 1st item's page, then the
     page each Submit brought), the cards drawn, and every message of the walk."""
@@ -75,11 +64,11 @@ def _walk(url: str) -> tuple[list[bytes], list, list]:
             wire = Recorded(ws)
             tab = Tab(wire, query=f"study=walk&rater=r-{uuid.uuid4().hex[:8]}")
             await tab.run()
-            await _press(tab, "I agree to take part")
-            await _press(tab, "Start")
+            await tab.press("I agree to take part")
+            await tab.press("Start")
             per_item, cards = [], []
             start = 0
-            while (card := _card(tab)) is not None:
+            while (card := tab.card()) is not None:
                 per_item.append(b"".join(wire.messages[start:]))
                 cards.append(card)
                 start = len(wire.messages)

@@ -166,18 +166,6 @@ def _connect(url: str):
                               max_size=None, open_timeout=60, ping_interval=None)
 
 
-def _card(tab: Tab):
-    """The answer card on the page (a custom component), or None."""
-    found = [e for e in tab.elements if getattr(e, "component_name", "").endswith("fairval_answer_card")]
-    return found[0] if found else None
-
-
-async def _press(tab: Tab, label: str) -> None:
-    press = WidgetState(id=tab.widget(label).id)
-    press.trigger_value = True
-    await tab.run([press])
-
-
 async def _rate(url: str, rater: str, answers_: list[dict], *, new: bool) -> list[tuple[str, dict]]:
     """The rater's link: consent and Start (a new rater), then each answer submitted as the answer card
     sends it; returns (item, answers) for every item the page moved past (the answer acknowledged)."""
@@ -186,17 +174,17 @@ async def _rate(url: str, rater: str, answers_: list[dict], *, new: bool) -> lis
         tab = Tab(ws, query=f"study=tq&rater={rater}")
         await tab.run()
         if new:
-            await _press(tab, "I agree to take part")
-            await _press(tab, "Start")
+            await tab.press("I agree to take part")
+            await tab.press("Start")
         for k, answer in enumerate(answers_):
-            card = _card(tab)
+            card = tab.card()
             assert card is not None, tab.texts()
             item = json.loads(card.json)["item"]
             trigger = WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{card.id}__events")
             trigger.json_trigger_value = json.dumps([{"event": "submit", "value": {
                 "item": item, "answers": answer, "nonce": f"{rater}-{k}"}}])
             await tab.run([trigger])
-            moved = _card(tab)
+            moved = tab.card()
             assert moved is None or json.loads(moved.json)["item"] != item, tab.texts()
             done.append((item, answer))
     return done
