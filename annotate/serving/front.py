@@ -26,6 +26,10 @@ CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
 # and FAIRVAL_SESSIONS_PER_3MIN (`fairval serve --workers`), or in deploy/haproxy.cfg.
 SESSIONS_PER_10S = 60
 SESSIONS_PER_3MIN = 150          # 3 min: how long a place let in is held before consent (admission.py)
+# Whose sessions are counted together: the TCP source (never X-Forwarded-For, which a client writes), IPv4 as
+# it is, IPv6 by its /64 (HAProxy's ipmask converter): a home or a phone is given a /64 and can open each
+# session from another address of it, which the full address would count as a new client every time.
+NETWORK = "src,ipmask(32,64)"
 TOO_MANY = ("<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\\\"width=device-width\\\">"
             "<title>Please wait</title></head><body style=\\\"font-family:sans-serif;max-width:36rem;margin:3rem auto\\\">"
             "<h1>Please wait a minute</h1><p>Very many new sessions came from your network just now. Please wait a "
@@ -103,7 +107,7 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
     front = (f"\n    http-request set-header X-Fairval-Front {front_secret}" if front_secret
              else "\n    http-request del-header X-Fairval-Front")
     lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
-                          secure=" secure" if tls_pem else "", per_10s=sessions_per_10s,
+                          secure=" secure" if tls_pem else "", network=NETWORK, per_10s=sessions_per_10s,
                           per_3min=sessions_per_3min, too_many=TOO_MANY).rstrip()]
     lines += [f"    server {name} {address} cookie {name}" + (f" {server_options}" if server_options else "")
               for name, address in servers]
@@ -159,13 +163,15 @@ frontend fairval
     http-request del-header X-Forwarded-Proto
     http-request del-header Forwarded{front}
     http-request set-header X-Forwarded-Proto https if {{ ssl_fc }}
-    # new sessions (websockets) per browser address (issue 58, SESSIONS_PER_10S in annotate/serving/front.py)
+    # new sessions (websockets) per browser network (issue 58, SESSIONS_PER_10S in annotate/serving/front.py):
+    # an IPv4 address, or an IPv6 address's /64, which one home or phone holds whole and may take any address of
+    # (an IPv4 client of a dual-stack bind, ::ffff:a.b.c.d, is masked as the IPv4 address it is)
     acl new_session path_end /_stcore/stream
     acl new_session_ws hdr(upgrade) -m str -i websocket
-    http-request track-sc0 src table sessions_10s if new_session new_session_ws
-    http-request track-sc1 src table sessions_3min if new_session new_session_ws
-    acl too_many src_http_req_rate(sessions_10s) gt {per_10s}
-    acl too_many src_http_req_rate(sessions_3min) gt {per_3min}
+    http-request track-sc0 {network} table sessions_10s if new_session new_session_ws
+    http-request track-sc1 {network} table sessions_3min if new_session new_session_ws
+    acl too_many {network},table_http_req_rate(sessions_10s) gt {per_10s}
+    acl too_many {network},table_http_req_rate(sessions_3min) gt {per_3min}
     http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 string "{too_many}" if too_many
     option forwardfor
     default_backend workers
