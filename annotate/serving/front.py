@@ -11,8 +11,10 @@ hosts, and a test keeps the two in step.
 """
 from __future__ import annotations
 
+import html
 import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 from fairval.errors import FrontMissing
 
@@ -30,12 +32,60 @@ SESSIONS_PER_3MIN = 150          # 3 min: how long a place let in is held before
 # it is, IPv6 by its /64 (HAProxy's ipmask converter): a home or a phone is given a /64 and can open each
 # session from another address of it, which the full address would count as a new client every time.
 NETWORK = "src,ipmask(32,64)"
-TOO_MANY = ("<!doctype html><html><head><meta charset=utf-8><meta name=viewport content=\\\"width=device-width\\\">"
-            "<title>Please wait</title></head><body style=\\\"font-family:sans-serif;max-width:36rem;margin:3rem auto\\\">"
-            "<h1>Please wait a minute</h1><p>Very many new sessions came from your network just now. Please wait a "
-            "minute, then reload this page. Nothing you answered is lost.</p></body></html>")
+# The page HAProxy answers with over a bound (HTTP 429). HAProxy does not know the study's language, so the page
+# says it in every language fairval ships, each marked with its lang (and dir), the browser's own first
+# (Accept-Language through HAProxy's `language` converter, then a CSS order). The words come from the rater's
+# catalogues, ui/locale (read here as data: serving imports none of the rater's views), where translators
+# correct them; tests/ui/test_i18n.py checks every catalogue has them.
+WAIT_TITLE = "Please wait a minute"
+WAIT_TEXT = ("This study was opened very many times from your network just now. Please wait a minute, then reload "
+             "this page. Nothing you answered is lost.")
+LOCALE = Path(__file__).resolve().parents[2] / "ui" / "locale"
 
 
+def wait_texts() -> dict[str, tuple[str, str]]:
+    """BCP 47 tag -> (title, text) of the wait page: English, then each shipped catalogue's translation."""
+    from babel.messages.pofile import read_po
+
+    out = {"en": (WAIT_TITLE, WAIT_TEXT)}
+    for po in sorted(LOCALE.glob("*/LC_MESSAGES/fairval.po")):
+        with po.open("rb") as f:
+            table = {m.id: m.string for m in read_po(f) if isinstance(m.string, str) and m.string and not m.fuzzy}
+        out[po.parts[-3].replace("_", "-")] = (table.get(WAIT_TITLE, WAIT_TITLE), table.get(WAIT_TEXT, WAIT_TEXT))
+    return out
+
+
+def _quoted(text: str) -> str:
+    """Text for inside a double-quoted HAProxy log-format argument (lf-string, set-var-fmt): HTML-escaped,
+    and the characters HAProxy reads there (\\, ", $ and log-format's %) escaped."""
+    return (html.escape(text, quote=False).replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+            .replace("%", "%%"))
+
+
+def _wait_rules() -> str:
+    """HAProxy's lines that answer a network over the bound: its language, the page's title in it, the page."""
+    from babel import Locale
+
+    texts = wait_texts()
+    primaries = list(dict.fromkeys(tag.split("-")[0] for tag in texts))
+    first = "".join(f"html[lang={p}] section[lang|={p}]{{order:0}}" for p in primaries)
+    sections = "".join(
+        f"<section lang={tag}"
+        + (" dir=rtl" if Locale.parse(tag, sep="-").character_order == "right-to-left" else "")
+        + f"><h1>{_quoted(title)}</h1><p>{_quoted(text)}</p></section>" for tag, (title, text) in texts.items())
+    page = ("<!doctype html><html lang=%[var(txn.wait_lang)]><head><meta charset=utf-8>"
+            "<meta name=viewport content='width=device-width'><title>%[var(txn.wait_title)]</title><style>"
+            "body{font-family:sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;display:flex;"
+            "flex-direction:column}section{order:1}h1{font-size:1.3rem}" + first + "</style></head><body>"
+            + sections + "</body></html>")
+    lines = ["http-request set-var(txn.wait_lang) str(en) if too_many",
+             f"http-request set-var(txn.wait_lang) req.fhdr(accept-language),language({';'.join(primaries)},en) "
+             "if too_many"]
+    lines += [f"http-request set-var-fmt(txn.wait_title) \"{_quoted(texts[tag][0])}\" if too_many "
+              f"{{ var(txn.wait_lang) -m str {tag.split('-')[0]} }}" for tag in texts]
+    lines.append('http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 '
+                 f'hdr Content-Language %[var(txn.wait_lang)] lf-string "{page}" if too_many')
+    return "\n    ".join(lines)
 
 
 def connection_limit() -> int:
@@ -108,7 +158,7 @@ def config(bind: str, servers: Sequence[tuple[str, str]], *, maxconn: int = 1000
              else "\n    http-request del-header X-Fairval-Front")
     lines = [_HEAD.format(binds=binds, maxconn=maxconn, request_timeout=request_timeout, front=front,
                           secure=" secure" if tls_pem else "", network=NETWORK, per_10s=sessions_per_10s,
-                          per_3min=sessions_per_3min, too_many=TOO_MANY).rstrip()]
+                          per_3min=sessions_per_3min, wait=_wait_rules()).rstrip()]
     lines += [f"    server {name} {address} cookie {name}" + (f" {server_options}" if server_options else "")
               for name, address in servers]
     return "\n".join(lines) + "\n"
@@ -172,7 +222,8 @@ frontend fairval
     http-request track-sc1 {network} table sessions_3min if new_session new_session_ws
     acl too_many {network},table_http_req_rate(sessions_10s) gt {per_10s}
     acl too_many {network},table_http_req_rate(sessions_3min) gt {per_3min}
-    http-request return status 429 content-type "text/html; charset=utf-8" hdr Retry-After 60 string "{too_many}" if too_many
+    # over either: a page in every shipped language, the browser's first (WAIT_TITLE above)
+    {wait}
     option forwardfor
     default_backend workers
 

@@ -17,6 +17,7 @@ from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.material.tasks import PRESETS
+from fairval.annotate.serving.front import WAIT_TEXT, WAIT_TITLE
 from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR
 from fairval.ui.i18n import catalogue, catalogue_path, translator
@@ -52,6 +53,7 @@ def messages() -> list[str]:
             found += [question.prompt, *(o.label for o in question.options)]
     found += [CONTEXT + SEPARATOR + value for value in dict.fromkeys(GENDERS + RACES)]
     found += [*DEFAULT_CONSENTS, "Annotation study", *STREAMLIT_WORDS]
+    found += [WAIT_TITLE, WAIT_TEXT]                 # the HTTP front's page over its bound (annotate/serving/front.py)
     return [m for m in dict.fromkeys(found) if m and not SLOT.fullmatch(m)]     # {axis_question} is the item's
 
 

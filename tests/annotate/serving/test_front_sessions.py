@@ -1,6 +1,7 @@
 """New sessions per browser address at the HAProxy front (issue 58): made-up participant IDs from one address
 cannot hold the line's places, while a classroom behind one NAT address and a launch from many addresses pass.
 Real HAProxy, a plain HTTP backend on 127.0.0.1; the sources are loopback addresses bound by the client."""
+import html.parser
 import http.server
 import socket
 import subprocess
@@ -54,11 +55,12 @@ def front(tmp_path):
     backend.shutdown()
 
 
-def answer(port: int, source: str, path: str = "/_stcore/stream") -> tuple[int, bytes]:
-    """One request from `source`, a websocket upgrade to Streamlit's stream unless `path` says otherwise."""
+def answer(port: int, source: str, path: str = "/_stcore/stream", headers: str = "") -> tuple[int, bytes]:
+    """One request from `source`, a websocket upgrade to Streamlit's stream unless `path` says otherwise;
+    `headers`: further header lines, each ending in CRLF."""
     upgrade = (b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" if path == "/_stcore/stream"
-               else b"Connection: close\r\n")
+               else b"Connection: close\r\n") + headers.encode()
     with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) as s:
         s.sendall(b"GET " + path.encode() + b" HTTP/1.1\r\nHost: study\r\n" + upgrade + b"\r\n")
         data = b""
@@ -105,3 +107,62 @@ def test_the_bounds_are_changed_from_the_environment_and_a_bad_one_is_refused_in
     assert "gt 400\n" in config("127.0.0.1:1", [("w0", "127.0.0.1:2")], sessions_per_3min=400)
     with pytest.raises(ServeRefused, match="FAIRVAL_SESSIONS_PER_3MIN='lots'"):
         _session_bounds({"FAIRVAL_SESSIONS_PER_3MIN": "lots"})
+
+
+class _Page(html.parser.HTMLParser):
+    """The wait page as a reader gets it: the document's language, its title, and each section's lang, dir,
+    heading and text."""
+
+    def __init__(self):
+        super().__init__()
+        self.lang, self.title, self.sections, self._in = "", "", [], ""
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "html":
+            self.lang = attrs.get("lang") or ""
+        elif tag == "section":
+            self.sections.append({"lang": attrs.get("lang"), "dir": attrs.get("dir"), "h1": "", "p": ""})
+        self._in = tag
+
+    def handle_endtag(self, tag):
+        self._in = ""
+
+    def handle_data(self, data):
+        if self._in == "title":
+            self.title += data
+        elif self._in in ("h1", "p") and self.sections:
+            self.sections[-1][self._in] += data
+
+
+# a browser's Accept-Language as browsers send it -> the shipped language it asks for
+BROWSERS = {"en-US,en;q=0.9": "en", "es-MX,es;q=0.9,en;q=0.8": "es", "fr-CA,fr;q=0.9": "fr", "de-DE,de;q=0.9": "de",
+            "pt-BR,pt;q=0.9,en;q=0.8": "pt-BR", "hi-IN,hi;q=0.9,en;q=0.8": "hi", "zh-CN,zh;q=0.9": "zh-Hans",
+            "ja": "ja", "sw-KE,sw;q=0.9": "sw", "ar-EG,ar;q=0.9,en;q=0.5": "ar",
+            "fr;q=0.1, ja": "ja", "it-IT,it;q=0.9": "en", "": "en"}
+
+
+def test_the_wait_page_says_it_in_every_shipped_language_the_browsers_own_named_first(front):
+    """Through real HAProxy, over the bound: every language fairval ships is on the page in its catalogue's words,
+    each section marked with its lang (Arabic right to left); the document's language, its title and
+    Content-Language are the browser's (by Accept-Language and its q-factors), English when it asks for none of
+    them. On main the page was English only."""
+    from fairval.annotate.material.languages import LANGUAGES, direction
+    from fairval.annotate.serving.front import WAIT_TEXT, WAIT_TITLE
+    from fairval.ui.i18n import translator
+
+    port = front(sessions_per_10s=1, sessions_per_3min=1000)
+    assert [answer(port, "127.0.0.6")[0] for _ in range(2)] == [200, 429]
+    expected = [{"lang": code, "dir": "rtl" if direction(code) == "rtl" else None, "h1": translator(code)(WAIT_TITLE),
+                 "p": translator(code)(WAIT_TEXT)} for code in LANGUAGES]
+    assert len({s["h1"] for s in expected}) == len(LANGUAGES) == 10        # each catalogue has its own words
+    for accept, code in BROWSERS.items():
+        status, data = answer(port, "127.0.0.6", "/", f"Accept-Language: {accept}\r\n" if accept else "")
+        head, body = data.split(b"\r\n\r\n", 1)
+        assert status == 429 and b"retry-after: 60" in head.lower(), accept
+        page = _Page()
+        page.feed(body.decode("utf-8"))
+        assert sorted(page.sections, key=lambda s: s["lang"]) == sorted(expected, key=lambda s: s["lang"]), accept
+        primary = code.split("-")[0]
+        assert (page.lang, page.title) == (primary, translator(code)(WAIT_TITLE)), accept
+        assert f"content-language: {primary}".encode() in head.lower(), accept
