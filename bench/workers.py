@@ -62,11 +62,14 @@ def _card(elements: list):
 
 
 def assets_bytes(url: str, paths: set[str]) -> int:
-    """The bytes of the files the page's components load over HTTP, fetched once, as a browser tab does (it
-    imports a module and a stylesheet once per page, whichever mount names them)."""
+    """The bytes of the files the page's components load over HTTP, fetched once and compressed, as a browser
+    tab does: it imports the module once per page, and takes the stylesheet each mount links from its cache
+    (a freshness server/component_assets.py gives it; Chromium fetched it for every mount before)."""
     total = 0
     for path in sorted(paths):
-        with urllib.request.urlopen(f"{url}/_stcore/bidi-components/{path}", timeout=60) as response:
+        request = urllib.request.Request(f"{url}/_stcore/bidi-components/{path}",
+                                         headers={"Accept-Encoding": "gzip, deflate, br"})
+        with urllib.request.urlopen(request, timeout=60) as response:      # urllib keeps the gzip on
             total += len(response.read())
     return total
 

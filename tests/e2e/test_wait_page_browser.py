@@ -13,7 +13,7 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("locale, code", [("de-DE", "de"), ("ar-EG", "ar"), ("zh-CN", "zh-Hans"), ("it-IT", "en")])
-def test_the_browsers_language_comes_first_on_the_wait_page(front, browser, locale, code, tmp_path):  # noqa: F811
+def test_the_browsers_language_comes_first_on_the_wait_page(front, browser, locale, code, tmp_path):
     port = front(sessions_per_10s=1, sessions_per_3min=1000)
     assert [answer(port, "127.0.0.1")[0] for _ in range(2)] == [200, 429]     # Chromium's own address, over
     context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,

@@ -51,7 +51,7 @@ def test_an_ipv6_home_rotating_through_its_64_is_one_client_and_ipv4_stays_per_a
     held back, and each IPv4 address is counted apart even though HAProxy listens on both families."""
     requests = ([[a, WS, {}] for a in ONE_HOME] + [[ONE_HOME[0], "/", {}]] + [[NEIGHBOUR, WS, {}]]
                 + [["127.0.0.2", WS, {}]] * 5 + [["127.0.0.3", WS, {}]])
-    out = run_front({"addresses": ONE_HOME + [NEIGHBOUR], "config": {"sessions_per_10s": 5, "sessions_per_3min": 1000},
+    out = run_front({"addresses": [*ONE_HOME, NEIGHBOUR], "config": {"sessions_per_10s": 5, "sessions_per_3min": 1000},
                      "requests": requests})
     statuses = [status for status, _ in out["answers"]]
     assert statuses[:8] == [200] * 5 + [429] * 3, statuses[:8]
