@@ -58,8 +58,7 @@ def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     tame = tame_least(sample["budget"], len(pool))
     low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=design_planned(sample, len(pool)),
                                 steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
-                                intersect=INTERSECT, trusted=trusted_pairs(kept, prefix["chance"].to_numpy(float), least,
-                                                                           tame=tame))
+                                intersect=INTERSECT, trusted=trusted_pairs(kept))
     low, high = tame_intersection(low, high, least, tame=tame)
     early = np.cumsum(kept) < 2
     low[early], high[early] = math.nan, math.nan

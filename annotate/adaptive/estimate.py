@@ -3,7 +3,7 @@ decision order, each weighted by 1/its chance when it went to people (analysis.a
 over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
 never bias it. The anytime interval (analysis.sequential.anytime_running) bets on each term within its
 own bounds at every decided pair, within the asymptotic sequence once it is trusted (analysis.running_adaptive.
-trusted_pairs: a burn-in in complete pairs, and in low-chance ones where the design leaned); the fixed-n
+trusted_pairs: a burn-in in complete pairs); the fixed-n
 interval is the martingale CLT's normal one over the same terms."""
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
     if valid := validity(int(kept.sum())):
         out["valid"] = valid
     return Ppi.of(**out, cs=_anytime(found, least, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item,
-                                     kept=kept, chance=prefix["chance"].to_numpy(float)))
+                                     kept=kept))
 
 
 def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame,
@@ -119,7 +119,7 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
         least = least_chances(prefix, sample)
         found = adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float), kept, 0.0, least)
         return _anytime(found, least, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
-                        quantity=quantity, alpha=split_alpha(), kept=kept, chance=prefix["chance"].to_numpy(float))
+                        quantity=quantity, alpha=split_alpha(), kept=kept)
     return directed_share(share(hits, "the share of pairs whose signs agree (people's mean not 0)"),
                           share(direction, "the share of pairs whose people's mean is not 0"),
                           int((kept & (human == 0)).sum()))
@@ -156,13 +156,13 @@ SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's 
 
 def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dict, pairs: int, complete: int,
              target_width: float | None, raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H",
-             alpha: float = ALPHA, *, kept: np.ndarray, chance: np.ndarray) -> Anytime:
+             alpha: float = ALPHA, *, kept: np.ndarray) -> Anytime:
     terms = found.terms
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
     planned = design_planned(sample, pairs) if quantity == "H" else pairs
     tame = tame_least(sample["budget"], pairs)
-    trusted = trusted_pairs(kept, chance, least, tame=tame)     # issue 53: the asymptotic part after its burn-in
+    trusted = trusted_pairs(kept)           # issue 53: the asymptotic part only after its burn-in
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=planned, steps=(found.lows, found.highs),
                                 means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha, trusted=trusted)
     low, high = tame_intersection(low, high, least, tame=tame)

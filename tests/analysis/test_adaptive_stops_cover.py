@@ -17,7 +17,7 @@ Since then no study stopped at 400 pairs in "sure and wrong" (0 of 200: vacuous)
 0.1-2.8%). Monte-Carlo error: with 200 stops the bound is 18 misses; a rule holding H at 90% of its stops fails
 it with probability 0.63, one holding 95% with 0.6%. Since issue 53's burn-in each study is told the least chance
 and the tame least as the app records and sets them (the rule's least chance over the pairs, not the lowest any
-mix allows; tame_least, not a default under which every pair counts as low-chance); the betting part now runs at
+mix allows; tame_least, not the default 2.0 under which no prefix is tame); the betting part now runs at
 every pair (about 5x the CPU), so "sure and wrong" runs 100 studies (bound 10 misses at 100 stops): with the
 burn-in 100 and 100 stopped, 1 and 3 missing H (200 studies: 5 and 8 of 200; main 9 of 200)."""
 from __future__ import annotations

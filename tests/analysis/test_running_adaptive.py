@@ -48,16 +48,12 @@ def tame_by_hand(low, high, least, tame):
     return np.array(out_low), np.array(out_high)
 
 
-def trusted_by_hand(kept, chance, least, tame):
-    """Issue 53's burn-in as a loop: from the 30th decided pair, once BURN_IN pairs are kept, and while every
-    least chance so far is tame or once LOW_BURN_IN kept pairs had a chance below it."""
-    out, rated, low, leaned = [], 0, 0, False
+def trusted_by_hand(kept):
+    """Issue 53's burn-in as a loop: from the 30th decided pair, once BURN_IN of them were kept."""
+    out, rated = [], 0
     for t in range(len(kept)):
         rated += bool(kept[t])
-        low += bool(kept[t]) and chance[t] < tame
-        leaned = leaned or least[t] < tame
-        out.append(t + 1 >= ASYMPTOTIC_FROM and rated >= running_adaptive.BURN_IN
-                   and (not leaned or low >= running_adaptive.LOW_BURN_IN))
+        out.append(t + 1 >= ASYMPTOTIC_FROM and rated >= running_adaptive.BURN_IN)
     return out
 
 
@@ -70,8 +66,8 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
     budget, m = int(pairs * least_chance), float(f.mean())
     reach = envelope_reach(budget, pairs)
     found = adaptive_terms(y, f, chance, kept, m, least)
-    trusted = running_adaptive.trusted_pairs(kept, chance, least, tame=tame)
-    assert list(trusted) == trusted_by_hand(kept, chance, least, tame)
+    trusted = running_adaptive.trusted_pairs(kept)
+    assert list(trusted) == trusted_by_hand(kept)
     low, high = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=pairs,
                                 steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=4.0,
                                 intersect=running_adaptive.INTERSECT, trusted=trusted)
