@@ -38,8 +38,10 @@ TAME_MIX = LIVE_PRIOR
 # Each part keeps half of alpha over every pair, so using the asymptotic part or not changes no guarantee.
 # Through serving, where the judge is sure and wrong on 25% (bench/README.md, issue 53; seeds 0-199 of the tuned
 # worlds, the ones it was chosen on): with the asymptotic part from the 30th decided pair 14 of 18 self-stops held
-# H, with BURN_IN 50 all 9 that came did (40: 9 of 10); it costs 2-5% more kept pairs to a 0.15 stop where the judge
-# is sure and right. Not used: a second burn-in counted in kept pairs whose chance was below tame_least, once the
+# H, with BURN_IN 50 all 9 that came did (40, rebuilt from the same studies: 9 of 10); it costs 4-6% more judgments
+# to a 0.15 stop where the judge is sure and right. It is no guarantee at the stops: where few studies stop, a width
+# rule picks those whose variance was estimated low (with the chances held at the prior mix, 65 of 81 stops held
+# H; tests/analysis/test_adaptive_stops_cover.py). Not used: a second burn-in counted in kept pairs whose chance was below tame_least, once the
 # design leaned: where it leans hard (τ 0.1, chances near 0.05) 10 such pairs took 1.75x the kept pairs to the stop
 # (bench/adaptive_cost.py, sure and right on 85%: 126 against 72; 3 pairs: 1.33x) and changed no stop's coverage
 # in the worlds measured (bench/README.md, issue 53).
