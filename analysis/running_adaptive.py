@@ -41,10 +41,10 @@ TAME_MIX = LIVE_PRIOR
 # H, with BURN_IN 50 all 9 that came did (40, rebuilt from the same studies: 9 of 10); it costs 4-6% more judgments
 # to a 0.15 stop where the judge is sure and right. It is no guarantee at the stops: where few studies stop, a width
 # rule picks those whose variance was estimated low (with the chances held at the prior mix, 65 of 81 stops held
-# H; tests/analysis/test_adaptive_stops_cover.py). Not used: a second burn-in counted in kept pairs whose chance was below tame_least, once the
-# design leaned: where it leans hard (τ 0.1, chances near 0.05) 10 such pairs took 1.75x the kept pairs to the stop
-# (bench/adaptive_cost.py, sure and right on 85%: 126 against 72; 3 pairs: 1.33x) and changed no stop's coverage
-# in the worlds measured (bench/README.md, issue 53).
+# H; tests/analysis/test_adaptive_stops_cover.py). Not used: a second burn-in counted in kept pairs whose chance
+# was below tame_least, once the design leaned: where it leans hard (τ 0.1, chances near 0.05) 10 such pairs took
+# 1.75x the kept pairs to the stop (bench/adaptive_cost.py, sure and right on 85%: 126 against 72; 3 pairs: 1.33x)
+# and changed no stop's coverage in the worlds measured (bench/README.md, issue 53).
 BURN_IN = 50
 BURN_IN_WORDS = f"from the {ASYMPTOTIC_FROM}th decided pair once {BURN_IN} pairs are complete"
 # The spread of y − λ f over rated pairs that sets the expected stop (planned_pairs): 0.23 where the judge is

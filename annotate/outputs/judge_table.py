@@ -3,9 +3,9 @@ and `fairval compare` (so all three print the same thing)."""
 from __future__ import annotations
 
 from fairval.analysis.interval import Interval
-from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.ppi import FEW_PAIRS
+from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.design import Design
 from fairval.annotate.outputs import formats
 from fairval.annotate.results.blocks import (
