@@ -362,17 +362,15 @@ def observations_needed(sd: float, target_width: float, *, now: int, planned: in
 def anytime_running(x: Floats, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,
                     start: int | None = ASYMPTOTIC_FROM, population: int | None = None, past: Floats | None = None,
                     steps: tuple[npt.ArrayLike, npt.ArrayLike] | None = None, means: tuple[float, float] | None = None,
-                    typical_span: float | None = None, intersect: bool = True) -> tuple[Floats, Floats]:
-    """(low, high) after each observation: the narrowest valid sequence for each n. Below `start`, the
-    betting sequence (exact, for observations known to lie in [lower, upper], or each in its own steps
-    (lows, highs); for a set of `population` drawn uniformly, its without-replacement form), its bets
-    sized for `start`; from `start` on, the asymptotic sequence, intersected with the betting one's last
-    interval. Each part spends half of alpha (split_alpha), so the chance that either ever misses is at
-    most alpha (the asymptotic part's share in the limit). start=None: the betting sequence at every n
-    with all of alpha (for 0/1 terms, whose spread is their range's, it is as narrow and exact).
-    intersect=False: the asymptotic part's interval at each n alone (running_asymptotic's)."""
+                    typical_span: float | None = None, intersect: bool = True, trusted: npt.ArrayLike | None = None
+                    ) -> tuple[Floats, Floats]:
+    """(low, high) after each observation. Below `start` the betting sequence (exact; observations in [lower, upper]
+    or each in its own steps (lows, highs); a uniform draw from a set of `population`: without replacement), bets
+    sized for `start`; from `start` on the asymptotic one (each n alone if not intersect) within the betting one's
+    last interval; each with half of alpha (split_alpha), ever missing with chance ≤ alpha in the limit. start=None:
+    betting, all of alpha. trusted (a flag per n): betting at every n, within the asymptotic interval where set."""
     x = np.asarray(x, float)
-    head = x if start is None else x[: start - 1]
+    head = x if start is None or trusted is not None else x[: start - 1]
     bets_for = planned if start is None else start
     each = alpha if start is None else split_alpha(alpha)
     if steps is None:
@@ -382,11 +380,13 @@ def anytime_running(x: Floats, *, lower: float, upper: float, planned: int, alph
         low_b, high_b = stepwise_interval(head, np.asarray(steps[0])[: len(head)], np.asarray(steps[1])[: len(head)],
                                           lower=lower, upper=upper, means=means or (lower, upper),
                                           typical_span=typical_span or (upper - lower), planned=bets_for, alpha=each)
-    if start is None or len(head) == len(x):
+    if start is None or (trusted is None and len(head) == len(x)):
         return low_b, high_b
-    spread = ((typical_span or (upper - lower)) / 2) ** 2       # the widest variance a term's range allows
     low, high = running_asymptotic(x, planned=planned, alpha=each, start=start, population=population, past=past,
-                                   prior_var=spread, intersect=intersect)
+                                   prior_var=((typical_span or (upper - lower)) / 2) ** 2, intersect=intersect)
+    if trusted is not None:
+        use = np.asarray(trusted, bool) & ~np.isnan(low)
+        return np.where(use, np.maximum(low_b, low), low_b), np.where(use, np.minimum(high_b, high), high_b)
     if len(head) and not np.isnan(low_b[-1]):           # the betting part's last interval bounds the rest
         low[len(head):] = np.maximum(low[len(head):], low_b[-1])
         high[len(head):] = np.minimum(high[len(head):], high_b[-1])

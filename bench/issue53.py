@@ -5,8 +5,9 @@ the studies that stopped themselves at a target width held H at the stop.
 
 "Ever": the uniform designs' interval is a running intersection, so its end decides (through_serving's
 coverage_study, which also looks after the 30th complete pair); the adaptive design's asymptotic part is not
-intersected past its tame prefix (analysis.running_adaptive.INTERSECT), so its whole path is rebuilt from the study's file at the
-end with the app's own pieces (decided_prefix, adaptive_terms, envelope, anytime_running): the interval it
+intersected past its tame prefix (analysis.running_adaptive.INTERSECT) and is used only after its burn-in (trusted_pairs), so its
+whole path is rebuilt from the study's file at the end with the app's own pieces (decided_prefix, adaptive_terms, envelope,
+anytime_running with the trusted flags): the interval it
 reported after each decided pair of the prefix, from the 2nd rated pair on, as harm.ppi.cs gives it.
 
 `.venv/bin/python -m bench.issue53 [coverage|stop] [a:b] [--seeds a:b]`: lines a:b of a part, studies
@@ -22,7 +23,7 @@ import numpy as np
 from bench.through_serving import DESIGNS, coverage_study, crowd, start, stop_study
 from bench.worlds import WORLDS, make_world
 from fairval.analysis.active import adaptive_terms
-from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
+from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least, trusted_pairs
 from fairval.analysis.sequential import anytime_running
 from fairval.annotate.adaptive.estimate import TYPICAL_SPAN, decided_prefix, design_planned, envelope, least_chances
 from fairval.annotate.results.numbers import completed_pairs, load_study_data, main_judge, scored_ratings
@@ -54,10 +55,11 @@ def adaptive_path(db) -> tuple[np.ndarray, np.ndarray]:
     found = adaptive_terms(prefix["human"].to_numpy(float), pool.reindex(prefix["item_id"]).to_numpy(float),
                            prefix["chance"].to_numpy(float), kept, m, least)
     lower, upper = envelope(m, sample["budget"], len(pool))
+    tame = tame_least(sample["budget"], len(pool))
     low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=design_planned(sample, len(pool)),
                                 steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=TYPICAL_SPAN,
-                                intersect=INTERSECT)
-    low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], len(pool)))
+                                intersect=INTERSECT, trusted=trusted_pairs(kept))
+    low, high = tame_intersection(low, high, least, tame=tame)
     early = np.cumsum(kept) < 2
     low[early], high[early] = math.nan, math.nan
     return np.maximum(low, -1.0), np.minimum(high, 1.0)

@@ -2,7 +2,8 @@
 decision order, each weighted by 1/its chance when it went to people (analysis.active.adaptive_terms),
 over the longest prefix of the order whose kept pairs are all complete, so pairs still being rated
 never bias it. The anytime interval (analysis.sequential.anytime_running) bets on each term within its
-own bounds below ASYMPTOTIC_FROM decided pairs and is the asymptotic sequence from there; the fixed-n
+own bounds at every decided pair, within the asymptotic sequence once it is trusted (analysis.running_adaptive.
+trusted_pairs: a burn-in in complete pairs); the fixed-n
 interval is the martingale CLT's normal one over the same terms."""
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chanc
 from fairval.analysis.guarantees import guarantee
 from fairval.analysis.ppi import bounded_interval, classical_mean, validity
 from fairval.analysis.reasons import Why, because
-from fairval.analysis.running_adaptive import INTERSECT, tame_intersection, tame_least
+from fairval.analysis.running_adaptive import BURN_IN_WORDS, INTERSECT, tame_intersection, tame_least, trusted_pairs
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
 from fairval.analysis.shapes import AdaptiveTerms
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
@@ -62,7 +63,8 @@ def adaptive_ppi(human: pd.Series, judge: pd.Series, sample: dict, decisions: pd
                                                      len(terms), (-1.0, 1.0))))
     if valid := validity(int(kept.sum())):
         out["valid"] = valid
-    return Ppi.of(**out, cs=_anytime(found, least, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item))
+    return Ppi.of(**out, cs=_anytime(found, least, m, sample, len(pool), int(kept.sum()), target_width, raters_per_item,
+                                     kept=kept))
 
 
 def adaptive_group_ppi(judge: pd.Series, decisions: pd.DataFrame, completed: pd.DataFrame,
@@ -117,7 +119,7 @@ def adaptive_sign_cs(judge: pd.Series, decisions: pd.DataFrame, completed: pd.Da
         least = least_chances(prefix, sample)
         found = adaptive_terms(x.astype(float), np.zeros(len(x)), prefix["chance"].to_numpy(float), kept, 0.0, least)
         return _anytime(found, least, 0.0, sample, len(decisions), int(kept.sum()), None, 1, means=(0.0, 1.0),
-                        quantity=quantity, alpha=split_alpha())
+                        quantity=quantity, alpha=split_alpha(), kept=kept)
     return directed_share(share(hits, "the share of pairs whose signs agree (people's mean not 0)"),
                           share(direction, "the share of pairs whose people's mean is not 0"),
                           int((kept & (human == 0)).sum()))
@@ -154,18 +156,21 @@ SUPERPOPULATION = ("; for the study's own pairs only approximately: each term's 
 
 def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dict, pairs: int, complete: int,
              target_width: float | None, raters_per_item: int, means: tuple[float, float] = (-1.0, 1.0), quantity: str = "H",
-             alpha: float = ALPHA) -> Anytime:
+             alpha: float = ALPHA, *, kept: np.ndarray) -> Anytime:
     terms = found.terms
     lower, upper = envelope(centre, sample["budget"], pairs)
     reach = (upper - lower) / 2
     planned = design_planned(sample, pairs) if quantity == "H" else pairs
+    tame = tame_least(sample["budget"], pairs)
+    trusted = trusted_pairs(kept)           # issue 53: the asymptotic part only after its burn-in
     low, high = anytime_running(terms, lower=lower, upper=upper, planned=planned, steps=(found.lows, found.highs),
-                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha)
-    low, high = tame_intersection(low, high, least, tame=tame_least(sample["budget"], pairs))
+                                means=means, typical_span=TYPICAL_SPAN, intersect=INTERSECT, alpha=alpha, trusted=trusted)
+    low, high = tame_intersection(low, high, least, tame=tame)
     out: dict[str, Any] = {"value": float(terms.mean()), "n_pairs_complete": complete, "n_decided": len(terms),
            "planned": planned,
-           "method": "betting" if len(terms) < ASYMPTOTIC_FROM else "asymptotic", "asymptotic_from": ASYMPTOTIC_FROM,
-           "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, order=(
+           "method": "asymptotic" if trusted[-1] else "betting", "asymptotic_from": ASYMPTOTIC_FROM,
+           "valid": guarantee(len(terms), quantity=quantity, note=SUPERPOPULATION, alpha=alpha, burn_in=BURN_IN_WORDS,
+                              trusted=bool(trusted[-1]), order=(
                "pairs are decided in a seeded random order, each weighted by 1/its chance, set before its answer "
                "from the answers before it (Zrnic and Candès's sequential active inference terms)"))}
     if math.isnan(low[-1]) or low[-1] > high[-1]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fairval.analysis.interval import Interval
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.ppi import FEW_PAIRS
+from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.design import Design
 from fairval.annotate.outputs import formats
 from fairval.annotate.results.blocks import (
@@ -205,8 +206,10 @@ def escalation_sentence(block: Escalation | None, label: str) -> str:
 
 def _kind(cs: Anytime) -> str:
     """The guarantee in a few words: exact, or asymptotic from which pair (the full text is cs.valid)."""
-    if cs.method == "asymptotic":           # the adaptive design counts decided pairs, rated or left to the judge
-        return f"; asymptotic, from the {cs.asymptotic_from}th {'decided ' if cs.n_decided is not None else ''}pair"
+    if cs.method == "asymptotic" and cs.n_decided is not None:    # the adaptive design counts decided pairs, and
+        return f"; asymptotic, {BURN_IN_WORDS}"                     # waits for its burn-in (issue 53)
+    if cs.method == "asymptotic":
+        return f"; asymptotic, from the {cs.asymptotic_from}th pair"
     return "; exact" if cs.method == "betting" else ""
 
 

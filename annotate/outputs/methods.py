@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.outputs.files import atomic_output
 from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_sentence
@@ -179,7 +180,12 @@ def rate_sentences(data, rate, cite) -> list[str]:
             out.append(_chances(data.study.recorded.human_sample or {}))
     cs = ppi and ppi.cs
     if cs is not None and cs.ci:
-        if cs.method == "asymptotic":
+        if cs.method == "asymptotic" and cs.n_decided is not None:      # the adaptive design's burn-in (issue 53)
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} at every decided pair, within an "
+                   f"asymptotic one {cite('waudbysmith2024asymptotic')} used {BURN_IN_WORDS}, each with half of the 5% "
+                   "error (anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "
+                   "accumulate)")
+        elif cs.method == "asymptotic":
             how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} until the {cs.asymptotic_from}th "
                    f"pair, then an asymptotic one {cite('waudbysmith2024asymptotic')}, each with half of the 5% error "
                    "(anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "

@@ -48,6 +48,15 @@ def tame_by_hand(low, high, least, tame):
     return np.array(out_low), np.array(out_high)
 
 
+def trusted_by_hand(kept):
+    """Issue 53's burn-in as a loop: from the 30th decided pair, once BURN_IN of them were kept."""
+    out, rated = [], 0
+    for t in range(len(kept)):
+        rated += bool(kept[t])
+        out.append(t + 1 >= ASYMPTOTIC_FROM and rated >= running_adaptive.BURN_IN)
+    return out
+
+
 @pytest.mark.parametrize("seed, pairs, least_chance, tame_from", [(2, 29, 0.7, None), (3, 400, 0.05, None),
                                                                   (4, 400, 0.05, 180), (5, 300, 0.3, 300)])
 def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(seed, pairs, least_chance, tame_from):
@@ -57,9 +66,11 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
     budget, m = int(pairs * least_chance), float(f.mean())
     reach = envelope_reach(budget, pairs)
     found = adaptive_terms(y, f, chance, kept, m, least)
+    trusted = running_adaptive.trusted_pairs(kept)
+    assert list(trusted) == trusted_by_hand(kept)
     low, high = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=pairs,
                                 steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=4.0,
-                                intersect=running_adaptive.INTERSECT)
+                                intersect=running_adaptive.INTERSECT, trusted=trusted)
     plain = low.copy(), high.copy()
     low, high = tame_by_hand(low, high, least, tame)
     assert np.array_equal(np.vstack(running_adaptive.tame_intersection(*plain, least, tame=tame)), np.vstack([low, high]))
@@ -84,3 +95,5 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
         assert got.value == pytest.approx(found.terms[: t + 1].mean(), abs=1e-12)
         widths.append(got.ci.width)
     assert min(widths) < 0.9 * max(widths)                        # it narrowed: the comparison saw real ends
+    if pairs > 100:                         # the asymptotic part was both off and on, so both were compared
+        assert trusted.any() and not trusted.all()
