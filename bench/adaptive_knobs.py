@@ -6,9 +6,15 @@ keep up), each study stopping at the first kept pair where H's interval is TARGE
 
 - planned: the decided pairs the asymptotic part is tuned to (the app: the expected stop at TARGET,
   running_adaptive.planned_pairs; before issue 53's last change every pair, N);
-- guard: the guard's one-sided level (the app: 0.01); burn-in: complete pairs before τ may change (30);
-- prior: τ before then (0.7); tame: the least chance, as a share of the uniform one, down to which
-  the prefix is intersected (0.7; None: not at all); span: the typical span setting the variance floor (4).
+- guard: the guard's one-sided level (the app: 0.01); burn-in: complete pairs before τ may change and the guard
+  may lean (30: PILOT_MIN_PAIRS, which sureness_predicts needs too; before 2026-11-28 the knob left that at 30, so
+  "burn-in 20" set τ = 1 at 20 pairs); every: complete pairs between choices of τ (FLOOR_EVERY, 10);
+- prior: τ before then (0.7; "τ fixed at x": x from the first pair to the last, never chosen: what a design
+  that knew the best mix beforehand would need); z: the one-sided z of mix_evidence's bounds (EVIDENCE_Z, 1.28);
+- tame: the least chance, as a share of the uniform one, down to which the prefix is intersected (0.7; None:
+  not at all); span: the typical span setting the variance floor (4);
+- betting alpha: the betting part's share of alpha, the asymptotic part the rest (the app: half each), the
+  line then also giving `--n` under the same split (its sequence is built the same way).
 
 For choosing the app's settings on the TUNED worlds only (bench/worlds.py's, seeds 0–199); the claim is
 measured through serving on other worlds (bench/adaptive_cost.py). Judgments are 3 per kept pair.
@@ -19,11 +25,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 
 from bench.worlds import judge_score, make_world
-from fairval.analysis import active, running_adaptive
+from fairval.analysis import active, running_adaptive, sequential
 from fairval.analysis.active import (
     FLOOR_EVERY,
     LIVE_FLOORS,
@@ -55,15 +62,17 @@ def stop_at(low: np.ndarray, high: np.ndarray, looks: np.ndarray) -> int:
     return int(hit[0]) if hit else len(low) - 1
 
 
-def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tuned: bool = False) -> tuple[int, bool]:
+def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tuned: bool = False,
+            betting_alpha: float | None = None) -> tuple[int, bool]:
     """`study sample --n budget`; tuned: its asymptotic part tuned to the expected stop as the adaptive design's
-    is (planned_pairs with every pair at chance 1), not to the budget (the app's)."""
+    is (planned_pairs with every pair at chance 1), not to the budget (the app's); betting_alpha: as adaptive's."""
     f = judge_score(w)
     drawn = rng.choice(len(y), budget, replace=False)
     m = float(f.mean())
     terms = ppi_terms(y[drawn], f[drawn], np.ones(budget), m)
     plan = planned_pairs(budget, budget + 1, TARGET) if tuned else budget
-    low, high = anytime_running(terms, lower=m - 2, upper=m + 2, planned=plan, typical_span=4.0)
+    with _alpha_split(betting_alpha):
+        low, high = anytime_running(terms, lower=m - 2, upper=m + 2, planned=plan, typical_span=4.0)
     low, high = np.maximum(low, -1), np.minimum(high, 1)
     at = stop_at(low, high, np.arange(1, budget))
     return RATERS * (at + 1), bool(low[at] <= w["H"] <= high[at])
@@ -71,7 +80,8 @@ def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tu
 
 def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, planned: Callable | None = None,
              guard: float = 0.01, burn: int = 30, prior: float = 0.7, tame: float | None = 0.7, span: float = TYPICAL_SPAN,
-             floors: tuple[float, ...] = LIVE_FLOORS, ever: bool = False) -> tuple[int, bool, float]:
+             floors: tuple[float, ...] = LIVE_FLOORS, ever: bool = False, z: float | None = None,
+             every: int = FLOOR_EVERY, betting_alpha: float | None = None) -> tuple[int, bool, float]:
     """(judgments to the stop, H held there, share of decisions leaning on the judge); ever: H held at every
     look to the last pair in place of at the stop."""
     n = len(y)
@@ -84,12 +94,14 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
     least_of = {tau: float(apply_rule(r, u_all).min()) for tau, r in rules.items()}
     kept, chance, least, mix = np.zeros(n, bool), np.zeros(n), np.zeros(n), np.zeros(n)
     tau, counted = prior, -1
-    old = active.GUARD_LEVEL
-    active.GUARD_LEVEL = guard
+    old = active.GUARD_LEVEL, active.PILOT_MIN_PAIRS, active.EVIDENCE_Z
+    # the burn-in is the guard's too (sureness_predicts needs PILOT_MIN_PAIRS complete pairs)
+    active.GUARD_LEVEL, active.PILOT_MIN_PAIRS = guard, min(burn, active.PILOT_MIN_PAIRS)
+    active.EVIDENCE_Z = active.EVIDENCE_Z if z is None else z
     try:
         for t in range(n):
             done = np.flatnonzero(kept[:t])
-            step = len(done) // FLOOR_EVERY * FLOOR_EVERY
+            step = len(done) // every * every
             if step != counted and step >= burn:
                 counted = step
                 k = done[:step]
@@ -103,14 +115,15 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
             least[t], mix[t] = least_of[tau], tau
             kept[t] = coins[t] < chance[t]
     finally:
-        active.GUARD_LEVEL = old
+        active.GUARD_LEVEL, active.PILOT_MIN_PAIRS, active.EVIDENCE_Z = old
     m = float(f_all.mean())
     found = adaptive_terms(yy, f, chance, kept, m, least)
     lower, upper = envelope(m, budget, n)
     plan = planned_pairs(budget, n, TARGET) if planned is None else int(planned(n, budget))
-    low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=plan,
-                                steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=span,
-                                intersect=False)
+    with _alpha_split(betting_alpha):
+        low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=plan,
+                                    steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=span,
+                                    intersect=False)
     if tame is not None:
         low, high = tame_intersection(low, high, least, tame=tame * budget / n * (1 - 1e-9))
     low, high = np.maximum(low, -1), np.minimum(high, 1)
@@ -120,6 +133,27 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
         return RATERS * int(kept.sum()), bool(np.all((low[looks] <= w["H"]) & (w["H"] <= high[looks]))), 0.0
     at = stop_at(low, high, looks)
     return RATERS * int(kept[:at + 1].sum()), bool(low[at] <= w["H"] <= high[at]), float((mix[:at + 1] < 1).mean())
+
+
+@contextmanager
+def _alpha_split(betting: float | None):
+    """anytime_running with `betting` of alpha to its betting part and the rest to the asymptotic one (not half
+    each); None: as the app splits it."""
+    if betting is None:
+        yield
+        return
+    old = sequential.stepwise_interval, sequential.running_asymptotic
+
+    def bets(*args, **kwargs):
+        return old[0](*args, **{**kwargs, "alpha": betting})
+
+    def asymptotic(*args, **kwargs):
+        return old[1](*args, **{**kwargs, "alpha": sequential.ALPHA - betting})
+    sequential.stepwise_interval, sequential.running_asymptotic = bets, asymptotic
+    try:
+        yield
+    finally:
+        sequential.stepwise_interval, sequential.running_asymptotic = old
 
 
 KNOBS: dict[str, dict] = {
@@ -133,6 +167,19 @@ KNOBS: dict[str, dict] = {
     "guard 0.05": {"guard": 0.05},
     "guard 0.1": {"guard": 0.1},
     "burn-in 20": {"burn": 20},
+    "burn-in 20, every 5": {"burn": 20, "every": 5},
+    "every 5": {"every": 5},
+    "burn-in 10": {"burn": 10},
+    "burn-in 20, prior 0.5": {"burn": 20, "prior": 0.5},
+    "burn-in 20, prior 0.6": {"burn": 20, "prior": 0.6},
+    "burn-in 10, prior 0.5": {"burn": 10, "prior": 0.5},
+    "evidence z 0.84": {"z": 0.8416},
+    "evidence z 0": {"z": 0.0},
+    "betting alpha 0.01": {"betting_alpha": 0.01},
+    "betting alpha 0.005": {"betting_alpha": 0.005},
+    "τ fixed at 0.1": {"prior": 0.1, "burn": 1 << 30},
+    "τ fixed at 0.3": {"prior": 0.3, "burn": 1 << 30},
+    "τ fixed at 0.5": {"prior": 0.5, "burn": 1 << 30},
     "prior 0.5": {"prior": 0.5},
     "prior 1.0": {"prior": 1.0},
     "no tame intersection": {"tame": None},
@@ -164,6 +211,7 @@ def run(folder=None, quick: bool = False, studies: int = 30, knobs: tuple[str, .
     for world, pairs, budget in LINES[:1] if quick else LINES:
         found: dict[str, list] = {k: [] for k in (knobs or KNOBS)}
         uni, tuned = [], []
+        split: dict[str, list] = {k: [] for k in found if "betting_alpha" in KNOBS[k]}
         for seed in range(studies):
             w = make_world(np.random.default_rng(seed), world, pairs)
             y = people(np.random.default_rng([seed, 1]), w)
@@ -171,14 +219,19 @@ def run(folder=None, quick: bool = False, studies: int = 30, knobs: tuple[str, .
             tuned.append(uniform(np.random.default_rng([seed, 2]), w, y, budget, tuned=True))
             for k in found:
                 found[k].append(adaptive(np.random.default_rng([seed, 3]), w, y, budget, **KNOBS[k]))
+            for k in split:
+                split[k].append(uniform(np.random.default_rng([seed, 2]), w, y, budget,
+                                        betting_alpha=KNOBS[k]["betting_alpha"])[0])
         u = np.mean([r[0] for r in uni])
         yield (f"{world}, {pairs} pairs, budget {budget}, {studies} studies: uniform {u:.0f} judgments (held "
                f"{sum(r[1] for r in uni)}); tuned to the expected stop {np.mean([r[0] for r in tuned]):.0f} (held "
                f"{sum(r[1] for r in tuned)})")
         for k, rows in found.items():
             a = np.mean([r[0] for r in rows])
+            same = (f"; `--n` with the same split {np.mean(split[k]):.0f} = {np.mean(split[k]) / u:.2f}x, the design "
+                    f"{a / np.mean(split[k]):.2f}x of it" if k in split else "")
             yield (f"    {k:24s} {a:6.0f} = {a / u:.2f}x, held {sum(r[1] for r in rows)}/{len(rows)}, "
-                   f"leaning {np.mean([r[2] for r in rows]):.0%}")
+                   f"leaning {np.mean([r[2] for r in rows]):.0%}{same}")
 
 
 def coverage(world: str, studies: int, knobs: tuple[str, ...], pairs: int = 400, budget: int = 200):

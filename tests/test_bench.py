@@ -190,3 +190,31 @@ def test_issue53():
     assert len(re.findall(r"^issue 53, .* ever excluded the true H in [01] of 1 studies", text, re.M)) == 2
     assert re.search(r"^issue 53, sure of 80%, adaptive .* stopped in [01] of 1, H inside the interval at [01] of [01] stops",
                      text, re.M)
+
+
+def test_adaptive_knobs_burn_in_reaches_the_guard(monkeypatch):
+    """bench/adaptive_knobs.py's burn-in knob: at its first look (20 complete pairs) the guard itself may lean, as
+    Kendall's τ_b computed here says it should; before, the guard still wanted PILOT_MIN_PAIRS (30) and answered
+    no, so "burn-in 20" held the design at the uniform chance from its 20th pair. The app's constants come back."""
+    import numpy as np
+    from scipy import stats
+
+    from bench import adaptive_knobs
+    from bench.worlds import make_world
+    from fairval.analysis import active
+
+    looks, real = [], active.sureness_predicts
+
+    def guard(u, residual):
+        looks.append((len(residual), real(u, residual), stats.kendalltau(
+            np.sqrt(u), np.square(residual), alternative="greater").pvalue))
+        return looks[-1][1]
+    monkeypatch.setattr(active, "sureness_predicts", guard)
+    before = (active.GUARD_LEVEL, active.PILOT_MIN_PAIRS, active.EVIDENCE_Z)
+    w = make_world(np.random.default_rng(0), "sure of 80%", 400)
+    y = adaptive_knobs.people(np.random.default_rng([0, 1]), w)
+    adaptive_knobs.adaptive(np.random.default_rng([0, 3]), w, y, 200, burn=20)
+    assert looks[0][0] == 20
+    assert looks[0][2] < 0.01 and looks[0][1] is True          # the answers show it: the guard leans at 20
+    assert all(lean == (p < 0.01) for _n, lean, p in looks)
+    assert before == (active.GUARD_LEVEL, active.PILOT_MIN_PAIRS, active.EVIDENCE_Z)
