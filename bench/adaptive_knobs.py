@@ -123,7 +123,7 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
     with _alpha_split(betting_alpha):
         low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=plan,
                                     steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=span,
-                                    intersect=False)
+                                    intersect=False, trusted=running_adaptive.trusted_pairs(kept))
     if tame is not None:
         low, high = tame_intersection(low, high, least, tame=tame * budget / n * (1 - 1e-9))
     low, high = np.maximum(low, -1), np.minimum(high, 1)
