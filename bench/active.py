@@ -196,7 +196,9 @@ def time_uniform(rho: float, studies: int, seed: int = 7, budget: int = 100, wor
 
 
 def run(folder, quick: bool = False) -> list[str]:
-    studies = 60 if quick else 500
+    # --quick is the suite's smoke run: it shows every line is computed and printed; the coverage it claims
+    # is the full run's (500 studies). The width fit of clear pairs takes 20 studies either way.
+    studies = 20 if quick else 500
     lines = []
     for rho in JUDGES:
         found_rho = None
