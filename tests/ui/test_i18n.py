@@ -17,7 +17,7 @@ from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.material.tasks import PRESETS
-from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races
+from fairval.ui.demographics import CONTEXT, GENDERS, RACES, answer_label, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR
 from fairval.ui.i18n import catalogue, catalogue_path, translator
 from fairval.ui.page_language import STREAMLIT_WORDS
@@ -314,7 +314,7 @@ def test_a_self_described_race_is_kept_in_the_raters_words(db, tmp_path):
     at = rater_app(study="sw", rater="r1")
     at.button(key="consent-yes").click().run()
     assert at.radio[0].label == "Rangi / asili"
-    assert translator("sw").pgettext(CONTEXT, "prefer to self-describe") in at.radio[0].options
+    assert answer_label(translator("sw"), "prefer to self-describe") in at.radio[0].options
     at.radio[0].set_value("prefer to self-describe")
     at.text_input(key="race-described").set_value(" Mswahili wa pwani ")
     at.button[0].click().run()
