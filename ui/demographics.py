@@ -51,6 +51,13 @@ def races(language: str) -> list[str]:
     return RACES_BY_LANGUAGE.get(language, RACES)
 
 
+def answer_label(t: Translate, value: str) -> str:
+    """An answer as offered: its words in the rater's language, first letter capital (sentence case), so
+    "Prefer not to say" reads the same in the lists as on the country's box and in the error line."""
+    shown = t.pgettext(CONTEXT, value)
+    return shown[:1].upper() + shown[1:]
+
+
 def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> None:
     """The "About you" screen: the rater's own answers, shown translated and stored in English."""
     st.title(t("About you"), anchor=False)
@@ -62,7 +69,7 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
         # reader, chosen by arrow keys; shown translated, stored in English
         if "gender" in asks:
             answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
-                                         format_func=lambda value: t.pgettext(CONTEXT, value))
+                                         format_func=lambda value: answer_label(t, value))
             # a form redraws nothing until it is sent, so the box is always there; read only with its choice
             described = st.text_input(t("If you prefer to self-describe: your gender, in your own words"),
                                       max_chars=60, key="gender-described")
@@ -70,7 +77,7 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
                 answers["gender"] = described.strip()
         if "race" in asks:
             answers["race"] = st.radio(t("Race / ethnicity"), races(t.language), index=None,
-                                       format_func=lambda value: t.pgettext(CONTEXT, value))
+                                       format_func=lambda value: answer_label(t, value))
             described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
                                       max_chars=60, key="race-described")
             if answers["race"] == SELF_DESCRIBE and described.strip():

@@ -5,6 +5,9 @@ import re
 
 from playwright.sync_api import expect
 
+from fairval.ui.demographics import answer_label
+from fairval.ui.i18n import translator
+
 
 def open_link(page, url: str) -> None:
     page.goto(url)
@@ -17,8 +20,9 @@ def consent(page) -> None:
 
 
 def background(page, question: str, answer: str) -> None:
-    """Choose an answer to one of the "About you" questions (radio buttons)."""
-    page.get_by_role("radiogroup", name=question).get_by_text(answer, exact=True).click()
+    """Choose an answer (its stored value) to one of an English study's "About you" questions (radio buttons)."""
+    shown = answer_label(translator("en"), answer)
+    page.get_by_role("radiogroup", name=question).get_by_text(shown, exact=True).click()
 
 
 def demographics(page, gender: str) -> None:

@@ -50,7 +50,7 @@ def press_and_wait(page, key: str) -> None:
 
 
 def about_you(page, asks: tuple[str, ...]) -> None:
-    second = {"gender": "male", "race": "Black"}         # where the first arrow key press lands
+    second = {"gender": "Male", "race": "Black"}         # where the first arrow key press lands (as shown)
     for attribute, label in (("gender", "Gender"), ("race", "Race / ethnicity")):
         if attribute in asks:
             group = page.get_by_role("radiogroup", name=label)

@@ -13,7 +13,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from fairval.store.raters import get_rater
-from fairval.ui.demographics import CONTEXT, races
+from fairval.ui.demographics import answer_label, races
 from fairval.ui.i18n import translator
 from tests.conftest import write_jsonl
 from tests.e2e import rater_bot as bot
@@ -64,7 +64,7 @@ def test_a_study_in_the_raters_language(server, browser, language):
     words = latin_words(page)
     page.get_by_role("radiogroup", name=t("Gender")).get_by_text(t("Prefer not to say"), exact=True).click()
     race = page.get_by_role("radiogroup", name=t("Race / ethnicity"))
-    offered = [t.pgettext(CONTEXT, value) for value in races(language)]
+    offered = [answer_label(t, value) for value in races(language)]
     expect(race.get_by_role("radio")).to_have_count(len(offered))
     for n, label in enumerate(offered):
         expect(race.get_by_role("radio").nth(n)).to_have_accessible_name(label)

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
-from fairval.ui.demographics import CONTEXT
+from fairval.ui.demographics import answer_label
 from fairval.ui.i18n import translator
 from tests.conftest import ROOT, write_jsonl
 from tests.e2e import rater_bot as bot
@@ -195,7 +195,7 @@ def _walk(page, screens, server, t, language, device):
     page.get_by_role("button", name=t("I agree to take part")).click()
     page.get_by_role("radiogroup", name=t("Gender")).wait_for(timeout=30_000)
     screens.check("about you")
-    page.get_by_role("radiogroup", name=t("Gender")).get_by_text(t.pgettext(CONTEXT, "female"), exact=True).click()
+    page.get_by_role("radiogroup", name=t("Gender")).get_by_text(answer_label(t, "female"), exact=True).click()
     page.get_by_role("button", name=t("Continue")).click()
     page.get_by_role("button", name=t("Start")).wait_for(timeout=30_000)
     screens.check("instructions")

@@ -18,7 +18,7 @@ from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.material.tasks import PRESETS
 from fairval.annotate.serving.front import WAIT_TEXT, WAIT_TITLE
-from fairval.ui.demographics import CONTEXT, GENDERS, RACES, races
+from fairval.ui.demographics import CONTEXT, GENDERS, RACES, answer_label, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR
 from fairval.ui.i18n import catalogue, catalogue_path, translator
 from fairval.ui.page_language import STREAMLIT_WORDS
@@ -259,15 +259,39 @@ def test_a_rater_in_brazil_answers_cor_ou_raca_and_parda_is_stored_as_mixed(db, 
     at.button(key="consent-yes").click().run()
     gender, race = at.radio
     assert race.label == "Cor ou raça"
-    assert race.options == ["branca", "preta", "parda", "amarela", "indígena", "prefiro me autodescrever",
-                            "prefiro não dizer"]
-    assert gender.options[:2] == ["mulher", "homem"]                    # the rater's own, not "feminino"
+    assert race.options == ["Branca", "Preta", "Parda", "Amarela", "Indígena", "Prefiro me autodescrever",
+                            "Prefiro não dizer"]
+    assert gender.options[:2] == ["Mulher", "Homem"]                    # the rater's own, not "feminino"
     gender.set_value("female")
     race.set_value("mixed")
     at.button[0].click().run()
     assert titles(at) == [translator("pt-BR")("Instructions")]
     rater = get_rater(db, "br", "r1")
     assert (rater["gender"], rater["race"]) == ("female", "mixed")
+
+
+@pytest.mark.parametrize("language", ["en", "de", "es", "pt-BR", "ar"])
+def test_prefer_not_to_say_reads_the_same_in_the_lists_the_box_and_the_error_line(db, tmp_path, language):
+    """Every answer offered starts with a capital, as the country's box and the error line do, so "Prefer not
+    to say" is one phrase on the page (the lists said "prefer not to say" beside the box's "Prefer not to say")."""
+    create_study(db, "d", "template_quality", raters_per_item=1, language=language,
+                 demographics=["gender", "race", "country"])
+    import_items(db, "d", write_jsonl(tmp_path / "items.jsonl", [{"id": "q0", "filled_template": "Q0?"}]))
+    at = rater_app(study="d", rater="r1")
+    at.button(key="consent-yes").click().run()
+    t = translator(language)
+    box = at.checkbox(key="country-declined").label
+    assert box == t("Prefer not to say")
+    assert box in t("Please answer every question (or choose “Prefer not to say”).")
+    for radio in at.radio:
+        assert radio.options[-1] == box, (language, radio.label)
+        assert [o for o in radio.options if o[:1] != o[:1].upper()] == [], (language, radio.label)
+    at.radio[0].set_value("prefer not to say")          # the stored value stays the common lower-case one
+    at.radio[1].set_value("prefer not to say")
+    at.checkbox(key="country-declined").check()
+    at.button[0].click().run()
+    row = db.execute("SELECT gender, race, country FROM raters WHERE rater_id = 'r1'").fetchone()
+    assert tuple(row) == ("prefer not to say",) * 3
 
 
 def test_the_server_error_line_is_in_the_studys_language(db, db_path):
@@ -292,7 +316,7 @@ def test_a_self_described_race_is_kept_in_the_raters_words(db, tmp_path):
     at = rater_app(study="sw", rater="r1")
     at.button(key="consent-yes").click().run()
     assert at.radio[0].label == "Rangi / asili"
-    assert translator("sw").pgettext(CONTEXT, "prefer to self-describe") in at.radio[0].options
+    assert answer_label(translator("sw"), "prefer to self-describe") in at.radio[0].options
     at.radio[0].set_value("prefer to self-describe")
     at.text_input(key="race-described").set_value(" Mswahili wa pwani ")
     at.button[0].click().run()
