@@ -40,7 +40,7 @@ def sign_agreement(human: pd.Series, lmra: pd.Series) -> float | None:
 
     A human mean of exactly 0 (people split evenly between the two directions, or all answering neither)
     names no direction to agree with, and a judge's score from probabilities is almost never exactly 0:
-    counting those items as disagreeing made a judge with ρ 0.51 show a sign agreement of 0.29 (issue 53).
+    counting those items as disagreeing made a judge with r 0.51 show a sign agreement of 0.29 (issue 53).
     They are left out and counted (Calibration.n_human_zero); a judge at 0 where people have a direction
     disagrees."""
     directed = human.to_numpy() != 0

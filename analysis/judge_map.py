@@ -84,7 +84,7 @@ def _quality(predicted: Scores, human: Scores) -> Quality:
 
 
 def cross_validate(judge: npt.ArrayLike, human: npt.ArrayLike, *, folds: int = 5, seed: int = 0) -> CrossValidation:
-    """Held-out ρ and mean absolute error against the human score: the raw judge, the isotonic map and
+    """Held-out Pearson r and mean absolute error against the human score: the raw judge, the isotonic map and
     the line, each fitted on the other folds."""
     x, y = np.asarray(judge, np.float64), np.asarray(human, np.float64)
     if len(x) < 2 * folds:

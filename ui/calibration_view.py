@@ -129,7 +129,7 @@ def agreement_table(rows: list[tuple[str, Judge]]) -> pd.DataFrame:
     table = []
     for label, c in rows:
         cells, validity = calibration_cells(c), validity_row(label, c)
-        table.append({"judge": label, "r": cells["ρ"], "95% CI": cells["95% CI"], "p": cells["p"],
+        table.append({"judge": label, "r": cells["r"], "95% CI": cells["95% CI"], "p": cells["p"],
                       **({"p (Holm)": cells["p (Holm)"]} if "p (Holm)" in cells else {}),
                       **{k: validity[k] for k in ("Spearman", "CCC", "sign agreement", "ω (alt-test)")},
                       "pairs": c.n_items, "note": cells["note"]})

@@ -14,7 +14,7 @@ from fairval.annotate.rating.fills import study_fill_plan
 from fairval.errors import StudyError
 from fairval.ui.common import get_db, inert, show_table
 
-COLUMNS = {"ρ (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
+COLUMNS = {"r (judge vs people)": ("rho", "rho_width"), "sign agreement": ("sign", "sign_width"),
            "H": ("harm", "harm_width")}
 
 
@@ -44,7 +44,7 @@ def render(study_id: str, db_path: str) -> None:
         st.info(f"No pilot to resample yet ({e}); plan from assumed values instead.")
     if st.toggle("Plan from assumed values", value=planned is None, key="plan-assume"):
         c1, c2, c3, c4 = st.columns(4)
-        assumed = (c1.number_input("Judge's ρ with people", -0.99, 0.99, 0.6, 0.05, key="plan-rho"),
+        assumed = (c1.number_input("Judge's Pearson r with people", -0.99, 0.99, 0.6, 0.05, key="plan-rho"),
                    c2.number_input("Raters' agreement α", 0.01, 1.0, 0.4, 0.05, key="plan-alpha"),
                    c3.number_input("SD of one rating", 0.01, 10.0, 0.8, 0.05, key="plan-sd"),
                    c4.number_input("Expected H", -10.0, 10.0, 0.0, 0.05, key="plan-h"))

@@ -23,7 +23,7 @@ from fairval.annotate.results import BOOTSTRAP_DRAWS
 @click.pass_context
 @friendly
 def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
-    """Judges side by side over pair studies, as the paper's Table 1: ρ [CI], a [CI], ω per study."""
+    """Judges side by side over pair studies, as the paper's Table 1: Pearson's r [CI], a [CI], ω per study."""
     from fairval.annotate.judge.compare import compare_judges, comparison_table
 
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None
@@ -60,7 +60,7 @@ def calibrate(ctx, study_name, out, model, folds, exclude_flagged):
         click.echo(f"wrote {out} ({table['n_pairs']} pairs); not cross-validated: {cv['reason']}")
         return
     click.echo(f"wrote {out} ({table['n_pairs']} pairs, {cv['folds']}-fold held out): " + "; ".join(
-        f"{name} ρ {formats.ratio(cv[name]['pearson_r'])} MAE {formats.ratio(cv[name]['mae'])}"
+        f"{name} r {formats.ratio(cv[name]['pearson_r'])} MAE {formats.ratio(cv[name]['mae'])}"
         for name in ("raw", "isotonic", "linear")))
 
 
@@ -85,10 +85,10 @@ def lmra_apply_map(ctx, study_name, map_file, out, model, kind):
 @click.command()
 @click.argument("study_name", required=False)
 @click.option("--target-ci-width", "target", type=click.FloatRange(min=0, min_open=True),
-              help="The 95% interval's full width to reach, e.g. 0.2 for ρ within ±0.1 (pair studies).")
+              help="The 95% interval's full width to reach, e.g. 0.2 for Pearson's r within ±0.1 (pair studies).")
 @click.option("--statistic", type=click.Choice(["rho", "sign", "harm"]), default="rho", show_default=True)
 @click.option("--model", help="The judge (default: the study's first).")
-@click.option("--assume-rho", type=float, help="No pilot: the judge's expected ρ with the mean of many people.")
+@click.option("--assume-rho", type=float, help="No pilot: the judge's expected Pearson r with the mean of many people.")
 @click.option("--assume-alpha", type=float, help="No pilot: single raters' expected agreement (interval α).")
 @click.option("--assume-sd", type=float, default=0.8, show_default=True, help="No pilot: one rating's SD.")
 @click.option("--assume-h", type=float, default=0.0, show_default=True, help="No pilot: the expected H.")

@@ -1,4 +1,4 @@
-"""Table 1 of Eloundou et al. for any judges and studies: one row per judge, per study ρ [CI], sign
+"""Table 1 of Eloundou et al. for any judges and studies: one row per judge, per study Pearson's r [CI], sign
 agreement a [CI] and the alternative-annotator winning rate ω."""
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def compare_judges(db: Connection, studies: list[str], models: list[str] | None 
 
 
 def comparison_table(comparison: dict[str, dict[str, Judge]]) -> pd.DataFrame:
-    """One row per judge; per study the columns `STUDY ρ`, `STUDY a`, `STUDY ω`; a dash where a judge has
+    """One row per judge; per study the columns `STUDY r`, `STUDY a`, `STUDY ω`; a dash where a judge has
     no scores in a study."""
     judges = list(dict.fromkeys(m for by in comparison.values() for m in by))
     rows = []
@@ -38,7 +38,7 @@ def comparison_table(comparison: dict[str, dict[str, Judge]]) -> pd.DataFrame:
         row = {"judge": model}
         for study, by in comparison.items():
             c = by.get(model)
-            row[f"{study} ρ"] = with_ci(c.pearson_r, c.pearson_ci) if c else formats.DASH
+            row[f"{study} r"] = with_ci(c.pearson_r, c.pearson_ci) if c else formats.DASH
             row[f"{study} a"] = with_ci(c.sign_agreement, c.sign_agreement_ci) if c else formats.DASH
             row[f"{study} ω"] = formats.ratio(c and c.alt_test and c.alt_test.winning_rate)
         rows.append(row)

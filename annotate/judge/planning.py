@@ -46,6 +46,6 @@ def plan_from_assumptions(assumed: Assumptions, *, seed: int = 0) -> StudyPlan:
         designs = plan_assumed(assumed, seed=seed)
     except ValueError as e:
         raise StudyError(f"assumed values: {e}") from None
-    return StudyPlan(designs, f"simulated from assumed values, no pilot: the judge's ρ with the mean of many "
+    return StudyPlan(designs, f"simulated from assumed values, no pilot: the judge's Pearson r with the mean of many "
                               f"people {assumed.rho:g}, single raters' agreement α {assumed.alpha:g}, one "
                               f"rating's SD {assumed.sd:g}, H {assumed.harm:g} (normal ratings)")

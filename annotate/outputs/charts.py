@@ -94,7 +94,7 @@ def reliability_diagram(confidence: Confidence | None) -> alt.LayerChart | None:
 def group_bars(lmra: Judge) -> alt.Chart | None:
     rows = [{"raters": f"{attr}: {g}", "measure": measure, "value": value}
             for attr, by in (lmra.by_rater_group or {}).items() for g, c in by.items()
-            for measure, value in (("Pearson ρ", c.pearson_r), ("sign agreement", c.sign_agreement))]
+            for measure, value in (("Pearson r", c.pearson_r), ("sign agreement", c.sign_agreement))]
     rows = [r for r in rows if r["value"] is not None]
     if not rows:
         return None

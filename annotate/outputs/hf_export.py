@@ -92,7 +92,7 @@ def _card(data, numbers: StudyNumbers, n_ratings: int, exclude_flagged: bool) ->
     judge = ""
     c = numbers.lmra
     if c is not None:
-        judge = (f"\n### The LLM judge ({md(c.model)})\n\nPearson ρ with mean human scores "
+        judge = (f"\n### The LLM judge ({md(c.model)})\n\nPearson's r with mean human scores "
                  f"{formats.ratio(c.pearson_r)} {formats.interval(c.pearson_ci)}, sign agreement "
                  f"{formats.ratio(c.sign_agreement)} over {formats.count(c.n_items, 'pair')}.\n")
     return yaml + f"""

@@ -27,9 +27,9 @@ def with_ci(value, ci) -> str:
 
 
 def calibration_cells(c: Judge) -> dict:
-    """004 Table 1's numbers for one judge (or one rater group): ρ, its interval and p (Holm-adjusted
+    """004 Table 1's numbers for one judge (or one rater group): Pearson's r, its interval and p (Holm-adjusted
     too, for rater groups), sign agreement, n."""
-    return {"ρ": formats.ratio(c.pearson_r), "95% CI": formats.interval(c.pearson_ci),
+    return {"r": formats.ratio(c.pearson_r), "95% CI": formats.interval(c.pearson_ci),
             "p": formats.p_value(c.p_value),
             **({"p (Holm)": formats.p_value(c.p_holm)} if c.has("p_holm") else {}),
             "sign agreement": formats.ratio(c.sign_agreement),
@@ -38,7 +38,7 @@ def calibration_cells(c: Judge) -> dict:
 
 def validity_row(label: str, c: Judge) -> dict:
     """One judge: every agreement number with its 95% interval."""
-    return {"judge": label, "ρ (Pearson)": with_ci(c.pearson_r, c.pearson_ci),
+    return {"judge": label, "r (Pearson)": with_ci(c.pearson_r, c.pearson_ci),
             "Spearman": with_ci(c.spearman and c.spearman.value, c.spearman and c.spearman.ci),
             "Kendall": with_ci(c.kendall and c.kendall.value, c.kendall and c.kendall.ci),
             "CCC": with_ci(c.ccc and c.ccc.value, c.ccc and c.ccc.ci),
@@ -119,7 +119,7 @@ def pair_group_rows(block: PairGroups | None) -> list[dict]:
     for name, g in block.groups.items():
         ppi = g.ppi or Ppi()
         rows.append({"groups": name, "pairs": g.n_pairs, "rated": g.n_rated, "H (PPI)": with_ci(ppi.value, ppi.ci),
-                     "sign agreement": formats.interval(g.sign_agreement_ci),
+                     "sign agreement": with_ci(g.sign_agreement, g.sign_agreement_ci),
                      "rated, best spread": pairs.get(name, formats.DASH), "short of it": more.get(name, formats.DASH),
                      "note": str(ppi.reason or _few(ppi))})
     return rows
@@ -165,7 +165,7 @@ def rater_allocation_sentence(blocks: dict[str, Allocation] | None) -> str:
 
 def chosen_pairs_sentence(rate: Rate | None, sign_cs: Anytime | None) -> str:
     """Under a design that chose people's pairs by the judge's uncertainty, or drew them by group pair, what
-    the agreement numbers (ρ, sign agreement, per group) describe: the pairs people rated, not all; and sign
+    the agreement numbers (r, sign agreement, per group) describe: the pairs people rated, not all; and sign
     agreement over all pairs where the design's chances allow it (lmra.sign_agreement_cs)."""
     ppi = rate and rate.ppi
     design = Design.named(ppi.design if ppi else None)

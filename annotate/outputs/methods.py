@@ -127,8 +127,8 @@ def _quality_and_after(data, result: StudyNumbers, exclude_flagged: bool, cite) 
                          f"{q.level} level, bootstrap over items {cite('krippendorff2011')}.")
     lmra = result.lmra
     if lmra is not None:
-        parts.append(f"The LLM judge ({lmra.model}) agreed with the mean human score per pair with Pearson "
-                     f"ρ = {_n(lmra.pearson_r)}{_ci(lmra.pearson_ci)} and sign agreement "
+        parts.append(f"The LLM judge ({lmra.model}) agreed with the mean human score per pair with Pearson's "
+                     f"r = {_n(lmra.pearson_r)}{_ci(lmra.pearson_ci)} and sign agreement "
                      f"{_n(lmra.sign_agreement)}{_ci(lmra.sign_agreement_ci)} over {lmra.n_items} pairs.")
     if result.rate is not None:
         parts += rate_sentences(data, result.rate, cite)

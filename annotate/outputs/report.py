@@ -168,10 +168,10 @@ def _version() -> str:
 
 
 def _interval_note(sections: list[tuple]) -> str:
-    """How the report's intervals were made: Pearson's ρ is named only where the report has it (pair studies)."""
-    has_rho = any(isinstance(body, pd.DataFrame) and any("Pearson" in str(c) or "ρ" in str(c) for c in body.columns)
+    """How the report's intervals were made: Pearson's r is named only where the report has it (pair studies)."""
+    has_rho = any(isinstance(body, pd.DataFrame) and any("Pearson" in str(c) or str(c) == "r" for c in body.columns)
                   for _, body in sections)
-    return "bootstrap over items for alpha" + (", Fisher's z for Pearson's ρ" if has_rho else "")
+    return "bootstrap over items for alpha" + (", Fisher's z for Pearson's r" if has_rho else "")
 
 
 def render_html(study_id: str, sections: list[tuple]) -> str:

@@ -67,6 +67,7 @@ class PairGroup(Block):
     n_pairs: int = 0
     n_rated: int = 0
     ppi: Ppi | None = None
+    sign_agreement: float | None = None
     sign_agreement_ci: Interval | None = None
 
 

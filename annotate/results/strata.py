@@ -61,8 +61,9 @@ def by_pair_group(human: pd.Series, judge: pd.Series, items: pd.DataFrame, desig
         spread = rectifier_spread(rated, estimate)
         if spread is not None:
             spreads[name] = spread
+        agreement = jv.sign_agreement(human, in_stratum)
         out[name] = PairGroup.of(n_pairs=len(in_stratum), n_rated=len(rated), ppi=estimate,
-                                 sign_agreement_ci=jv.sign_agreement(human, in_stratum).ci)
+                                 sign_agreement=agreement.value, sign_agreement_ci=agreement.ci)
         parts.append((len(in_stratum), estimate))
     sizes = {g: (row.n_pairs, row.n_rated) for g, row in out.items()}
     return PairGroups.of(groups=out, stratified=stratified(parts, design), allocation=allocation(sizes, spreads, design))

@@ -1,4 +1,4 @@
-"""`fairval compare`: Table 1's layout (a row per judge, ρ [CI], a [CI], ω per study) on a seeded demo
+"""`fairval compare`: Table 1's layout (a row per judge, Pearson's r [CI], a [CI], ω per study) on a seeded demo
 of three judges over two studies, each number the one `analyze` gives for that study and judge."""
 import json
 
@@ -38,20 +38,20 @@ def test_compare_prints_table_1_for_three_judges_over_two_studies(cli_output, tm
         "--out", tmp_path / "table.csv")
     table = pd.read_csv(tmp_path / "table.csv")
     assert list(table["judge"]) == ["close", "rough", "blind"]
-    assert list(table.columns) == ["judge", "gender ρ", "gender a", "gender ω", "race ρ", "race a", "race ω"]
+    assert list(table.columns) == ["judge", "gender r", "gender a", "gender ω", "race r", "race a", "race ω"]
     for study in ("gender", "race"):
         numbers = json.loads(cli_output("analyze", study, "--json", "--bootstrap", "100"))["lmra"]["by_model"]
         for judge, row in table.set_index("judge").iterrows():
             c = numbers[judge]
-            assert row[f"{study} ρ"] == f"{c['pearson_r']:.3f} [{c['pearson_ci'][0]:.3f}, {c['pearson_ci'][1]:.3f}]"
+            assert row[f"{study} r"] == f"{c['pearson_r']:.3f} [{c['pearson_ci'][0]:.3f}, {c['pearson_ci'][1]:.3f}]"
             lo, hi = c["sign_agreement_ci"]
             assert row[f"{study} a"] == f"{c['sign_agreement']:.3f} [{lo:.3f}, {hi:.3f}]"
-    rho = table.set_index("judge")["gender ρ"].str.split(" ").str[0].astype(float)
+    rho = table.set_index("judge")["gender r"].str.split(" ").str[0].astype(float)
     assert rho["close"] > rho["rough"] > rho["blind"]           # the judges' noise, in order
     as_json = json.loads(cli_output("compare", "gender", "race", "--json", "--bootstrap", "0"))
     assert set(as_json) == {"gender", "race"} and set(as_json["race"]) == set(JUDGES)
     markdown = cli_output("compare", "gender", "race", "--bootstrap", "0")
-    assert markdown.splitlines()[0].startswith("| judge") and "gender ρ" in markdown
+    assert markdown.splitlines()[0].startswith("| judge") and "gender r" in markdown
 
 
 def test_compare_refuses_a_study_without_pairs(db_path):

@@ -52,7 +52,7 @@ def test_a_calibration_map_puts_the_judge_on_the_human_scale(cli_output, study, 
     human, judge = study
     said = cli_output("calibrate", "s", "--out", tmp_path / "map.json", "--folds", "3")
     table = json.loads((tmp_path / "map.json").read_text())
-    assert table["model"] == "j" and table["n_pairs"] == 30 and "isotonic ρ" in said
+    assert table["model"] == "j" and table["n_pairs"] == 30 and "isotonic r" in said
     cv = table["cross_validation"]
     assert cv["isotonic"]["mae"] < cv["raw"]["mae"] and cv["linear"]["mae"] < cv["raw"]["mae"]
     cli_output("lmra", "apply-map", "s", tmp_path / "map.json", "--out", tmp_path / "calibrated.csv")

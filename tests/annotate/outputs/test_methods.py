@@ -1,5 +1,5 @@
 """`fairval report NAME --methods`: the paragraph gives the study's own numbers as `analyze` does (alpha with
-its interval, the rater and rating counts, the judge's ρ), cites what it uses, and the BibTeX has each key."""
+its interval, the rater and rating counts, the judge's Pearson r), cites what it uses, and the BibTeX has each key."""
 from __future__ import annotations
 
 import json
@@ -24,7 +24,7 @@ def test_the_methods_paragraph_gives_the_numbers_analyze_gives(db_path, tmp_path
     harm = numbers["questions"]["harm"]
     assert f"α = {harm['alpha']:.2f} (95% CI {harm['alpha_ci'][0]:.2f} to {harm['alpha_ci'][1]:.2f})" in text
     assert f"{numbers['n_ratings']} ratings from {numbers['n_raters']} raters" in text
-    assert f"Pearson ρ = {numbers['lmra']['pearson_r']:.2f}" in text
+    assert f"Pearson's r = {numbers['lmra']['pearson_r']:.2f}" in text
     bib = (tmp_path / "methods.bib").read_text(encoding="utf-8")
     cited = re.findall(r"\[([a-z0-9]+)\]", text.split("\n\nReferences")[0])
     assert cited and all(f"{{{key}," in bib for key in cited)

@@ -9,6 +9,8 @@ any machine. Remade once since, for issue 53's sign agreement without people's z
 `sign_agreement_cs`): the typed path's output was byte-identical to that branch's own dict-built output.
 Regenerated once since, after merging issue 47's wording (PPI's and the alt-test's reasons as sentences, not
 "pair(s)"): every difference from ded4810's output was a `reason` string; no key and no number changed.
+Both remade once more for issue 53's `sign_agreement` value in each `by_pair_group` group: the only
+difference was that added key (7 values); nothing else changed.
 
 The demo's studies as `fairval demo` makes them, and then, so every block has numbers to compare: pretend
 ratings on the name, feature and scenario studies (a rater who fails the attention checks among them, for

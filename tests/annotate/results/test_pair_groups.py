@@ -59,6 +59,14 @@ def test_each_group_pair_and_the_stratified_h(cli_output, tmp_path, db_path):
         got = block["groups"][f"{a} vs {b}"]
         assert got["n_pairs"] == n and got["n_rated"] == len(rated)
         assert got["ppi"]["value"] == pytest.approx(v) and got["ppi"]["ci"] == pytest.approx([v - Z * se, v + Z * se])
+        # sign agreement's value beside its interval (issue 53): pairs whose one rating is not C, Wilson's interval
+        leaning = [(yi, fi) for yi, fi in zip(y, f) if yi != 0]
+        hits, m = sum(np.sign(yi) == np.sign(fi) for yi, fi in leaning), len(leaning)
+        share = hits / m
+        centre, half_w = (share + Z * Z / (2 * m)) / (1 + Z * Z / m), Z / (1 + Z * Z / m) * math.sqrt(
+            share * (1 - share) / m + Z * Z / (4 * m * m))
+        assert got["sign_agreement"] == pytest.approx(share)
+        assert got["sign_agreement_ci"] == pytest.approx([centre - half_w, centre + half_w])
         value += n / 100 * v
         variance += (n / 100 * se) ** 2
     half = Z * math.sqrt(variance)
