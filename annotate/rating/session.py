@@ -272,8 +272,9 @@ def rater_language(db: Connection, study: LoadedStudy, rater_id: str | None, ask
 
 def rater_group(db: Connection, study: LoadedStudy, rater_id: str) -> str | None:
     s = study.settings
-    rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
-    return rater.get(s.balance_by) if s.balance_by else None
+    if not s.balance_by:                # no group to balance by: the rater's row is not read (issue 58)
+        return None
+    return (rater_store.get_rater(db, study.study_id, rater_id) or {}).get(s.balance_by)
 
 
 def study_item(db: Connection, study: LoadedStudy, item_id: str) -> dict:
