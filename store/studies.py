@@ -34,11 +34,13 @@ def get_study_row(db: Connection, study_id: str) -> Row | None:
 def get_version(db: Connection, study_id: str) -> int | None:
     """The token drawn anew with every change to the study's row (its settings, its status): one short row, so a
     study parsed at this version is still the study as stored (None: no such study)."""
-    return db.scalar("SELECT version FROM studies WHERE study_id = ?", [study_id])
+    version = db.scalar("SELECT version FROM studies WHERE study_id = ?", [study_id])
+    return None if version is None else int(version)
 
 
 def get_status(db: Connection, study_id: str) -> str | None:
-    return db.scalar("SELECT status FROM studies WHERE study_id = ?", [study_id])
+    status = db.scalar("SELECT status FROM studies WHERE study_id = ?", [study_id])
+    return None if status is None else str(status)
 
 
 def list_studies(db: Connection) -> list[Row]:

@@ -54,6 +54,8 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     # the rater's row, read once in the whole Submit (its language, while the answer is recorded); a study that
     # balances no groups does not read it again to serve the next item
     assert sum(s == "SELECT * FROM raters WHERE study_id = ? AND rater_id = ?" for s in sent) == 1, sent
+    # the next item's seeks (an item others started, one nobody holds, an attention check): one statement
+    assert sum("FROM item_loads l WHERE" in s for s in sent) == 1, sent
     # PostgreSQL: the study's row locked once, as the transaction begins (its savepoints hold that lock)
     assert sum("FOR UPDATE" in s for s in sent) == (1 if db.dialect == "postgresql" else 0), sent
     # what it stored: the answer once, and the next item held for the rater (another item)
