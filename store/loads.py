@@ -254,29 +254,62 @@ def candidates(db: Connection, study_id: str, rater_id: str, group: str | None, 
     it reads the group's open rows.
     Regular: the first in the serving order among items others have started, and the first among items
     nobody holds (the policy prefers the former: depth-first); each an index seek on a partial index,
-    costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next."""
+    costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next.
+    One statement (one round trip), each seek a LIMIT 1 subquery of its own."""
+    return _first_of(db, [_seeks(study_id, rater_id, group, gold=gold, avoid=avoid, template=template,
+                                 least_taken=least_taken, tag="")])
+
+
+def candidates_with_gold(db: Connection, study_id: str, rater_id: str, group: str | None, *,
+                         avoid: Iterable[str] = (), least_taken: bool = False) -> list[Row]:
+    """candidates(gold=False) then candidates(gold=True), in one statement: the regular seeks and the gold one."""
+    return _first_of(db, [_seeks(study_id, rater_id, group, gold=False, avoid=avoid, template=None,
+                                 least_taken=least_taken, tag=""),
+                          _seeks(study_id, rater_id, group, gold=True, avoid=avoid, template=None,
+                                 least_taken=False, tag="g")])
+
+
+_COLUMNS = "l.item_id, l.position, l.taken, l.taken_group, l.gold, l.serve_rank, l.template"
+
+
+def _seeks(study_id: str, rater_id: str, group: str | None, *, gold: bool, avoid: Iterable[str],
+           template: str | None, least_taken: bool, tag: str) -> tuple[list[str], Row]:
+    """The seeks (each `SELECT … ORDER BY … LIMIT 1`) and their parameters, named with `tag` so that the seeks
+    of several calls go in one statement."""
     avoid = sorted(set(avoid))
-    marks = ", ".join(f":t{k}" for k in range(len(avoid)))
-    params = {"s": study_id, "r": rater_id, "g": NO_GROUP if gold else group, "gold": int(gold),
-              "only": template, **{f"t{k}": t for k, t in enumerate(avoid)}}
-    where = f"""l.study_id = :s AND l.grp = :g AND l.gold = :gold AND l.open = 1
+    marks = ", ".join(f":{tag}t{k}" for k in range(len(avoid)))
+    params = {f"{tag}s": study_id, f"{tag}r": rater_id, f"{tag}g": NO_GROUP if gold else group,
+              f"{tag}gold": int(gold), **{f"{tag}t{k}": t for k, t in enumerate(avoid)}}
+    if template is not None:
+        params[f"{tag}only"] = template
+    where = f"""l.study_id = :{tag}s AND l.grp = :{tag}g AND l.gold = :{tag}gold AND l.open = 1
               {f"AND (l.template IS NULL OR l.template NOT IN ({marks}))" if avoid else ""}
-              {"AND l.template = :only" if template is not None else ""}
-              AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s AND a.rater_id = :r
+              {f"AND l.template = :{tag}only" if template is not None else ""}
+              AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :{tag}s AND a.rater_id = :{tag}r
                                 AND a.item_id = l.item_id)
-              AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :s AND t.item_id = l.item_id
-                                AND t.rater_id = :r)"""
-    columns = "l.item_id, l.position, l.taken, l.taken_group, l.gold, l.serve_rank, l.template"
+              AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :{tag}s AND t.item_id = l.item_id
+                                AND t.rater_id = :{tag}r)"""
     if gold:
-        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} AND l.gold = 1 "
-                        "ORDER BY l.taken, l.position LIMIT 1", params)     # `gold = 1` literal: its partial index
+        return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} AND l.gold = 1 "
+                "ORDER BY l.taken, l.position LIMIT 1"], params        # `gold = 1` literal: its partial index
     if least_taken:
-        return db.query(f"SELECT {columns} FROM item_loads l WHERE {where} ORDER BY l.taken, l.serve_rank, l.position "
-                        "LIMIT 1", params)
+        return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} ORDER BY l.taken, l.serve_rank, l.position "
+                "LIMIT 1"], params
     # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v18)
-    return [row for started in ("l.taken > 0", "l.taken = 0") for row in db.query(
-        f"SELECT {columns} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position LIMIT 1",
-        params)]
+    return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position "
+            "LIMIT 1" for started in ("l.taken > 0", "l.taken = 0")], params
+
+
+def _first_of(db: Connection, seeks: list[tuple[list[str], Row]]) -> list[Row]:
+    """The rows the seeks find, in the seeks' order, from one statement: each seek a subquery (its ORDER BY and
+    LIMIT its own), joined by UNION ALL, numbered so that their order is kept."""
+    selects = [sql for part, _ in seeks for sql in part]
+    params = {k: v for _, p in seeks for k, v in p.items()}
+    sql = " UNION ALL ".join(f"SELECT {k} AS seek, q{k}.* FROM ({one}) q{k}" for k, one in enumerate(selects))
+    rows = sorted(db.query(sql, params), key=lambda row: row["seek"])
+    for row in rows:
+        del row["seek"]
+    return rows
 
 
 def open_of_template(db: Connection, study_id: str, group: str | None, template: str) -> int:

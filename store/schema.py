@@ -1,6 +1,8 @@
 """Versioned migrations: append a function, never edit one that has shipped."""
 from __future__ import annotations
 
+import secrets
+
 from fairval.store.engine import Connection
 
 
@@ -380,8 +382,22 @@ def _v24_admissions(db: Connection) -> None:
     db.ddl("CREATE INDEX admissions_seen ON admissions (seen_at)")
 
 
+def _v25_study_versions(db: Connection) -> None:
+    # A token the store draws anew in the transaction of every change to a study's row (store/studies.py), so a
+    # worker keeps the study it parsed while the token it reads (one short row) is the one it parsed (issue 58).
+    # Drawn, not counted: a study made again under the same name, or another database, never meets an old one.
+    db.ddl("ALTER TABLE studies ADD COLUMN version BIGINT NOT NULL DEFAULT 0")
+    for (study_id,) in db.execute("SELECT study_id FROM studies").fetchall():
+        db.execute("UPDATE studies SET version = ? WHERE study_id = ?", [new_version(), study_id])
+
+
+def new_version() -> int:
+    return secrets.randbits(62)
+
+
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,
               _v7_revoked_sign_ins, _v8_bonus_batches, _v9_sign_in_security, _v10_inclusion_probability,
               _v11_judge_samples, _v12_audit, _v13_researchers, _v14_prolific_hooks,
               _v15_adaptive_design, _v16_least_chance, _v17_running_intervals, _v18_serving_order, _v19_decision_mix,
-              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_rater_languages, _v24_admissions]
+              _v20_decision_order, _v21_design_mixes, _v22_rater_sources, _v23_rater_languages, _v24_admissions,
+              _v25_study_versions]

@@ -151,13 +151,13 @@ def _flow(study_id: str, rater_id: str) -> None:
     try:
         with admission.gate().turn():   # a fragment's own rerun (a press, a Submit) waits its turn too
             db = get_db()
+            retry_pending(study_id, rater_id)   # first: an answer it stores may stop (pause) the study
             try:
                 study = load_study(db, study_id)
             except StudyError:
                 st.rerun(scope="app")           # the study is gone: the whole page says so
-            retry_pending(study_id, rater_id)
             _notice()
-            step = session.next_step(db, study, rater_id)
+            step = session.next_step(db, study, rater_id, loaded_now=True)    # its status as loaded just above
             pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
             if pressed is not None:     # the button this step drew was pressed: acted on, the next step drawn
                 pressed(db, study, rater_id)

@@ -28,9 +28,10 @@ ANSWER_WAITS = N_("The study's server cannot store your answer just now. It is k
                   "again by itself every few seconds; please keep this page open.")
 
 
-def _t(study: LoadedStudy, rater_id: str):
-    st.session_state[LANGUAGE] = session.rater_language(get_db(), study, rater_id)
-    return translator(st.session_state[LANGUAGE])
+def _t(study: LoadedStudy):
+    """The rater's language as the page's full run read it from their row (kept with their consent, which this
+    session made or found): not read again at each Submit (issue 58); the study's languages apply now."""
+    return translator(study.settings.rater_language(st.session_state.get(LANGUAGE)))
 
 
 def record_submit(study_id: str, rater_id: str):
@@ -60,7 +61,7 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
     t = translator(None)
     try:
         study = load_study(db, study_id)
-        t = _t(study, rater_id)
+        t = _t(study)
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
         submitted = submit(db, study, rater_id, item, answers, comment=comment)

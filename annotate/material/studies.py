@@ -109,22 +109,23 @@ def _stored_row(db: Connection, name: str) -> dict:
 
 
 def load_study(db: Connection, name: str) -> LoadedStudy:
-    """The study as stored now: its row is read every time (one query by key), so a pause or a settings
-    change is seen by the very next call; parsing it (the settings validated, the task built) is done
-    again only when the row's task, settings or status differ from the last ones parsed for that name."""
-    row = _stored_row(db, name)
-    key = (row["task"], row["settings"], row["status"])
-    held = _PARSED.get(row["study_id"])
-    if held is not None and held[0] == key:
+    """The study as stored now: its version is read every time (one short row by key; the store draws a new
+    one with every change to the study's row), so a pause or a settings change is seen by the very next
+    call; the row itself is read and parsed (the settings validated, the task built) again only when the
+    version differs from the one last parsed for that name (issue 58)."""
+    held = _PARSED.get(name)
+    # version 0: a row written without the store (no version drawn) is never taken for another
+    if held is not None and held[0] and held[0] == study_store.get_version(db, name):
         return held[1]
+    row = _stored_row(db, name)
     study = _parse(row["study_id"], row["task"], json.loads(row["settings"]), row["status"])
-    _PARSED[row["study_id"]] = (key, study)
+    _PARSED[row["study_id"]] = (row["version"], study)
     return study
 
 
-# the last study parsed under each name, with the stored (task, settings text, status) it came from; a
-# LoadedStudy is frozen, so every session of every worker thread can share it
-_PARSED: dict[str, tuple[tuple, LoadedStudy]] = {}
+# the last study parsed under each name, with the version of the row it came from; a LoadedStudy is frozen,
+# so every session of every worker thread can share it
+_PARSED: dict[str, tuple[int, LoadedStudy]] = {}
 
 
 def _parse(study_id: str, task_name: str, raw: dict, status: str) -> LoadedStudy:
@@ -135,8 +136,9 @@ def _parse(study_id: str, task_name: str, raw: dict, status: str) -> LoadedStudy
 
 
 def study_status(db: Connection, name: str) -> str:
-    """open, paused or closed, as stored now."""
-    return _stored_row(db, name)["status"]          # (its settings left unparsed)
+    """open, paused or closed, as stored now (the status alone read: one short row)."""
+    status = study_store.get_status(db, name)
+    return _stored_row(db, name)["status"] if status is None else status    # (none: the error names the studies)
 
 
 def configure_study(db: Connection, name: str, *, status: str | None = None, now: float | None = None,

@@ -67,15 +67,16 @@ _SOURCES = {"prolific": "Prolific participant", "signed": "signed in-house link"
             "import": "rater of imported ratings"}
 
 
-def next_step(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None) -> Step:
-    """Where this rater stands (under the study's status now, not when `study` was read); reading it
-    changes nothing."""
+def next_step(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None,
+              loaded_now: bool = False) -> Step:
+    """Where this rater stands (under the study's status now, not when `study` was read: `loaded_now`, the
+    caller loaded it in this same run, so its status is not read again); reading it changes nothing."""
     rater = rater_store.get_rater(db, study.study_id, rater_id)
     if rater is not None and rater["consent"] == "declined":
         return "declined"
     if rater is not None and rater["finished_at"] is not None:
         return "done"
-    status = study_status(db, study.study_id)
+    status = study.status if loaded_now else study_status(db, study.study_id)
     if status != "open":
         return "paused" if status == "paused" else "closed"
     if rater is None or rater["consent"] is None:
@@ -213,9 +214,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
                                      bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows],
                            seen=set(), target=s.raters_per_item, rater_group=group, quota=s.quota(),
                            want_gold=want_gold, avoid=avoid)
-    rows = (loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
-                             least_taken=share is not None)
-            + loads.candidates(db, study.study_id, rater_id, row_group, gold=True, avoid=avoid))
+    rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid, least_taken=share is not None)
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
     if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
@@ -272,8 +271,9 @@ def rater_language(db: Connection, study: LoadedStudy, rater_id: str | None, ask
 
 def rater_group(db: Connection, study: LoadedStudy, rater_id: str) -> str | None:
     s = study.settings
-    rater = rater_store.get_rater(db, study.study_id, rater_id) or {}
-    return rater.get(s.balance_by) if s.balance_by else None
+    if not s.balance_by:                # no group to balance by: the rater's row is not read (issue 58)
+        return None
+    return (rater_store.get_rater(db, study.study_id, rater_id) or {}).get(s.balance_by)
 
 
 def study_item(db: Connection, study: LoadedStudy, item_id: str) -> dict:

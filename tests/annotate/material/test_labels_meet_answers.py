@@ -193,7 +193,8 @@ def test_balance_groups_are_raters_answers_matched_and_said_or_refused(db_path, 
     code, out = run(db_path, "study", "set", "b", 'balance_groups=["female","womn"]')
     assert code == 1 and "balance group 'womn' is not a gender" in out and "(nearest: 'female')" in out
     # a study stored with such groups by an earlier fairval still opens, to be corrected
-    db.execute("UPDATE studies SET settings = REPLACE(settings, '\"female\"', '\"women\"') WHERE study_id = 'b'")
+    db.execute("UPDATE studies SET settings = REPLACE(settings, '\"female\"', '\"women\"'), version = version + 1 "
+               "WHERE study_id = 'b'")
     assert load_study(db, "b").settings.balance_groups == ("women", "male")
     code, out = run(db_path, "study", "set", "b", "raters_per_item=4")
     assert code == 0, out
