@@ -57,8 +57,12 @@ app: $(APP_STAMP)
 
 # The tests outside tests/e2e and the benchmarks run in one pytest process per core (pytest-xdist): every test
 # has its own database, files and free ports, and each process starts its own PostgreSQL cluster. The browser,
-# server and benchmark tests run in one process after them: their servers and Chromium take the cores to themselves.
+# server and benchmark tests run after them in two processes, a file at a time (--dist loadfile: a module's
+# server and Chromium stay in one process; every server takes a free port and its own folder). They mostly wait
+# on browsers and servers, so two overlap without crowding the cores; test_bench.py, the longest file, goes first
+# so that it does not run alone at the end.
 PARALLEL := -n logical --maxprocesses=8
+BROWSERS := -n 2 --dist loadfile tests/test_bench.py tests/e2e
 
 # The fast loop: lint, types and every test that needs no browser, no PostgreSQL and no benchmark run.
 check: $(STAMP)
@@ -70,7 +74,7 @@ check: $(STAMP)
 test: $(STAMP) chromium postgresql haproxy oidc-provider podman
 	$(PY) tools/lint.py
 	@status=0; set -x; $(PY) -m pytest $(PARALLEL) --ignore=tests/e2e --ignore=tests/test_bench.py || status=1; \
-		$(PY) -m pytest tests/e2e tests/test_bench.py || status=1; exit $$status
+		$(PY) -m pytest $(BROWSERS) || status=1; exit $$status
 
 # The fast tier of `make check` on the other Pythons fairval supports (3.11 is .venv's, above): one venv each,
 # .venv-3.12/ and .venv-3.13/, with the same pins. The interpreter is pyenv's newest 3.N.x, else python3.N
