@@ -6,11 +6,13 @@ page sets the signed-in researcher) and read here, so the functions that change 
 and pay record themselves without carrying a name through every call."""
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import getpass
 import json
 import time
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 
 from fairval.store.engine import Connection, Row
@@ -21,6 +23,18 @@ _ACTOR: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
 def acting_as(name: str, via: str) -> None:
     """Who the actions of this thread (a command, a page's run) are done by: via is 'cli' or 'page'."""
     _ACTOR.set((name, via))
+
+
+@contextlib.contextmanager
+def acting(name: str, via: str) -> Iterator[None]:
+    """Who one step inside another's action is done by (the stopping rule inside a rater's Submit, a
+    command's demo), and afterwards whoever acted before again: acting_as alone would leave the step's
+    name on everything the thread does next."""
+    token = _ACTOR.set((name, via))
+    try:
+        yield
+    finally:
+        _ACTOR.reset(token)
 
 
 def actor() -> tuple[str, str]:

@@ -114,7 +114,11 @@ def test_through_serving():
     assert all(int(j) >= int(at) and 0 < float(a) <= 2 and 0 < float(f) <= 2 for at, a, f, j in widths)
     stops = re.findall(r"^through serving, clear pairs, (uniform --n|adaptive) \(30 of 60 pairs\), 3 raters per pair, "
                        r"stopping itself at width 1\.2 .*: median judgments (\d+)", text, re.M)
-    assert [d for d, _ in stops] == ["uniform --n", "adaptive"] and all(0 < int(j) <= 90 for _, j in stops)
+    # uniform --n: at most its 30 pairs' 90 judgments; adaptive: each pair kept by a coin (30 is the budget's
+    # expectation), and with 30 of 60 pairs it never passes the asymptotic part's 50-pair burn-in (issue 53), so
+    # it may rate every kept pair: at most all 60 pairs' 180
+    assert [d for d, _ in stops] == ["uniform --n", "adaptive"]
+    assert 0 < int(stops[0][1]) <= 90 and 0 < int(stops[1][1]) <= 180
 
 
 def test_stopping():

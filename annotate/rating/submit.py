@@ -93,8 +93,7 @@ def verdict(study: LoadedStudy, cs: dict) -> str | None:
 def record_stop(db: Connection, study: LoadedStudy, stopped: dict) -> bool:
     """Record the stop (when, why, the interval then) and pause the study, in one transaction (a savepoint
     of the caller's); False when another worker stopped it a moment ago."""
-    audit.acting_as(RULE, "rule")
-    with immediate(db, study.study_id):
+    with audit.acting(RULE, "rule"), immediate(db, study.study_id):
         if load_study(db, study.study_id).recorded.stopped:
             return False
         study_store.update_study(db, study.study_id, settings=stored_settings(study, stopped=stopped))

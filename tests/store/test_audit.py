@@ -79,3 +79,19 @@ def test_a_page_records_the_signed_in_researcher(tmp_path, monkeypatch):
     # the wrong password is nobody's yet; the right one signs in "a researcher" at this address
     assert [r["actor"].split(" at ")[0] for r in trail] == ["unknown name", "researcher", "researcher"]
     assert trail[-1]["study_id"] == "made-on-page"
+
+
+def test_the_stopping_rule_acts_for_its_stop_alone(db, db_path):
+    """A stop recorded inside someone's action (a rater's Submit, the demo's pilot) is the rule's; what the
+    thread does after it is again whoever acted before (it was left as the rule's: the demo's later studies
+    showed as created by "the study's stopping rule")."""
+    from fairval.annotate.material.studies import load_study
+    from fairval.annotate.rating.submit import RULE, record_stop
+
+    run(db_path, "study", "create", "p", "--task", "harmful_stereotype")
+    audit.acting_as("a researcher", "page")
+    assert record_stop(db, load_study(db, "p"), {"at": 1_700_000_000.0, "reason": "test", "ci": [0.0, 1.0]})
+    assert audit.actor() == ("a researcher", "page")
+    audit.record(db, "study.create", "q", task="x")
+    whose = {r["action"]: (r["actor"], r["via"]) for r in audit.entries(db)}
+    assert whose["study.stop"] == (RULE, "rule") and whose["study.create"] == ("a researcher", "page")
