@@ -4,6 +4,7 @@ completion, paused, closed, declined, and screened out with Prolific's code) and
 answer card's shadow root included (axe-core walks open shadow roots), at desktop and phone sizes."""
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from fairval.annotate.material.demo import ensure_demo
 from fairval.annotate.material.importers import import_items
@@ -62,8 +63,13 @@ def test_every_rater_screen(server, browser, size):
     bot.background(page, "Gender", "female")
     bot.background(page, "Race / ethnicity", "Asian")
     page.get_by_text("Prefer not to say").last.click()
+    # the form sends only what it shows chosen: a click lost on a busy phone page says so here, not as a missing Start
+    expect(page.get_by_role("checkbox", name="Prefer not to say")).to_be_checked()
+    expect(page.get_by_role("radiogroup", name="Gender").get_by_role("radio", name="Female")).to_be_checked()
     page.get_by_role("button", name="Continue").click()
-    page.get_by_role("button", name="Start").wait_for(timeout=20_000)
+    # the Submit's rerun stores consent's answers and serves the start: under CI's two browser processes and
+    # axe's scans on two cores it has taken more than 20 s
+    page.get_by_role("button", name="Start").wait_for(timeout=60_000)
     found["instructions"] = violations(page)
     bot.start(page)
     wait_text(page, "Practice 1 of 1")
