@@ -388,11 +388,7 @@ def _v25_study_versions(db: Connection) -> None:
     # Drawn, not counted: a study made again under the same name, or another database, never meets an old one.
     db.ddl("ALTER TABLE studies ADD COLUMN version BIGINT NOT NULL DEFAULT 0")
     for (study_id,) in db.execute("SELECT study_id FROM studies").fetchall():
-        db.execute("UPDATE studies SET version = ? WHERE study_id = ?", [new_version(), study_id])
-
-
-def new_version() -> int:
-    return secrets.randbits(62)
+        db.execute("UPDATE studies SET version = ? WHERE study_id = ?", [secrets.randbits(62), study_id])
 
 
 MIGRATIONS = [_v1_initial, _v2_judge_calls, _v3_item_loads, _v4_rater_flow, _v5_payments, _v6_judge_only,

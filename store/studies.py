@@ -2,12 +2,17 @@
 from __future__ import annotations
 
 import json
+import secrets
 import time
 
 from fairval.errors import StoreError
 from fairval.store import running
 from fairval.store.engine import Connection, Row, immediate
-from fairval.store.schema import new_version
+
+
+def new_version() -> int:
+    """A study's version, drawn anew with every change to its row (store/schema.py _v25_study_versions)."""
+    return secrets.randbits(62)
 
 
 def insert_study(db: Connection, study_id: str, task: str, settings: Row, *, status: str = "paused") -> None:
