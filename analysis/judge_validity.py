@@ -184,11 +184,14 @@ def mean_with_interval(scores: pd.Series, n_boot: int, seed: int,
                        bounds: tuple[float, float] = (-1.0, 1.0)) -> Measure:
     """A mean over items (H, scores in `bounds`) with a percentile bootstrap over items from SMALL_N items
     on (when every item has the same score, no_spread_interval: a bootstrap would give zero width);
-    below SMALL_N, betting_interval, as the bootstrap covers far less than 95% there."""
+    below SMALL_N, betting_interval, as the bootstrap covers far less than 95% there; from one item none,
+    with its reason (Why.ONE_RATED_PAIR)."""
     values = scores.dropna().to_numpy(float)
     if not len(values):
         return estimate(None, reason=because(Why.NOTHING_SCORED))
-    if n_boot <= 0 or len(values) < 2:
+    if len(values) == 1:            # a 95% interval from one value in bounds is all of bounds: none, and why
+        return estimate(values.mean(), None, 1, because(Why.ONE_RATED_PAIR))
+    if n_boot <= 0:
         return estimate(values.mean(), None, len(values))
     if len(values) < SMALL_N:
         return estimate(values.mean(), betting_interval(values, bounds), len(values))

@@ -23,7 +23,7 @@ from fairval.annotate.outputs.judge_table import (
     validity_row,
     with_ci,
 )
-from fairval.annotate.results.blocks import Judge
+from fairval.annotate.results.blocks import Estimate, Judge
 from fairval.annotate.results.numbers import calibration_items, rate_of
 from fairval.ui.common import inert, show_table
 from fairval.ui.study_picker import data_for, numbers_for, study_header
@@ -51,15 +51,14 @@ def render() -> None:
     show_table(agreement_table(list(lmra.by_model.items()) if lmra.by_model else [(model, chosen)]))
     label = rate_of(numbers)[1]
     rate = (chosen.rate if lmra.by_model else main) or main             # this judge's H numbers
-    difference = rate.difference
+    gap = rate.difference or Estimate()          # humans − LMRA, or nothing to show
     # what a reader needs, in sentences; the other checks and how each number is made, in the expander
     st.markdown(inert(ceiling_sentence(chosen)))
-    st.markdown(inert(f"{label}: humans {with_ci(main.human, main.human_ci)} over "
+    st.markdown(inert(f"{label}: humans {with_ci(main.human, main.human_ci, main.human_reason)} over "
                       f"{formats.count(main.n_items_human, 'pair')}; LMRA "
                       f"{with_ci(rate.lmra, rate.lmra_ci)} over "
                       f"{formats.count(rate.n_items_lmra, 'pair')}; humans − LMRA "
-                      f"{with_ci(difference and difference.value, difference and difference.ci)} on the pairs "
-                      "both scored."))
+                      f"{with_ci(gap.value, gap.ci, gap.reason)} on the pairs both scored."))
     with st.expander("More checks, and how these numbers are made"):
         st.caption("One row a judge: r is Pearson's correlation of the judge's score with people's mean "
                    "score per pair, with its 95% interval and p; Spearman and CCC (Lin's "

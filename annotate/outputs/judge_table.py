@@ -22,8 +22,16 @@ from fairval.annotate.results.blocks import (
 )
 
 
-def with_ci(value, ci) -> str:
-    return formats.ratio(value) if not ci else f"{formats.ratio(value)} {formats.interval(ci)}"
+def with_ci(value, ci, reason=None) -> str:
+    """A number with its interval, or with the reason it has none (when it has one)."""
+    if not ci:
+        return formats.ratio(value) + (f" ({reason})" if reason and value is not None else "")
+    return f"{formats.ratio(value)} {formats.interval(ci)}"
+
+
+def interval_cell(ci, reason=None) -> str:
+    """A table's interval cell: the interval, or why there is none."""
+    return formats.interval(ci) if ci or not reason else str(reason)
 
 
 def calibration_cells(c: Judge) -> dict:

@@ -162,13 +162,15 @@ def rate_sentences(data, rate, cite) -> list[str]:
            + ("; it is estimated from people's ratings, and the judge's scores only narrow its interval." if harm
               else ".")]
     unequal = data.study.design.kind in ("adaptive", "active", "stratified")
+    # over one rated pair there is no interval: the sentence says why, not "(bootstrap over pairs)"
+    over = (f"{rate.n_items_human} pairs (bootstrap over pairs)" if rate.human_reason is None else
+            f"{rate.n_items_human} pair{'' if rate.n_items_human == 1 else 's'}, with no interval ({rate.human_reason})")
     if rate.human is not None and unequal:
         out.append(f"The rated pairs' own mean of people's scores was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
-                   f"{rate.n_items_human} pairs (bootstrap over pairs); it is not an estimate of {name} here, since "
-                   "pairs went to people with unequal chances.")
+                   f"{over}; it is not an estimate of {name} here, since pairs went to people with unequal chances.")
     elif rate.human is not None:
         out.append(f"From people's ratings alone, {name} was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
-                   f"{rate.n_items_human} rated pairs (bootstrap over pairs).")
+                   f"{over.replace(' pair', ' rated pair', 1)}.")
     ppi = rate.ppi
     if ppi is not None and ppi.value is not None:
         words, keys = ESTIMATORS.get(data.study.design.kind, PPI)

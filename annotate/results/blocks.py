@@ -141,6 +141,7 @@ class Rate(Block):
     human: float | None = None
     n_items_human: int | None = None
     human_ci: Interval | None = None
+    human_reason: Reason | None = None           # why people's mean has no interval (one rated pair)
     lmra: float | None = None
     n_items_lmra: int | None = None
     lmra_ci: Interval | None = None

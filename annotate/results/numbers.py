@@ -277,8 +277,10 @@ def pair_numbers(data: StudyData, *, n_boot: int = BOOTSTRAP_DRAWS, seed: int = 
     human_rate = harm_rate(human)
     # the per-item mean as plain numbers, their n beside them; each block's keys are gathered in the order
     # `analyze --json` prints them, its values typed
-    out: dict = {"human": human_rate.value, "n_items_human": human_rate.n_items,
-                 "human_ci": mean_with_interval(human, n_boot, seed).ci, "lmra": None, "n_items_lmra": 0}
+    people = mean_with_interval(human, n_boot, seed)
+    out: dict = {"human": human_rate.value, "n_items_human": human_rate.n_items, "human_ci": people.ci,
+                 **({"human_reason": people.reason} if people.value is not None and people.reason else {}),
+                 "lmra": None, "n_items_lmra": 0}
     if data.lmra.empty:
         return Rate.of(**out), None
     models = sorted(data.lmra["model"].unique())
