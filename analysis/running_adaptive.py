@@ -8,6 +8,8 @@ annotate.adaptive.estimate gives the full analysis; the ends are the same number
 bit, the asymptotic ones to rounding)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -88,6 +90,17 @@ def trusted_pairs(kept: npt.ArrayLike, *, start: int = ASYMPTOTIC_FROM) -> npt.N
     pair, once BURN_IN of them were kept (and complete: the decided prefix keeps only complete kept pairs)."""
     kept = np.asarray(kept, bool)
     return (np.arange(1, len(kept) + 1) >= start) & (np.cumsum(kept) >= BURN_IN)
+
+
+def trusted_from(kept: npt.ArrayLike, share: float, *, start: int = ASYMPTOTIC_FROM) -> int:
+    """The decided pair from which trusted_pairs holds: the first where it holds already; else where it would
+    if each pair decided from now on is kept with chance `share` (the design's expected share, budget / pairs).
+    What a projection of the interval's width must wait for (analysis.projection)."""
+    kept = np.asarray(kept, bool)
+    trusted = trusted_pairs(kept, start=start)
+    if trusted.any():
+        return int(np.argmax(trusted)) + 1
+    return max(start, len(kept) + math.ceil((BURN_IN - int(kept.sum())) / share))
 
 
 def _trusted(state: State) -> bool:

@@ -30,7 +30,6 @@ from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import digamma
 
 from fairval.analysis.interval import Interval
 from fairval.analysis.reasons import Why, because
@@ -305,58 +304,6 @@ def running_asymptotic(x: Floats, *, planned: int, alpha: float = ALPHA, start: 
         low, high = np.maximum.accumulate(low), np.minimum.accumulate(high)
     low[: start - 1], high[: start - 1] = np.nan, np.nan
     return low, high
-
-
-def _eb_width(sd: float, n: int, *, planned: int | None, alpha: float) -> float:
-    """The full width, on the unit scale, that the empirical-Bernstein sequence with the betting sequence's
-    bets (WSR Theorem 2) would have after n observations whose spread stays sd: the betting sequence is
-    at least about as narrow."""
-    var = max(sd, 1e-3) ** 2
-    t = np.arange(1, n + 1)
-    scale = np.full(n, float(planned)) if planned else t * np.log1p(t)
-    lam = np.minimum(np.sqrt(2 * math.log(2 / alpha) / (var * scale)), BET_CAP)
-    spend = var * (-np.log1p(-lam) - lam)               # v_i ψ_E(λ_i) with v_i = 4σ²
-    return float(2 * (math.log(2 / alpha) + spend.sum()) / lam.sum())
-
-
-def _finite_weight(n: int, population: int) -> float:
-    """W_n = Σ_{i≤n} N / (N − i + 1) = N (H_N − H_{N−n}): the without-replacement centre's weight."""
-    return float(population * (digamma(population + 1) - digamma(population - n + 1)))
-
-
-def projected_width(sd: float, n: int, *, planned: int | None = None, alpha: float = ALPHA,
-                    population: int | None = None) -> float:
-    """The full width, on the unit scale, that anytime_interval would have after n observations whose
-    spread (on the unit scale) stays sd: the empirical-Bernstein projection of the betting sequence below
-    ASYMPTOTIC_FROM, the asymptotic sequence's 2 σ n m_n / W_n from there (W_n = n, or the
-    without-replacement weight for a sample of a set of `population`)."""
-    if n < ASYMPTOTIC_FROM:
-        width = _eb_width(sd, max(n, 1), planned=planned, alpha=alpha)
-        if population is not None and n >= population:      # every pair drawn: only means within 1/N survive
-            width = min(width, 1 / population + 2 / (GRID - 1))
-        return width
-    weight = n if population is None else _finite_weight(min(n, population), population)
-    margin = float(mixture_margin(n, max(sd, 1e-3) ** 2, planned=planned or n, alpha=alpha))
-    return 2 * n * margin / weight
-
-
-def observations_needed(sd: float, target_width: float, *, now: int, planned: int | None = None,
-                        alpha: float = ALPHA, limit: int = 1_000_000, population: int | None = None) -> int | None:
-    """The number of observations at which projected_width falls to target_width (both on the unit
-    scale); None when it would take more than `limit` (or than the set holds)."""
-    if population is not None:
-        limit = min(limit, population)
-    def width(n: int) -> float:
-        return projected_width(sd, n, planned=planned, alpha=alpha, population=population)
-    if width(limit) > target_width:
-        return None
-    low, high = max(now, 1), limit
-    if width(low) <= target_width:
-        return low
-    while high - low > 1:                   # the projected width falls as n grows
-        mid = (low + high) // 2
-        low, high = (mid, high) if width(mid) > target_width else (low, mid)
-    return high
 
 
 def anytime_running(x: Floats, *, lower: float, upper: float, planned: int, alpha: float = ALPHA,

@@ -16,9 +16,17 @@ import pandas as pd
 from fairval.analysis.active import adaptive_terms, envelope_reach, lowest_chance
 from fairval.analysis.guarantees import guarantee
 from fairval.analysis.ppi import bounded_interval, classical_mean, validity
+from fairval.analysis.projection import observations_needed
 from fairval.analysis.reasons import Why, because
-from fairval.analysis.running_adaptive import BURN_IN_WORDS, INTERSECT, tame_intersection, tame_least, trusted_pairs
-from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
+from fairval.analysis.running_adaptive import (
+    BURN_IN_WORDS,
+    INTERSECT,
+    tame_intersection,
+    tame_least,
+    trusted_from,
+    trusted_pairs,
+)
+from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, split_alpha
 from fairval.analysis.shapes import AdaptiveTerms
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 from fairval.annotate.results.judge import directed_share
@@ -179,8 +187,12 @@ def _anytime(found: AdaptiveTerms, least: np.ndarray, centre: float, sample: dic
     if target_width is not None:
         span = 2 * reach
         sd = float(terms.std(ddof=1)) / span if len(terms) > 1 else 0.5
-        needed = observations_needed(sd, target_width / span, now=len(terms), planned=planned, alpha=split_alpha())
         share = sample["budget"] / pairs                    # the expected share of decided pairs kept
+        # projected as the interval is computed (issue 53): the betting part alone, bets sized for ASYMPTOTIC_FROM,
+        # until the burn-in is expected to end, within the asymptotic part from there; each with half of alpha
+        needed = observations_needed(sd, target_width / span, now=len(terms), planned=planned, alpha=split_alpha(),
+                                     asymptotic_from=trusted_from(kept, share), bets_for=ASYMPTOTIC_FROM,
+                                     betting_throughout=True)
         more = None if needed is None else math.ceil((needed - len(terms)) * share)
         out.update(target_width=target_width, more_pairs=more,
                    more_judgments=None if more is None else more * raters_per_item)

@@ -13,8 +13,9 @@ from fairval.analysis.alt_test import alt_test
 from fairval.analysis.calibration import human_scores
 from fairval.analysis.guarantees import guarantee
 from fairval.analysis.ppi import classical_mean, ppi_mean
+from fairval.analysis.projection import observations_needed
 from fairval.analysis.reasons import Why, because
-from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, observations_needed, split_alpha
+from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, split_alpha
 from fairval.annotate.material.design import Design
 from fairval.annotate.results import escalation
 from fairval.annotate.results.blocks import AltTest, Anytime, Estimate, HumanCeiling, Judge, Order, OrderDisagreement, Ppi, Rate
@@ -230,7 +231,8 @@ def _anytime(terms: np.ndarray, bounds: tuple[float, float], valid_range: tuple[
         span = bounds[1] - bounds[0]
         sd = float(np.std(terms, ddof=1)) / span if n > 1 else 0.5
         needed = observations_needed(sd, target_width / span, now=n, planned=planned, population=population,
-                                     alpha=alpha if start is None else split_alpha(alpha))
+                                     alpha=alpha if start is None else split_alpha(alpha),
+                                     asymptotic_from=start, bets_for=start)
         if needed is not None and available is not None and needed > available:
             needed = None                   # the study has no more pairs to rate: out of reach at this spread
         out["target_width"] = target_width

@@ -15,7 +15,8 @@ from fairval.analysis.active import (
     judge_uncertainty,
     ppi_terms,
 )
-from fairval.analysis.sequential import confidence_sequence, observations_needed, projected_width, running_sets
+from fairval.analysis.projection import observations_needed, projected_width
+from fairval.analysis.sequential import confidence_sequence, running_sets
 
 
 @pytest.mark.parametrize("budget, floor", [(50, 0.5), (300, 0.2), (10, 1.0), (999, 0.5)])
