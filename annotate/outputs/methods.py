@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.outputs.files import atomic_output
@@ -162,9 +163,12 @@ def rate_sentences(data, rate, cite) -> list[str]:
            + ("; it is estimated from people's ratings, and the judge's scores only narrow its interval." if harm
               else ".")]
     unequal = data.study.design.kind in ("adaptive", "active", "stratified")
-    # over one rated pair there is no interval: the sentence says why, not "(bootstrap over pairs)"
-    over = (f"{rate.n_items_human} pairs (bootstrap over pairs)" if rate.human_reason is None else
-            f"{rate.n_items_human} pair{'' if rate.n_items_human == 1 else 's'}, with no interval ({rate.human_reason})")
+    # the interval's name as analysis.judge_validity.mean_with_interval makes it: over one rated pair there is
+    # none (the sentence says why), below SMALL_N pairs it is the betting interval, from there the bootstrap's
+    n = rate.n_items_human or 0
+    over = (f"{n} pair, with no interval ({rate.human_reason})" if rate.human_reason is not None else
+            f"{n} pairs (bootstrap over pairs)" if n >= SMALL_N else
+            f"{n} pairs (a betting interval, valid at any number of pairs)")
     if rate.human is not None and unequal:
         out.append(f"The rated pairs' own mean of people's scores was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
                    f"{over}; it is not an estimate of {name} here, since pairs went to people with unequal chances.")

@@ -3,7 +3,8 @@ shows it says why (issue 53): `analyze --json` (`harm.human_reason` beside the n
 report's table, the methods paragraph and the Calibration page. From one value in [−1, 1] a valid 95%
 interval is all of [−1, 1] (a betting interval from one value keeps every mean: checked here); before,
 `human_ci` was null with no word of why, and the paragraph said "(bootstrap over pairs)" of no interval.
-With two or three rated pairs the interval is there and no reason is given."""
+With two or three rated pairs the interval is there (the betting interval, as the methods paragraph now
+names it: it said "bootstrap over pairs" below 30 rated pairs too) and no reason is given."""
 from __future__ import annotations
 
 import json
@@ -70,6 +71,10 @@ def test_people_s_mean_says_why_it_has_no_interval_at_one_rated_pair(db_path, tm
     low, high = harm["human_ci"]
     assert -1 <= low < harm["human"] < high <= 1 and "human_reason" not in harm
     assert f"[{low:.3f}, {high:.3f}]" in humans and REASON not in humans and REASON not in methods
+    # below 30 rated pairs the interval is the betting one (analysis.judge_validity.SMALL_N), not a bootstrap
+    assert harm["human_ci"] == pytest.approx(list(betting_interval(np.array(scores), (-1.0, 1.0))), abs=1e-12)
+    assert (f"From people's ratings alone, H was {harm['human']:.3f} (95% CI {low:.2f} to {high:.2f}) over {rated} "
+            "rated pairs (a betting interval, valid at any number of pairs)." in methods), methods
 
 
 def test_the_calibration_page_says_why_people_s_mean_has_no_interval(db_path, tmp_path, monkeypatch):
