@@ -100,6 +100,7 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.serving_order import serving_order_sentence
+    from fairval.annotate.rating.session_length import session_length
     from fairval.annotate.results.progress import active_words, judgment_words, study_progress
     from fairval.store import audit
 
@@ -134,9 +135,8 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {serving_order_sentence(db, study)}")
-    fills = fill_plan.sentence(name)
-    if fills:
-        click.echo(f"  {fills}")
+    for line in session_length(db, study).lines(name, fill_plan.sentence(name)):
+        click.echo(f"  {line}")
     guarantee = stopping.guarantee_sentence(db, study)
     if guarantee:
         click.echo(f"  {guarantee}")
