@@ -44,10 +44,6 @@ class SessionLength:
     most_per_name: int = 0       # a name study: the most items that show one name
 
     @property
-    def total(self) -> int:
-        return self.items + self.checks + self.practice
-
-    @property
     def long(self) -> bool:
         return self.items + self.checks > LONG_SESSION
 
@@ -73,8 +69,6 @@ class SessionLength:
         raters = math.ceil(self.raters_per_item * self.regular / SUGGESTED_CAP)
         cap = (f"`fairval study set {study_name} max_items_per_rater={SUGGESTED_CAP}` shares them out: "
                f"{raters:,} raters then give each item its {self.raters_per_item} rating(s)")
-        if self.cap is not None and self.cap <= SUGGESTED_CAP:
-            cap = "a smaller max_items_per_rater shares them out over more raters"
         if self.long:
             out.append(f"that is long: {self.items + self.checks:,} items is more than {LONG_SESSION}, beyond any rater's "
                        f"load in the seed papers' human studies (at most 135). {cap[0].upper()}{cap[1:]}.")
@@ -82,9 +76,8 @@ class SessionLength:
             out.append(f"one rater may be shown the same name up to {self.name_repeats} times: the {self.regular:,} "
                        f"items show {self.names:,} names (up to {self.most_per_name} items each), and a name study "
                        "shows only the name. Import each name once (whats-in-a-name's templates_and_names.json "
-                       f"imports as one item per name){'' if self.long else ', or ' + cap}.")
+                       "imports as one item per name).")
         return out
-
 
     def lines(self, study_name: str, fills: str | None = None) -> list[str]:
         """`plan` and `study show`: the fills' plan (a study of templates), one rater's load, the warnings."""
