@@ -278,27 +278,70 @@ def run(folder: Path, quick: bool = False) -> list[str]:
     return lines
 
 
+USAGE = ("usage: python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql] "
+         "[--window 60]")
+HELP = ("Issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py): the participants (default 100 "
+        "250 500) arrive over --window seconds, for each number of --workers and each database backend.")
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _whole(word: str, what: str) -> int:
+    """A count of at least 1, or one line naming the word that is not one (no traceback)."""
+    if not word.isdigit() or int(word) < 1:
+        raise SystemExit(f"bench.launch table: {word!r} is not {what} (a whole number of at least 1); {USAGE}")
+    return int(word)
+
+
+def parse(argv: list[str]) -> dict | None:
+    """`table`'s words: {counts, workers, backends, window}, or None for --help."""
+    from bench import arrivals
+
+    if "--help" in argv or "-h" in argv:
+        return None
+    if not argv or argv[0] != "table":
+        raise SystemExit(f"bench.launch: {'no command' if not argv else repr(argv[0]) + ' is not a command'}; {USAGE}")
+    options = {"--workers": "1,2", "--backends": ",".join(BACKENDS), "--window": str(arrivals.WINDOW)}
+    counts = []
+    rest = iter(argv[1:])
+    for word in rest:
+        if word in options:
+            value = next(rest, None)
+            if value is None or value.startswith("--"):
+                raise SystemExit(f"bench.launch table: {word} needs a value; {USAGE}")
+            options[word] = value
+        elif word.startswith("-"):
+            raise SystemExit(f"bench.launch table: {word!r} is not an option; {USAGE}")
+        else:
+            counts.append(_whole(word, "a number of participants"))
+    workers = tuple(_whole(w, "a number of workers") for w in options["--workers"].split(","))
+    backends = tuple(options["--backends"].split(","))
+    unknown = [b for b in backends if b not in BACKENDS]
+    if unknown:
+        raise SystemExit(f"bench.launch table: {unknown[0]!r} is not a backend (choose from {', '.join(BACKENDS)}); "
+                         f"{USAGE}")
+    try:
+        window = float(options["--window"])
+    except ValueError:
+        window = -1.0
+    if not window > 0 or window == float("inf"):
+        raise SystemExit(f"bench.launch table: {options['--window']!r} is not a window in seconds (a number above "
+                         f"0); {USAGE}")
+    return {"counts": tuple(counts) or (100, 250, 500), "workers": workers, "backends": backends, "window": window}
+
+
 def main(argv: list[str]) -> None:
-    """`python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql]
-    [--window 60]`: issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py)."""
+    """`python -m bench.launch table …`: issue 58's table (HELP)."""
     import tempfile
 
     from bench import arrivals
 
-    if not argv or argv[0] != "table":
-        raise SystemExit(main.__doc__)
-    counts, options = [], {"--workers": "1,2", "--backends": "sqlite,postgresql", "--window": str(arrivals.WINDOW)}
-    rest = iter(argv[1:])
-    for word in rest:
-        if word in options:
-            options[word] = next(rest)
-        else:
-            counts.append(int(word))
-    arrivals.WINDOW = float(options["--window"])
+    chosen = parse(argv)
+    if chosen is None:
+        print(f"{USAGE}\n\n{HELP}")
+        return
+    arrivals.WINDOW = chosen["window"]
     with tempfile.TemporaryDirectory() as tmp:
-        lines = arrivals.run(Path(tmp), tuple(counts or (100, 250, 500)),
-                             tuple(int(w) for w in options["--workers"].split(",")),
-                             tuple(options["--backends"].split(",")), arrivals.WINDOW)
+        lines = arrivals.run(Path(tmp), chosen["counts"], chosen["workers"], chosen["backends"], chosen["window"])
     print("\n".join(lines))
 
 

@@ -11,6 +11,7 @@ from fairval.annotate.material.pairs import scored_question
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs import formats
 from fairval.annotate.rating.fills import study_fill_plan
+from fairval.annotate.rating.session_length import session_length
 from fairval.errors import StudyError
 from fairval.ui.common import get_db, inert, show_table
 
@@ -28,12 +29,20 @@ def _from_assumptions(rho: float, alpha: float, sd: float, harm: float) -> Study
     return plan_from_assumptions(Assumptions(rho, alpha, sd, harm))
 
 
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
 def render(study_id: str, db_path: str) -> None:
     st.subheader("Plan the crowd study")
     study = load_study(get_db(), study_id)
     fills = study_fill_plan(get_db(), study).sentence(study_id)
     if fills:
         st.info(inert(fills[0].upper() + fills[1:] + "."))
+    length = session_length(get_db(), study)          # every study: what one rater is in for
+    st.info(inert(_sentence(length.sentence()) + "."))
+    for warning in length.warnings(study_id):
+        st.warning(inert(_sentence(warning)))
     if scored_question(study.task) is None:
         st.info(f"Study {study_id!r} is {study.task.name}: the planner needs a pair study with a judge.")
         return

@@ -9,6 +9,7 @@ from fairval.annotate.material.gold_checks import checks_sentence
 from fairval.annotate.material.studies import load_study
 from fairval.annotate.outputs import charts, formats
 from fairval.annotate.outputs.judge_table import anytime_sentence
+from fairval.annotate.results.progress import active_words, judgment_words
 from fairval.annotate.results.result import Names, StudyNumbers
 from fairval.ui.common import get_db, show_table
 from fairval.ui.study_picker import data_for, numbers_for, progress_for, study_header
@@ -108,16 +109,26 @@ def _pay(study_id: str) -> None:
 
 
 def _progress(p: dict) -> None:
-    cols = st.columns(4)
-    cols[0].metric("Items complete", f"{p['items_complete']} / {p['n_items']}")
-    cols[1].metric("Judgments", f"{p['judgments']} / {p['judgments_needed']}")
-    cols[2].metric("Active raters", p["active_raters"])
-    cols[3].metric("Median seconds", "–" if p["median_seconds"] is None else f"{p['median_seconds']:.1f}")
+    # the words of `study show` and `analyze` (annotate/results/progress.py), each label's help saying what it counts
+    cols = st.columns(5)
+    cols[0].metric("Items complete", f"{p['items_complete']} / {p['n_items']}",
+                   help="Items with all the raters the study asks for each.")
+    cols[1].metric("Judgments", f"{p['judgments']} / {p['judgments_needed']}",
+                   help=f"A judgment is one rater's answers to one item ({p['questions']} question(s) here): "
+                        f"{judgment_words(p['judgments'], p['ratings'])}, as `fairval analyze` counts them. Needed: "
+                        "each item times the raters it asks for.")
+    cols[2].metric("Raters", p["raters"], help="Raters who answered at least one item, as `fairval analyze` counts them.")
+    cols[3].metric(f"Active, last {p['active_minutes']:g} min", p["active_raters"],
+                   help=f"{active_words(p)[0].upper()}{active_words(p)[1:]}: served an item or answered one within the "
+                        "study's timeout, so still at work or just finished.")
+    cols[4].metric("Median seconds", "–" if p["median_seconds"] is None else f"{p['median_seconds']:.1f}",
+                   help="Median time a rater took over one item.")
     if p["judgments_by_group"]:
         st.caption(f"Judgments by rater {p['group_attribute']}:")
         show_table(pd.DataFrame({p["group_attribute"]: list(p["judgments_by_group"]),     # groups as typed
                                  "judgments": list(p["judgments_by_group"].values())}))
-    st.caption(f"Study status: {p['status']} · flagged raters: {len(p['flagged_raters'])}")
+    st.caption(f"Study status: {p['status']} · {judgment_words(p['judgments'], p['ratings'])} · flagged raters: "
+               f"{len(p['flagged_raters'])}")
     checks = checks_sentence(p["gold_items"], p["gold_rate"], p["checks_met"])
     if checks:
         (st.warning if p["gold_rate"] <= 0 else st.caption)(checks[0].upper() + checks[1:] + ".")

@@ -109,6 +109,7 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
     from fairval.annotate.material.pairs import scored_question
     from fairval.annotate.material.studies import load_study
     from fairval.annotate.rating.fills import study_fill_plan
+    from fairval.annotate.rating.session_length import session_length
 
     assuming = assume_rho is not None or assume_alpha is not None
     if assuming == (study_name is not None):
@@ -119,12 +120,16 @@ def plan(ctx, study_name, target, statistic, model, assume_rho, assume_alpha, as
     if study_name is not None:
         fill_plan = study_fill_plan(_db(ctx), study_name)
         fills = fill_plan.sentence(study_name)
-        if fills and scored_question(load_study(_db(ctx), study_name).task) is None:
-            # a study of templates: the raters the rule needs are its plan
-            click.echo(json.dumps({"raters_needed": fill_plan.raters, "fills": fills}) if as_json else fills)
+        length = session_length(_db(ctx), study_name)
+        pairs = scored_question(load_study(_db(ctx), study_name).task) is not None
+        if not pairs and (fills or target is None):
+            # a study without a judge's pairs: its plan is the raters the rule needs and one rater's load (a
+            # width asked of a study with neither goes on to say in one line that it needs a pair study)
+            click.echo(json.dumps({"raters_needed": fill_plan.raters, "fills": fills, **length.to_dict(study_name)})
+                       if as_json else "\n".join(length.lines(study_name, fills)))
             return
-        if fills and not as_json:
-            click.echo(fills)
+        if pairs and not as_json and target is not None:
+            click.echo("\n".join(length.lines(study_name, fills)))
     if target is None:
         raise click.UsageError("Missing option '--target-ci-width'.")
     pay = Pay(pay_per_judgment, pay_per_rater, fee, judgments_per_rater)

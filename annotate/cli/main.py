@@ -113,13 +113,17 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
     from fairval.annotate.results import numbers as results
+    from fairval.annotate.results.progress import judgment_words, judgments
+
+    data = results.load_study_data(_db(ctx), study_name, exclude_flagged=exclude_flagged)
     result = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
-                                   model=model)
+                                   model=model, data=data)
     if as_json:
         click.echo(formats.json_text(result.to_dict()))         # the JSON edge: the one plain form
         return
+    # the words of `study show` and the Results page: a judgment is a rater's answers to one item
     click.echo(f"{result.study} ({result.task}): {formats.count(result.n_items, 'item')}, "
-               f"{formats.count(result.n_raters, 'rater')}, {formats.count(result.n_ratings, 'rating')}")
+               f"{formats.count(result.n_raters, 'rater')}, {judgment_words(len(judgments(data.ratings)), result.n_ratings)}")
     for qid, q in result.questions.items():
         line = f"  {qid}: n={q.n} alpha({q.level})={formats.ratio(q.alpha)}"
         if q.alpha_ci:

@@ -100,7 +100,8 @@ def study_show(ctx, name, as_json):
     from fairval.annotate.outputs.report import settings_text
     from fairval.annotate.rating.fills import study_fill_plan
     from fairval.annotate.rating.serving_order import serving_order_sentence
-    from fairval.annotate.results.progress import study_progress
+    from fairval.annotate.rating.session_length import session_length
+    from fairval.annotate.results.progress import active_words, judgment_words, study_progress
     from fairval.store import audit
 
     db = _db(ctx)
@@ -114,8 +115,12 @@ def study_show(ctx, name, as_json):
                                "raters_needed": fill_plan.raters, "fills": fill_plan.sentence(name)}))
         return
     click.echo(f"{name} ({study.task.name}), {study.status}")
+    # the words of `analyze` and the Results page (annotate/results/progress.py)
     click.echo(f"  items complete {progress['items_complete']} / {progress['n_items']}, judgments "
-               f"{progress['judgments']} / {progress['judgments_needed']}, active raters {progress['active_raters']}")
+               f"{progress['judgments']} / {progress['judgments_needed']}, raters {progress['raters']}, "
+               f"{active_words(progress)} {progress['active_raters']}")
+    click.echo(f"  {judgment_words(progress['judgments'], progress['ratings'])}; a judgment is one rater's "
+               "answers to one item")
     if progress["items_reserved"]:
         minutes = -(-progress["first_free_in_seconds"] // 60)
         click.echo(f"  items reserved {progress['items_reserved']} (served to a rater and not answered yet: each is "
@@ -130,9 +135,8 @@ def study_show(ctx, name, as_json):
         click.echo(f"  flagged {rater}: {'; '.join(flags)}")
     click.echo(f"  link: {prolific_link_query(name)}")
     click.echo(f"  {serving_order_sentence(db, study)}")
-    fills = fill_plan.sentence(name)
-    if fills:
-        click.echo(f"  {fills}")
+    for line in session_length(db, study).lines(name, fill_plan.sentence(name)):
+        click.echo(f"  {line}")
     guarantee = stopping.guarantee_sentence(db, study)
     if guarantee:
         click.echo(f"  {guarantee}")

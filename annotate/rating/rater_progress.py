@@ -56,11 +56,11 @@ def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | 
     regular_total = max(regular_total, regular)
     gold_total = gold + int(held_gold)
     unseen = loads.unseen_gold(db, study.study_id, rater_id)
-    return Progress(regular + gold, regular_total + gold_total + _checks_to_come(regular + held_regular, gold_total,
-                                                                               regular_total, unseen, s))
+    return Progress(regular + gold, regular_total + gold_total + checks_to_come(regular + held_regular, gold_total,
+                                                                              regular_total, unseen, s))
 
 
-def _checks_to_come(regular: int, gold: int, regular_total: int, checks: int, s: StudySettings) -> int:
+def checks_to_come(regular: int, gold: int, regular_total: int, checks: int, s: StudySettings) -> int:
     """How many of `checks` (gold items the rater has not been served) serving will put among the rater's
     remaining regular items, from `regular` and `gold` served so far: serving's own rule, step by step."""
     served = 0

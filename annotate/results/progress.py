@@ -1,4 +1,9 @@
-"""A study's progress for the researcher: items complete, ratings by group, activity, speed, flags."""
+"""A study's progress for the researcher: items complete, ratings by group, activity, speed, flags.
+
+The counts' words, the same on the Results page, in `study show` and in `analyze`: a rater answered at least one
+item; a judgment is one rater's answers to one item (all its questions); a rating is one answer to one question,
+so a judgment of a two-question item holds two ratings; a rater is active who was served an item or answered
+one within the study's timeout (30 minutes unless set)."""
 from __future__ import annotations
 
 import time
@@ -14,7 +19,7 @@ def study_progress(db: Connection, study_id: str, *, data: StudyData | None = No
     s = data.study.settings
     now = time.time() if now is None else now
     regular = data.regular_items
-    judged = data.ratings.drop_duplicates(["item_id", "rater_id"])
+    judged = judgments(data.ratings)
     complete = complete_items(judged, s.raters_per_item)
     attribute = s.balance_by or "gender"
     by_group = _judgments_by_group(judged, attribute, asked=attribute in s.asks())
@@ -25,9 +30,13 @@ def study_progress(db: Connection, study_id: str, *, data: StudyData | None = No
         "items_complete": int(regular["item_id"].isin(complete).sum()),
         "judgments": len(judged),
         "judgments_needed": len(regular) * s.raters_per_item,
+        "raters": int(judged["rater_id"].nunique()),
+        "ratings": len(data.ratings),
+        "questions": len(data.study.task.questions),
         "judgments_by_group": by_group,
         "group_attribute": attribute,
         "active_raters": ledger.active_raters(db, data.study.study_id, now - s.timeout_seconds),
+        "active_minutes": s.timeout_seconds / 60,        # what "active" looks back over
         # served and not answered yet: held for their rater (a tab left open too) until the timeout
         "items_reserved": reserved,
         "first_free_in_seconds": None if first is None else max(0.0, first + s.timeout_seconds - now),
@@ -38,6 +47,25 @@ def study_progress(db: Connection, study_id: str, *, data: StudyData | None = No
         "gold_items": real_gold(data.items), "gold_rate": s.gold_rate,
         "checks_met": checks_met(data),
     }
+
+
+def judgments(ratings):
+    """One row per judgment (a rater's answers to an item) of rating rows (one per question answered)."""
+    return ratings.drop_duplicates(["item_id", "rater_id"])
+
+
+def judgment_words(judgments: int, ratings: int) -> str:
+    """"16 judgments (32 ratings, one per question answered)": in `analyze`, `study show` and on Results."""
+    return f"{_count(judgments, 'judgment')} ({_count(ratings, 'rating')}, one per question answered)"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun if n == 1 else noun + 's'}"      # outputs.formats.count's words (results sits below it)
+
+
+def active_words(progress: dict) -> str:
+    """What "active" counts: "raters active in the last 30 min"."""
+    return f"raters active in the last {progress['active_minutes']:g} min"
 
 
 def checks_met(data: StudyData) -> dict[str, int]:
