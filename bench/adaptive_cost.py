@@ -42,7 +42,7 @@ HELD_OUT = [("sureness from Beta(3, 3), unrelated", lambda r, n: beta_sureness(r
             ("sureness from Beta(0.7, 2), unrelated", lambda r, n: beta_sureness(r, n, 0.7, 2), 3000, 1000),
             ("sure and right on 70%", lambda r, n: sure_and_right(r, n, 0.7), 800, 400),
             ("sure and right on 90%", lambda r, n: sure_and_right(r, n, 0.9), 2500, 1000)]
-# A third set (issue 53, 2026-11-28 12:10 UTC): two worlds written after every setting of the design was fixed and
+# A third set (issue 53, 2026-11-28): two worlds written after every setting of the design was fixed and
 # before they were first run (bench/unseen_worlds.py says their parameters), seeds from 9100, run once (`--fresh`)
 FRESH_SEED0 = 9100
 FRESH = [("graded sureness, sure and right on 80%", graded_sure_and_right, 1500, 600),

@@ -55,7 +55,7 @@ def sure_and_right(rng: np.random.Generator, pairs: int, share: float) -> dict:
     return _world(f"sure and right on {share:.0%}", rng, truth, score, target)
 
 
-# Two more worlds (issue 53, 2026-11-28 12:10 UTC), written before they were ever run, never used to tune anything,
+# Two more worlds (issue 53, 2026-11-28), written before they were ever run, never used to tune anything,
 # run once on seeds 9100–9159 (bench/adaptive_cost.py FRESH, `--fresh`). Their parameters are fixed here:
 # - "graded sureness, sure and right on 80%" (1,500 pairs, budget 600): 80% clear pairs whose off-C mass among
 #   people is 0.02 + 0.08 Beta(1, 3), split A/B by a Beta(2, 2) share; the rest a flat Dirichlet(1, 1, 1). The
