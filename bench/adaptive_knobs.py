@@ -81,7 +81,8 @@ def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tu
 def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, planned: Callable | None = None,
              guard: float = 0.01, burn: int = 30, prior: float = 0.7, tame: float | None = 0.7, span: float = TYPICAL_SPAN,
              floors: tuple[float, ...] = LIVE_FLOORS, ever: bool = False, z: float | None = None,
-             every: int = FLOOR_EVERY, betting_alpha: float | None = None) -> tuple[int, bool, float]:
+             every: int = FLOOR_EVERY, betting_alpha: float | None = None,
+             betting_planned: bool = False) -> tuple[int, bool, float]:
     """(judgments to the stop, H held there, share of decisions leaning on the judge); ever: H held at every
     look to the last pair in place of at the stop."""
     n = len(y)
@@ -120,7 +121,7 @@ def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, p
     found = adaptive_terms(yy, f, chance, kept, m, least)
     lower, upper = envelope(m, budget, n)
     plan = planned_pairs(budget, n, TARGET) if planned is None else int(planned(n, budget))
-    with _alpha_split(betting_alpha):
+    with _alpha_split(betting_alpha), _bets_for(plan if betting_planned else None):
         low, high = anytime_running(found.terms, lower=lower, upper=upper, planned=plan,
                                     steps=(found.lows, found.highs), means=(-1.0, 1.0), typical_span=span,
                                     intersect=False, trusted=running_adaptive.trusted_pairs(kept))
@@ -156,6 +157,24 @@ def _alpha_split(betting: float | None):
         sequential.stepwise_interval, sequential.running_asymptotic = old
 
 
+@contextmanager
+def _bets_for(planned: int | None):
+    """anytime_running with its betting part's bets sized for `planned` decided pairs (not ASYMPTOTIC_FROM's 30);
+    None: as the app sizes them. Fixed before the first pair, so the bets stay predictable and the part exact."""
+    if planned is None:
+        yield
+        return
+    old = sequential.stepwise_interval
+
+    def bets(*args, **kwargs):
+        return old(*args, **{**kwargs, "planned": planned})
+    sequential.stepwise_interval = bets
+    try:
+        yield
+    finally:
+        sequential.stepwise_interval = old
+
+
 KNOBS: dict[str, dict] = {
     "app": {},
     "tuned to every pair": {"planned": lambda n, b: n},
@@ -177,6 +196,7 @@ KNOBS: dict[str, dict] = {
     "evidence z 0": {"z": 0.0},
     "betting alpha 0.01": {"betting_alpha": 0.01},
     "betting alpha 0.005": {"betting_alpha": 0.005},
+    "bets for the expected stop": {"betting_planned": True},
     "τ fixed at 0.1": {"prior": 0.1, "burn": 1 << 30},
     "τ fixed at 0.3": {"prior": 0.3, "burn": 1 << 30},
     "τ fixed at 0.5": {"prior": 0.5, "burn": 1 << 30},

@@ -53,3 +53,42 @@ def sure_and_right(rng: np.random.Generator, pairs: int, share: float) -> dict:
     score = np.where(clear, rng.uniform(-0.05, 0.05, pairs), truth[:, 0] - truth[:, 1] + rng.normal(0, 0.3, pairs))
     target = np.where(clear, 0.03 + 0.1 * rng.beta(2, 2, pairs), 0.45 + 0.45 * rng.beta(2, 2, pairs))
     return _world(f"sure and right on {share:.0%}", rng, truth, score, target)
+
+
+# Two more worlds (issue 53, 2026-11-28), written before they were ever run, never used to tune anything,
+# run once on seeds 9100–9159 (bench/adaptive_cost.py FRESH, `--fresh`). Their parameters are fixed here:
+# - "graded sureness, sure and right on 80%" (1,500 pairs, budget 600): 80% clear pairs whose off-C mass among
+#   people is 0.02 + 0.08 Beta(1, 3), split A/B by a Beta(2, 2) share; the rest a flat Dirichlet(1, 1, 1). The
+#   judge's score is people's mean with noise 0.03 on the clear pairs and 0.35 on the rest; its uncertainty is
+#   not drawn per block (as sure_and_right's is) but graded: the pair's expected squared error against one
+#   rater (people's variance plus the judge's noise variance) times a log-normal factor exp(N(0, 0.5)), clipped
+#   to 0.01–0.95: sure where it is right, more or less so pair by pair.
+# - "errors of two sizes, sureness from Beta(1, 1), unrelated" (1,200 pairs, budget 500): 60% clear pairs with
+#   off-C mass 0.02 + 0.08 Beta(1, 3) leaning A (a Beta(3, 2) share), the rest Dirichlet(2, 1, 1.5); the judge's
+#   score is people's mean with noise 0.15 on a random half of the pairs and 0.45 on the other half, and its
+#   uncertainty 0.1 + 0.85 Beta(1, 1) drawn apart from everything: the error varies, the sureness says nothing.
+
+def _graded_clear(rng: np.random.Generator, pairs: int, lean: tuple[float, float]) -> np.ndarray:
+    """Clear pairs' answer distributions: off-C mass 0.02 + 0.08 Beta(1, 3), its A share Beta(*lean)."""
+    off, share = 0.02 + 0.08 * rng.beta(1, 3, pairs), rng.beta(*lean, pairs)
+    return np.stack([off * share, off * (1 - share), 1 - off], axis=1)
+
+
+def graded_sure_and_right(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.8
+    truth = np.where(clear[:, None], _graded_clear(rng, pairs, (2, 2)), rng.dirichlet([1.0, 1.0, 1.0], pairs))
+    mu = truth[:, 0] - truth[:, 1]
+    noise = np.where(clear, 0.03, 0.35)
+    score = mu + rng.normal(0, 1, pairs) * noise
+    spread = truth[:, 0] + truth[:, 1] - mu ** 2 + noise ** 2              # E(one rater − judge)²
+    target = np.clip(spread * np.exp(rng.normal(0, 0.5, pairs)), 0.01, 0.95)
+    return _world("graded sureness, sure and right on 80%", rng, truth, score, target)
+
+
+def two_error_sizes(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.6
+    truth = np.where(clear[:, None], _graded_clear(rng, pairs, (3, 2)), rng.dirichlet([2.0, 1.0, 1.5], pairs))
+    noise = np.where(rng.random(pairs) < 0.5, 0.15, 0.45)
+    score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * noise
+    return _world("errors of two sizes, sureness from Beta(1, 1), unrelated", rng, truth, score,
+                  0.1 + 0.85 * rng.beta(1, 1, pairs))
