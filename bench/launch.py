@@ -280,7 +280,9 @@ def run(folder: Path, quick: bool = False) -> list[str]:
 
 def main(argv: list[str]) -> None:
     """`python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql]
-    [--window 60]`: issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py)."""
+    [--window 60] [--whole-page]`: issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py).
+    --whole-page: every press reruns the whole page, as the table's figures before stop 65 were measured (a
+    browser names the fragment the pressed widget was drawn in)."""
     import tempfile
 
     from bench import arrivals
@@ -290,7 +292,9 @@ def main(argv: list[str]) -> None:
     counts, options = [], {"--workers": "1,2", "--backends": "sqlite,postgresql", "--window": str(arrivals.WINDOW)}
     rest = iter(argv[1:])
     for word in rest:
-        if word in options:
+        if word == "--whole-page":
+            arrivals.WHOLE_PAGE = True
+        elif word in options:
             options[word] = next(rest)
         else:
             counts.append(int(word))
