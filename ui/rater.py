@@ -315,8 +315,8 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
             return
         no_items(db, study, rater_id)
         return
+    answered, total = _progress(db, study, rater_id, served)
     served = _as_shown(study, served)
-    answered, total = _progress(db, study, rater_id)
     t = _t(study)
     done = t("{done} of {total} done", done=answered, total=total)
     st.progress(min(1.0, answered / max(total, 1)), text=done)
@@ -331,11 +331,11 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
                 language=_language(study), rerun="fragment")
 
 
-def _progress(db, study: LoadedStudy, rater_id: str) -> tuple[int, int]:
+def _progress(db, study: LoadedStudy, rater_id: str, shown: session.Served) -> tuple[int, int]:
     """Done, and the total as this rater has been told it: a total never shrinks under a rater (others
     taking the items left can end their session early, at "5 of 8 done"; it never reads "3 of 4" after
-    "3 of 8")."""
-    progress = rater_progress.progress(db, study, rater_id)
+    "3 of 8"). `shown`: the item just served, which the progress counts without reading it again."""
+    progress = rater_progress.progress(db, study, rater_id, shown=shown)
     key = f"rater-total:{study.study_id}:{rater_id}"
     total = max(progress.expected, st.session_state.get(key, 0))
     st.session_state[key] = total

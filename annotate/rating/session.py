@@ -31,6 +31,7 @@ from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
+from fairval.store.loads import LoadRules
 
 Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
                "practice", "item", "done", "no_items"]
@@ -174,19 +175,25 @@ def serve_next_item(db: Connection, study: LoadedStudy, rater_id: str, *,
         return _serve_within(db, load_study(db, study.study_id), rater_id, now)
 
 
-def serve_within(db: Connection, study_id: str, rater_id: str, now: float) -> Served | None:
+def serve_within(db: Connection, study_id: str, rater_id: str, now: float, *,
+                 synced: LoadRules | None = None) -> Served | None:
     """Inside a write transaction that locked the study: the rater's next item (their open slot, else a new one)
     while the study is open, else None. The study's row is read once, for its status and its settings; no
-    savepoint and no read before the lock, as serve_next_item needs from outside a transaction."""
+    savepoint and no read before the lock, as serve_next_item needs from outside a transaction. `synced`: the
+    rules this transaction has already brought the item loads up to (record_answer's), not checked again
+    while the study's settings still give them."""
     current = load_study(db, study_id)
-    return _serve_within(db, current, rater_id, now) if current.status == "open" else None
+    return _serve_within(db, current, rater_id, now, synced) if current.status == "open" else None
 
 
-def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float) -> Served | None:
+def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
+                  synced: LoadRules | None = None) -> Served | None:
     """serve_next_item's work, inside a write transaction the caller holds (settings read in it)."""
     s = study.settings
     since = now - s.timeout_seconds
-    rules = ready_loads(db, study, now)
+    rules = s.load_rules()
+    if synced is None or synced.key != rules.key:
+        rules = ready_loads(db, study, now)
     loads.reclaim(db, study.study_id, since, rules)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)
     if held is not None:

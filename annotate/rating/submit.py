@@ -36,7 +36,9 @@ def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answ
         new = session.record_answer(db, study, rater_id, item_id, answers, comment=comment, now=now)
         stopped, check = _checked(db, study, item_id, now) if new else (None, False)
         if not check:                   # stopped or paused (read again: the rule may have paused it): nothing new
-            session.serve_within(db, study.study_id, rater_id, now)
+            # record_answer brought the item loads up to the rules of `study`: under the lock nothing but an
+            # import changes them, so they are not read again unless the settings read now give other rules
+            session.serve_within(db, study.study_id, rater_id, now, synced=study.settings.load_rules())
     return Submitted(new, stopped, check)
 
 
