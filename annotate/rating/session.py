@@ -31,6 +31,7 @@ from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
+from fairval.store.engine import joined
 from fairval.store.loads import LoadRules
 
 Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
@@ -322,7 +323,8 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     comment = clean_comment(comment, asked=study.task.comment)
-    with immediate(db, study.study_id):
+    # inside a Submit's transaction without a savepoint: a refused answer ends that transaction as well
+    with joined(db, study.study_id):
         if study_status(db, study.study_id) == "closed":
             raise StudyClosed("the study closed before this answer arrived")
         rules = ready_loads(db, study, now)

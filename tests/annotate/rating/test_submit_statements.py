@@ -10,6 +10,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study, load_study
 from fairval.annotate.rating import rater_progress, session
 from fairval.annotate.rating.submit import submit
+from fairval.errors import AnswerError
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -49,9 +50,10 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     first = session.serve_next_item(db, study, "r1", now=1000.0)
     done, sent = statements_of(db, lambda: submit(db, study, "r1", first.item_id, ANSWER, now=1010.0))
     assert done.new and done.stopped is None and not done.check
-    # savepoints: record_answer's and its ratings'; none for a rule the study does not have, nor for the next item
-    # (served inside the Submit's transaction, the study's row read once for its status and settings)
-    assert sum(s.startswith("SAVEPOINT") for s in sent) == 2, sent
+    # no savepoint: none for the answer or its ratings (a refused answer ends the Submit's transaction, which
+    # nothing goes on from), none for a rule the study does not have, nor for the next item (served inside the
+    # Submit's transaction, the study's row read once for its status and settings)
+    assert not any(s.startswith("SAVEPOINT") for s in sent), sent
     # the study's row is not read whole: its status under the lock (a closed study takes no answer), and its
     # version for the study parsed before (the store draws a new one with every change to the row)
     assert not any(s.startswith("SELECT * FROM studies") for s in sent), sent
@@ -79,6 +81,15 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     again, _ = statements_of(db, lambda: submit(db, study, "r1", first.item_id, ANSWER, now=1012.0))
     assert not again.new
     assert db.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = 'r1'") == 2
+    # without savepoints a refused answer still leaves nothing half-written: an item never served to the rater is
+    # refused after its answer was validated, the transaction ends whole, and the handle goes on
+    other = next(f"t{i}" for i in range(4) if f"t{i}" not in (first.item_id, held.item_id))
+    with pytest.raises(AnswerError, match="never served"):
+        submit(db, study, "r1", other, ANSWER, now=1013.0)
+    assert not db.in_transaction
+    assert db.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = 'r1'") == 2
+    assert submit(db, study, "r1", held.item_id, ANSWER, now=1014.0).new
+    assert db.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = 'r1'") == 4
 
 
 def test_the_progress_counts_the_item_just_served_without_reading_it_again(db, tmp_path):
@@ -99,8 +110,9 @@ def test_the_progress_counts_the_item_just_served_without_reading_it_again(db, t
         shown = session.serve_next_item(db, study, "r1", now=1000.0 + k)
         if shown is None:
             break
-        read = rater_progress.progress(db, study, "r1", now=1000.5 + k)
-        given, sent = statements_of(db, lambda: rater_progress.progress(db, study, "r1", now=1000.5 + k, shown=shown))
+        read = rater_progress.progress(db, study, "r1", now=1000.5 + k)      # its slot sought, its item read
+        given, sent = statements_of(db, lambda at=1000.5 + k, shown=shown: rater_progress.progress(
+            db, study, "r1", now=at, shown=shown))
         assert given == read, (k, shown.item_id)
         assert not any(s.startswith("SELECT * FROM items WHERE") for s in sent), sent
         assert not any("answered_at IS NULL AND served_at >=" in s for s in sent), sent
