@@ -241,11 +241,9 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                s.flip_probability)
+    # an insert: a slot it could not keep raises there, so the slot is not read back (issue 58)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
-    slot = ledger.get_assignment(db, study.study_id, rater_id, item_id)
-    if slot is None:                            # written just above, in this transaction
-        raise StudyError(f"the slot of item {item_id!r} for rater {rater_id!r} was not kept")
-    return _served(db, study, slot)
+    return _served(db, study, {"item_id": item_id, "flipped": int(flipped), "served_at": now})
 
 
 def may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:

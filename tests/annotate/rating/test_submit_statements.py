@@ -62,6 +62,9 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     # the rater's row, read once in the whole Submit (its language, while the answer is recorded); a study that
     # balances no groups does not read it again to serve the next item
     assert sum(s == "SELECT * FROM raters WHERE study_id = ? AND rater_id = ?" for s in sent) == 1, sent
+    # the answered slot read once; the slot it holds next is written, not read back
+    assert sum(s == "SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND item_id = ?"
+               for s in sent) == 1, sent
     # the next item's seeks (an item others started, one nobody holds, an attention check): one statement
     assert sum("FROM item_loads l WHERE" in s for s in sent) == 1, sent
     # PostgreSQL: the study's row locked once, as the transaction begins (its savepoints hold that lock)
@@ -77,7 +80,7 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     assert [(r["item_id"], r["question"], r["value"]) for r in stored] == [
         (first.item_id, "quality", "4"), (first.item_id, "yes_positive", "5")]
     held = session.serve_next_item(db, study, "r1", now=1011.0)
-    assert held is not None and held.item_id != first.item_id
+    assert held is not None and held.item_id != first.item_id and held.served_at == 1010.0
     again, _ = statements_of(db, lambda: submit(db, study, "r1", first.item_id, ANSWER, now=1012.0))
     assert not again.new
     assert db.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = 'r1'") == 2
