@@ -183,7 +183,12 @@ def serve_within(db: Connection, study_id: str, rater_id: str, now: float, *,
     savepoint and no read before the lock, as serve_next_item needs from outside a transaction. `synced`: the
     rules this transaction has already brought the item loads up to (record_answer's), not checked again
     while the study's settings still give them."""
-    current = load_study(db, study_id)
+    return serve_current(db, load_study(db, study_id), rater_id, now, synced=synced)
+
+
+def serve_current(db: Connection, current: LoadedStudy, rater_id: str, now: float, *,
+                  synced: LoadRules | None = None) -> Served | None:
+    """serve_within for the study as read inside that transaction (`current`)."""
     return _serve_within(db, current, rater_id, now, synced) if current.status == "open" else None
 
 

@@ -7,10 +7,11 @@ held."""
 import pytest
 
 from fairval.annotate.material.importers import import_items
-from fairval.annotate.material.studies import create_study, load_study
+from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import rater_progress, session
 from fairval.annotate.rating.submit import submit
 from fairval.errors import AnswerError
+from fairval.store import open_db
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -136,3 +137,30 @@ def test_a_few_rows_go_in_one_insert_and_a_clash_is_kept_as_stored(db):
         ("a", "first", None), ("b", "b", "y"), ("c", "c", "z")]
     if db.dialect == "postgresql":
         assert len(sent) == 1, sent
+
+
+def test_a_submit_gives_the_page_the_study_and_the_next_item_as_its_transaction_left_them(db, tmp_path):
+    """The page drawn after a Submit in the same run reads neither the study's version nor the rater's next item
+    again (issue 58): the Submit hands over the study as read under its lock, after any change made before it
+    (another handle pauses the study: the Submit's own read says paused, and nothing new is held), and the slot
+    it held, as serving would give it back."""
+    study = create_study(db, "tq", "template_quality", raters_per_item=2, seed=3)
+    import_items(db, "tq", write_jsonl(tmp_path / "tq.jsonl", [{"id": f"t{i}", "filled_template": f"Question {i}?"}
+                                                                 for i in range(4)]))
+    for step in (lambda: session.arrive(db, "tq", "r1", source="link"), lambda: session.give_consent(db, "tq", "r1", True),
+                 lambda: session.finish_instructions(db, "tq", "r1")):
+        step()
+    first = session.serve_next_item(db, study, "r1", now=1000.0)
+    done = submit(db, study, "r1", first.item_id, ANSWER, now=1010.0)
+    assert done.study is not None and done.study.status == "open" and done.served is not None
+    again = session.serve_next_item(db, study, "r1", now=1011.0)
+    assert (done.served.item_id, done.served.served_at, done.served.flipped, done.served.data) == (
+        again.item_id, again.served_at, again.flipped, again.data)
+    other = open_db(db.path)                   # the researcher, elsewhere, pauses the study
+    try:
+        configure_study(other, "tq", status="paused")
+    finally:
+        other.close()
+    paused = submit(db, study, "r1", again.item_id, ANSWER, now=1020.0)
+    assert paused.new and paused.study is not None and paused.study.status == "paused" and paused.served is None
+    assert session.next_step(db, paused.study, "r1", loaded_now=True) == "paused"
