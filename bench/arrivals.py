@@ -29,6 +29,8 @@ from bench.workers import _button, _card, _stored, _study, _submit
 ITEMS = 10
 WINDOW = 60.0
 GIVE_UP = 900.0            # a participant still not through after this long is counted as not finished
+WHOLE_PAGE = False         # True: every press reruns the whole page (what this bench sent before; a browser names
+                           # the fragment a widget was drawn in, and Streamlit reruns that fragment alone)
 IN_LINE = "You are in line"
 ERRORS = ("cannot store", "Something went wrong")
 
@@ -77,6 +79,11 @@ async def _settle(tab: Tab, page: list, who: Participant, until: float) -> list:
     return page
 
 
+def _fragment(tab: Tab, element) -> str:
+    """The fragment a browser names when the element is pressed: the one that drew it."""
+    return "" if WHOLE_PAGE else tab.fragment_of.get(element.id, "")
+
+
 async def participant(url: str, study: str, name: str, who: Participant, source: str | None = None) -> None:
     arrived = time.monotonic()
     until = arrived + GIVE_UP
@@ -87,12 +94,12 @@ async def participant(url: str, study: str, name: str, who: Participant, source:
             button = _button(page, key)
             if button is None:
                 raise RuntimeError(f"{name}: no {key!r} button; the page says {_texts(page)}")
-            page = await _settle(tab, await tab.rerun([button]), who, until)
+            page = await _settle(tab, await tab.rerun([button], _fragment(tab, button)), who, until)
         while (card := _card(page)) is not None and time.monotonic() < until:
             if who.first_item is None:
                 who.first_item = time.monotonic() - arrived
             sent = time.monotonic()
-            page = await _settle(tab, await tab.rerun([_submit(card)]), who, until)
+            page = await _settle(tab, await tab.rerun([_submit(card)], _fragment(tab, card)), who, until)
             following = _card(page)
             if following is not None and json.loads(following.json)["item"] == json.loads(card.json)["item"]:
                 continue                                   # not taken (a pending answer): Submit again

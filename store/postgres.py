@@ -18,7 +18,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -37,6 +37,7 @@ PROBE_AFTER = 1                       # an empty pool this long: is the server t
 RECONNECT_SECONDS = 5                 # the pool's own retries of a lost connection end after this, so that its
                                       # backoff (1, 2, 4 … s) never holds a Submit long after the server is back:
                                       # the next checkout grows the pool at once
+FEW_ROWS = 20                         # an insert of up to this many rows goes as one statement
 POOL_SIZE = 8                         # connections per process (and URL); `fairval serve` sizes it to the runs
                                       # a worker lets through at once (FAIRVAL_POOL_SIZE)
 
@@ -225,6 +226,8 @@ class PostgresConnection(Connection):
         rows = list(rows)
         if not rows:
             return 0
+        if len(rows) == 1:      # psycopg's executemany enters pipeline mode: for one row a costlier exchange than
+            return self.execute(sql, rows[0]).rowcount      # the statement itself (py-spy, issue 58)
         sql = translate(sql)
 
         def run(conn: psycopg.Connection) -> int:
@@ -232,6 +235,18 @@ class PostgresConnection(Connection):
                 cursor.executemany(sql, rows)
                 return cursor.rowcount
         return self._run(run)
+
+    def insert(self, table: str, rows: Iterable[Mapping[str, Any]], *, ignore: bool = False,
+               upsert_on: Sequence[str] | None = None) -> int:
+        """A few rows without an upsert (a Submit's answers, one per question) in one statement, one round trip;
+        an upsert or many rows as the base class sends them (a multi-row upsert may not touch one key twice)."""
+        rows = list(rows)
+        if upsert_on or not 1 < len(rows) <= FEW_ROWS:
+            return super().insert(table, rows, ignore=ignore, upsert_on=upsert_on)
+        columns = list(rows[0])
+        values = ", ".join("(" + ", ".join(f":{c}_{k}" for c in columns) + ")" for k in range(len(rows)))
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}" + (" ON CONFLICT DO NOTHING" if ignore else "")
+        return self.execute(sql, {f"{c}_{k}": row[c] for k, row in enumerate(rows) for c in columns}).rowcount
 
     def ddl(self, sql: str) -> None:
         self.execute(ddl(sql))

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from fairval.store.engine import Connection, Row, immediate
+from fairval.store.engine import Connection, Row, joined
 
 ANALYSIS_COLUMNS = ["item_id", "rater_id", "question", "value", "canonical", "flipped", "comment", "seconds",
                     "language"]
@@ -18,9 +18,10 @@ STORED_ORDER = ["item_id", "rater_id", "question", "value", "canonical", "flippe
 def insert_ratings(db: Connection, study_id: str, rows: Iterable[Row]) -> int:
     """Insert rating rows; one already stored for the same item/rater/question is kept unchanged.
 
-    Returns how many rows were new.
+    Returns how many rows were new. Inside the caller's transaction (an answer, an import) without a savepoint:
+    neither goes on when it fails.
     """
-    with immediate(db, study_id):
+    with joined(db, study_id):
         return db.insert("ratings", [{"study_id": study_id, **r} for r in rows], ignore=True)
 
 

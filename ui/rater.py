@@ -30,7 +30,17 @@ from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import LANGUAGES, N_, direction, translator
 from fairval.ui.page_language import page_language
 from fairval.ui.rater_ends import closed, declined, finished, no_items, paused, rater_language, study_words, title
-from fairval.ui.rater_submit import ANSWER_WAITS, LANGUAGE, NOT_KEPT, NOTICE, PENDING, SAVED, record_submit, retry_pending
+from fairval.ui.rater_submit import (
+    ANSWER_WAITS,
+    LANGUAGE,
+    NOT_KEPT,
+    NOTICE,
+    PENDING,
+    SAVED,
+    record_submit,
+    retry_pending,
+    this_run_submit,
+)
 
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
 LANG_PARAM = "lang"             # the language picked on the consent screen, kept in the link until consent
@@ -77,6 +87,7 @@ def _page_language(study: LoadedStudy, t) -> None:
 
 def run() -> None:
     no_uploads_here()                        # a rater's page never takes a file
+    this_run_submit("", "")                  # a whole page reads the study afresh (a Submit kept by this run dropped)
     st.set_page_config(page_title="fairval", layout="centered")
     st.html(_style())
     try:
@@ -148,12 +159,14 @@ def _flow(study_id: str, rater_id: str) -> None:
     part of the page. What the rest did once per browser session (the link's checks, the rater's row, the
     page's language and style) is neither run nor sent again; each run reads the study and the rater's step
     afresh, so a researcher's change (a pause, a setting) reaches the rater's next screen."""
+    submitted = this_run_submit(study_id, rater_id)     # this run's Submit: the study and next item it left
     try:
         with admission.gate().turn():   # a fragment's own rerun (a press, a Submit) waits its turn too
             db = get_db()
             retry_pending(study_id, rater_id)   # first: an answer it stores may stop (pause) the study
             try:
-                study = load_study(db, study_id)
+                # the study as this run's Submit read it under its lock, else read now (its version, issue 58)
+                study = submitted.study if submitted is not None and submitted.study else load_study(db, study_id)
             except StudyError:
                 st.rerun(scope="app")           # the study is gone: the whole page says so
             _notice()
@@ -162,13 +175,19 @@ def _flow(study_id: str, rater_id: str) -> None:
             if pressed is not None:     # the button this step drew was pressed: acted on, the next step drawn
                 pressed(db, study, rater_id)
                 step = session.next_step(db, study, rater_id)
-            STEPS[step](db, study, rater_id)
+            if step == "item" and pressed is None and submitted is not None and submitted.served is not None:
+                _item(db, study, rater_id, submitted.served)    # the item the Submit held: not sought again
+            else:
+                STEPS[step](db, study, rater_id)
     except unavailable_errors() as e:
         if busy(e) and not st.session_state.get(PENDING):   # kept waiting by a lock or a pool: it waits on
             line.busy(_browser_t())
         else:
             st.warning(_browser_t()(ANSWER_WAITS if st.session_state.get(PENDING) else UNAVAILABLE))
         _try_again_soon()
+    finally:
+        # a Submit the card recorded itself, then asking for a rerun (no callback found), is not taken by that rerun
+        this_run_submit("", "")
 
 
 def _who(db, study: LoadedStudy, params) -> tuple[str | None, str | None]:
@@ -303,8 +322,9 @@ def _practice(db, study: LoadedStudy, rater_id: str) -> None:
         st.rerun()
 
 
-def _item(db, study: LoadedStudy, rater_id: str) -> None:
-    served = session.serve_next_item(db, study, rater_id)
+def _item(db, study: LoadedStudy, rater_id: str, held: session.Served | None = None) -> None:
+    """`held`: the item this run's Submit held for the rater (what serving would give them back now)."""
+    served = held if held is not None else session.serve_next_item(db, study, rater_id)
     if unread_submit(f"card:{served.item_id}" if served is not None else None):
         st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
     if served is None:
@@ -315,8 +335,8 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
             return
         no_items(db, study, rater_id)
         return
+    answered, total = _progress(db, study, rater_id, served)
     served = _as_shown(study, served)
-    answered, total = _progress(db, study, rater_id)
     t = _t(study)
     done = t("{done} of {total} done", done=answered, total=total)
     st.progress(min(1.0, answered / max(total, 1)), text=done)
@@ -331,11 +351,11 @@ def _item(db, study: LoadedStudy, rater_id: str) -> None:
                 language=_language(study), rerun="fragment")
 
 
-def _progress(db, study: LoadedStudy, rater_id: str) -> tuple[int, int]:
+def _progress(db, study: LoadedStudy, rater_id: str, shown: session.Served) -> tuple[int, int]:
     """Done, and the total as this rater has been told it: a total never shrinks under a rater (others
     taking the items left can end their session early, at "5 of 8 done"; it never reads "3 of 4" after
-    "3 of 8")."""
-    progress = rater_progress.progress(db, study, rater_id)
+    "3 of 8"). `shown`: the item just served, which the progress counts without reading it again."""
+    progress = rater_progress.progress(db, study, rater_id, shown=shown)
     key = f"rater-total:{study.study_id}:{rater_id}"
     total = max(progress.expected, st.session_state.get(key, 0))
     st.session_state[key] = total

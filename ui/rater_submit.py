@@ -20,6 +20,7 @@ NOTICE = "rater_notice"          # what the last Submit came to: ("saved" | "ref
 SAVED = "rater_saved"            # "Answer saved", for the next card's status line
 LANGUAGE = "rater_language"      # the rater's language this run, also for the line shown when the database is away
 PENDING = "rater_pending"        # (study, rater, payload): an answer the database could not take yet
+SUBMITTED = "rater_submitted"    # (study, rater, Submitted): this run's Submit, for the rest of this run alone
 NOT_KEPT = N_("This item was already answered in another tab or window; the answer given there is kept, and "
               "this one was not saved.")
 SLOT_TAKEN = N_("Your last answer was not saved: your time for this item ran out and other raters answered it "
@@ -46,6 +47,16 @@ def record_submit(study_id: str, rater_id: str):
     return record
 
 
+def this_run_submit(study_id: str, rater_id: str) -> Submitted | None:
+    """The Submit this run's card callback made, once: callbacks run at the start of a run, and the page's
+    and the steps' code take this at their very start, so what an earlier run left is dropped before it could be
+    taken (issue 58). None after a Submit that leaves a check, and while an answer waits in the session."""
+    kept = st.session_state.pop(SUBMITTED, None)
+    if kept is None or kept[:2] != (study_id, rater_id) or kept[2].study is None or st.session_state.get(PENDING):
+        return None
+    return kept[2]
+
+
 def retry_pending(study_id: str, rater_id: str) -> None:
     """Store the answer the database could not take at its Submit; an unavailable database raises on (the
     page says so in one sentence and comes back here a few seconds later)."""
@@ -65,6 +76,9 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
         submitted = submit(db, study, rater_id, item, answers, comment=comment)
+        # the study and the next item as the Submit's transaction left them: the page drawn next in this run
+        # reads neither again (taken, or dropped, at the start of the page's and the steps' code: this_run_submit)
+        st.session_state[SUBMITTED] = (study_id, rater_id, submitted)
         if submitted.new or session.answer_is_stored(db, study, rater_id, item, answers, comment):
             st.session_state[NOTICE] = ("saved", t("Answer saved"))
             if submitted.stopped or submitted.check:

@@ -9,7 +9,7 @@ from fairval.annotate.material.studies import LoadedStudy
 from fairval.annotate.material.study_settings import StudySettings
 from fairval.annotate.rating.assignment import gold_due, last_template, reachable
 from fairval.annotate.rating.fills import fills_left, rater_share
-from fairval.annotate.rating.session import may_run_short, rater_group, study_item
+from fairval.annotate.rating.session import Served, may_run_short, rater_group, study_item
 from fairval.store import Connection, immediate, loads
 from fairval.store import assignments as ledger
 from fairval.store import items as item_store
@@ -21,11 +21,13 @@ class Progress:
     expected: int          # items this rater can expect in all (a cap, or what is left for them)
 
 
-def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None) -> Progress:
+def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None,
+             shown: Served | None = None) -> Progress:
     """Done so far, and what the rater can expect in all: every item they answer, the attention checks
     included (a count that skipped them would tell which item is the check): done, the item on screen,
     what is still open to them now (capped per rater) and the checks the gold rate will put among those.
-    It can shrink as others take items; it never promises more."""
+    It can shrink as others take items; it never promises more. `shown`: the item serving has just given the
+    rater (their open slot), so it is not sought and read again."""
     now = time.time() if now is None else now
     s = study.settings
     since = now - s.timeout_seconds
@@ -34,10 +36,14 @@ def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | 
         with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
     regular, gold = ledger.answered_count(db, study.study_id, rater_id)
-    held = ledger.open_assignment(db, study.study_id, rater_id, since)
-    held_gold = held is not None and study_item(db, study, held["item_id"])["gold"] is not None
+    if shown is not None:
+        holds, held_gold = True, shown.gold
+    else:
+        held = ledger.open_assignment(db, study.study_id, rater_id, since)
+        holds = held is not None
+        held_gold = held is not None and study_item(db, study, held["item_id"])["gold"] is not None
     row_group = rules.row_group(rater_group(db, study, rater_id))
-    held_regular = int(held is not None and not held_gold)
+    held_regular = int(holds and not held_gold)
     span = item_store.template_span(db, study.study_id)
     # fills of one template never two in a row, at most the cap of each: what that leaves
     served = ledger.templates_served(db, study.study_id, rater_id) if span > 1 else []

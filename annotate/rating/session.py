@@ -31,6 +31,8 @@ from fairval.store import assignments as ledger
 from fairval.store import items as item_store
 from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
+from fairval.store.engine import joined
+from fairval.store.loads import LoadRules
 
 Step = Literal["closed", "paused", "consent", "declined", "demographics", "instructions",
                "practice", "item", "done", "no_items"]
@@ -174,19 +176,30 @@ def serve_next_item(db: Connection, study: LoadedStudy, rater_id: str, *,
         return _serve_within(db, load_study(db, study.study_id), rater_id, now)
 
 
-def serve_within(db: Connection, study_id: str, rater_id: str, now: float) -> Served | None:
+def serve_within(db: Connection, study_id: str, rater_id: str, now: float, *,
+                 synced: LoadRules | None = None) -> Served | None:
     """Inside a write transaction that locked the study: the rater's next item (their open slot, else a new one)
     while the study is open, else None. The study's row is read once, for its status and its settings; no
-    savepoint and no read before the lock, as serve_next_item needs from outside a transaction."""
-    current = load_study(db, study_id)
-    return _serve_within(db, current, rater_id, now) if current.status == "open" else None
+    savepoint and no read before the lock, as serve_next_item needs from outside a transaction. `synced`: the
+    rules this transaction has already brought the item loads up to (record_answer's), not checked again
+    while the study's settings still give them."""
+    return serve_current(db, load_study(db, study_id), rater_id, now, synced=synced)
 
 
-def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float) -> Served | None:
+def serve_current(db: Connection, current: LoadedStudy, rater_id: str, now: float, *,
+                  synced: LoadRules | None = None) -> Served | None:
+    """serve_within for the study as read inside that transaction (`current`)."""
+    return _serve_within(db, current, rater_id, now, synced) if current.status == "open" else None
+
+
+def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
+                  synced: LoadRules | None = None) -> Served | None:
     """serve_next_item's work, inside a write transaction the caller holds (settings read in it)."""
     s = study.settings
     since = now - s.timeout_seconds
-    rules = ready_loads(db, study, now)
+    rules = s.load_rules()
+    if synced is None or synced.key != rules.key:
+        rules = ready_loads(db, study, now)
     loads.reclaim(db, study.study_id, since, rules)
     held = ledger.open_assignment(db, study.study_id, rater_id, since)
     if held is not None:
@@ -233,11 +246,9 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float)
         return None
     flipped = study.task.is_pair and draw_flip(s.seed, study.study_id, rater_id, item_id,
                                                s.flip_probability)
+    # an insert: a slot it could not keep raises there, so the slot is not read back (issue 58)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
-    slot = ledger.get_assignment(db, study.study_id, rater_id, item_id)
-    if slot is None:                            # written just above, in this transaction
-        raise StudyError(f"the slot of item {item_id!r} for rater {rater_id!r} was not kept")
-    return _served(db, study, slot)
+    return _served(db, study, {"item_id": item_id, "flipped": int(flipped), "served_at": now})
 
 
 def may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
@@ -315,7 +326,8 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     comment = clean_comment(comment, asked=study.task.comment)
-    with immediate(db, study.study_id):
+    # inside a Submit's transaction without a savepoint: a refused answer ends that transaction as well
+    with joined(db, study.study_id):
         if study_status(db, study.study_id) == "closed":
             raise StudyClosed("the study closed before this answer arrived")
         rules = ready_loads(db, study, now)

@@ -25,6 +25,8 @@ class Submitted:
     new: bool                          # stored now (False: the same Submit again, or another tab's first)
     stopped: dict | None = None        # the study stopped itself on this answer, in its transaction
     check: bool = False                # the rule is still to be checked, after the transaction
+    study: LoadedStudy | None = None   # the study as read under the lock, at the end of the transaction (no check)
+    served: session.Served | None = None   # the rater's next item, held for them in the transaction
 
 
 def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str], *,
@@ -35,9 +37,13 @@ def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answ
     with immediate(db, study.study_id):
         new = session.record_answer(db, study, rater_id, item_id, answers, comment=comment, now=now)
         stopped, check = _checked(db, study, item_id, now) if new else (None, False)
+        current = served = None
         if not check:                   # stopped or paused (read again: the rule may have paused it): nothing new
-            session.serve_within(db, study.study_id, rater_id, now)
-    return Submitted(new, stopped, check)
+            current = load_study(db, study.study_id)
+            # record_answer brought the item loads up to the rules of `study`: under the lock nothing but an
+            # import changes them, so they are not read again unless the settings read now give other rules
+            served = session.serve_current(db, current, rater_id, now, synced=study.settings.load_rules())
+    return Submitted(new, stopped, check, current, served)
 
 
 def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:

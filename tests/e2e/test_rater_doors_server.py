@@ -46,6 +46,8 @@ def _studies(folder: Path) -> Path:
     import_items(db, "commented", _items(folder))
     create_study(db, "whole", "template_quality", raters_per_item=2, seed=1)
     import_items(db, "whole", _items(folder))
+    create_study(db, "pausing", "template_quality", raters_per_item=2, seed=1)
+    import_items(db, "pausing", _items(folder))
     db.close()
     assert CliRunner().invoke(cli, ["--db", str(path), "study", "set", "inhouse", "signed_links=true"]).exit_code == 0
     return path
@@ -148,6 +150,32 @@ def test_a_submit_that_reruns_the_whole_page_is_stored_once_without_an_error(ser
     assert card is not None and json.loads(card.json)["item"] != item
     assert _query(server.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'whole-page' "
                                   "ORDER BY rating_id") == [(item, q, v) for q, v in ANSWER.items()]
+
+
+def test_a_browsers_submit_draws_the_item_it_held_and_a_pause_made_meanwhile_at_once(server):
+    """A browser's Submit reruns the rater's fragment, whose page takes the study and the next item from the
+    Submit's own transaction, not from reads of its own (issue 58): the card drawn is the slot the store holds
+    for the rater; a pause made by another process between two Submits is what the second Submit's page says,
+    and its answer is kept."""
+    async def go():
+        async with connect(server.url) as ws:
+            tab = Tab(ws, query="study=pausing&rater=browser")
+            await _to_first_item(tab)
+            first = json.loads(_card(tab).json)["item"]
+            await _submit(tab, {"item": first, "answers": ANSWER, "comment": None, "nonce": "b1"})
+            second = json.loads(_card(tab).json)["item"]
+            held = _query(server.db_path, "SELECT item_id FROM assignments WHERE study_id = 'pausing' AND "
+                                          "rater_id = 'browser' AND answered_at IS NULL")
+            paused = CliRunner().invoke(cli, ["--db", str(server.db_path), "study", "set", "pausing", "status=paused"])
+            assert paused.exit_code == 0, paused.output
+            await _submit(tab, {"item": second, "answers": ANSWER, "comment": None, "nonce": "b2"})
+            return first, second, held, tab.texts(), _card(tab), _exceptions(tab)
+    first, second, held, said, card, exceptions = asyncio.run(go())
+    assert not exceptions, exceptions
+    assert second != first and held == [(second,)]
+    assert card is None and any("This study is paused" in t for t in said), said
+    assert _query(server.db_path, "SELECT item_id, COUNT(*) FROM ratings WHERE rater_id = 'browser' GROUP BY item_id "
+                                  "ORDER BY item_id") == sorted([(first, 2), (second, 2)])
 
 
 def _db_bytes(path) -> int:
