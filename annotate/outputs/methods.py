@@ -176,10 +176,15 @@ def rate_sentences(data, rate, cite) -> list[str]:
         out.append(f"From people's ratings alone, {name} was {_n(rate.human, 3)}{_ci(rate.human_ci)} over "
                    f"{over.replace(' pair', ' rated pair', 1)}.")
     ppi = rate.ppi
+    stopped = data.study.recorded.stopped
     if ppi is not None and ppi.value is not None:
         words, keys = ESTIMATORS.get(data.study.design.kind, PPI)
+        # a fixed-n interval promises 95% at a number of pairs set in advance; a study that stopped itself
+        # chose its n from the data (issue 53: only the anytime interval holds there)
+        fixed = ("a fixed-n interval, whose 95% is for a number of pairs set in advance, not for the stop this study "
+                 "chose itself" if stopped and stopped.get("ci") else "a fixed-n interval")
         out.append(f"Estimated by {words} {' '.join(cite(k) for k in keys)}, H was {_n(ppi.value, 3)}{_ci(ppi.ci)}, "
-                   "a fixed-n interval; the judge's scores on every pair enter only as a control variate, which removes the "
+                   f"{fixed}; the judge's scores on every pair enter only as a control variate, which removes the "
                    "part of the pairs' spread they predict."
                    .replace("H was", f"{name} was"))
         if data.study.design.kind == "adaptive":
@@ -202,7 +207,6 @@ def rate_sentences(data, rate, cite) -> list[str]:
         out.append(f"{name}'s anytime interval, from people's ratings, was "
                    f"{_ci(cs.ci).strip(' ()').replace('95% CI ', '')} over {cs.n_pairs_complete} complete pairs, by "
                    f"{how}; it holds for {_target(cs.valid)}.")
-    stopped = data.study.recorded.stopped
     if stopped and stopped.get("ci"):
         lo, hi = stopped["ci"]
         out.append(f"The study stopped itself when {name}'s anytime interval was {lo:.2f} to {hi:.2f} (width "

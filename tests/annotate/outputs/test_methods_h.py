@@ -43,6 +43,8 @@ def test_the_adaptive_design_names_its_estimator_states_h_and_its_stop(tmp_path)
     assert "only while those pairs showed its uncertainty going with its error (Kendall's τ" in text   # the guard
     lo, hi = stopped["ci"]
     assert f"The study stopped itself when H's anytime interval was {lo:.2f} to {hi:.2f} (width {hi - lo:.3f})" in text
+    # the fixed-n interval's 95% is for an n set in advance, not for a stop the data chose (issue 53, item 5)
+    assert "a fixed-n interval, whose 95% is for a number of pairs set in advance, not for the stop this study" in text
     cs = harm.ppi.cs
     assert f"H's anytime interval, from people's ratings, was {cs.ci[0]:.2f} to {cs.ci[1]:.2f}" in text
     if cs.method == "asymptotic":
@@ -61,7 +63,29 @@ def test_every_pair_rated_the_paragraph_states_h_and_no_sentence_leans_on_a_miss
     assert cs.ci and f"H's anytime interval, from people's ratings, was {cs.ci[0]:.2f} to {cs.ci[1]:.2f}" in text
     assert f"over {cs.n_pairs_complete} complete pairs" in text and "H as people would answer it" in text
     assert f"From people's ratings alone, H was {harm.human:.3f}" in text
-    assert "stopped itself" not in text
+    assert "stopped itself" not in text and "half of the 5% error" in text
     assert not any(s.startswith("Its ") for s in sentences(text))
     judge = next(s for s in sentences(text) if s.startswith("The LLM judge"))
     assert "interval" not in judge.split("agreed", 1)[1].replace("95% CI", "")    # the judge's sentence has no H
+
+
+def test_a_uniform_sample_names_ppi_and_states_each_guarantee_as_valid_does(tmp_path):
+    """Issue 53's item 5 on a uniform sample (`study sample --n 60` of 120 pairs, no stopping rule): the
+    estimator is PPI++, its interval fixed-n with no claim about a stop; the anytime interval's two parts each
+    spend half of the 5%, and "anytime-valid" never comes before its asymptotic caveat."""
+    db = run_study(tmp_path / "n.sqlite", "uniform --n", 120, 60, 3, target=None)
+    try:
+        text, cites = methods_text(db, STUDY)
+        harm = study_numbers(db, STUDY, n_boot=200).harm
+    finally:
+        db.close()
+    assert harm.ppi.design == "uniform" and "angelopoulos2023" in cites
+    assert f"Estimated by prediction-powered inference (PPI++): people's ratings, with the judge's scores on every pair " \
+           f"as a control variate [angelopoulos2023], H was {harm.ppi.value:.3f}" in text
+    assert "a fixed-n interval;" in text and "stopped itself" not in text and "set in advance" not in text
+    cs = harm.ppi.cs
+    assert cs.method == "asymptotic" and f"until the {cs.asymptotic_from}th pair, then an asymptotic one" in text
+    assert "each with half of the 5% error" in text
+    first = text.index("anytime-valid")
+    assert text[first:].startswith("anytime-valid only asymptotically")
+    assert "H as people would answer it" in text and "over the study's 120 pairs" not in text
