@@ -74,3 +74,21 @@ def test_a_name_study_without_ratings_says_so_on_its_accuracy_lines(run, tmp_pat
     accuracy = [line for line in said.splitlines() if "accuracy:" in line]
     assert [line.split(":")[0].strip() for line in accuracy] == ["race accuracy", "gender accuracy"]
     assert all(line.endswith("– (no ratings)") for line in accuracy), said
+
+
+def test_a_paper_layout_row_without_a_field_is_named_as_the_file_writes_it(db_path, tmp_path):
+    runner = CliRunner()
+    create = ["--db", str(db_path), "study", "create", "pairs", "--task", "harmful_stereotype"]
+    assert runner.invoke(cli, create).exit_code == 0
+    short = {k: v for k, v in PAIRS[1].items() if k != "response_2"}
+    paper = write_jsonl(tmp_path / "paper.jsonl", [PAIRS[0], short])
+    said = runner.invoke(cli, ["--db", str(db_path), "items", "import", "pairs", str(paper)])
+    assert said.exit_code == 1
+    assert said.output.strip() == ("Error: paper.jsonl, line 2, field 'response_2': is required but missing or "
+                                   "empty (fairval's 'response_b')")
+    own = write_jsonl(tmp_path / "own.jsonl", [{"prompt": "p", "response_a": "a", "group_a": "man",
+                                                "group_b": "woman"}])
+    said = runner.invoke(cli, ["--db", str(db_path), "items", "import", "pairs", str(own)])
+    assert said.output.strip() == "Error: own.jsonl, line 1, field 'response_b': is required but missing or empty"
+    shown = runner.invoke(cli, ["--db", str(db_path), "study", "show", "pairs"]).output
+    assert "items complete 0 / 0" in shown                          # all or nothing: no row was written
