@@ -92,3 +92,9 @@ def test_a_paper_layout_row_without_a_field_is_named_as_the_file_writes_it(db_pa
     assert said.output.strip() == "Error: own.jsonl, line 1, field 'response_b': is required but missing or empty"
     shown = runner.invoke(cli, ["--db", str(db_path), "study", "show", "pairs"]).output
     assert "items complete 0 / 0" in shown                          # all or nothing: no row was written
+
+
+def test_compare_says_what_its_columns_are():
+    said = CliRunner().invoke(cli, ["compare", "--help"]).output
+    words = " ".join(said.split())                                  # click wraps the help
+    assert "a (sign agreement) [CI]" in words and "ω (the alternative annotator test's winning rate)" in words
