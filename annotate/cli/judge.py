@@ -23,7 +23,8 @@ from fairval.annotate.results import BOOTSTRAP_DRAWS
 @click.pass_context
 @friendly
 def compare(ctx, studies, models, as_json, out, n_boot, exclude_flagged):
-    """Judges side by side over pair studies, as the paper's Table 1: Pearson's r [CI], a [CI], ω per study."""
+    """Judges side by side over pair studies, as the paper's Table 1, per study: Pearson's r [CI], a (sign
+    agreement) [CI] and ω (the alternative annotator test's winning rate)."""
     from fairval.annotate.judge.compare import compare_judges, comparison_table
 
     chosen = [m.strip() for m in models.split(",") if m.strip()] if models else None

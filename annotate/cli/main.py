@@ -72,7 +72,8 @@ MAP_HELP = ("LABEL=ANSWER: read LABEL as the question's answer ANSWER (repeatabl
             "answer per question joined by +, e.g. black_women=Black+female. See docs/formats.md.")
 
 
-def _import_command(group: click.Group, importer: str, noun: str, help_text: str, labels: bool = False) -> None:
+def _import_command(group: click.Group, importer: str, noun: tuple[str, str], help_text: str,
+                    labels: bool = False) -> None:
     """`fairval <group> import STUDY FILE`: the same shell around each importer, all or nothing."""
     @group.command("import", help=help_text)
     @click.argument("study_name")
@@ -83,7 +84,7 @@ def _import_command(group: click.Group, importer: str, noun: str, help_text: str
         from fairval.annotate.material import importers, vocabulary
         options = {"label_map": vocabulary.parse_map(label_map)} if labels else {}
         result = getattr(importers, importer)(_db(ctx), study_name, file, **options)
-        click.echo(f"imported {result.written} {noun} into {study_name!r}"
+        click.echo(f"imported {result.written} {noun[result.written != 1]} into {study_name!r}"
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
         if result.matched:
             click.echo(result.matched_line())
@@ -93,11 +94,11 @@ def _import_command(group: click.Group, importer: str, noun: str, help_text: str
         click.option("--map", "label_map", multiple=True, metavar="LABEL=ANSWER", help=MAP_HELP)(command)
 
 
-_import_command(items, "import_items", "items",
+_import_command(items, "import_items", ("item", "items"),
                 "Import items from a JSON Lines or CSV FILE into STUDY_NAME, all or nothing.", labels=True)
-_import_command(ratings, "import_ratings", "ratings",
+_import_command(ratings, "import_ratings", ("rating", "ratings"),
                 "Import ratings (item_id, rater_id, question, value[, flipped, seconds, rater_*]).", labels=True)
-_import_command(lmra, "import_lmra", "LMRA scores",
+_import_command(lmra, "import_lmra", ("LMRA score", "LMRA scores"),
                 "Import LMRA scores: item_id, model and score, or p_a,p_b,p_c,q_a,q_b,q_c.")
 
 
@@ -112,7 +113,9 @@ _import_command(lmra, "import_lmra", "LMRA scores",
 @friendly
 def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     """Compute a study's numbers."""
+    from fairval.annotate.outputs.judge_table import with_ci
     from fairval.annotate.results import numbers as results
+    from fairval.annotate.results.numbers import rate_of
     from fairval.annotate.results.progress import judgment_words, judgments
 
     data = results.load_study_data(_db(ctx), study_name, exclude_flagged=exclude_flagged)
@@ -132,10 +135,16 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
             line += f" mean={formats.mean(q.mean)} share 4-5={formats.ratio(q.share_4_or_5)}"
         click.echo(line + (f" ({q.reason})" if q.reason else ""))
     for attr, found in (result.names.by_question if result.names is not None else {}).items():
-        click.echo(f"  {attr} accuracy: " + ", ".join(
-            f"{g} {formats.ratio(a)} (n={found.n[g]})" for g, a in found.accuracy.items()))
+        click.echo(f"  {attr} accuracy: " + (", ".join(
+            f"{g} {formats.ratio(a)} (n={found.n[g]})" for g, a in found.accuracy.items()) or "– (no ratings)"))
         for why in found.unscored.values():
             click.echo(f"    {why}")
+    rate = result.rate
+    if rate is not None:                # a pair study's headline number (H), as the Calibration page says it
+        click.echo(f"  {rate_of(result)[1]}: humans {with_ci(rate.human, rate.human_ci)} over "
+                   f"{formats.count(rate.n_items_human, 'pair')}" + (
+                       "" if result.lmra is None else
+                       f"; LMRA {with_ci(rate.lmra, rate.lmra_ci)} over {formats.count(rate.n_items_lmra, 'pair')}"))
     judge = result.lmra
     if judge is not None:
         click.echo(f"  LMRA {judge.model}: r={formats.ratio(judge.pearson_r)} "

@@ -61,6 +61,9 @@ def _import_items(db: Connection, study_id: str, path, label_map: dict | None = 
         if perceived:
             rec = _intended(path, rec, perceived, label_map, matched)
         for required in study.task.required_fields:
+            seed = layouts.seed_name(rec, required, study.task.required_fields)
+            if seed and rec.data.get(required) in (None, ""):
+                raise ImportProblem(path, rec.line, seed, f"is required but missing or empty (fairval's {required!r})")
             require_text(path, rec, required)
         if item_id in seen:
             raise ImportProblem(path, rec.line, "id", f"repeats item id {item_id!r} from line "

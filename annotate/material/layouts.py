@@ -66,6 +66,13 @@ def with_seed_fields(rec: Record, required: tuple[str, ...]) -> Record:
     return Record(rec.line, {**rec.data, **extra}, None, rec.format) if extra else rec
 
 
+def seed_name(rec: Record, field: str, required: tuple[str, ...]) -> str | None:
+    """The seeds' name of a required field when the row is written in their layout (it holds another of the
+    task's seed fields), so that a refusal names the field the file lacks as the file would write it."""
+    in_layout = any(rec.data.get(s) not in (None, "") for f in required for s in SEED_FIELDS.get(f, ()))
+    return SEED_FIELDS[field][0] if in_layout and field in SEED_FIELDS else None
+
+
 def read_items(source) -> list[Record]:
     """An items file's records (records.read_records), or a templates_and_names.json's names, one row each,
     numbered by the line the name is written on."""

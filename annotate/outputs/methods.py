@@ -113,15 +113,20 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool,
     return " ".join(p for p in parts if p), cites
 
 
+def _raters(n: int, one: str, many: str) -> str:
+    """A count of raters as a sentence starts with it: "No rater was", "1 rater was", "3 raters were"."""
+    return f"No rater {one}" if n == 0 else f"1 rater {one}" if n == 1 else f"{n} raters {many}"
+
+
 def _quality_and_after(data, result: StudyNumbers, exclude_flagged: bool, cite) -> list[str]:
     """The sentences that hold however the ratings came: raters' flags, reliability, the judge, H."""
     parts: list[str] = []
     excluded = result.excluded_raters
     flagged = sum(1 for q in data.quality if q.flags)
-    parts.append(f"{len(excluded)} raters were excluded for quality flags (attention checks, speed, straight-lining, "
-                 f"or answers no better than chance under a Dawid–Skene model {cite('dawid1979')})."
-                 if exclude_flagged else
-                 f"{flagged} raters carried quality flags and were kept.")
+    parts.append(f"{_raters(len(excluded), 'was', 'were')} excluded for quality flags (attention checks, speed, "
+                 f"straight-lining, or answers no better than chance under a Dawid–Skene model {cite('dawid1979')})."
+                 if exclude_flagged else "No rater carried quality flags." if not flagged else
+                 f"{_raters(flagged, 'carried quality flags and was', 'carried quality flags and were')} kept.")
     for qid, q in result.questions.items():
         if q.alpha is not None:
             parts.append(f"Inter-rater reliability on {qid!r} was Krippendorff's α = {_n(q.alpha)}{_ci(q.alpha_ci)}, "
