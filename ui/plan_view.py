@@ -40,8 +40,8 @@ def render(study_id: str, db_path: str) -> None:
     if fills:
         st.info(inert(fills[0].upper() + fills[1:] + "."))
     length = session_length(get_db(), study)          # every study: what one rater is in for
-    st.info(inert(_sentence(length.sentence()) + "."))
-    for warning in length.warnings(study_id):
+    st.info(inert(_sentence(length.sentence("Max items per rater")) + "."))
+    for warning in length.warnings(study_id, on_page=True):
         st.warning(inert(_sentence(warning)))
     if scored_question(study.task) is None:
         st.info(f"Study {study_id!r} is {study.task.name}: the planner needs a pair study with a judge.")

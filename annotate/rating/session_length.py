@@ -52,23 +52,26 @@ class SessionLength:
         """The most times one rater may be shown one name (0: not a name study)."""
         return min(self.most_per_name, self.items) if self.names else 0
 
-    def sentence(self) -> str:
-        """"each rater is served up to 1,680 items (no cap: max_items_per_rater is not set)"."""
+    def sentence(self, setting: str = "max_items_per_rater") -> str:
+        """"each rater is served up to 1,680 items (no cap: max_items_per_rater is not set)". `setting`: the cap's
+        name where the reader sets it (the CLI's field, or the Manage tab's label on a page)."""
         parts = [f"each rater is served up to {_count(self.items, 'item')}"]
         extras = [_count(n, what) for n, what in ((self.checks, "attention check"), (self.practice, "practice item"))
                   if n]
         if extras:
             parts.append(f", plus {' and '.join(extras)}")
-        parts.append(f" (max_items_per_rater={self.cap})" if self.cap is not None and self.cap <= self.items
-                     else " (no cap: max_items_per_rater is not set)" if self.cap is None else "")
+        parts.append(f" ({setting}{'=' if '_' in setting else ': '}{self.cap})" if self.cap is not None and self.cap <= self.items
+                     else f" (no cap: {setting} is not set)" if self.cap is None else "")
         return "".join(parts)
 
-    def warnings(self, study_name: str) -> list[str]:
-        """What the researcher should know before launching: a long session, a name shown again."""
+    def warnings(self, study_name: str, *, on_page: bool = False) -> list[str]:
+        """What the researcher should know before launching: a long session, a name shown again. `on_page`: the
+        cap is named as the Manage tab labels it, not as the CLI's command."""
         out = []
         raters = math.ceil(self.raters_per_item * self.regular / SUGGESTED_CAP)
-        cap = (f"`fairval study set {study_name} max_items_per_rater={SUGGESTED_CAP}` shares them out: "
-               f"{raters:,} raters then give each item its {self.raters_per_item} rating(s)")
+        how = (f"Max items per rater {SUGGESTED_CAP} (Manage, Configure)" if on_page else
+               f"`fairval study set {study_name} max_items_per_rater={SUGGESTED_CAP}`")
+        cap = f"{how} shares them out: {raters:,} raters then give each item its {self.raters_per_item} rating(s)"
         if self.long:
             out.append(f"that is long: {self.items + self.checks:,} items is more than {LONG_SESSION}, beyond any rater's "
                        f"load in the seed papers' human studies (at most 135). {cap[0].upper()}{cap[1:]}.")

@@ -140,3 +140,7 @@ def test_manage_plan_tab_says_it(db, tmp_path, monkeypatch):
     warned = [plain(m.value) for m in at.warning]
     assert any(w.startswith("That is long: 168 items") for w in warned), warned
     assert any(w.startswith("One rater may be shown the same name up to 21 times") for w in warned), warned
+    # a page names the cap as the Manage tab labels it, never by the CLI's field name (the researcher walk's rule)
+    shown = [plain(m.value) for m in at.info] + warned
+    assert any("Max items per rater 50 (Manage, Configure) shares them out" in t for t in shown), shown
+    assert not any("max_items_per_rater" in t for t in shown), shown
