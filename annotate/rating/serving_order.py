@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from fairval.annotate.material.studies import LoadedStudy
+from fairval.annotate.rating.fills import study_fill_plan
 from fairval.store import Connection, loads
 from fairval.store.items import template_count
 
@@ -11,8 +12,16 @@ def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
     s = study.settings
     started = loads.pairs_in_progress(db, study.study_id, s.raters_per_item)
     kind = "pair" if study.task.is_pair else "item"
-    text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
-            f"started and not complete (a new one opens only when no started one is open to a rater)")
+    plan = study_fill_plan(db, study)
+    if plan.spread and not plan.back_to_back:
+        # the raters' shares of the templates' fills are served least-taken first (session._serve_within), so
+        # serving is not depth-first here: a fresh item can come before an open started one (a known gap)
+        text = (f"order: seeded random (seed {s.seed}), least-rated first while the templates' fills are shared "
+                f"out; {started:,} {kind}{'' if started == 1 else 's'} started and not complete (a new one can open "
+                f"while started ones are open to a rater)")
+    else:
+        text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
+                f"started and not complete (a new one opens only when no started one is open to a rater)")
     if template_count(db, study.study_id) < 2:        # the template rules bind only between templates
         return text
     if not s.fills_back_to_back:

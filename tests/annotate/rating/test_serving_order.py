@@ -275,3 +275,22 @@ def test_a_database_from_before_the_order_gets_it_from_each_studys_seed(db_path)
     first = min(stored, key=lambda i: stored[i][0])
     assert made[0][1] == made[1][1] == first                    # the lowest rank, by both raters: depth first
     db.close()
+
+
+def test_study_show_says_when_serving_is_not_depth_first(db, db_path, tmp_path):
+    """Unequal templates (5 fills and 3) turn on the raters' shares, served least-rated first: a fresh item can
+    come before an open started one (QA, stop 65; tests/annotate/rating/test_depth_first_unequal.py). `study show`
+    says so there, and keeps "depth-first" where it holds (equal templates)."""
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+
+    create_study(db, "uneq", "template_quality", raters_per_item=2, seed=3)
+    rows = [{"id": f"uneq-{t}-{f}", "filled_template": f"Template {t} for applicant {f}", "decision_question_id": t}
+            for t, fills in ((0, 5), (95, 3)) for f in range(fills)]
+    import_items(db, "uneq", write_jsonl(tmp_path / "uneq.jsonl", rows))
+    template_study(db, tmp_path, "even", templates=2, fills=3, raters_per_item=2)
+    show = {s: CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", s]).output for s in ("uneq", "even")}
+    assert "least-rated first while the templates' fills are shared out" in show["uneq"], show["uneq"]
+    assert "depth-first" not in show["uneq"] and "opens only when" not in show["uneq"], show["uneq"]
+    assert "depth-first" in show["even"] and "a new one opens only when no started one" in show["even"], show["even"]
