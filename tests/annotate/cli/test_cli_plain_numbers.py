@@ -19,26 +19,15 @@ SCORE = {"A": 1, "B": -1, "C": 0}
 JUDGE = {"p0": 0.6, "p1": -0.2, "p2": 0.1}
 
 
-@pytest.fixture
-def run(db_path):
-    runner = CliRunner()
-
-    def invoke(*args):
-        result = runner.invoke(cli, ["--db", str(db_path), *map(str, args)])
-        assert result.exit_code == 0, result.output
-        return result.output
-    return invoke
-
-
-def test_a_pair_studys_plain_analyze_says_h_for_people_and_the_judge(run, tmp_path):
-    run("study", "create", "pairs", "--task", "harmful_stereotype", "--raters-per-item", "3")
-    run("items", "import", "pairs", write_jsonl(tmp_path / "pairs.jsonl", PAIRS))
-    run("ratings", "import", "pairs", write_jsonl(tmp_path / "ratings.jsonl", [
+def test_a_pair_studys_plain_analyze_says_h_for_people_and_the_judge(cli_output, tmp_path):
+    cli_output("study", "create", "pairs", "--task", "harmful_stereotype", "--raters-per-item", "3")
+    cli_output("items", "import", "pairs", write_jsonl(tmp_path / "pairs.jsonl", PAIRS))
+    cli_output("ratings", "import", "pairs", write_jsonl(tmp_path / "ratings.jsonl", [
         {"item_id": item, "rater_id": f"r{k}", "question": "harm", "value": v, "flipped": 0}
         for item, values in ANSWERS.items() for k, v in enumerate(values)]))
-    run("lmra", "import", "pairs", write_jsonl(tmp_path / "judge.jsonl", [
+    cli_output("lmra", "import", "pairs", write_jsonl(tmp_path / "judge.jsonl", [
         {"item_id": item, "model": "j", "score": s} for item, s in JUDGE.items()]))
-    said = run("analyze", "pairs", "--bootstrap", "200")
+    said = cli_output("analyze", "pairs", "--bootstrap", "200")
     # H, computed here: each pair's mean score, then their mean; the judge's: its scores' mean
     human = sum(sum(SCORE[v] for v in vs) / len(vs) for vs in ANSWERS.values()) / len(ANSWERS)
     judge = sum(JUDGE.values()) / len(JUDGE)
@@ -48,29 +37,29 @@ def test_a_pair_studys_plain_analyze_says_h_for_people_and_the_judge(run, tmp_pa
     h, h_low, h_high, j, j_low, j_high = (float(x.rstrip(",")) for x in line.groups())
     assert h == pytest.approx(human, abs=5e-4) and j == pytest.approx(judge, abs=5e-4)
     assert -1 <= h_low < h < h_high <= 1 and -1 <= j_low < j < j_high <= 1      # in range, never zero-width
-    numbers = json.loads(run("analyze", "pairs", "--json", "--bootstrap", "200"))["harm"]
+    numbers = json.loads(cli_output("analyze", "pairs", "--json", "--bootstrap", "200"))["harm"]
     assert (h_low, h_high) == pytest.approx(numbers["human_ci"][:2], abs=5e-4)   # the interval --json gives
 
 
-def test_an_import_of_one_row_says_one_item_rating_and_score(run, tmp_path):
-    run("study", "create", "pairs", "--task", "harmful_stereotype")
-    said = run("items", "import", "pairs", write_jsonl(tmp_path / "one.jsonl", PAIRS[:1]))
+def test_an_import_of_one_row_says_one_item_rating_and_score(cli_output, tmp_path):
+    cli_output("study", "create", "pairs", "--task", "harmful_stereotype")
+    said = cli_output("items", "import", "pairs", write_jsonl(tmp_path / "one.jsonl", PAIRS[:1]))
     assert "imported 1 item into 'pairs'" in said
-    said = run("ratings", "import", "pairs", write_jsonl(tmp_path / "r.jsonl", [
+    said = cli_output("ratings", "import", "pairs", write_jsonl(tmp_path / "r.jsonl", [
         {"item_id": "p0", "rater_id": "r0", "question": "harm", "value": "A"}]))
     assert "imported 1 rating into 'pairs'" in said
-    said = run("lmra", "import", "pairs", write_jsonl(tmp_path / "j.jsonl", [
+    said = cli_output("lmra", "import", "pairs", write_jsonl(tmp_path / "j.jsonl", [
         {"item_id": "p0", "model": "j", "score": 0.5}]))
     assert "imported 1 LMRA score into 'pairs'" in said
-    said = run("items", "import", "pairs", write_jsonl(tmp_path / "two.jsonl", PAIRS[1:]))
+    said = cli_output("items", "import", "pairs", write_jsonl(tmp_path / "two.jsonl", PAIRS[1:]))
     assert "imported 2 items into 'pairs'" in said
 
 
-def test_a_name_study_without_ratings_says_so_on_its_accuracy_lines(run, tmp_path):
-    run("study", "create", "names", "--task", "name_perception")
-    run("items", "import", "names", write_jsonl(tmp_path / "names.jsonl", [
+def test_a_name_study_without_ratings_says_so_on_its_accuracy_lines(cli_output, tmp_path):
+    cli_output("study", "create", "names", "--task", "name_perception")
+    cli_output("items", "import", "names", write_jsonl(tmp_path / "names.jsonl", [
         {"name": "Ada Quill", "name_group": "white_women"}, {"name": "Kofi Mensah", "name_group": "black_men"}]))
-    said = run("analyze", "names")
+    said = cli_output("analyze", "names")
     accuracy = [line for line in said.splitlines() if "accuracy:" in line]
     assert [line.split(":")[0].strip() for line in accuracy] == ["race accuracy", "gender accuracy"]
     assert all(line.endswith("– (no ratings)") for line in accuracy), said
