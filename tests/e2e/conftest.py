@@ -60,6 +60,29 @@ class Server:
         self.log.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test says what its pages showed then, and the server's last lines: CI keeps only
+    the output, and a wait that timed out names a locator, not the page it looked at."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    browser = item.funcargs.get("browser")
+    for context in getattr(browser, "contexts", []):
+        for page in context.pages:
+            with contextlib.suppress(Exception):
+                hidden = page.evaluate("""() => [...document.querySelectorAll('[data-testid]')]
+                    .filter(e => e.offsetParent === null && e.dataset.testid.startsWith('st'))
+                    .map(e => e.dataset.testid).slice(0, 40).join(' ')""")
+                text = page.inner_text("body", timeout=2_000)[:3_000]
+                report.sections.append((f"page {page.url}", f"{text}\n-- hidden st elements: {hidden}"))
+    for server in [v for v in item.funcargs.values() if isinstance(v, Server)]:
+        with contextlib.suppress(OSError):
+            report.sections.append(("server log (last lines)", "\n".join(
+                server.log_path.read_text(errors="replace").splitlines()[-30:])))
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():

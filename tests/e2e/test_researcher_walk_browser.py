@@ -112,7 +112,7 @@ def _go(page, name: str, phone: bool) -> None:
 
 
 def _choose_study(page, study: str) -> None:
-    page.get_by_test_id("stSelectbox").first.click()
+    page.get_by_test_id("stSelectbox").filter(visible=True).first.click()
     page.get_by_role("option", name=study, exact=True).click()
     page.wait_for_url(re.compile(f"study={study}"), timeout=30_000)
 
