@@ -112,6 +112,8 @@ def test_every_rater_screen(server, browser, size):
 def test_every_researcher_page(server, browser, size):
     page = browser.new_context(viewport=SIZES[size]).new_page()
     page.goto(f"{server.url}/Results")
+    # the form drawn first: axe on a page still loading checks half of it (CI once saw its context replaced)
+    expect(page.get_by_label("Password", exact=True)).to_be_visible(timeout=60_000)
     found = {"sign-in": violations(page)}
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()

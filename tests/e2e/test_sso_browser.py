@@ -16,6 +16,7 @@ import json
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from fairval.annotate.material.demo import ensure_demo
 from fairval.annotate.serving.sso import derived_cookie_secret
@@ -102,7 +103,7 @@ def test_the_role_claim_and_the_allow_list_give_roles(server, browser):
         assert page.get_by_role("button", name=f"Sign in with {PROVIDER_NAME}").count() == 0
         _sign_in(page, server, "ada", other_worker=True)
         wait_text(page, "Items complete")
-        assert page.get_by_role("button", name="Sign out").is_visible()
+        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
         page.goto(server.url + "/Manage")
         wait_text(page, "needs the editor role")
         assert _alerts(page) == ["This page needs the editor role or above; ada@lab.example is a viewer. "
@@ -130,7 +131,7 @@ def test_a_user_no_list_holds_is_told_in_one_line(server, browser):
         assert _alerts(page) == [f"mal@elsewhere.example signed in through {PROVIDER_NAME}, but is on none of "
                                  "fairval's researcher lists: ask the lab's owner to add you."]
         # not in: the sign-in form stays, with the password beside the provider's button
-        assert page.get_by_role("textbox", name="Password").is_visible()
+        expect(page.get_by_role("textbox", name="Password")).to_be_visible()     # drawn after the alert
         assert page.get_by_text("Items complete").count() == 0
     finally:
         context.close()
