@@ -40,6 +40,40 @@ def settle(page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=20_000)
 
 
+# Streamlit marks its app element with the state of the script run (data-test-script-state: running, then
+# notRunning), the attribute its own browser tests wait on. Each change is recorded with the value it replaced,
+# so a run that began and ended between two looks is still seen.
+WATCH_RUN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__fvRunFinished = false;
+  let began = false;
+  const watch = new MutationObserver((changes) => {
+    if (changes.some((c) => c.oldValue === "running")) began = true;
+    if (began && app.dataset.testScriptState === "notRunning") { window.__fvRunFinished = true; watch.disconnect(); }
+  });
+  watch.observe(app, {attributes: true, attributeFilter: ["data-test-script-state"], attributeOldValue: true});
+}"""
+
+
+def rerun_after(page, act) -> None:
+    """Do act (a click that reruns the page: a tab, a picker) and wait until the run it started has finished.
+    What such a click changes on screen can show before its run (a tab opens in the browser at once), so a wait
+    on the screen alone can pass while the previous run's elements are still there."""
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(state="attached",
+                                                                                         timeout=20_000)
+    page.evaluate(WATCH_RUN)
+    act()
+    page.wait_for_function("() => window.__fvRunFinished === true", timeout=20_000)
+
+
+def card_ready(page) -> None:
+    """Wait until the card shows this screen's item and takes answers. After a Submit, the card just sent stays
+    drawn with its answers disabled until the next item's data reaches its script, a moment after Streamlit has
+    replaced its element (so settle alone can pass on it, and a key pressed then is refused as "saving")."""
+    settle(page)
+    expect(page.locator(".fv-option").first).to_be_enabled(timeout=20_000)
+
+
 def item_text(page) -> str:
     settle(page)
     return page.get_by_test_id("stText").first.inner_text()
