@@ -59,11 +59,14 @@ def rerun_after(page, act) -> None:
     """Do act (a click that reruns the page: a tab, a picker) and wait until the run it started has finished.
     What such a click changes on screen can show before its run (a tab opens in the browser at once), so a wait
     on the screen alone can pass while the previous run's elements are still there."""
+    # as long as wait_text: a run of a whole researcher page (Manage draws every tab) took 8 s under load
     page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(state="attached",
-                                                                                         timeout=20_000)
+                                                                                         timeout=60_000)
     page.evaluate(WATCH_RUN)
     act()
-    page.wait_for_function("() => window.__fvRunFinished === true", timeout=20_000)
+    page.wait_for_function("() => window.__fvRunFinished !== false", timeout=60_000)
+    # undefined: the page was loaded anew while its run was awaited, which no click here should do
+    assert page.evaluate("() => window.__fvRunFinished") is True, "the page was loaded again after the click"
 
 
 def card_ready(page) -> None:
