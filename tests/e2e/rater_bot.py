@@ -40,35 +40,6 @@ def settle(page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=20_000)
 
 
-# Streamlit marks its app element with the state of the script run (data-test-script-state: running, then
-# notRunning), the attribute its own browser tests wait on. Each change is recorded with the value it replaced,
-# so a run that began and ended between two looks is still seen.
-WATCH_RUN = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__fvRunFinished = false;
-  let began = false;
-  const watch = new MutationObserver((changes) => {
-    if (changes.some((c) => c.oldValue === "running")) began = true;
-    if (began && app.dataset.testScriptState === "notRunning") { window.__fvRunFinished = true; watch.disconnect(); }
-  });
-  watch.observe(app, {attributes: true, attributeFilter: ["data-test-script-state"], attributeOldValue: true});
-}"""
-
-
-def rerun_after(page, act) -> None:
-    """Do act (a click that reruns the page: a tab, a picker) and wait until the run it started has finished.
-    What such a click changes on screen can show before its run (a tab opens in the browser at once), so a wait
-    on the screen alone can pass while the previous run's elements are still there."""
-    # as long as wait_text: a run of a whole researcher page (Manage draws every tab) took 8 s under load
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(state="attached",
-                                                                                         timeout=60_000)
-    page.evaluate(WATCH_RUN)
-    act()
-    page.wait_for_function("() => window.__fvRunFinished !== false", timeout=60_000)
-    # undefined: the page was loaded anew while its run was awaited, which no click here should do
-    assert page.evaluate("() => window.__fvRunFinished") is True, "the page was loaded again after the click"
-
-
 def card_ready(page) -> None:
     """Wait until the card shows this screen's item and takes answers. After a Submit, the card just sent stays
     drawn with its answers disabled until the next item's data reaches its script, a moment after Streamlit has

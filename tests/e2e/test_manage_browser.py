@@ -51,8 +51,8 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     bot.settle(page)
     import_tab = page.get_by_role("tab", name="Import")
     expect(import_tab).to_have_count(1, timeout=20_000)
-    # the tab opens in the browser at once and its click reruns the page: act on the run's finished page
-    bot.rerun_after(page, import_tab.click)
+    import_tab.click()
+    expect(import_tab).to_have_attribute("aria-selected", "true")
     # the open tab's own picker: every tab's panel is in the page, the closed ones hidden
     picker = page.get_by_role("tabpanel", name="Import").get_by_role("combobox", name="Study")
     expect(picker).to_have_count(1)

@@ -166,8 +166,7 @@ def _walk(page, pages, server, phone):
     assert not any("ρ (Pearson)" in t["headers"] for t in tables), tables
 
     _go(page, "Manage", phone)
-    # a tab opens in the browser at once and reruns the page: read the finished run, not one being drawn
-    bot.rerun_after(page, page.get_by_role("tab", name="Configure").click)
+    page.get_by_role("tab", name="Configure").click()
     wait_text(page, "Prolific study link")
     link = page.get_by_test_id("stCode").filter(has_text="PROLIFIC_PID").first
     text = link.inner_text().strip()
@@ -176,7 +175,7 @@ def _walk(page, pages, server, phone):
         assert f"{field}={{{{%{field}%}}}}" in text, text
     assert link.evaluate("e => e.scrollWidth <= e.clientWidth + 1")               # wrapped, not cut off
     pages.check("manage", "demo-pairs")
-    bot.rerun_after(page, page.get_by_role("tab", name="Plan").click)
+    page.get_by_role("tab", name="Plan").click()
     page.get_by_role("tabpanel").filter(visible=True).get_by_test_id("stDataFrame").first.wait_for(timeout=60_000)
     pages.check("plan", "demo-pairs")
 
