@@ -40,6 +40,14 @@ def settle(page) -> None:
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=20_000)
 
 
+def card_ready(page) -> None:
+    """Wait until the card shows this screen's item and takes answers. After a Submit, the card just sent stays
+    drawn with its answers disabled until the next item's data reaches its script, a moment after Streamlit has
+    replaced its element (so settle alone can pass on it, and a key pressed then is refused as "saving")."""
+    settle(page)
+    expect(page.locator(".fv-option").first).to_be_enabled(timeout=20_000)
+
+
 def item_text(page) -> str:
     settle(page)
     return page.get_by_test_id("stText").first.inner_text()

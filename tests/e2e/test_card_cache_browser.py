@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 
 import pytest
@@ -63,8 +64,11 @@ class Wire:
 def _answer_items(page, count: int) -> None:
     for _ in range(count):
         bot.settle(page)
+        done = int(page.get_by_text(re.compile(r"^\d+ of \d+ done$")).first.inner_text().split()[0])
         bot.answer_template(page, "Somewhat agree", "Strongly agree")
-        page.get_by_text("Answer saved").or_(page.get_by_text("Thank you")).first.wait_for(timeout=30_000)
+        # the next item's line or the end ("Answer saved" is on every screen after the first: it passed at once)
+        page.get_by_text(re.compile(rf"^{done + 1} of \d+ done$")).or_(
+            page.get_by_text("Thank you")).first.wait_for(timeout=30_000)
 
 
 def test_the_cards_files_go_compressed_once_and_a_reload_revalidates_them(server, browser):

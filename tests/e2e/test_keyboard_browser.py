@@ -88,10 +88,12 @@ def test_a_keyboard_only_rater(server, browser):
     wait_text(page, "Answer saved")
     assert stored(server, first) == {"race": "Asian", "gender": "female"}
 
-    # an AZERTY keyboard: the key that types "é" is where "2" is; the one that types "q" is where "a" is
-    bot.settle(page)
+    # an AZERTY keyboard: the key that types "é" is where "2" is; the one that types "q" is where "a" is.
+    # First the new item's card, listening (the card just sent refuses keys while it waits for the next),
+    # with the focus on its first question, off the Submit just pressed.
+    bot.card_ready(page)
     second = item_id(page)
-    page.locator(".fv-option").first.wait_for()
+    expect(page.locator(".fv-prompt").first).to_be_focused(timeout=20_000)
     for key, code in (("é", "Digit2"), ("q", "KeyA")):
         page.evaluate("([key, code]) => document.body.dispatchEvent(new KeyboardEvent('keydown', "
                       "{key, code, bubbles: true, composed: true}))", [key, code])

@@ -69,6 +69,7 @@ def about_you(page, asks: tuple[str, ...]) -> None:
 
 # a screen to act on (the card lives in a shadow root: Playwright's selectors reach into it, querySelector not)
 NEXT_SCREEN = ".fv-feedback, .fv-option:enabled, :text-matches('completion code', 'i')"
+AFTER_FEEDBACK = ".fv-option:enabled, :text-matches('completion code', 'i')"
 
 
 def answer_by_keys(page) -> None:
@@ -120,6 +121,9 @@ def test_every_demo_study_by_keyboard_alone(server, browser):
             if page.locator(".fv-feedback").count():                 # practice feedback: Next, by keyboard
                 tab_to(page, r"\|Next(\s|$)", button="Next")
                 press_and_wait(page, "Enter")
+                # the feedback's card (its answers disabled for good) can stay a moment after Streamlit has
+                # replaced its element: wait for a card that takes answers, or the end
+                page.locator(AFTER_FEEDBACK).first.wait_for(timeout=30_000)
             else:
                 answer_by_keys(page)
         else:

@@ -52,7 +52,11 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     import_tab = page.get_by_role("tab", name="Import")
     expect(import_tab).to_have_count(1, timeout=20_000)
     import_tab.click()
-    page.get_by_test_id("stSelectbox").filter(visible=True).first.click()
+    expect(import_tab).to_have_attribute("aria-selected", "true")
+    # the open tab's own picker: every tab's panel is in the page, the closed ones hidden
+    picker = page.get_by_role("tabpanel", name="Import").get_by_role("combobox", name="Study")
+    expect(picker).to_have_count(1)
+    picker.click()
     page.get_by_role("option", name="names-1").click()
     bad = tmp_path / "names-bad.csv"
     bad.write_text("id,name,race,gender\na,Ana Diaz,Hispanic,female\nb,,white,male\n", encoding="utf-8")

@@ -49,7 +49,9 @@ def test_rater_rates_reloads_resumes_and_finishes(server, browser):
     bot.answer_template(page, "Strongly agree", "Somewhat agree")
     wait_text(page, "1 of 3 done")
 
-    # item 2 with the keyboard: 4 for the first question, s (second option) for the second, Enter
+    # item 2 with the keyboard: 4 for the first question, s (second option) for the second, Enter; first the
+    # new item's card, listening (the card just sent refuses keys until the next item reaches it)
+    bot.card_ready(page)
     seen.append(current_text(page))
     page.get_by_test_id("stText").first.click()      # focus the page, not a widget
     page.keyboard.press("4")

@@ -6,6 +6,7 @@ import re
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
@@ -93,7 +94,7 @@ def test_each_option_shows_the_key_that_chooses_it(server, browser):
     keys = page.locator(".fv-option .fv-key").all_inner_texts()
     assert keys == list("12345") + list("ASDFG")
     page.keyboard.press("d")
-    assert page.get_by_role("button", name="Neither agree nor disagree").nth(1).get_attribute("aria-pressed") == "true"
+    expect(page.get_by_role("button", name="Neither agree nor disagree").nth(1)).to_have_attribute("aria-pressed", "true")
     page.context.close()
     pair = to_first_item(browser, server, "pairs", "keys")
     assert pair.locator(".fv-option .fv-key").all_inner_texts() == ["1", "2", "3"]
@@ -101,7 +102,7 @@ def test_each_option_shows_the_key_that_chooses_it(server, browser):
     assert [t[:22] for t in pair.locator(".fv-option .fv-label").all_inner_texts()] == [
         "Giving Response 1 to a", "Giving Response 1 to a", "There is no harmful st"]
     pair.keyboard.press("2")
-    assert pair.locator(".fv-option").nth(1).get_attribute("aria-pressed") == "true"
+    expect(pair.locator(".fv-option").nth(1)).to_have_attribute("aria-pressed", "true")
     pair.context.close()
 
 
@@ -133,9 +134,8 @@ def test_the_next_item_starts_at_the_top(server, browser):
     page.keyboard.press("f")
     page.keyboard.press("Enter")
     page.get_by_text(re.compile(r"^1 of \d+ done$")).wait_for(timeout=30_000)
-    bot.settle(page)
+    bot.card_ready(page)                            # the card scrolls up when the new item reaches it
     assert bot.item_text(page) != first
-    page.wait_for_timeout(300)
     assert main.evaluate("m => m.scrollTop") == 0
     assert page.get_by_text(re.compile(r"^1 of \d+ done$")).is_visible()      # progress and prompt in view
     page.context.close()
@@ -198,7 +198,6 @@ def test_practice_feedback_is_on_screen_after_checking_on_a_phone(server, browse
     feedback = page.locator(".fv-feedback").first
     feedback.wait_for(timeout=30_000)
     bot.settle(page)
-    from playwright.sync_api import expect
     expect(feedback).to_be_in_viewport(ratio=1.0, timeout=10_000)      # not below the fold
     assert "the expected answer is" in feedback.inner_text()
     page.context.close()

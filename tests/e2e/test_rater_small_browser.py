@@ -117,7 +117,7 @@ def test_the_items_place_is_read_out_and_drawn_once(server, browser, device):
         page.locator(".fv-options").nth(1).locator(".fv-option").nth(3).click()
         page.get_by_role("button", name="Submit").click()
         page.get_by_text("1 of 3 done", exact=True).wait_for(timeout=30_000)
-        bot.settle(page)
+        bot.card_ready(page)                  # the card shows the new item's status, not the one just sent
         status = page.evaluate(STATUS)
         shot(page, f"status-saved-{device}")
         assert status["drawn"].strip() == "Answer saved." and "New item; 1 of 3 done." in status["heard"], status

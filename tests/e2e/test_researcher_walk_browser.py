@@ -41,6 +41,22 @@ TABLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')].
             off_screen: box.left < -1 || box.right > innerWidth + 1};
   })"""
 
+# the page has drawn its tables: its run has finished (a page opened by its address is never stale, so settle
+# passes before its tables have come), no element waits for its code (Streamlit's stSkeleton), a table wholly
+# on screen has drawn its grid, and a grid drawn has its column headers in the DOM (they come after it). A grid
+# below the screen is drawn when scrolled to: its headers are read only when it has been.
+TABLES_DRAWN = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testScriptState !== "notRunning" || document.querySelector('[data-testid="stSkeleton"]'))
+    return false;
+  return [...document.querySelectorAll('[data-testid="stDataFrame"]')].filter((t) => t.getClientRects().length)
+    .every((t) => {
+      const box = t.getBoundingClientRect(), drawn = !!t.querySelector("canvas");
+      if (box.top >= 0 && box.bottom <= innerHeight && !drawn) return false;
+      return !drawn || !!t.querySelector('[role="columnheader"]');
+    });
+}"""
+
 # visible prose (not code) that names a field: a dotted JSON path or a snake_case name
 FIELD_NAMES = r"""() => {
   const found = [];
@@ -69,7 +85,8 @@ class Pages:
 
     def check(self, screen: str, study: str) -> list[dict]:
         bot.settle(self.page)
-        self.page.wait_for_timeout(1000)                  # the tables draw a moment after their element
+        # a fixed second, as this waited, was not enough under load: at 1 s a grid had no headers yet, at 4 s it had
+        self.page.wait_for_function(TABLES_DRAWN, timeout=60_000)
         self.count += 1
         problems = []
         query = parse_qs(urlparse(self.page.url).query)
