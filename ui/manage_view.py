@@ -198,7 +198,7 @@ def _notices(study_id: str) -> None:
     from fairval.annotate.rating.fills import study_fill_plan
 
     plan = study_fill_plan(get_db(), study_id)
-    said = plan.sentence(study_id)
+    said = plan.sentence(study_id, on_page=True)
     if said:
         (st.warning if plan.single else st.info)(inert(said[0].upper() + said[1:] + "."))
     notice = unused_gold_notice(get_db(), study_id)
