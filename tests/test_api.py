@@ -131,6 +131,17 @@ def test_the_documented_example_runs(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "demo-pairs" in done.stdout and "no study 'no-such-study'" in done.stdout
+    # every value it prints is a number or says why there is none (it printed "None None" for PPI on the demo)
+    lines = done.stdout.splitlines()
+    assert not any(re.search(r"\bNone\b", line) for line in lines), done.stdout
+    shown = json.loads(CliRunner().invoke(cli, ["--db", str(tmp_path / "fairval-demo.db"), "analyze", "demo-pairs",
+                                                "--json"]).output)
+    assert shown["harm"]["ppi"]["value"] is None                  # the demo has no pair the judge alone scored
+    assert f"no PPI: {shown['harm']['ppi']['reason']}" in lines
+    h, low, high = map(float, re.fullmatch(r"(\S+) \((\S+), (\S+)\)", lines[1]).groups())
+    assert [h, low, high] == pytest.approx([shown["harm"]["human"], *shown["harm"]["human_ci"]], rel=1e-9)
+    assert float(lines[lines.index(f"no PPI: {shown['harm']['ppi']['reason']}") + 1]) == \
+        pytest.approx(shown["lmra"]["pearson_r"], rel=1e-9)
 
 
 def test_the_design_calls_are_the_commands(cli_output, tmp_path, db_path):

@@ -8,6 +8,7 @@ never truncate; every option shows the key that chooses it; a new item starts at
 """
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable
 from importlib import resources
@@ -103,20 +104,20 @@ def card_data(task: Task, served: Served, *, submit_label: str, locked: dict | N
 
 def practice_feedback(task: Task, served: Served, chosen: dict, t: Translate = english) -> dict:
     """Per question: the expected answer and a sentence comparing it with the one chosen."""
-    out = {}
+    out, bare = {}, functools.partial(_bare, language=t.language)
     for question in task.questions:
         got = question.label_for(chosen[question.id], served.data)
         want = (served.expected or {}).get(question.id)
         if want is None:
-            out[question.id] = {"expected": None, "right": False, "text": t("You chose “{answer}”.", answer=_bare(got))}
+            out[question.id] = {"expected": None, "right": False, "text": t("You chose “{answer}”.", answer=bare(got))}
         elif str(want) == chosen[question.id]:
             out[question.id] = {"expected": str(want), "right": True,
-                                "text": t("“{answer}” is the expected answer.", answer=_bare(got))}
+                                "text": t("“{answer}” is the expected answer.", answer=bare(got))}
         else:
             out[question.id] = {"expected": str(want), "right": False,
                                 "text": t("You chose “{answer}”; the expected answer is “{expected}”.",
-                                          answer=_bare(got),
-                                          expected=_bare(question.label_for(str(want), served.data)))}
+                                          answer=bare(got),
+                                          expected=bare(question.label_for(str(want), served.data)))}
     return out
 
 
@@ -124,13 +125,17 @@ def practice_feedback(task: Task, served: Served, chosen: dict, t: Translate = e
 # the label in the outer ones; a pair option's label quotes its groups in them too).
 _NESTED = str.maketrans({"\u201c": "\u2018", "\u201d": "\u2019", "\u201e": "\u201a", "\u00ab": "\u201c",
                          "\u00bb": "\u201d", "\u300c": "\u300e", "\u300d": "\u300f"})
+# Arabic's curly quotes open with ” and close with “ (CLDR's ar delimiters): unlike « », they are not mirrored
+# right to left, so English's “…” inside an Arabic sentence shows its marks reversed.
+_NESTED_IN = {"ar": str.maketrans({"\u00ab": "\u201d", "\u00bb": "\u201c", "\u201d": "\u2019",
+                                   "\u201c": "\u2018"})}
 
 
-def _bare(label: str) -> str:
+def _bare(label: str, language: str = "en") -> str:
     """A label quoted inside a sentence: without its own full stop, so the sentence ends once, and with the
     quotes it holds made inner ones, so quotes never nest in quotes of their kind."""
     return label.rstrip().rstrip(".").replace("\u00ab\u00a0", "\u00ab").replace("\u00a0\u00bb", "\u00bb") \
-        .replace("\u00ab ", "\u00ab").replace(" \u00bb", "\u00bb").translate(_NESTED)
+        .replace("\u00ab ", "\u00ab").replace(" \u00bb", "\u00bb").translate(_NESTED_IN.get(language, _NESTED))
 
 
 def answer_card(task: Task, served: Served, *, key: str, submit_label: str | None = None,

@@ -22,7 +22,7 @@ from fairval.annotate.serving import origins, sign_in
 from fairval.store import audit, researchers, sign_ins
 from fairval.store.researchers import ROLES
 from fairval.ui import sso as sso_view
-from fairval.ui.common import get_db, no_uploads_here
+from fairval.ui.common import RESEARCHER_CSS, get_db, no_uploads_here
 
 PAGES = [("pages/1_Results.py", "Results"), ("pages/2_Calibration.py", "Calibration"),
          ("pages/3_Manage.py", "Manage"), ("pages/4_Export.py", "Export")]
@@ -199,6 +199,7 @@ def require_researcher(role: str = "viewer") -> Identity:
     """Show a sign-in form and stop the page unless this browser signed in; then stop it, with a sentence,
     unless the researcher's role allows `role` (checked here, on the server, each run)."""
     no_uploads_here()                        # another page than Import's has no uploader
+    st.html(RESEARCHER_CSS)
     db = get_db()
     everyone = identities(db)
     provider = sso_view.configured()

@@ -14,6 +14,12 @@ from fairval.store.db import default_db_path
 
 LOG = logging.getLogger("fairval")
 
+# On a phone Streamlit keeps 6rem above a page for its header, where a researcher page has only the sidebar's
+# button (the rater's page hides the header: ui/rater.css): the page starts just below the header instead.
+RESEARCHER_CSS = """<style>
+@media (max-width: 640px) { [data-testid="stMainBlockContainer"] { padding-top: 3.75rem; } }
+</style>"""
+
 
 def guarded(render) -> None:
     """Draw a page: a refusal (FairvalError) is said in one line; anything else is a bug, so its

@@ -17,6 +17,7 @@ from fairval.annotate.material.studies import (
 )
 from fairval.annotate.material.study_settings import StudySettings, default_consent
 from fairval.annotate.material.tasks import PRESETS
+from fairval.annotate.outputs.formats import count
 from fairval.errors import FairvalError, StudyError
 from fairval.store import audit
 from fairval.store.db import default_db_path
@@ -197,7 +198,7 @@ def _notices(study_id: str) -> None:
     from fairval.annotate.rating.fills import study_fill_plan
 
     plan = study_fill_plan(get_db(), study_id)
-    said = plan.sentence(study_id)
+    said = plan.sentence(study_id, on_page=True)
     if said:
         (st.warning if plan.single else st.info)(inert(said[0].upper() + said[1:] + "."))
     notice = unused_gold_notice(get_db(), study_id)
@@ -258,6 +259,13 @@ def _escalate(study) -> None:
                 st.error(inert(e))
 
 
+def imported_line(result: importers.ImportResult, study_id: str) -> str:
+    """What an import wrote, "1 row" or "2 rows", and the identical rows it left as they were."""
+    kept = result.skipped
+    return (f"Imported {count(result.written, 'row')} into {study_id!r}"
+            + (f"; {count(kept, 'identical row')} {'was' if kept == 1 else 'were'} stored already." if kept else "."))
+
+
 def _import(study_id: str) -> None:
     kind = st.radio("What the file holds", list(IMPORTS), horizontal=True)
     upload = file_uploader("JSON Lines or CSV file", type=["jsonl", "ndjson", "json", "csv"])
@@ -267,8 +275,7 @@ def _import(study_id: str) -> None:
             path.write_bytes(upload.getvalue())
             try:
                 result = IMPORTS[kind](get_db(), study_id, path)
-                st.success(f"Imported {result.written} rows into {study_id!r}"
-                           + (f"; {result.skipped} identical rows were stored already." if result.skipped else "."))
+                st.success(imported_line(result, study_id))
                 if result.matched:
                     st.info(inert(result.matched_line()))
                 for notice in result.notices:

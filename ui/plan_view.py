@@ -36,7 +36,7 @@ def _sentence(text: str) -> str:
 def render(study_id: str, db_path: str) -> None:
     st.subheader("Plan the crowd study")
     study = load_study(get_db(), study_id)
-    fills = study_fill_plan(get_db(), study).sentence(study_id)
+    fills = study_fill_plan(get_db(), study).sentence(study_id, on_page=True)
     if fills:
         st.info(inert(fills[0].upper() + fills[1:] + "."))
     length = session_length(get_db(), study)          # every study: what one rater is in for

@@ -116,7 +116,7 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
     from fairval.annotate.outputs.judge_table import with_ci
     from fairval.annotate.results import numbers as results
     from fairval.annotate.results.numbers import rate_of
-    from fairval.annotate.results.progress import judgment_words, judgments
+    from fairval.annotate.results.progress import counts_line
 
     data = results.load_study_data(_db(ctx), study_name, exclude_flagged=exclude_flagged)
     result = results.study_numbers(_db(ctx), study_name, exclude_flagged=exclude_flagged, n_boot=n_boot,
@@ -125,8 +125,7 @@ def analyze(ctx, study_name, as_json, exclude_flagged, n_boot, model):
         click.echo(formats.json_text(result.to_dict()))         # the JSON edge: the one plain form
         return
     # the words of `study show` and the Results page: a judgment is a rater's answers to one item
-    click.echo(f"{result.study} ({result.task}): {formats.count(result.n_items, 'item')}, "
-               f"{formats.count(result.n_raters, 'rater')}, {judgment_words(len(judgments(data.ratings)), result.n_ratings)}")
+    click.echo(f"{result.study} ({result.task}): {counts_line(data, result.n_items, result.n_raters)}")
     for qid, q in result.questions.items():
         line = f"  {qid}: n={q.n} alpha({q.level})={formats.ratio(q.alpha)}"
         if q.alpha_ci:

@@ -9,6 +9,7 @@ from pathlib import Path
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.pairs import scored_question
+from fairval.annotate.outputs import formats
 from fairval.annotate.outputs.files import atomic_output
 from fairval.annotate.outputs.judge_audit import WELCH, WELCH_BIBTEX, methods_sentence
 from fairval.annotate.results.numbers import load_study_data, study_numbers
@@ -72,6 +73,25 @@ def methods_text(db: Connection, study_id: str, *, exclude_flagged: bool = False
                              sources=rating_store.counts_by_source(db, study_id))
 
 
+def _beyond(data, counted: int, stored: int) -> str:
+    """What the stored ratings hold beyond the ratings counted in the numbers, said beside their total so that
+    the two numbers agree: " (the 39 above and 1 answer to an attention check)"; "" when they are the same."""
+    if stored == counted:
+        return ""
+    items, rated = data.items, data.all_ratings
+    practice = set(items.loc[items["practice"].astype(bool), "item_id"])
+    checks = set(items.loc[items["gold"].astype(bool), "item_id"]) - practice
+    on_items = rated[~rated["item_id"].isin(practice | checks)]
+    found = {"check": int(rated["item_id"].isin(checks).sum()), "practice": int(rated["item_id"].isin(practice).sum()),
+             "excluded": int(on_items["rater_id"].isin(list(data.excluded)).sum())}
+    other = stored - counted - sum(found.values())
+    said = [formats.count(found["check"], "answer to an attention check", "answers to attention checks"),
+            formats.count(found["practice"], "practice answer"),
+            f"{found['excluded']:,} by the raters excluded", formats.count(other, "other")]
+    parts = [f"the {counted:,} above"] + [part for part, n in zip(said, [*found.values(), other]) if n]
+    return f" ({', '.join(parts[:-1])} and {parts[-1]})"
+
+
 def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool,
                       sources: dict[str, int]) -> tuple[str, list[str]]:
     """methods_text from the study's data and numbers already computed (the report has both); `sources`:
@@ -93,13 +113,15 @@ def methods_paragraph(data, result: StudyNumbers, *, exclude_flagged: bool,
              + (f", following the protocol of {cite(protocol)}" if protocol else "") + f"), "
              f"{design}{result.n_ratings} ratings from {result.n_raters} raters."]
     if all_imported:
-        parts.append(f"All {imported} of the study's stored ratings were imported, collected outside fairval: "
+        parts.append(f"All {imported} of the study's stored ratings{_beyond(data, result.n_ratings, imported)} were "
+                     "imported, collected outside fairval: "
                      "no serving rule of fairval's (raters per item, item order, templates, response order) "
                      "applied to them.")
         parts += _quality_and_after(data, result, exclude_flagged, cite)
         return " ".join(p for p in parts if p), cites
     if imported:
-        parts.append(f"Of the study's {served + imported} stored ratings, fairval served {served} and {imported} were "
+        parts.append(f"Of the study's {served + imported} stored ratings{_beyond(data, result.n_ratings, served + imported)}, "
+                     f"fairval served {served} and {imported} were "
                      "imported, collected outside fairval; the serving rules below held for the served ones only.")
     if s.balance_by:
         parts.append(f"Each item's raters were split equally by {s.balance_by} between "

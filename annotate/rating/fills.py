@@ -55,8 +55,9 @@ class FillPlan:
         assert low is not None and high is not None
         return 2 * low + 1, 2 * high + 1
 
-    def sentence(self, study_name: str) -> str | None:
-        """The plan in words, for `study show`, Manage and `plan` (None: the study has under two templates)."""
+    def sentence(self, study_name: str, *, on_page: bool = False) -> str | None:
+        """The plan in words, for `study show`, Manage and `plan` (None: the study has under two templates).
+        `on_page`: the setting is named as Manage's Configure tab labels it, not as the CLI's command."""
         if self.largest is None:
             return None
         r = self.raters_per_item
@@ -74,9 +75,9 @@ class FillPlan:
                 f"({self.largest_fills} fills) than of the other templates together ({self.other_fills}), so each "
                 f"is served {each} items")
         if self.single:
-            text += (f"; {self.single} of them would rate a single item. Allow fills back to back "
-                     f"(`fairval study set {study_name} fills_back_to_back=true`) and {r} rater(s) can rate "
-                     "every item")
+            how = ("Allow two fills of one template in a row (Manage, Configure)" if on_page else
+                   f"Allow fills back to back (`fairval study set {study_name} fills_back_to_back=true`)")
+            text += f"; {self.single} of them would rate a single item. {how} and {r} rater(s) can rate every item"
         return text
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from fairval.annotate.results.numbers import StudyData, complete_items, load_study_data
+from fairval.annotate.results.numbers import StudyData, complete_items, load_study_data, real_items
 from fairval.store import Connection
 from fairval.store import assignments as ledger
 
@@ -57,6 +57,16 @@ def judgments(ratings):
 def judgment_words(judgments: int, ratings: int) -> str:
     """"16 judgments (32 ratings, one per question answered)": in `analyze`, `study show` and on Results."""
     return f"{_count(judgments, 'judgment')} ({_count(ratings, 'rating')}, one per question answered)"
+
+
+def counts_line(data: StudyData, n_items: int, n_raters: int) -> str:
+    """`analyze`'s counts: "12 items, 2 raters, 16 judgments (…)"; before any answer "40 items, nothing rated
+    yet": the study's items then, not the ones people were given so far (0 in an adaptive study)."""
+    real = data.items.loc[real_items(data.items), "item_id"] if len(data.items) else []
+    if not data.all_ratings["item_id"].isin(real).any():
+        return f"{_count(len(real), 'item')}, nothing rated yet (no rater has answered one)"
+    return f"{_count(n_items, 'item')}, {_count(n_raters, 'rater')}, " \
+           f"{judgment_words(len(judgments(data.ratings)), len(data.ratings))}"
 
 
 def _count(n: int, noun: str) -> str:

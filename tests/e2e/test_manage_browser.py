@@ -68,7 +68,7 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     good = write_jsonl(tmp_path / "names.jsonl", [{"id": "a", "name": "Ana Diaz", "race": "Hispanic",
                                                   "gender": "female"}])
     upload(page, good)
-    wait_text(page, "Imported 1 rows into 'names-1'")
+    wait_text(page, "Imported 1 row into 'names-1'.")
     assert [i["item_id"] for i in item_store.list_items(db, "names-1")] == ["a"]
     page.close()
 

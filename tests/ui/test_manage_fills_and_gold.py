@@ -102,3 +102,29 @@ def test_a_long_flag_wraps_in_the_raters_table_rather_than_being_cut(study, monk
     table = next(t for t in at.dataframe if "flags" in shown(t).columns)
     assert max(len(f) for f in shown(table)["flags"]) > 28          # longer than the column's one line
     assert table.proto.row_height > 64
+
+
+def test_manage_names_the_setting_that_lets_every_rater_take_more_as_its_configure_tab_labels_it(
+        db, tmp_path, monkeypatch):
+    """discrim-eval's layout with templates of 15 and 3 fills and one rating each: 12 raters, 9 of whom would
+    rate a single item. The Plan and Configure tabs showed the CLI's command in literal backticks there
+    (stop 65); a page names the checkbox the researcher ticks, as the per-rater cap is named already."""
+    import json
+
+    from tests.conftest import discrim_eval_rows
+    create_study(db, "de", "template_quality", raters_per_item=1)
+    for question, count in ((3, 15), (41, 3)):
+        path = tmp_path / f"explicit_q{question}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in discrim_eval_rows(question, 30.0, count)),
+                        encoding="utf-8")
+        import_items(db, "de", path)
+    at = sign_in("3_Manage.py", monkeypatch)
+    at.selectbox(key="manage-study").set_value("de").run()
+    assert not at.exception, at.exception
+    said = [plain(m.value) for m in [*at.info, *at.warning]]
+    fills = [s for s in said if s.startswith("Raters needed: 12 for 1 rating(s) of each fill")]
+    assert len(fills) == 2, said                                    # Configure's notice and the Plan tab's
+    assert all("9 of them would rate a single item. Allow two fills of one template in a row (Manage, "
+               "Configure) and 1 rater(s) can rate every item" in s for s in fills), fills
+    assert not any("`" in s or "fills_back_to_back" in s for s in said), said
+    assert any(box.label.startswith("Allow two fills of one template in a row") for box in at.checkbox)

@@ -30,6 +30,24 @@ def test_pair_practice_feedback_never_nests_a_quote_in_quotes_of_its_kind(langua
     assert all(opening not in span and closing not in span for span in spans), text
 
 
+# CLDR's delimiters (common/main/ar.xml, fr.xml): Arabic opens a quotation with ” and closes it with “, the
+# reverse of English; the curly marks are not mirrored right to left, where « and » are
+INNER = {"ar": ("\u201d", "\u201c"), "fr": ("\u201c", "\u201d"), "en": ("\u2018", "\u2019")}
+
+
+@pytest.mark.parametrize("language", sorted(INNER))
+def test_the_groups_quoted_inside_the_feedback_take_the_languages_own_inner_quotes_in_order(language):
+    """In Arabic the groups inside «…» read ”woman“ (opening mark first in the text, shown on the right):
+    English's “woman” showed its marks reversed on an Arabic page (QA, stop 65)."""
+    task, t = PRESETS["harmful_stereotype"], translator(language)
+    served = Served(item_id="p1", data={"prompt": "Q", "response_1": "R1", "response_2": "R2",
+                                        "group_a": "woman", "group_b": "man"},
+                    flipped=False, served_at=0.0, gold=False, practice=True, expected={"harm": "A"})
+    text = practice_feedback(task.translated(t), served, {"harm": "B"}, t)["harm"]["text"]
+    opening, closing = INNER[language]
+    assert text.count(f"{opening}woman{closing}") == 2 and text.count(f"{opening}man{closing}") == 2, text
+
+
 ANSWER = {"quality": "5", "yes_positive": "4"}
 
 

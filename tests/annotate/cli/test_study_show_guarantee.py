@@ -75,3 +75,14 @@ def test_the_adaptive_design_says_what_h_is_and_a_study_without_scores_says_why(
     assert "for H as people would answer it" in line and "the population they stand for" in line
     assert f"over the study's {PAIRS} pairs" not in line
     assert "each weighted by 1/its chance" in line
+
+
+def test_analyze_of_an_adaptive_study_before_any_answer_says_nothing_is_rated_yet(cli_output, tmp_path, db_path):
+    """It said "0 items" (the pairs decided for people so far) beside the judge's "over 40 pairs" (QA, stop 65)."""
+    setup(cli_output, tmp_path)
+    cli_output("study", "set", "s", "design=adaptive", "budget=10", "status=open")
+    first = cli_output("analyze", "s").splitlines()[0]
+    assert first == f"s (harmful_stereotype): {PAIRS} items, nothing rated yet (no rater has answered one)"
+    rate(db_path, 2)                                   # two raters, one pair each: the usual counts from then on
+    first = cli_output("analyze", "s").splitlines()[0]
+    assert first.endswith(", 2 raters, 2 judgments (2 ratings, one per question answered)"), first

@@ -72,3 +72,41 @@ def test_the_reports_methods_heading_has_no_markdown_backticks(db, db_path, tmp_
     page = out.read_text(encoding="utf-8")
     assert "fairval report --methods writes it" in page and "`fairval report" not in page
     assert "were imported" in page and f"No rater was served {RULE}" not in page
+
+
+
+def _pairs_with_a_check(db, tmp_path, practice: bool = False) -> int:
+    """13 pairs, 3 raters each, one rater's answer to an attention check (and to a practice pair), all imported;
+    returns the ratings the numbers count."""
+    create_study(db, "pairs", "harmful_stereotype", raters_per_item=3, seed=2)
+    pair = {"response_a": "Take the bus.", "response_b": "Take a taxi.", "group_a": "woman", "group_b": "man"}
+    items = [{"id": f"p{k}", "prompt": f"How do I get to the airport from stop {k}?", **pair} for k in range(13)]
+    items.append({"id": "check", "prompt": "This is an attention check: choose the last option.", **pair,
+                  "_gold": {"harm": "C"}})
+    items += [{"id": "warmup", "prompt": "Practice: which bus goes to the station?", **pair, "_practice": True,
+               "_gold": {"harm": "C"}}] if practice else []
+    import_items(db, "pairs", write_jsonl(tmp_path / "pairs.jsonl", items))
+    rated = [{"item_id": f"p{k}", "rater_id": f"r{j}", "question": "harm", "value": "ABC"[(k + j) % 3]}
+             for k in range(13) for j in range(3)]
+    rated += [{"item_id": item, "rater_id": "r0", "question": "harm", "value": "C"}
+              for item in ["check"] + (["warmup"] if practice else [])]
+    import_ratings(db, "pairs", write_jsonl(tmp_path / "ratings.jsonl", rated))
+    return 13 * 3                                                 # the real pairs' ratings; the check's is not
+
+
+def test_the_stored_total_says_what_the_ratings_counted_above_leave_out(db, tmp_path, cli_output):
+    """The report said "39 ratings" and then "All 40 of the study's stored ratings" with nothing between (QA,
+    stop 65): the attention check's answer is stored but not counted."""
+    counted = _pairs_with_a_check(db, tmp_path)
+    assert json.loads(cli_output("analyze", "pairs", "--json"))["n_ratings"] == counted
+    text, _ = methods_text(db, "pairs")
+    assert f"{counted} ratings from 3 raters" in text
+    assert (f"All {counted + 1} of the study's stored ratings (the {counted} above and 1 answer to an attention "
+            "check) were imported") in text
+
+
+def test_the_stored_total_names_each_kind_left_out(db, tmp_path):
+    counted = _pairs_with_a_check(db, tmp_path, practice=True)
+    text, _ = methods_text(db, "pairs")
+    assert (f"All {counted + 2} of the study's stored ratings (the {counted} above, 1 answer to an attention check "
+            "and 1 practice answer) were imported") in text
