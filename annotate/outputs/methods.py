@@ -80,7 +80,7 @@ def _beyond(data, counted: int, stored: int) -> str:
         return ""
     items, rated = data.items, data.all_ratings
     practice = set(items.loc[items["practice"].astype(bool), "item_id"])
-    checks = set(items.loc[items["gold"].astype(bool), "item_id"]) - practice
+    checks = set(items.loc[items["gold"].notna(), "item_id"]) - practice
     on_items = rated[~rated["item_id"].isin(practice | checks)]
     found = {"check": int(rated["item_id"].isin(checks).sum()), "practice": int(rated["item_id"].isin(practice).sum()),
              "excluded": int(on_items["rater_id"].isin(list(data.excluded)).sum())}
