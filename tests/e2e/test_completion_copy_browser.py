@@ -93,3 +93,62 @@ def test_the_completion_codes_copy_button_is_reached_by_tab_and_seen(server, bro
         page.screenshot(path=os.path.join(ARTIFACTS, f"{device}.png"), full_page=True)
     finally:
         context.close()
+
+
+# Where the code's characters are drawn, line by line, and where the copy button is (Streamlit draws the button
+# over the code block's right-hand corner, whatever the page's direction).
+CODE_AND_COPY = """() => {
+    const block = document.querySelector('[data-testid="stCode"]');
+    const text = block.querySelector("code") || block.querySelector("pre");
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const box = (r) => ({left: r.left, right: r.right, top: r.top, bottom: r.bottom});
+    return {lines: [...range.getClientRects()].filter((r) => r.width > 0).map(box),
+            copy: box(block.querySelector('button[aria-label]').getBoundingClientRect()),
+            shown: text.innerText.replace(/\\s/g, "")}; }"""
+
+
+def _overlaps(a: dict, b: dict) -> bool:
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def _code_studies(db, folder):
+    rows = [{"id": "t1", "filled_template": "Should the library lend the projector for the weekend?"}]
+    create_study(db, "ar-code", "template_quality", raters_per_item=5, seed=3, language="ar", completion_code="C0DE1234")
+    import_items(db, "ar-code", write_jsonl(folder / "ar.jsonl", rows))
+
+
+@pytest.fixture(scope="module")
+def code_server(tmp_path_factory):
+    yield from serve_studies(tmp_path_factory, "e2e-completion-code", _code_studies)
+
+
+@pytest.mark.parametrize("study, code, language", [("ar-code", "C0DE1234", "ar")])
+def test_no_character_of_the_code_is_under_the_copy_button_on_a_phone(code_server, browser, study, code, language):
+    """In Arabic (right to left) the code was drawn against the box's right edge, under the copy button that
+    is always shown since stop 65: a 390 px phone showed "C0DE1" and the button, the rest hidden (the new
+    user's walk, QA of stop 66). A code reads left to right in any language."""
+    from fairval.ui.i18n import translator
+
+    t = translator(language)
+    context = browser.new_context(**DEVICES["phone"])
+    page = context.new_page()
+    try:
+        page.goto(f"{code_server.url}/?study={study}&rater=reader-{study}")
+        page.get_by_role("button", name=t("I agree to take part")).click(timeout=30_000)
+        page.get_by_role("button", name=t("Start")).click(timeout=30_000)
+        page.locator(".fv-option").first.wait_for(timeout=30_000)
+        for group in range(2):
+            page.locator(".fv-options").nth(group).locator(".fv-option").nth(3).click()
+        page.get_by_role("button", name=t("Submit")).click()
+        page.locator('[data-testid="stCode"]').wait_for(timeout=30_000)
+        bot.settle(page)
+        page.wait_for_timeout(300)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        path = os.path.join(ARTIFACTS, f"phone-{study}.png")
+        page.screenshot(path=path, full_page=True)
+        drawn = page.evaluate(CODE_AND_COPY)
+        assert drawn["shown"] == code, drawn
+        assert drawn["lines"] and not any(_overlaps(line, drawn["copy"]) for line in drawn["lines"]), (drawn, path)
+    finally:
+        context.close()
