@@ -222,12 +222,12 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
     group = rater_group(db, study, rater_id)
     row_group = rules.row_group(group)
     # The first open candidates in the serving order from the index; the pure policy decides among them.
-    served = ledger.templates_served(db, study.study_id, rater_id)
+    span = item_store.template_span(db, study.study_id)
+    served = ledger.templates_served(db, study.study_id, rater_id) if span else []    # no template: nothing to read
     last = last_template(served)
     avoid = avoided_templates(served, s.max_fills_per_template, others_exist=last is not None
                               and not s.fills_back_to_back and item_store.has_other_template(db, study.study_id, last))
     # a study of several templates: the rater's share of the fills (two index seeks spare the rest the count)
-    span = item_store.template_span(db, study.study_id)
     share = rater_share(db, study, rater_id, served, now) if span > 1 else None
     if share is not None and ((share.left is not None and share.left <= 0) or not backed(
             db, study, rater_id, share, loads.open_fills(db, study.study_id, rater_id, row_group).get(share.largest, 0),

@@ -72,6 +72,9 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     # the answered slot read once; the slot it holds next is written, not read back
     assert sum(s == "SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND item_id = ?"
                for s in sent) == 1, sent
+    # items of no template: the templates of what the rater was served are not read (issue 58)
+    assert db.scalar("SELECT COUNT(*) FROM items WHERE study_id = 'tq' AND template IS NOT NULL") == 0
+    assert not any(s.startswith("SELECT i.template FROM assignments") for s in sent), sent
     # the next item's seeks (an item others started, one nobody holds, an attention check): one statement
     assert sum("FROM item_loads l WHERE" in s for s in sent) == 1, sent
     # PostgreSQL: the study's row locked once, as the transaction begins (its savepoints hold that lock)
