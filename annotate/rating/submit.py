@@ -46,17 +46,15 @@ def submit(db: Connection, study: LoadedStudy | str, rater_id: str, item_id: str
         rater = rater_store.get_rater(db, study_id, rater_id) or {}
         new = session.record_answer(db, current, rater_id, item_id, answers, comment=comment, now=now, locked=rater)
         stopped, check = _checked(db, current, item_id, now) if new else (None, False)
-        served = None
-        if check:
-            current = None
-        else:
-            # the rule may have paused the study, or the adaptive design drawn its sample: read again then
-            rules = current.settings.load_rules()
-            if stopped or running_interval.has_rule(current) or adaptive.is_adaptive(current):
-                current = load_study(db, study_id)
-            # record_answer brought the item loads up to `rules`: under the lock nothing but an import changes
-            # them, so they are not read again unless the settings read now give other rules
-            served = session.serve_current(db, current, rater_id, now, synced=rules)
+        if check:                       # the rule is checked after the transaction, which serves nothing
+            return Submitted(new, stopped, check, None, None, rater or None)
+        # the rule may have paused the study, or the adaptive design drawn its sample: read again then
+        rules = current.settings.load_rules()
+        if stopped or running_interval.has_rule(current) or adaptive.is_adaptive(current):
+            current = load_study(db, study_id)
+        # record_answer brought the item loads up to `rules`: under the lock nothing but an import changes
+        # them, so they are not read again unless the settings read now give other rules
+        served = session.serve_current(db, current, rater_id, now, synced=rules)
     return Submitted(new, stopped, check, current, served, rater or None)
 
 
