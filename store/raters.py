@@ -49,3 +49,12 @@ def update_rater(db: Connection, study_id: str, rater_id: str, **changes: Any) -
         db.execute(f"UPDATE raters SET {', '.join(f'{k} = :{k}' for k in changes)} "
                    "WHERE study_id = :study_id AND rater_id = :rater_id",
                    {**changes, "study_id": study_id, "rater_id": rater_id})
+
+
+def finish_instructions(db: Connection, study_id: str, rater_id: str) -> None:
+    """The rater read the instructions. In a study without practice items they are past the practice too, in
+    the same statement: the step no longer asks for the study's practice items at every run (issue 58)."""
+    with immediate(db, study_id):
+        db.execute("UPDATE raters SET instructions_done = 1, practice_done = CASE WHEN EXISTS (SELECT 1 FROM items "
+                   "WHERE study_id = :study_id AND practice = 1) THEN practice_done ELSE 1 END "
+                   "WHERE study_id = :study_id AND rater_id = :rater_id", {"study_id": study_id, "rater_id": rater_id})

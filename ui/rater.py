@@ -170,7 +170,9 @@ def _flow(study_id: str, rater_id: str) -> None:
             except StudyError:
                 st.rerun(scope="app")           # the study is gone: the whole page says so
             _notice()
-            step = session.next_step(db, study, rater_id, loaded_now=True)    # its status as loaded just above
+            # its status as loaded just above; the rater's row as this run's Submit read it under its lock
+            step = session.next_step(db, study, rater_id, loaded_now=True,
+                                     rater=submitted.rater if submitted is not None else None)
             pressed = next((act for key, act in PRESSES.get(step, ()) if st.session_state.get(key)), None)
             if pressed is not None:     # the button this step drew was pressed: acted on, the next step drawn
                 pressed(db, study, rater_id)

@@ -69,15 +69,18 @@ def retry_pending(study_id: str, rater_id: str) -> None:
 
 def _store(study_id: str, rater_id: str, payload: dict) -> None:
     db = get_db()
-    t = translator(None)
+    # the rater's language as the page's full run read it (LANGUAGE); the study is read by the Submit under its
+    # lock, not before it (issue 58)
+    t = translator(st.session_state.get(LANGUAGE))
     try:
-        study = load_study(db, study_id)
-        t = _t(study)
         answers = payload_answers(payload)
         item, comment = str(payload.get("item")), payload.get("comment")
-        submitted = submit(db, study, rater_id, item, answers, comment=comment)
-        # the study and the next item as the Submit's transaction left them: the page drawn next in this run
-        # reads neither again (taken, or dropped, at the start of the page's and the steps' code: this_run_submit)
+        submitted = submit(db, study_id, rater_id, item, answers, comment=comment)
+        study = submitted.study or load_study(db, study_id)    # a check still to make: read after the lock
+        t = _t(study)
+        # the study, the rater's row and the next item as the Submit's transaction left them: the page drawn
+        # next in this run reads none of them again (taken, or dropped, at the start of the page's and the
+        # steps' code: this_run_submit)
         st.session_state[SUBMITTED] = (study_id, rater_id, submitted)
         if submitted.new or session.answer_is_stored(db, study, rater_id, item, answers, comment):
             st.session_state[NOTICE] = ("saved", t("Answer saved"))

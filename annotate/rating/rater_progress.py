@@ -27,15 +27,19 @@ def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | 
     included (a count that skipped them would tell which item is the check): done, the item on screen,
     what is still open to them now (capped per rater) and the checks the gold rate will put among those.
     It can shrink as others take items; it never promises more. `shown`: the item serving has just given the
-    rater (their open slot), so it is not sought and read again."""
+    rater (their open slot), so it is not sought and read again; nor, when serving chose it anew, what serving
+    read in that transaction (Counted: the rater's answers, the study's templates, the loads' rules)."""
     now = time.time() if now is None else now
     s = study.settings
     since = now - s.timeout_seconds
     rules = s.load_rules()
-    if not loads.current(db, study.study_id, rules):
+    counted = shown.counted if shown is not None else None
+    if counted is not None and counted.loads != rules.key:
+        counted = None                  # served under other settings than these: everything read afresh
+    if counted is None and not loads.current(db, study.study_id, rules):
         with immediate(db, study.study_id):
             loads.sync(db, study.study_id, rules, since)
-    regular, gold = ledger.answered_count(db, study.study_id, rater_id)
+    regular, gold = (counted.regular, counted.gold) if counted else ledger.answered_count(db, study.study_id, rater_id)
     if shown is not None:
         holds, held_gold = True, shown.gold
     else:
@@ -44,7 +48,7 @@ def progress(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | 
         held_gold = held is not None and study_item(db, study, held["item_id"])["gold"] is not None
     row_group = rules.row_group(rater_group(db, study, rater_id))
     held_regular = int(holds and not held_gold)
-    span = item_store.template_span(db, study.study_id)
+    span = counted.span if counted else item_store.template_span(db, study.study_id)
     # fills of one template never two in a row, at most the cap of each: what that leaves
     served = ledger.templates_served(db, study.study_id, rater_id) if span > 1 else []
     share = rater_share(db, study, rater_id, served, now) if span > 1 else None

@@ -5,8 +5,9 @@ processes sharing the SQLite file cannot hand out the same slot twice or lose an
 """
 from __future__ import annotations
 
+import dataclasses
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from fairval.annotate.adaptive import next_pair as adaptive
@@ -39,6 +40,15 @@ Step = Literal["closed", "paused", "consent", "declined", "demographics", "instr
 
 
 @dataclass(frozen=True, slots=True)
+class Counted:
+    """What serving read in the transaction that chose a new slot, for the progress drawn with that item."""
+    regular: int                       # the rater's items answered, attention checks apart
+    gold: int
+    span: int                          # the study's templates (item_store.template_span)
+    loads: str                         # the rules (LoadRules.key) the item loads were brought up to
+
+
+@dataclass(frozen=True, slots=True)
 class Served:
     item_id: str
     data: dict
@@ -47,6 +57,7 @@ class Served:
     gold: bool
     practice: bool = False
     expected: dict | None = None      # gold answers, shown as feedback on practice items
+    counted: Counted | None = field(default=None, compare=False)      # a new slot's (the progress reads it)
 
 
 def arrive(db: Connection, study_id: str, rater_id: str, *, source: str,
@@ -70,10 +81,11 @@ _SOURCES = {"prolific": "Prolific participant", "signed": "signed in-house link"
 
 
 def next_step(db: Connection, study: LoadedStudy, rater_id: str, *, now: float | None = None,
-              loaded_now: bool = False) -> Step:
+              loaded_now: bool = False, rater: dict | None = None) -> Step:
     """Where this rater stands (under the study's status now, not when `study` was read: `loaded_now`, the
-    caller loaded it in this same run, so its status is not read again); reading it changes nothing."""
-    rater = rater_store.get_rater(db, study.study_id, rater_id)
+    caller loaded it in this same run, so its status is not read again); reading it changes nothing. `rater`:
+    their row as this same run read it (a Submit's transaction), not read again."""
+    rater = rater if rater is not None else rater_store.get_rater(db, study.study_id, rater_id)
     if rater is not None and rater["consent"] == "declined":
         return "declined"
     if rater is not None and rater["finished_at"] is not None:
@@ -137,7 +149,7 @@ def _group_full(db: Connection, study: LoadedStudy, rater_id: str, now: float | 
 
 
 def finish_instructions(db: Connection, study_id: str, rater_id: str) -> None:
-    rater_store.update_rater(db, study_id, rater_id, instructions_done=1)
+    rater_store.finish_instructions(db, study_id, rater_id)
 
 
 def finish_practice(db: Connection, study_id: str, rater_id: str) -> None:
@@ -210,12 +222,13 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
     group = rater_group(db, study, rater_id)
     row_group = rules.row_group(group)
     # The first open candidates in the serving order from the index; the pure policy decides among them.
-    served = ledger.templates_served(db, study.study_id, rater_id)
+    span = item_store.template_span(db, study.study_id)
+    served = ledger.templates_served(db, study.study_id, rater_id) if span else []    # no template: nothing to read
     last = last_template(served)
     avoid = avoided_templates(served, s.max_fills_per_template, others_exist=last is not None
                               and not s.fills_back_to_back and item_store.has_other_template(db, study.study_id, last))
     # a study of several templates: the rater's share of the fills (two index seeks spare the rest the count)
-    share = rater_share(db, study, rater_id, served, now) if item_store.template_span(db, study.study_id) > 1 else None
+    share = rater_share(db, study, rater_id, served, now) if span > 1 else None
     if share is not None and ((share.left is not None and share.left <= 0) or not backed(
             db, study, rater_id, share, loads.open_fills(db, study.study_id, rater_id, row_group).get(share.largest, 0),
             since, row_group)):
@@ -230,7 +243,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
     rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid, least_taken=share is not None)
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
-    if (chosen is not None and chosen["template"] is not None and item_store.template_span(db, study.study_id) > 1
+    if (chosen is not None and chosen["template"] is not None and span > 1
             and not s.fills_back_to_back and (share is not None or may_run_short(db, study, rater_id, row_group))):
         # the order's next fill, unless it would leave the rater fewer items than they can still get
         fills = fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served, share)
@@ -248,7 +261,8 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
                                                s.flip_probability)
     # an insert: a slot it could not keep raises there, so the slot is not read back (issue 58)
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
-    return _served(db, study, {"item_id": item_id, "flipped": int(flipped), "served_at": now})
+    return dataclasses.replace(_served(db, study, {"item_id": item_id, "flipped": int(flipped), "served_at": now}),
+                               counted=Counted(regular, gold, span, rules.key))
 
 
 def may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
@@ -315,20 +329,23 @@ def validate_answers(study: LoadedStudy, answers: dict[str, str]) -> dict[str, s
 
 
 def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str],
-                  *, comment: str | None = None, now: float | None = None, serve_next: bool = False) -> bool:
+                  *, comment: str | None = None, now: float | None = None, serve_next: bool = False,
+                  locked: dict | None = None) -> bool:
     """Store one rater's answers to one item, once: a repeated submit changes nothing (returns False).
     `serve_next`: in the same write transaction, hold the rater's next item for them (what the page will
     show), so a Submit costs one write transaction, not two.
 
     An answer to a slot that timed out is still kept, and so is one sent while the study is paused: the
     rater did the work on an item they were given. A closed study takes no more answers (AnswerError).
+    `locked`: the rater's row ({} for none) as read by the caller's write transaction, which also read `study`
+    under its lock: neither the row nor the study's status is read again (a Submit, issue 58).
     """
     now = time.time() if now is None else now
     clean = validate_answers(study, answers)
     comment = clean_comment(comment, asked=study.task.comment)
     # inside a Submit's transaction without a savepoint: a refused answer ends that transaction as well
     with joined(db, study.study_id):
-        if study_status(db, study.study_id) == "closed":
+        if (study.status if locked is not None else study_status(db, study.study_id)) == "closed":
             raise StudyClosed("the study closed before this answer arrived")
         rules = ready_loads(db, study, now)
         assignment = ledger.get_assignment(db, study.study_id, rater_id, item_id)
@@ -339,7 +356,7 @@ def record_answer(db: Connection, study: LoadedStudy, rater_id: str, item_id: st
             raise SlotTaken(f"item {item_id!r} was given to other raters after this rater's time ran out")
         flipped = bool(assignment["flipped"])
         shown = assignment["served_at"]
-        rater = rater_store.get_rater(db, study.study_id, rater_id) or {}      # read once for both
+        rater = locked if locked is not None else rater_store.get_rater(db, study.study_id, rater_id) or {}
         language = study.settings.rater_language(rater.get("language"))
         # a clock set back since the item was shown: the answer is not before it was shown, and its
         # duration is unknown (NULL), not 0 s (the speed flag would read that as a rushed answer)

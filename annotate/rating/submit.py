@@ -10,9 +10,11 @@ import logging
 import time
 from dataclasses import dataclass
 
+from fairval.annotate.adaptive import next_pair as adaptive
 from fairval.annotate.material.studies import LoadedStudy, configure_study, load_study, stored_settings
 from fairval.annotate.rating import running_interval, session
 from fairval.store import Connection, audit, immediate
+from fairval.store import raters as rater_store
 from fairval.store import ratings as rating_store
 from fairval.store import running as running_store
 from fairval.store import studies as study_store
@@ -27,23 +29,33 @@ class Submitted:
     check: bool = False                # the rule is still to be checked, after the transaction
     study: LoadedStudy | None = None   # the study as read under the lock, at the end of the transaction (no check)
     served: session.Served | None = None   # the rater's next item, held for them in the transaction
+    rater: dict | None = None          # the rater's row as read under the lock (the answer changes nothing in it)
 
 
-def submit(db: Connection, study: LoadedStudy, rater_id: str, item_id: str, answers: dict[str, str], *,
+def submit(db: Connection, study: LoadedStudy | str, rater_id: str, item_id: str, answers: dict[str, str], *,
            comment: str | None = None, now: float | None = None) -> Submitted:
     """Store the rater's answers to the item (session.record_answer's rules), check the stopping rule and
-    hold the rater's next item, all in one write transaction."""
+    hold the rater's next item, all in one write transaction. `study`: the study or its name; either way it
+    is read under the transaction's lock, first (its version, and its row again only when that changed), so a
+    pause, a close or a change of settings made a moment before is the one obeyed, and nothing is read before
+    the lock (issue 58)."""
     now = time.time() if now is None else now
-    with immediate(db, study.study_id):
-        new = session.record_answer(db, study, rater_id, item_id, answers, comment=comment, now=now)
-        stopped, check = _checked(db, study, item_id, now) if new else (None, False)
-        current = served = None
-        if not check:                   # stopped or paused (read again: the rule may have paused it): nothing new
-            current = load_study(db, study.study_id)
-            # record_answer brought the item loads up to the rules of `study`: under the lock nothing but an
-            # import changes them, so they are not read again unless the settings read now give other rules
-            served = session.serve_current(db, current, rater_id, now, synced=study.settings.load_rules())
-    return Submitted(new, stopped, check, current, served)
+    study_id = study if isinstance(study, str) else study.study_id
+    with immediate(db, study_id):
+        current = load_study(db, study_id)
+        rater = rater_store.get_rater(db, study_id, rater_id) or {}
+        new = session.record_answer(db, current, rater_id, item_id, answers, comment=comment, now=now, locked=rater)
+        stopped, check = _checked(db, current, item_id, now) if new else (None, False)
+        if check:                       # the rule is checked after the transaction, which serves nothing
+            return Submitted(new, stopped, check, None, None, rater or None)
+        # the rule may have paused the study, or the adaptive design drawn its sample: read again then
+        rules = current.settings.load_rules()
+        if stopped or running_interval.has_rule(current) or adaptive.is_adaptive(current):
+            current = load_study(db, study_id)
+        # record_answer brought the item loads up to `rules`: under the lock nothing but an import changes
+        # them, so they are not read again unless the settings read now give other rules
+        served = session.serve_current(db, current, rater_id, now, synced=rules)
+    return Submitted(new, stopped, check, current, served, rater or None)
 
 
 def _checked(db: Connection, study: LoadedStudy, item_id: str, now: float) -> tuple[dict | None, bool]:

@@ -6,11 +6,12 @@ status and its version (one short row each). What it stores is unchanged: the an
 held."""
 import pytest
 
+from fairval.annotate.material import studies
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import rater_progress, session
 from fairval.annotate.rating.submit import submit
-from fairval.errors import AnswerError
+from fairval.errors import AnswerError, StudyClosed
 from fairval.store import open_db
 from tests.conftest import write_jsonl
 
@@ -55,17 +56,25 @@ def test_a_submit_without_a_rule_sends_no_savepoint_nor_second_lock_or_rater_rea
     # nothing goes on from), none for a rule the study does not have, nor for the next item (served inside the
     # Submit's transaction, the study's row read once for its status and settings)
     assert not any(s.startswith("SAVEPOINT") for s in sent), sent
-    # the study's row is not read whole: its status under the lock (a closed study takes no answer), and its
-    # version for the study parsed before (the store draws a new one with every change to the row)
+    # the study's row is not read whole: its version, once, under the lock and before anything else (the store
+    # draws a new one with every change to the row, its status too: a closed study takes no answer), and
+    # nothing before the lock (issue 58)
     assert not any(s.startswith("SELECT * FROM studies") for s in sent), sent
-    assert sum(s == "SELECT status FROM studies WHERE study_id = ?" for s in sent) == 1, sent
+    assert not any(s == "SELECT status FROM studies WHERE study_id = ?" for s in sent), sent
     assert sum(s == "SELECT version FROM studies WHERE study_id = ?" for s in sent) == 1, sent
+    # the lock first (SQLite's file, PostgreSQL's row of the study; psycopg's BEGIN is not sent through the handle)
+    assert sent[0] == ("SELECT 1 FROM studies WHERE study_id = ? FOR UPDATE" if db.dialect == "postgresql"
+                       else "BEGIN IMMEDIATE"), sent
+    assert sent[1] == "SELECT version FROM studies WHERE study_id = ?", sent
     # the rater's row, read once in the whole Submit (its language, while the answer is recorded); a study that
     # balances no groups does not read it again to serve the next item
     assert sum(s == "SELECT * FROM raters WHERE study_id = ? AND rater_id = ?" for s in sent) == 1, sent
     # the answered slot read once; the slot it holds next is written, not read back
     assert sum(s == "SELECT * FROM assignments WHERE study_id = ? AND rater_id = ? AND item_id = ?"
                for s in sent) == 1, sent
+    # items of no template: the templates of what the rater was served are not read (issue 58)
+    assert db.scalar("SELECT COUNT(*) FROM items WHERE study_id = 'tq' AND template IS NOT NULL") == 0
+    assert not any(s.startswith("SELECT i.template FROM assignments") for s in sent), sent
     # the next item's seeks (an item others started, one nobody holds, an attention check): one statement
     assert sum("FROM item_loads l WHERE" in s for s in sent) == 1, sent
     # PostgreSQL: the study's row locked once, as the transaction begins (its savepoints hold that lock)
@@ -164,3 +173,110 @@ def test_a_submit_gives_the_page_the_study_and_the_next_item_as_its_transaction_
     paused = submit(db, study, "r1", again.item_id, ANSWER, now=1020.0)
     assert paused.new and paused.study is not None and paused.study.status == "paused" and paused.served is None
     assert session.next_step(db, paused.study, "r1", loaded_now=True) == "paused"
+
+
+def in_another_worker(db_path, change) -> None:
+    """A change made by another worker process: its own connection, and its own studies parsed."""
+    kept, studies._PARSED = studies._PARSED, {}
+    other = open_db(db_path)
+    try:
+        change(other)
+    finally:
+        other.close()
+        studies._PARSED = kept
+
+
+SAME_RUN = ("SELECT * FROM raters WHERE study_id = ? AND rater_id = ?",
+            "SELECT EXISTS (SELECT 1 FROM items WHERE study_id = ? AND practice = 1)")
+
+
+def _onboarded(db, tmp_path, rows=None, **settings):
+    create_study(db, "tq", "template_quality", raters_per_item=2, seed=3, **settings)
+    import_items(db, "tq", write_jsonl(tmp_path / "tq.jsonl", rows or [
+        {"id": f"t{i}", "filled_template": f"Question {i}?"} for i in range(6)]))
+    session.arrive(db, "tq", "r1", source="link")
+    session.give_consent(db, "tq", "r1", True)
+    session.finish_instructions(db, "tq", "r1")
+
+
+def test_the_page_after_a_submit_reads_nothing_the_submit_read(db, tmp_path):
+    """What the rater page does after a Submit, in the same run (issue 58): the study is read under the Submit's
+    lock and not before it (the page hands over the study's name); the step is decided from the rater's row as
+    the Submit read it, without asking whether the study has practice items (settled when the rater finished the
+    instructions); the progress counts the rater's answers and the study's templates as serving counted them in
+    that transaction, and does not ask whether the item loads follow the study's rules (the transaction brought
+    them up to those rules). Each of these is one statement more on main's code."""
+    _onboarded(db, tmp_path)
+    first = session.serve_next_item(db, load_study(db, "tq"), "r1", now=1000.0)
+    done, in_submit = statements_of(db, lambda: submit(db, "tq", "r1", first.item_id, ANSWER, now=1010.0))
+    assert done.new and done.served is not None and done.rater is not None and done.rater["rater_id"] == "r1"
+    assert sum(s == "SELECT version FROM studies WHERE study_id = ?" for s in in_submit) == 1, in_submit
+    assert sum(s == SAME_RUN[0] for s in in_submit) == 1, in_submit          # the rater's row, once
+    counted = ("SELECT COUNT(*) FILTER", "SELECT (SELECT MIN(template)")
+    assert [sum(s.startswith(c) for s in in_submit) for c in counted] == [1, 1], in_submit
+
+    def page():
+        step = session.next_step(db, done.study, "r1", loaded_now=True, rater=done.rater)
+        return step, rater_progress.progress(db, done.study, "r1", now=1010.5, shown=done.served)
+    (step, shown), after = statements_of(db, page)
+    assert step == "item", after
+    assert not any(s in SAME_RUN for s in after), after
+    assert not any(s.startswith(counted) for s in after), after
+    assert "SELECT loads_key FROM studies WHERE study_id = ?" not in after, after     # brought up to date there
+    # the same numbers as a page that reads everything again: 1 answered, of the 6 items nobody else holds (no cap)
+    assert session.next_step(db, load_study(db, "tq"), "r1") == "item"
+    assert shown == rater_progress.progress(db, load_study(db, "tq"), "r1", now=1010.5) == rater_progress.Progress(1, 6)
+    # drawn with the study as changed since (other rules for the loads: 1 rater per item), nothing is taken over
+    # from the Submit: the loads are brought up to the new rules and everything is counted afresh
+    configure_study(db, "tq", raters_per_item=1, now=1010.2)
+    changed = load_study(db, "tq")
+    given, sent = statements_of(db, lambda: rater_progress.progress(db, changed, "r1", now=1010.5, shown=done.served))
+    assert "SELECT loads_key FROM studies WHERE study_id = ?" in sent and any(s.startswith(counted) for s in sent)
+    assert given == rater_progress.progress(db, changed, "r1", now=1010.5)
+
+
+def test_a_submit_obeys_a_change_made_after_the_page_read_the_study(db, db_path, tmp_path):
+    """The Submit reads the study under its lock: a cap on items per rater set by another handle after the page
+    was drawn is obeyed at once (the answer kept, nothing new held), and a close refuses the answer, nothing
+    written (the page gives the Submit only the study's name)."""
+    _onboarded(db, tmp_path)
+    shown = load_study(db, "tq")                                  # what the page was drawn with
+    first = session.serve_next_item(db, shown, "r1", now=1000.0)
+    in_another_worker(db_path, lambda other: configure_study(other, "tq", max_items_per_rater=1))
+    done = submit(db, "tq", "r1", first.item_id, ANSWER, now=1010.0)
+    assert done.new and done.served is None and done.study.settings.max_items_per_rater == 1
+    session.arrive(db, "tq", "r2", source="link")
+    session.give_consent(db, "tq", "r2", True)
+    session.finish_instructions(db, "tq", "r2")
+    other = session.serve_next_item(db, load_study(db, "tq"), "r2", now=1020.0)
+    in_another_worker(db_path, lambda other_db: configure_study(other_db, "tq", status="closed"))
+    with pytest.raises(StudyClosed):
+        submit(db, "tq", "r2", other.item_id, ANSWER, now=1030.0)
+    assert not db.in_transaction
+    assert db.scalar("SELECT COUNT(*) FROM ratings WHERE rater_id = 'r2'") == 0
+
+
+def test_practice_is_settled_when_the_instructions_are_read(db, tmp_path):
+    """A study with practice items sends the rater to them after the instructions, whatever the row read; one
+    without marks the rater past the practice in the same statement, so no later step asks for the study's
+    practice items again (a study whose practice items arrive after a rater has started the items does not send
+    that rater back to practise)."""
+    _onboarded(db, tmp_path, rows=[{"id": "w0", "filled_template": "Practice?", "_practice": True,
+                                    "_gold": {"quality": 1, "yes_positive": 1}},
+                                   *({"id": f"t{i}", "filled_template": f"Question {i}?"} for i in range(4))])
+    study = load_study(db, "tq")
+    assert session.next_step(db, study, "r1", loaded_now=True) == "practice"
+    other = tmp_path / "other"
+    other.mkdir()
+    create_study(db, "plain", "template_quality", raters_per_item=2, seed=3)
+    import_items(db, "plain", write_jsonl(other / "p.jsonl", [{"id": "t0", "filled_template": "Question?"}]))
+    session.arrive(db, "plain", "r1", source="link")
+    session.give_consent(db, "plain", "r1", True)
+    _, sent = statements_of(db, lambda: session.finish_instructions(db, "plain", "r1"))
+    assert sum(s.startswith("UPDATE raters") for s in sent) == 1, sent
+    plain = load_study(db, "plain")
+    step, sent = statements_of(db, lambda: session.next_step(db, plain, "r1", loaded_now=True))
+    assert step == "item" and SAME_RUN[1] not in sent, sent
+    import_items(db, "plain", write_jsonl(other / "late.jsonl", [{"id": "w9", "filled_template": "Late practice?",
+                                                                  "_practice": True}]))
+    assert session.next_step(db, load_study(db, "plain"), "r1") == "item"
