@@ -219,10 +219,16 @@ def rate_sentences(data, rate, cite) -> list[str]:
     cs = ppi and ppi.cs
     if cs is not None and cs.ci:
         if cs.method == "asymptotic" and cs.n_decided is not None:      # the adaptive design's burn-in (issue 53)
-            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} at every decided pair, within an "
-                   f"asymptotic one {cite('waudbysmith2024asymptotic')} used {BURN_IN_WORDS}, each with half of the 5% "
-                   "error (anytime-valid only asymptotically: its chance of ever missing tends to at most 5% as pairs "
-                   "accumulate)")
+            # in `valid`'s order: the asymptotic part, once used, within the exact betting part kept at every pair
+            how = (f"an asymptotic confidence sequence {cite('waudbysmith2024asymptotic')} used {BURN_IN_WORDS}, "
+                   f"within an exact betting one {cite('waudbysmith2024')} kept at every decided pair, each with half "
+                   "of the 5% error (anytime-valid only asymptotically: its chance of ever missing tends to at most 5% "
+                   "as pairs accumulate)")
+        elif cs.n_decided is not None:          # the adaptive design before its burn-in ended: betting alone, α/2
+            how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} at every decided pair with half of "
+                   "the 5% error (anytime-valid: at most a 2.5% chance of ever missing, however often it is looked "
+                   f"at); the asymptotic one holding the other half is used only {BURN_IN_WORDS}, which this study "
+                   "did not reach")
         elif cs.method == "asymptotic":
             how = (f"an exact betting confidence sequence {cite('waudbysmith2024')} until the {cs.asymptotic_from}th "
                    f"pair, then an asymptotic one {cite('waudbysmith2024asymptotic')}, each with half of the 5% error "
