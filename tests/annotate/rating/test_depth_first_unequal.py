@@ -3,7 +3,8 @@ A new item opens only when no started one is open to the rater: with templates o
 spreads the fills over raters served fresh items before started ones (a second rater got three new items
 before the first rater's), so raters capped at a few items rated items that never completed. Driven through
 the session functions the app serves with; the check of each serve is computed here, from what was served.
-Strict xfail until the fix lands: an XPASS then fails, and the marker goes."""
+Raters here come one after another, so each rater's cohort (store/loads.Cohort) has finished before the next
+cohort starts, and depth-first within the cohort is depth-first over the study."""
 import json
 from collections import Counter
 
@@ -15,10 +16,7 @@ from fairval.annotate.rating import session
 from fairval.store import items as item_store
 
 ANSWER = {"quality": "4", "yes_positive": "5"}
-# Not fixed yet: the spread plan's least-taken seek (store/loads.py _seeks) is the cause; putting started items
-# first there breaks issue 54's "completes with the raters study show states" with 3 raters at once (17 > 16).
-pytestmark = [pytest.mark.both_backends,
-              pytest.mark.xfail(strict=True, reason="depth-first vs the spread plan's least-taken seek (serve65)")]
+pytestmark = pytest.mark.both_backends
 
 
 def council_file(folder, sizes: dict[int, int]):
