@@ -245,37 +245,40 @@ def release_rater(db: Connection, study_id: str, rater_id: str, rules: LoadRules
     return len(held)
 
 
+@dataclass(frozen=True, slots=True)
+class Cohort:
+    """Planned raters of one share where fills are spread (annotate/rating/fills.py): `size` from arrival `first`."""
+    first: int
+    size: int
+
+
 def candidates(db: Connection, study_id: str, rater_id: str, group: str | None, *, gold: bool,
-               avoid: Iterable[str] = (), template: str | None = None, least_taken: bool = False) -> list[Row]:
-    """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid`
-    (and, given `template`, fills of that template only).
-    `least_taken` (a study whose fills are spread over raters, annotate/rating/fills.py): the one least taken,
-    the serving order next, so the last ratings a study needs lie on many items, open to the last raters;
-    it reads the group's open rows.
-    Regular: the first in the serving order among items others have started, and the first among items
-    nobody holds (the policy prefers the former: depth-first); each an index seek on a partial index,
-    costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order next.
+               avoid: Iterable[str] = (), template: str | None = None, cohort: Cohort | None = None) -> list[Row]:
+    """Open items (regular, in `group`'s rows; or gold) this rater has not seen, of no template in `avoid` (and,
+    given `template`, fills of that template only). Regular: the first in the serving order among items others have
+    started, and the first among items nobody holds (the policy prefers the former: depth-first); each an index seek
+    on a partial index, costing what the rater has seen or avoids, not the study. Gold: the least-taken, import order
+    next. `cohort` (a planned rater where fills are spread): depth-first in the cohort, the first found of an item it
+    started, a fresh one, the least-taken another cohort started (taking those left the last raters short of
+    distinct items: 17-18 for 15 planned, serve66; least-taken first left items nobody completes, QA stop 65).
     One statement (one round trip), each seek a LIMIT 1 subquery of its own."""
-    return _first_of(db, [_seeks(study_id, rater_id, group, gold=gold, avoid=avoid, template=template,
-                                 least_taken=least_taken, tag="")])
+    return _first_of(db, [_seeks(study_id, rater_id, group, gold=gold, avoid=avoid, template=template, cohort=cohort, tag="")])
 
 
 def candidates_with_gold(db: Connection, study_id: str, rater_id: str, group: str | None, *,
-                         avoid: Iterable[str] = (), least_taken: bool = False) -> list[Row]:
+                         avoid: Iterable[str] = (), cohort: Cohort | None = None) -> list[Row]:
     """candidates(gold=False) then candidates(gold=True), in one statement: the regular seeks and the gold one."""
-    return _first_of(db, [_seeks(study_id, rater_id, group, gold=False, avoid=avoid, template=None,
-                                 least_taken=least_taken, tag=""),
-                          _seeks(study_id, rater_id, group, gold=True, avoid=avoid, template=None,
-                                 least_taken=False, tag="g")])
+    return _first_of(db, [_seeks(study_id, rater_id, group, gold=False, avoid=avoid, template=None, cohort=cohort, tag=""),
+                          _seeks(study_id, rater_id, group, gold=True, avoid=avoid, template=None, cohort=None, tag="g")])
 
 
 _COLUMNS = "l.item_id, l.position, l.taken, l.taken_group, l.gold, l.serve_rank, l.template"
 
 
 def _seeks(study_id: str, rater_id: str, group: str | None, *, gold: bool, avoid: Iterable[str],
-           template: str | None, least_taken: bool, tag: str) -> tuple[list[str], Row]:
-    """The seeks (each `SELECT … ORDER BY … LIMIT 1`) and their parameters, named with `tag` so that the seeks
-    of several calls go in one statement."""
+           template: str | None, cohort: Cohort | None, tag: str) -> tuple[list[str], Row, bool]:
+    """The seeks (each `SELECT … ORDER BY … LIMIT 1`), their parameters, named with `tag` so that the seeks
+    of several calls go in one statement, and whether only the first seek that finds one counts."""
     avoid = sorted(set(avoid))
     marks = ", ".join(f":{tag}t{k}" for k in range(len(avoid)))
     params = {f"{tag}s": study_id, f"{tag}r": rater_id, f"{tag}g": NO_GROUP if gold else group,
@@ -289,27 +292,35 @@ def _seeks(study_id: str, rater_id: str, group: str | None, *, gold: bool, avoid
                                 AND a.item_id = l.item_id)
               AND NOT EXISTS (SELECT 1 FROM ratings t WHERE t.study_id = :{tag}s AND t.item_id = l.item_id
                                 AND t.rater_id = :{tag}r)"""
+
+    def seek(cond: str, order: str) -> str:
+        return f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} AND {cond} ORDER BY {order}, l.position LIMIT 1"
     if gold:
-        return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} AND l.gold = 1 "
-                "ORDER BY l.taken, l.position LIMIT 1"], params        # `gold = 1` literal: its partial index
-    if least_taken:
-        return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} ORDER BY l.taken, l.serve_rank, l.position "
-                "LIMIT 1"], params
+        return [seek("l.gold = 1", "l.taken")], params, False    # `gold = 1` literal: its partial index
     # the literal `open = 1 AND taken > 0` / `= 0` lets the planner use the partial indexes (schema v18)
-    return [f"SELECT {_COLUMNS} FROM item_loads l WHERE {where} AND {started} ORDER BY l.serve_rank, l.position "
-            "LIMIT 1" for started in ("l.taken > 0", "l.taken = 0")], params
+    if cohort is None:
+        return [seek("l.taken > 0", "l.serve_rank"), seek("l.taken = 0", "l.serve_rank")], params, False
+    params |= {f"{tag}first": cohort.first, f"{tag}size": cohort.size}
+    ours = (f"EXISTS (SELECT 1 FROM assignments b WHERE b.study_id = :{tag}s AND b.item_id = l.item_id AND b.rater_id "
+            f"IN (SELECT rater_id FROM assignments WHERE study_id = :{tag}s GROUP BY rater_id "
+            f"ORDER BY MIN(served_at), rater_id LIMIT :{tag}size OFFSET :{tag}first))")  # store/assignments.arrival's order
+    return [seek(f"l.taken > 0 AND {ours}", "l.serve_rank"), seek("l.taken = 0", "l.serve_rank"),
+            seek("l.taken > 0", "l.taken, l.serve_rank")], params, True
 
 
-def _first_of(db: Connection, seeks: list[tuple[list[str], Row]]) -> list[Row]:
-    """The rows the seeks find, in the seeks' order, from one statement: each seek a subquery (its ORDER BY and
-    LIMIT its own), joined by UNION ALL, numbered so that their order is kept."""
-    selects = [sql for part, _ in seeks for sql in part]
-    params = {k: v for _, p in seeks for k, v in p.items()}
+def _first_of(db: Connection, seeks: list[tuple[list[str], Row, bool]]) -> list[Row]:
+    """The rows the seeks find, in order, from one statement: numbered subqueries in UNION ALL (alternatives: first)."""
+    selects = [sql for part, _, _ in seeks for sql in part]
+    params = {k: v for _, p, _ in seeks for k, v in p.items()}
     sql = " UNION ALL ".join(f"SELECT {k} AS seek, q{k}.* FROM ({one}) q{k}" for k, one in enumerate(selects))
-    rows = sorted(db.query(sql, params), key=lambda row: row["seek"])
-    for row in rows:
-        del row["seek"]
-    return rows
+    part_of = [n for n, (part, _, _) in enumerate(seeks) for _ in part]
+    kept, found = [], set()
+    for row in sorted(db.query(sql, params), key=lambda row: row["seek"]):
+        n = part_of[row.pop("seek")]
+        if n not in found or not seeks[n][2]:
+            kept.append(row)
+        found.add(n)
+    return kept
 
 
 def open_of_template(db: Connection, study_id: str, group: str | None, template: str) -> int:
@@ -318,6 +329,18 @@ def open_of_template(db: Connection, study_id: str, group: str | None, template:
         return 0
     return int(db.scalar("SELECT COUNT(*) FROM item_loads WHERE study_id = ? AND grp = ? AND gold = 0 AND open = 1 "
                          "AND template = ?", [study_id, group, template]))
+
+
+def open_places(db: Connection, study_id: str, rater_id: str, group: str | None, template: str, rules: LoadRules) -> int:
+    """Ratings still wanted on this template's items open in `group`'s rows, unseen by the rater."""
+    place = (":t - l.taken" if not rules.balance_by or rules.cap is None else   # under the group's quota too
+             "CASE WHEN :q - l.taken_group < :t - l.taken THEN :q - l.taken_group ELSE :t - l.taken END")
+    return 0 if group is None else int(db.scalar(
+        f"""SELECT COALESCE(SUM({place}), 0) FROM item_loads l WHERE l.study_id = :s AND l.grp = :g AND l.gold = 0
+              AND l.open = 1 AND l.template = :tm AND NOT EXISTS (SELECT 1 FROM assignments a WHERE a.study_id = :s
+              AND a.rater_id = :r AND a.item_id = l.item_id) AND NOT EXISTS (SELECT 1 FROM ratings x
+              WHERE x.study_id = :s AND x.item_id = l.item_id AND x.rater_id = :r)""",
+        {"s": study_id, "g": group, "r": rater_id, "tm": template, "t": rules.target, "q": rules.cap or 0}))
 
 
 def open_fills(db: Connection, study_id: str, rater_id: str, group: str | None) -> dict[str | None, int]:

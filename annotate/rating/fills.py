@@ -137,6 +137,7 @@ class Share:
     left: int | None             # fills of them they may still be served (None: no limit, a rater beyond the plan)
     others: frozenset[str]       # those templates
     largest: str
+    cohort: loads.Cohort | None = None   # the planned raters of one share who take one set of items (None: beyond)
 
 
 def rater_share(db: Connection, study: LoadedStudy, rater_id: str, served: list[str | None], now: float) -> Share | None:
@@ -152,19 +153,25 @@ def rater_share(db: Connection, study: LoadedStudy, rater_id: str, served: list[
                      single_items=sizes.get(None, 0))
     if not plan.spread:
         return None
-    share = plan.share(ledger.arrival(db, study.study_id, rater_id, now))
+    arrival, r = ledger.arrival(db, study.study_id, rater_id, now), plan.raters_per_item
+    share = plan.share(arrival)
     others = frozenset(t for t in sizes if t is not None and t != plan.largest)
     assert plan.largest is not None
-    return Share(None if share is None else share - sum(1 for t in served if t in others), others, plan.largest)
+    if share is None:
+        return Share(None, others, plan.largest)
+    # shares differ by the remainder r * other_fills % raters, a multiple of r where the rule sets the raters
+    return Share(share - sum(1 for t in served if t in others), others, plan.largest, loads.Cohort(arrival // r * r, r))
 
 
 def backed(db: Connection, study: LoadedStudy, rater_id: str, share: Share, open_largest: int, since: float,
            row_group: str | None) -> bool:
     """May this rater be served a fill of another template now? Only when a fill of the largest can follow it:
-    more of those are open to them than there are other raters whose last fill was of another template
-    (each of whom wants one next). At a study's end a rater whose last fill of another template found none
-    left would take one fewer of the largest than the plan counts on, and the study would need a rater more.
-    Once the largest template has nothing open to anyone, the other templates' last fills are anyone's."""
+    more ratings of those are open to them (`open_largest`: loads.open_places) than there are other raters
+    whose last fill was of another template (each of whom wants one next; counting items instead stopped
+    raters short where the cohorts' items each wanted several, serve66). At a study's end a rater whose last
+    fill of another template found none left would take one fewer of the largest than the plan counts on, and
+    the study would need a rater more. Once the largest template has nothing open to anyone, the other
+    templates' last fills are anyone's."""
     return (open_largest > ledger.last_fill_elsewhere(db, study.study_id, rater_id, share.largest, since)
             or loads.open_of_template(db, study.study_id, row_group, share.largest) == 0)
 

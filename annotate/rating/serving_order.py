@@ -14,11 +14,13 @@ def serving_order_sentence(db: Connection, study: LoadedStudy) -> str:
     kind = "pair" if study.task.is_pair else "item"
     plan = study_fill_plan(db, study)
     if plan.spread and not plan.back_to_back:
-        # the raters' shares of the templates' fills are served least-taken first (session._serve_within), so
-        # serving is not depth-first here: a fresh item can come before an open started one (a known gap)
-        text = (f"order: seeded random (seed {s.seed}), least-rated first while the templates' fills are shared "
-                f"out; {started:,} {kind}{'' if started == 1 else 's'} started and not complete (a new one can open "
-                f"while started ones are open to a rater)")
+        # planned raters are served depth-first within their cohort (store/loads.Cohort): cohorts present at once
+        # each have items open, so "opens only when no started one is open" holds per cohort, not per study
+        r = s.raters_per_item
+        text = (f"order: seeded random (seed {s.seed}), depth-first within each cohort of {r} rater{'' if r == 1 else 's'} "
+                f"(the raters in order of arrival, {r} at a time); {started:,} "
+                f"{kind}{'' if started == 1 else 's'} started and not complete (a new one opens only when no {kind} "
+                f"the rater's cohort started is open to them)")
     else:
         text = (f"order: seeded random (seed {s.seed}), depth-first; {started:,} {kind}{'' if started == 1 else 's'} "
                 f"started and not complete (a new one opens only when no started one is open to a rater)")

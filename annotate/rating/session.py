@@ -230,7 +230,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
     # a study of several templates: the rater's share of the fills (two index seeks spare the rest the count)
     share = rater_share(db, study, rater_id, served, now) if span > 1 else None
     if share is not None and ((share.left is not None and share.left <= 0) or not backed(
-            db, study, rater_id, share, loads.open_fills(db, study.study_id, rater_id, row_group).get(share.largest, 0),
+            db, study, rater_id, share, loads.open_places(db, study.study_id, rater_id, row_group, share.largest, rules),
             since, row_group)):
         avoid |= share.others         # their share of the other templates' fills is served, or none could follow
 
@@ -240,7 +240,8 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
                                      bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows],
                            seen=set(), target=s.raters_per_item, rater_group=group, quota=s.quota(),
                            want_gold=want_gold, avoid=avoid)
-    rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid, least_taken=share is not None)
+    rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid,
+                                      cohort=share.cohort if share else None)
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
     if (chosen is not None and chosen["template"] is not None and span > 1
@@ -250,7 +251,7 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
         better = template_to_spread(fills, last, chosen["template"])
         if better is not None:
             item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
-                                              template=better, least_taken=share is not None), False) or item_id
+                                              template=better, cohort=share.cohort if share else None), False) or item_id
     if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)

@@ -277,10 +277,10 @@ def test_a_database_from_before_the_order_gets_it_from_each_studys_seed(db_path)
     db.close()
 
 
-def test_study_show_says_when_serving_is_not_depth_first(db, db_path, tmp_path):
-    """Unequal templates (5 fills and 3) turn on the raters' shares, served least-rated first: a fresh item can
-    come before an open started one (QA, stop 65; tests/annotate/rating/test_depth_first_unequal.py). `study show`
-    says so there, and keeps "depth-first" where it holds (equal templates)."""
+def test_study_show_says_serving_is_depth_first_within_cohorts(db, db_path, tmp_path):
+    """Unequal templates (5 fills and 3) turn on the raters' shares, served depth-first within each cohort of the
+    raters per item in order of arrival (serve66; tests/annotate/rating/test_depth_first_unequal.py): `study show`
+    says so there, and keeps plain "depth-first" where it holds for the whole study (equal templates)."""
     from click.testing import CliRunner
 
     from fairval.annotate.cli.main import cli
@@ -291,6 +291,8 @@ def test_study_show_says_when_serving_is_not_depth_first(db, db_path, tmp_path):
     import_items(db, "uneq", write_jsonl(tmp_path / "uneq.jsonl", rows))
     template_study(db, tmp_path, "even", templates=2, fills=3, raters_per_item=2)
     show = {s: CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", s]).output for s in ("uneq", "even")}
-    assert "least-rated first while the templates' fills are shared out" in show["uneq"], show["uneq"]
-    assert "depth-first" not in show["uneq"] and "opens only when" not in show["uneq"], show["uneq"]
+    assert ("depth-first within each cohort of 2 raters (the raters in order of arrival, 2 at a time)"
+            in show["uneq"]), show["uneq"]
+    assert "a new one opens only when no item the rater's cohort started is open to them" in show["uneq"], show["uneq"]
+    assert "least-rated" not in show["uneq"], show["uneq"]
     assert "depth-first" in show["even"] and "a new one opens only when no started one" in show["even"], show["even"]

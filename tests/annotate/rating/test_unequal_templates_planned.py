@@ -21,6 +21,7 @@ from fairval.store import ratings as rating_store
 
 ANSWER = {"quality": "4", "yes_positive": "5"}
 RATERS_PER_ITEM = 3
+pytestmark = pytest.mark.both_backends
 
 
 def rows_of(paths) -> list[dict]:
