@@ -8,10 +8,11 @@ Reported: judgments until the stop (mean over the studies, and their ratio adapt
 Monte-Carlo interval: a paired bootstrap over the studies), how many stopped, and how many stops held the
 true H (from the world's truth, never from the app).
 
-`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh] [--quick]`: lines a:b of LINES
-(of HELD_OUT with --held-out, of FRESH with --fresh), studies by seed (seed k is 5300 + k, 7100 + k held out,
-9100 + k fresh), so that parts can run side by side; `--pool FILE …` pools the parts' printed lines per world
-(each line lists its studies' judgments; the parts' seeds must not overlap).
+`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh | --registered] [--quick]`: lines
+a:b of LINES (of HELD_OUT with --held-out, of FRESH with --fresh, of REGISTERED with --registered), studies by seed
+(seed k is 5300 + k, 7100 + k held out, 9100 + k fresh, 9600 + k registered), so that parts can run side by side;
+`--pool FILE …` pools the parts' printed lines per world (each line lists its studies' judgments; the parts' seeds
+must not overlap).
 """
 from __future__ import annotations
 
@@ -21,7 +22,15 @@ from pathlib import Path
 import numpy as np
 
 from bench.through_serving import DESIGNS, anytime, crowd, excludes, start
-from bench.unseen_worlds import beta_sureness, graded_sure_and_right, sure_and_right, two_error_sizes
+from bench.unseen_worlds import (
+    beta_sureness,
+    error_led_sure_and_right,
+    five_levels_sure_and_right,
+    five_levels_unrelated,
+    graded_sure_and_right,
+    sure_and_right,
+    two_error_sizes,
+)
 from fairval.annotate.material.studies import load_study
 
 SEED0 = 5300
@@ -47,7 +56,15 @@ HELD_OUT = [("sureness from Beta(3, 3), unrelated", lambda r, n: beta_sureness(r
 FRESH_SEED0 = 9100
 FRESH = [("graded sureness, sure and right on 80%", graded_sure_and_right, 1500, 600),
          ("errors of two sizes, sureness from Beta(1, 1), unrelated", two_error_sizes, 1200, 500)]
-SETS = {"": (SEED0, LINES, ""), "--held-out": (HELD_OUT_SEED0, HELD_OUT, "h"), "--fresh": (FRESH_SEED0, FRESH, "f")}
+# A fourth, pre-registered set (issue 53, 2026-11-28, branch i53-reg): three worlds of bench/unseen_worlds.py written
+# and committed before their first run, never tuned on, seeds from 9600 (`--registered`), run once; the number of
+# studies per world is REGISTERED_STUDIES, fixed from one study's timing before the run and never extended after
+REGISTERED_SEED0 = 9600
+REGISTERED = [("five stated sureness levels, sure and right on 75%", five_levels_sure_and_right, 1000, 400),
+              ("sureness a noisy function of its own error, sure and right on 65%", error_led_sure_and_right, 1200, 500),
+              ("five stated sureness levels, unrelated", five_levels_unrelated, 800, 300)]
+SETS = {"": (SEED0, LINES, ""), "--held-out": (HELD_OUT_SEED0, HELD_OUT, "h"), "--fresh": (FRESH_SEED0, FRESH, "f"),
+        "--registered": (REGISTERED_SEED0, REGISTERED, "r")}
 
 
 def stop_pair(folder: Path, line: tuple, seed: int, tag: str = "") -> dict:
@@ -76,9 +93,9 @@ def ratio_interval(adaptive: np.ndarray, uniform: np.ndarray, draws: int = 4000)
 
 
 def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None, held_out: bool = False,
-        fresh: bool = False):
+        fresh: bool = False, registered: bool = False):
     chosen = range(1) if quick else range(30) if seeds is None else range(*seeds.indices(1 << 30))
-    seed0, table, tag = SETS["--fresh" if fresh else "--held-out" if held_out else ""]
+    seed0, table, tag = SETS["--registered" if registered else "--fresh" if fresh else "--held-out" if held_out else ""]
     for line in (table[:1] if quick else table[lines]):
         found = [stop_pair(folder, line, seed0 + k, tag) for k in chosen]
         a = np.array([f["adaptive"]["judgments"] for f in found], float)
@@ -133,5 +150,6 @@ if __name__ == "__main__":
     got = parse([a for a in sys.argv[1:] if a not in SETS], ())
     with tempfile.TemporaryDirectory() as tmp:
         for text in run(Path(tmp), quick=got["quick"], lines=got["lines"], seeds=got["seeds"],
-                        held_out="--held-out" in sys.argv, fresh="--fresh" in sys.argv):
+                        held_out="--held-out" in sys.argv, fresh="--fresh" in sys.argv,
+                        registered="--registered" in sys.argv):
             print(text, flush=True)

@@ -92,3 +92,57 @@ def two_error_sizes(rng: np.random.Generator, pairs: int) -> dict:
     score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * noise
     return _world("errors of two sizes, sureness from Beta(1, 1), unrelated", rng, truth, score,
                   0.1 + 0.85 * rng.beta(1, 1, pairs))
+
+
+# A pre-registered set (issue 53, 2026-11-28, branch i53-reg): three worlds written and committed before they were
+# ever run, never used to tune anything, run once on seeds 9600 on (bench/adaptive_cost.py REGISTERED,
+# `--registered`; the number of studies there). Their parameters are fixed here:
+# - "five stated sureness levels, sure and right on 75%" (1,000 pairs, budget 400): 75% clear pairs whose off-C
+#   mass among people is 0.01 + 0.09 Beta(1, 2), split A/B by a Beta(2, 3) share; the rest Dirichlet(1.2, 1.2, 1.6).
+#   The judge's score is people's mean with noise 0.04 on the clear pairs and 0.4 on the rest. It states one of
+#   five sureness levels, uncertainty LEVELS = 0.04, 0.12, 0.3, 0.55, 0.85: on a clear pair level 1–5 with chances
+#   0.5, 0.3, 0.1, 0.05, 0.05, on the rest 0.05, 0.05, 0.2, 0.35, 0.35 (sure where right, but coarse and at times
+#   wrong about it).
+# - "sureness a noisy function of its own error, sure and right on 65%" (1,200 pairs, budget 500): 65% clear pairs
+#   as above, the rest Dirichlet(1.2, 1.2, 1.6); the judge's noise 0.04 on the clear pairs and 0.4 on the rest; its
+#   uncertainty 0.02 + |its score − people's mean| on this pair + N(0, 0.1), clipped to 0.02–0.95: it follows the
+#   judge's realised error on the pair (not the expected one, as graded_sure_and_right's does), with noise.
+# - "five stated sureness levels, unrelated" (800 pairs, budget 300): 60% clear pairs as above, the rest
+#   Dirichlet(2, 1, 1.5); the judge's noise drawn per pair from Uniform(0.1, 0.5); its level drawn uniformly from
+#   the five, apart from everything: the error varies pair to pair, the stated sureness says nothing of it.
+# Where a stated uncertainty u is below what the judge's score s forces (off-C mass ≥ |s|, so u ≥ |s| − s²),
+# with_uncertainty gives the least it can; on every other pair the uncertainty read is the one stated.
+LEVELS = np.array([0.04, 0.12, 0.3, 0.55, 0.85])
+LEVELS_CLEAR = np.array([0.5, 0.3, 0.1, 0.05, 0.05])
+LEVELS_REST = np.array([0.05, 0.05, 0.2, 0.35, 0.35])
+
+
+def _registered_people(rng: np.random.Generator, pairs: int, share: float, rest: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs are clear (a `share` of them) and people's answer distributions (A, B, C) on every pair."""
+    clear = rng.random(pairs) < share
+    off, lean = 0.01 + 0.09 * rng.beta(1, 2, pairs), rng.beta(2, 3, pairs)
+    sure = np.stack([off * lean, off * (1 - lean), 1 - off], axis=1)
+    return clear, np.where(clear[:, None], sure, rng.dirichlet(rest, pairs))
+
+
+def five_levels_sure_and_right(rng: np.random.Generator, pairs: int) -> dict:
+    clear, truth = _registered_people(rng, pairs, 0.75, [1.2, 1.2, 1.6])
+    score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * np.where(clear, 0.04, 0.4)
+    u = rng.random(pairs)
+    level = np.where(clear, np.searchsorted(np.cumsum(LEVELS_CLEAR), u, side="right"),
+                     np.searchsorted(np.cumsum(LEVELS_REST), u, side="right"))
+    return _world("five stated sureness levels, sure and right on 75%", rng, truth, score, LEVELS[np.minimum(level, 4)])
+
+
+def error_led_sure_and_right(rng: np.random.Generator, pairs: int) -> dict:
+    clear, truth = _registered_people(rng, pairs, 0.65, [1.2, 1.2, 1.6])
+    mu = truth[:, 0] - truth[:, 1]
+    score = mu + rng.normal(0, 1, pairs) * np.where(clear, 0.04, 0.4)
+    target = np.clip(0.02 + np.abs(np.clip(score, -1, 1) - mu) + rng.normal(0, 0.1, pairs), 0.02, 0.95)
+    return _world("sureness a noisy function of its own error, sure and right on 65%", rng, truth, score, target)
+
+
+def five_levels_unrelated(rng: np.random.Generator, pairs: int) -> dict:
+    _clear, truth = _registered_people(rng, pairs, 0.6, [2.0, 1.0, 1.5])
+    score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * rng.uniform(0.1, 0.5, pairs)
+    return _world("five stated sureness levels, unrelated", rng, truth, score, LEVELS[rng.integers(0, 5, pairs)])
