@@ -1,6 +1,7 @@
 """bench/adaptive_cost.py's numbers (issue 53): parts run side by side pool into one ratio per world whose Monte-Carlo
 interval agrees with the delta method written here, that interval covers a known ratio of means, and the two fresh
-worlds are what bench/unseen_worlds.py says (sure where right; sureness apart from the error)."""
+worlds and the three pre-registered ones are what bench/unseen_worlds.py says (sure where right; sureness apart from
+the error; shares, levels and noises as its comments state)."""
 import numpy as np
 from scipy import stats
 
@@ -81,3 +82,72 @@ def test_fresh_worlds_are_as_written():
     # the clear share: 80% and 60% of pairs where people say C at least 90% of the time
     assert abs((right["truth"][:, 2] >= 0.9).mean() - 0.8) < 0.04
     assert abs((apart["truth"][:, 2] >= 0.9).mean() - 0.6) < 0.05
+
+
+def _read(w: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the app reads of a world: people's off-C mass, the judge's score and uncertainty, and the least
+    uncertainty that score allows (off-C mass ≥ |score|), from the rows written."""
+    score = judge_score(w)
+    return w["truth"][:, 0] + w["truth"][:, 1], score, judge_uncertainties(w["p"], w["q"][:, [1, 0, 2]]), \
+        np.abs(score) - score ** 2
+
+
+def _shares(levels: np.ndarray) -> np.ndarray:
+    return np.array([np.mean(np.isclose(levels, v)) for v in (0.04, 0.12, 0.3, 0.55, 0.85)])
+
+
+def test_registered_worlds_are_as_their_comments_state():
+    """bench/unseen_worlds.py's pre-registered worlds, checked from what the judge's rows and people's answer
+    distributions hold (not from the generators' draws), on 60,000 pairs each: shares within ±0.015 (> 4 standard
+    errors), means within 0.01."""
+    assert [(name, pairs, budget) for name, _, pairs, budget in adaptive_cost.REGISTERED] == [
+        ("five stated sureness levels, sure and right on 75%", 1000, 400),
+        ("sureness a noisy function of its own error, sure and right on 65%", 1200, 500),
+        ("five stated sureness levels, unrelated", 800, 300)]
+    assert adaptive_cost.REGISTERED_SEED0 == 9600 and adaptive_cost.REGISTERED_STUDIES == 100
+    n = 60_000
+    worlds = [make(np.random.default_rng(11 + k), n) for k, (_, make, _, _) in enumerate(adaptive_cost.REGISTERED)]
+    for w, share, rest in zip(worlds, (0.75, 0.65, 0.6), ([1.2, 1.2, 1.6], [1.2, 1.2, 1.6], [2.0, 1.0, 1.5])):
+        assert len(w["mu"]) == n and w["p"].min() >= 0 and w["q"].min() >= 0
+        assert np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
+        assert w["H"] == (w["truth"][:, 0] - w["truth"][:, 1]).mean()
+        off, *_ = _read(w)
+        clear = off <= 0.1                                        # a Dirichlet draw lands there < 1% of the time
+        assert abs(clear.mean() - share) < 0.015
+        assert abs(off[clear].mean() - (0.01 + 0.09 / 3)) < 0.01                 # 0.01 + 0.09 Beta(1, 2)
+        assert abs((w["truth"][clear, 0] / off[clear]).mean() - 0.4) < 0.01       # A's share Beta(2, 3)
+        assert np.allclose(w["truth"][~clear].mean(axis=0), np.array(rest) / sum(rest), atol=0.01)
+
+    levels, led, apart = worlds
+    off, score, u, least = _read(levels)
+    err = score - levels["mu"]
+    clear = off <= 0.1
+    assert abs(np.median(np.abs(err[clear])) - 0.04 * stats.norm.ppf(0.75)) < 0.002    # robust to the < 1% strays
+    free = least < 0.04 - 1e-9                  # every level can be stated there; the level is drawn apart from the score
+    assert np.isclose(u[free][:, None], [0.04, 0.12, 0.3, 0.55, 0.85]).any(axis=1).all()
+    assert np.allclose(_shares(u[free & clear]), [0.5, 0.3, 0.1, 0.05, 0.05], atol=0.015)
+    assert np.allclose(_shares(u[free & ~clear]), [0.05, 0.05, 0.2, 0.35, 0.35], atol=0.03)   # ~1,000 pairs
+    assert np.all(u >= np.minimum(least, 0.04) - 1e-9)
+
+    off, score, u, least = _read(led)
+    err = np.abs(score - led["mu"])
+    clear = off <= 0.1
+    assert abs(np.median(err[clear]) - 0.04 * stats.norm.ppf(0.75)) < 0.002
+    stated = u > least + 1e-9                                    # not forced up by the score
+    assert u[stated].min() >= 0.02 - 1e-9 and u.max() <= 0.95 + 1e-9
+    # away from both clips and from the floor, u − (0.02 + |error|) is the N(0, 0.1) noise
+    mid = stated & (err > 0.25) & (err < 0.6) & (least < 0.05)
+    assert mid.sum() > 300
+    assert abs((u - 0.02 - err)[mid].mean()) < 0.02 and abs((u - 0.02 - err)[mid].std() - 0.1) < 0.012
+    assert stats.spearmanr(u, err).statistic > 0.6
+
+    off, score, u, least = _read(apart)
+    err = score - apart["mu"]
+    free = least < 0.04 - 1e-9
+    assert np.allclose(_shares(u[free]), [0.2] * 5, atol=0.015)
+    assert abs(stats.spearmanr(u[free], np.abs(err[free])).statistic) < 0.05
+    # the noise's sd Uniform(0.1, 0.5): E min(|e|, 1) over the clear pairs (|mean| ≤ 0.1, the clip at ±1 barely moves)
+    sd = np.linspace(0.1, 0.5, 2001)
+    folded = [stats.truncnorm.mean(0, 1 / s, scale=s) * (2 * stats.norm.cdf(1 / s) - 1) + 2 * stats.norm.sf(1 / s)
+              for s in sd]
+    assert abs(np.minimum(np.abs(err[off <= 0.1]), 1).mean() - np.mean(folded)) < 0.01
