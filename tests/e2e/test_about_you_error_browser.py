@@ -50,8 +50,8 @@ def _in_view(page) -> bool:
     """The error line stands whole on the screen as it is (the rater need not scroll to find it)."""
     box = page.get_by_test_id("stAlertContentError").bounding_box()
     size = page.viewport_size
-    return (box is not None and size is not None and 0 <= box["y"] and box["y"] + box["height"] <= size["height"]
-            and 0 <= box["x"] and box["x"] + box["width"] <= size["width"])
+    return (box is not None and size is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+            and box["x"] >= 0 and box["x"] + box["width"] <= size["width"])
 
 
 def _error(page) -> str:
