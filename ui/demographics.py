@@ -15,7 +15,7 @@ from fairval.annotate.material.vocabulary import RATER_ANSWERS
 from fairval.annotate.rating import session
 from fairval.errors import AnswerError
 from fairval.store.raters import PREFER_NOT_TO_SAY
-from fairval.ui.i18n import Translate
+from fairval.ui.i18n import N_, Translate
 
 CONTEXT = "demographics"            # the catalogues' msgctxt for the rater's own answers
 SELF_DESCRIBE = "prefer to self-describe"
@@ -26,6 +26,12 @@ GENDERS = [*RATER_ANSWERS["gender"], SELF_DESCRIBE, PREFER_NOT_TO_SAY]
 # every stored race value, in the order English offers them (the US's 2024 OMB categories, and mixed)
 RACES = [*RATER_ANSWERS["race"], SELF_DESCRIBE, PREFER_NOT_TO_SAY]
 _END = [SELF_DESCRIBE, PREFER_NOT_TO_SAY]
+
+# the questions' labels, in the order asked, and the line naming those left unanswered
+GENDER, RACE, COUNTRY = N_("Gender"), N_("Race / ethnicity"), N_("Country of residence")
+QUESTIONS = {"gender": GENDER, "race": RACE, "country": COUNTRY}
+QUOTED = N_("“{question}”")
+UNANSWERED = N_("Answer {questions} to go on, or choose “Prefer not to say”.")
 
 # What each language offers, in its region's usual order (a language not listed offers RACES).
 RACES_BY_LANGUAGE: dict[str, list[str]] = {
@@ -68,7 +74,7 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
         # radio buttons, not a list to open: every choice in view on a phone, read out whole by a screen
         # reader, chosen by arrow keys; shown translated, stored in English
         if "gender" in asks:
-            answers["gender"] = st.radio(t("Gender"), GENDERS, index=None,
+            answers["gender"] = st.radio(t(GENDER), GENDERS, index=None,
                                          format_func=lambda value: answer_label(t, value))
             # a form redraws nothing until it is sent, so the box is always there; read only with its choice
             described = st.text_input(t("If you prefer to self-describe: your gender, in your own words"),
@@ -76,14 +82,14 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
             if answers["gender"] == SELF_DESCRIBE and described.strip():
                 answers["gender"] = described.strip()
         if "race" in asks:
-            answers["race"] = st.radio(t("Race / ethnicity"), races(t.language), index=None,
+            answers["race"] = st.radio(t(RACE), races(t.language), index=None,
                                        format_func=lambda value: answer_label(t, value))
             described = st.text_input(t("If you prefer to self-describe: your race or ethnicity, in your own words"),
                                       max_chars=60, key="race-described")
             if answers["race"] == SELF_DESCRIBE and described.strip():
                 answers["race"] = described.strip()
         if "country" in asks:
-            answers["country"] = st.text_input(t("Country of residence"), key="country")
+            answers["country"] = st.text_input(t(COUNTRY), key="country")
             if st.checkbox(t("Prefer not to say"), key="country-declined"):
                 answers["country"] = PREFER_NOT_TO_SAY
         if st.form_submit_button(t("Continue"), type="primary"):
@@ -91,4 +97,12 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
                 session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
                 st.rerun()
             except AnswerError:
-                st.error(t("Please answer every question (or choose “Prefer not to say”)."))
+                st.error(unanswered_line(t, answers))
+
+
+def unanswered_line(t: Translate, answers: dict[str, str | None]) -> str:
+    """The error line naming each question left unanswered (the rule session.save_demographics refused):
+    "Answer “Gender” and “Country of residence” to go on, or choose “Prefer not to say”."."""
+    missing = [t(QUOTED, question=t(QUESTIONS[a])) for a in QUESTIONS
+               if a in answers and not (answers[a] or "").strip()]
+    return t(UNANSWERED, questions=t.list(missing))

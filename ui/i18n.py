@@ -56,6 +56,12 @@ class Translate:
         text = self._table.get(context + CONTEXT + message, message)
         return text.format(**fields) if fields else text
 
+    def list(self, words: list[str]) -> str:
+        """Words as the language lists them ("A, B, and C"; German "A, B und C"; Japanese "A、B、C"): CLDR's
+        patterns, through Babel."""
+        from babel.lists import format_list
+        return format_list(words, locale=self.language.replace("-", "_"))
+
 
 def N_(message: str) -> str:
     """Marks a message kept in a constant and translated where it is shown (so extraction finds it)."""

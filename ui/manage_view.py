@@ -81,9 +81,10 @@ def settings_fields(current: StudySettings, key: str, consent_key: str = "") -> 
         "flip_probability": c2.number_input("Flip probability", value=current.flip_probability, step=0.05,
                                             key=f"{key}-flip"),
         "gold_rate": c3.number_input("Gold rate", value=current.gold_rate, step=0.05, key=f"{key}-gold"),
-        "timeout_seconds": c1.number_input("Timeout (seconds)", value=float(current.timeout_seconds),
-                                           key=f"{key}-timeout"),
-        "min_seconds": c2.number_input("Minimum seconds per item", value=float(current.min_seconds),
+        # minutes as a person reads them ("30", "1.5"), not "1800.00" seconds: stored in seconds
+        "timeout_seconds": round(60 * c1.number_input("Timeout (minutes)", value=current.timeout_seconds / 60,
+                                                      step=1.0, format="%g", key=f"{key}-timeout"), 3),
+        "min_seconds": c2.number_input("Minimum seconds per item", value=float(current.min_seconds), format="%g",
                                        key=f"{key}-min"),
         "max_items_per_rater": c3.number_input("Max items per rater (0: no cap)", value=current.max_items_per_rater
                                                or 0, step=1, key=f"{key}-max") or None,

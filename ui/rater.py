@@ -22,7 +22,7 @@ from fairval.annotate.serving import admission, rater_links
 from fairval.errors import FairvalError, RaterSourceError, StudyError
 from fairval.store.engine import busy, unavailable_errors
 from fairval.ui import line
-from fairval.ui.answer_card import answer_card, unread_submit
+from fairval.ui.answer_card import answer_card
 from fairval.ui.answers import show_item
 from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
@@ -33,13 +33,13 @@ from fairval.ui.rater_ends import closed, declined, finished, no_items, paused, 
 from fairval.ui.rater_submit import (
     ANSWER_WAITS,
     LANGUAGE,
-    NOT_KEPT,
     NOTICE,
     PENDING,
     SAVED,
     record_submit,
     retry_pending,
     this_run_submit,
+    unread_told,
 )
 
 RATER_PARAMS = ("rater", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "sig", "lang")
@@ -327,8 +327,7 @@ def _practice(db, study: LoadedStudy, rater_id: str) -> None:
 def _item(db, study: LoadedStudy, rater_id: str, held: session.Served | None = None) -> None:
     """`held`: the item this run's Submit held for the rater (what serving would give them back now)."""
     served = held if held is not None else session.serve_next_item(db, study, rater_id)
-    if unread_submit(f"card:{served.item_id}" if served is not None else None):
-        st.warning(_t(study)(NOT_KEPT))       # a second tab's answer, never read: told it was not saved
+    unread_told(_t(study), f"card:{served.item_id}" if served is not None else None)
     if served is None:
         if rater_progress.progress(db, study, rater_id).answered:
             session.finish(db, study.study_id, rater_id)

@@ -13,6 +13,7 @@ from fairval.annotate.rating.payload import answers_of as payload_answers
 from fairval.annotate.rating.submit import Submitted, submit
 from fairval.errors import AnswerError, SlotTaken, StudyClosed, StudyError
 from fairval.store.engine import unavailable_errors
+from fairval.ui.answer_card import unread_submit
 from fairval.ui.common import get_db
 from fairval.ui.i18n import N_, translator
 
@@ -21,6 +22,7 @@ SAVED = "rater_saved"            # "Answer saved", for the next card's status li
 LANGUAGE = "rater_language"      # the rater's language this run, also for the line shown when the database is away
 PENDING = "rater_pending"        # (study, rater, payload): an answer the database could not take yet
 SUBMITTED = "rater_submitted"    # (study, rater, Submitted): this run's Submit, for the rest of this run alone
+STORED = "rater_stored"          # the cards (keys) whose answers this session's own Submits stored
 NOT_KEPT = N_("This item was already answered in another tab or window; the answer given there is kept, and "
               "this one was not saved.")
 SLOT_TAKEN = N_("Your last answer was not saved: your time for this item ran out and other raters answered it "
@@ -84,18 +86,43 @@ def _store(study_id: str, rater_id: str, payload: dict) -> None:
         st.session_state[SUBMITTED] = (study_id, rater_id, submitted)
         if submitted.new or session.answer_is_stored(db, study, rater_id, item, answers, comment):
             st.session_state[NOTICE] = ("saved", t("Answer saved"))
+            st.session_state.setdefault(STORED, set()).add(f"card:{item}")
             if submitted.stopped or submitted.check:
                 _after_submit(db, study, submitted)
         else:                           # the same link open twice: the first answer is the one kept
             st.session_state[NOTICE] = ("refused", t(NOT_KEPT))
-    except StudyClosed:
-        st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before it "
-                                                 "arrived."))
-    except SlotTaken:
-        st.session_state[NOTICE] = ("refused", t(SLOT_TAKEN))
+    except (StudyClosed, SlotTaken) as refused:
+        if _stored_already(db, study_id, rater_id, payload):    # the same Submit again: it was saved, once
+            st.session_state[NOTICE] = ("saved", t("Answer saved"))
+        elif isinstance(refused, StudyClosed):
+            st.session_state[NOTICE] = ("refused", t("Your last answer was not saved: the study closed before "
+                                                     "it arrived."))
+        else:
+            st.session_state[NOTICE] = ("refused", t(SLOT_TAKEN))
     except (AnswerError, StudyError):
         st.session_state[NOTICE] = ("refused", t("Your last answer was not saved. Please answer every question "
                                                  "and press Submit again."))
+
+
+def _stored_already(db, study_id: str, rater_id: str, payload: dict) -> bool:
+    """Whether a Submit refused as too late (the study closed, the slot taken) repeats answers already stored
+    for the rater's item, this very answer sent again by the client: it is saved, and the rater is told so."""
+    study = load_study(db, study_id)
+    answers = payload_answers(payload)
+    return session.answer_is_stored(db, study, rater_id, str(payload.get("item")), answers, payload.get("comment"))
+
+
+def unread_told(t, drawn_key: str | None) -> None:
+    """A card's Submit that fired but whose payload the page could not read (answer_card.unread_submit). A
+    card this session's own Submit stored is that Submit sent again (a client repeating its last message):
+    its answer is saved, and the next card says so. Any other is a second tab's, never stored: told so."""
+    unread = unread_submit(drawn_key)
+    if unread is None:
+        return
+    if unread in st.session_state.get(STORED, ()):
+        st.session_state[SAVED] = t("Answer saved")
+    else:
+        st.warning(t(NOT_KEPT))
 
 
 def _after_submit(db, study: LoadedStudy, submitted: Submitted) -> None:

@@ -375,3 +375,76 @@ def test_a_lost_postgresql_server_keeps_the_answer_on_the_page_and_it_is_stored_
         if running is not None:
             running.stop()
         cluster.stop()
+
+
+@pytest.mark.parametrize("fragment", [None, ""], ids=["fragment", "whole-page"])
+def test_a_submit_sent_again_is_told_its_answer_is_saved(server, fragment):
+    """A client that repeats its last message (the card's Submit sent again once the next item is drawn) was
+    told "already answered in another tab … not saved", though its answer is stored, once. It is told it is
+    saved, and goes on; the answer is stored once, and a second tab's answer is still told it was not saved."""
+    rater = f"again-{fragment is None}"
+
+    async def go():
+        async with connect(server.url) as ws:
+            tab = Tab(ws, query=f"study=plain&rater={rater}")
+            await _to_first_item(tab)
+            card = _card(tab)
+            item = json.loads(card.json)["item"]
+            payload = {"item": item, "answers": ANSWER, "comment": None, "nonce": "again"}
+            await _submit(tab, payload)
+            nxt = json.loads(_card(tab).json)
+            again = WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{card.id}__events")
+            again.json_trigger_value = json.dumps([{"event": "submit", "value": payload}])
+            await tab.run([again], fragment=fragment)
+            return item, nxt, tab.texts(), json.loads(_card(tab).json)
+    item, nxt, texts, card = asyncio.run(go())
+    assert not any("not saved" in t for t in texts), texts
+    assert card["item"] == nxt["item"] != item and card["status"] == "Answer saved."
+    assert _query(server.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = ?", (rater,)) == [
+        (item, q, v) for q, v in ANSWER.items()]
+
+
+def test_a_submit_sent_again_after_the_study_closed_is_not_told_it_was_lost(tmp_path):
+    """The same Submit again after the study closed meanwhile: its answer is stored, so the rater is not told
+    "not saved: the study closed before it arrived"."""
+    running = Server(_studies(tmp_path))
+    try:
+        async def go():
+            async with connect(running.url) as ws:
+                tab = Tab(ws, query="study=plain&rater=late-again")
+                await _to_first_item(tab)
+                item = json.loads(_card(tab).json)["item"]
+                payload = {"item": item, "answers": ANSWER, "comment": None, "nonce": "first"}
+                await _submit(tab, payload)
+                assert CliRunner().invoke(cli, ["--db", str(running.db_path), "study", "set", "plain",
+                                                "status=closed"]
+                                          ).exit_code == 0
+                await _submit(tab, dict(payload, nonce="second"))
+                return item, tab.texts()
+        item, texts = asyncio.run(go())
+    finally:
+        running.stop()
+    assert not any("not saved" in t for t in texts), texts
+    assert _query(running.db_path, "SELECT item_id FROM ratings WHERE rater_id = 'late-again'") == [(item,)] * 2
+
+
+def test_a_submit_naming_a_fragment_the_session_never_had_is_answered(server):
+    """A client's Submit naming a fragment id its session never had: Streamlit drops such a request before any
+    script runs (AppSession.request_rerun) and sends nothing back, so the client waited forever. fairval's
+    server (server/fragments.py) runs it as a rerun of the whole page, as for a client naming no fragment: it is
+    answered, the answer is stored once and the next item is drawn with "Answer saved"."""
+    async def go():
+        async with connect(server.url) as ws:
+            tab = Tab(ws, query="study=plain&rater=forged-fragment")
+            await _to_first_item(tab)
+            item = json.loads(_card(tab).json)["item"]
+            trigger = WidgetState(id=f"$$STREAMLIT_INTERNAL_KEY_{_card(tab).id}__events")
+            trigger.json_trigger_value = json.dumps([{"event": "submit", "value": {
+                "item": item, "answers": ANSWER, "comment": None, "nonce": "forged"}}])
+            await tab.run([trigger], fragment="a-fragment-never-drawn")    # answered: the client's wait ends
+            return item, json.loads(_card(tab).json), tab.texts()
+    item, card, texts = asyncio.run(go())
+    assert card["item"] != item and card["status"] == "Answer saved."
+    assert not any("not saved" in t for t in texts), texts
+    assert _query(server.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'forged-fragment'"
+                  ) == [(item, q, v) for q, v in ANSWER.items()]

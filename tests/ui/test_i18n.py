@@ -18,7 +18,7 @@ from fairval.annotate.material.studies import create_study
 from fairval.annotate.material.study_settings import DEFAULT_CONSENTS
 from fairval.annotate.material.tasks import PRESETS
 from fairval.annotate.serving.front import WAIT_TEXT, WAIT_TITLE
-from fairval.ui.demographics import CONTEXT, GENDERS, RACES, answer_label, races
+from fairval.ui.demographics import CONTEXT, GENDERS, RACES, UNANSWERED, answer_label, races
 from fairval.ui.i18n import CONTEXT as SEPARATOR
 from fairval.ui.i18n import catalogue, catalogue_path, translator
 from fairval.ui.page_language import STREAMLIT_WORDS
@@ -282,7 +282,7 @@ def test_prefer_not_to_say_reads_the_same_in_the_lists_the_box_and_the_error_lin
     t = translator(language)
     box = at.checkbox(key="country-declined").label
     assert box == t("Prefer not to say")
-    assert box in t("Please answer every question (or choose “Prefer not to say”).")
+    assert box in t(UNANSWERED, questions="")
     for radio in at.radio:
         assert radio.options[-1] == box, (language, radio.label)
         assert [o for o in radio.options if o[:1] != o[:1].upper()] == [], (language, radio.label)
@@ -338,3 +338,28 @@ def test_an_answer_waiting_for_the_database_is_said_in_the_studys_language(db, d
     submit(at, {"quality": "4", "yes_positive": "5"})
     assert [w.value for w in at.warning] == [translator(language)(ANSWER_WAITS)]
     assert translator(language)(ANSWER_WAITS) != ANSWER_WAITS
+
+
+@pytest.mark.parametrize("language", ["en", *SHIPPED])
+def test_the_about_you_error_names_each_question_left_unanswered(db, tmp_path, language):
+    """The About-you error said "Please answer every question" and named none; it names each one left
+    unanswered, in the rater's language, and none that was answered; nothing is stored."""
+    create_study(db, "d", "template_quality", raters_per_item=1, language=language,
+                 demographics=["gender", "race", "country"])
+    import_items(db, "d", write_jsonl(tmp_path / "items.jsonl", [{"id": "q0", "filled_template": "Q0?"}]))
+    at = rater_app(study="d", rater="r1")
+    at.button(key="consent-yes").click().run()
+    at.radio[1].set_value("white")                      # race answered; gender and country not
+    at.button[0].click().run()
+    t = translator(language)
+    [error] = [e.value for e in at.error]
+    assert t("Gender") in error and t("Country of residence") in error and t("Race / ethnicity") not in error
+    assert t("Prefer not to say") in error
+    if language == "en":
+        assert error == "Answer “Gender” and “Country of residence” to go on, or choose “Prefer not to say”."
+    assert tuple(db.execute("SELECT gender, race, country FROM raters WHERE rater_id = 'r1'").fetchone()) == (
+        None, None, None)
+    at.radio[0].set_value("female")
+    at.button[0].click().run()
+    [error] = [e.value for e in at.error]
+    assert t("Country of residence") in error and t("Gender") not in error

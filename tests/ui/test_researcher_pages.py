@@ -369,3 +369,18 @@ def test_manage_create_shows_the_chosen_tasks_own_consent(demo, monkeypatch, tas
     assert ("stereotypes" in consent) == (task == "harmful_stereotype")
     assert {DEFAULT_CONSENT, NEUTRAL_CONSENT} >= {consent}
 
+
+
+def test_manage_shows_the_timeout_in_minutes_as_a_person_reads_them(demo, monkeypatch):
+    """Manage's settings showed "Timeout (seconds)" as 1800.00: it reads "Timeout (minutes)" 30, with no
+    decimals a whole number does not have, and what is typed there is stored in seconds."""
+    at = sign_in("3_Manage.py", monkeypatch)
+    timeout = at.number_input(key="create-timeout")
+    assert timeout.label == "Timeout (minutes)" and timeout.value == 30 and timeout.proto.format == "%g"
+    assert at.number_input(key="create-min").proto.format == "%g"
+    at.text_input[0].input("minutes")
+    timeout.set_value(1.5)
+    at.button[0].click().run()
+    assert not at.exception
+    from fairval.annotate.material.studies import load_study
+    assert load_study(demo, "minutes").settings.timeout_seconds == 90
