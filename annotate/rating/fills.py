@@ -218,8 +218,8 @@ def put_off(settings: StudySettings, share: Share | None, regular: int) -> froze
 def fills_first(candidates: Callable[[str], list[dict]], share: Share, avoid: set[str],
                 later: frozenset[str]) -> dict | None:
     """For a planned rater offered an item of no template: a fill open to them (`candidates`: of one template),
-    the largest first unless put off (`later`), or None. Items of no template come after their fills, where a cap leaves room for them;
-    taken before, they would crowd out fills the plan counts on (issue 67)."""
+    the largest first unless put off (`later`), or None. Items of no template come after their fills, where a
+    cap leaves room for them; taken before, they would crowd out fills the plan counts on (issue 67)."""
     order = (*sorted(share.others), share.largest) if later else (share.largest, *sorted(share.others))
     for template in order:
         if template not in avoid:
