@@ -73,10 +73,16 @@ class FillPlan:
                     f"fills, the other templates {self.other_fills} together)")
         low, high = self.items_per_rater()
         each = f"{low}" if low == high else f"{low} to {high}"
+        if self.items_cap is not None:      # the cap limits each rater's fills of the largest (issue 67)
+            why = (f"and each rater is served at most {self.items_cap} items: a rater can take at most "
+                   f"{(self.items_cap + 1) // 2} of the largest template's {self.largest_fills} fills, a fill of "
+                   f"another template ({self.other_fills} together) between each two, and each cohort of {r} "
+                   "rates one set of items")
+        else:
+            why = (f"a rater can take at most one more fill of the largest template ({self.largest_fills} fills) "
+                   f"than of the other templates together ({self.other_fills})")
         text = (f"raters needed: {self.raters} for {r} rating(s) of each fill, as never two fills of one template "
-                f"come in a row: a rater can take at most one more fill of the largest template "
-                f"({self.largest_fills} fills) than of the other templates together ({self.other_fills}), so each "
-                f"is served {each} items")
+                f"come in a row{' ' if self.items_cap is not None else ': '}{why}, so each is served {each} items")
         if self.single:
             how = ("Allow two fills of one template in a row (Manage, Configure)" if on_page else
                    f"Allow fills back to back (`fairval study set {study_name} fills_back_to_back=true`)")
