@@ -80,9 +80,11 @@ def templates_served(db: Connection, study_id: str, rater_id: str) -> list[str |
             ORDER BY a.served_at, a.answered_at IS NULL, a.answered_at""", [study_id, rater_id])]
 
 
-def last_fill_elsewhere(db: Connection, study_id: str, rater_id: str, template: str, since: float) -> int:
-    """Raters other than this one, not finished and active since `since`, whose last fill served (held or
-    answered) is of a template other than `template`: each of them wants a fill of `template` next."""
+def last_fill_elsewhere(db: Connection, study_id: str, rater_id: str, template: str, since: float,
+                        cap: int | None = None) -> int:
+    """Raters other than this one, not finished, active since `since` and short of `cap` regular items answered
+    (None: no cap; a rater at the cap is served nothing more), whose last fill served (held or answered) is of a
+    template other than `template`: each of them wants a fill of `template` next."""
     return int(db.scalar(
         """SELECT COUNT(*) FROM assignments a
              JOIN items i ON i.study_id = a.study_id AND i.item_id = a.item_id
@@ -92,8 +94,15 @@ def last_fill_elsewhere(db: Connection, study_id: str, rater_id: str, template: 
               AND i.gold IS NULL AND i.template IS NOT NULL AND i.template <> :t
               AND NOT EXISTS (SELECT 1 FROM assignments b JOIN items j ON j.study_id = b.study_id AND j.item_id = b.item_id
                                WHERE b.study_id = :s AND b.rater_id = a.rater_id AND b.served_at > a.served_at
-                                 AND j.gold IS NULL AND j.template IS NOT NULL)""",
-        {"s": study_id, "r": rater_id, "t": template, "since": since}))
+                                 AND j.gold IS NULL AND j.template IS NOT NULL)""" + ("" if cap is None else _SHORT_OF_CAP),
+        {"s": study_id, "r": rater_id, "t": template, "since": since, **({} if cap is None else {"cap": cap})}))
+
+
+# a rater's regular items answered (answered_count's first), under the cap
+_SHORT_OF_CAP = """
+              AND (SELECT COUNT(*) FROM assignments c JOIN items k ON k.study_id = c.study_id AND k.item_id = c.item_id
+                    WHERE c.study_id = :s AND c.rater_id = a.rater_id AND c.answered_at IS NOT NULL
+                      AND k.gold IS NULL AND k.practice = 0) < :cap"""
 
 
 def any_served(db: Connection, study_id: str) -> bool:

@@ -23,7 +23,15 @@ from fairval.annotate.rating.assignment import (
     last_template,
     template_to_spread,
 )
-from fairval.annotate.rating.fills import backed, fills_left, rater_share
+from fairval.annotate.rating.fills import (
+    backed,
+    fills_first,
+    fills_left,
+    may_run_short,
+    put_off,
+    rater_share,
+    spent,
+)
 from fairval.annotate.rating.payload import clean_comment
 from fairval.annotate.rating.vacancy import Vacancy, for_newcomer
 from fairval.errors import AnswerError, RaterIdError, RaterSourceError, SlotTaken, StudyClosed, StudyError
@@ -229,9 +237,9 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
                               and not s.fills_back_to_back and item_store.has_other_template(db, study.study_id, last))
     # a study of several templates: the rater's share of the fills (two index seeks spare the rest the count)
     share = rater_share(db, study, rater_id, served, now) if span > 1 else None
-    if share is not None and ((share.left is not None and share.left <= 0) or not backed(
-            db, study, rater_id, share, loads.open_places(db, study.study_id, rater_id, row_group, share.largest, rules),
-            since, row_group)):
+    largest = loads.open_places(db, study.study_id, rater_id, row_group, share.largest, rules) if share else 0
+    if share is not None and (spent(db, study, rater_id, share, largest, row_group, rules)
+                              or not backed(db, study, rater_id, share, largest, since, row_group)):
         avoid |= share.others         # their share of the other templates' fills is served, or none could follow
 
     def choose(rows: list[dict], want_gold: bool) -> str | None:
@@ -240,18 +248,24 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
                                      bool(r["gold"]), r["serve_rank"], r["template"]) for r in rows],
                            seen=set(), target=s.raters_per_item, rater_group=group, quota=s.quota(),
                            want_gold=want_gold, avoid=avoid)
-    rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid,
-                                      cohort=share.cohort if share else None)
+    cohort, later = (share.cohort if share else None), put_off(s, share, regular)
+    rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid | later, cohort=cohort)
+    if later and not any(not r["gold"] for r in rows):       # nothing else open to them: the largest after all
+        rows = loads.candidates_with_gold(db, study.study_id, rater_id, row_group, avoid=avoid, cohort=cohort)
     item_id = choose(rows, gold_due(regular, gold, s.gold_rate))
     chosen = next((r for r in rows if r["item_id"] == item_id and not r["gold"]), None)
+    if chosen is not None and chosen["template"] is None and share is not None:    # a planned rater's fills first
+        chosen = fills_first(lambda t: loads.candidates(db, study.study_id, rater_id, row_group, gold=False,
+                                                        avoid=avoid, template=t, cohort=cohort), share, avoid, later) or chosen
+        item_id = chosen["item_id"]
     if (chosen is not None and chosen["template"] is not None and span > 1
             and not s.fills_back_to_back and (share is not None or may_run_short(db, study, rater_id, row_group))):
         # the order's next fill, unless it would leave the rater fewer items than they can still get
         fills = fills_left(study, loads.open_fills(db, study.study_id, rater_id, row_group), served, share)
         better = template_to_spread(fills, last, chosen["template"])
         if better is not None:
-            item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid,
-                                              template=better, cohort=share.cohort if share else None), False) or item_id
+            item_id = choose(loads.candidates(db, study.study_id, rater_id, row_group, gold=False, avoid=avoid | later,
+                                              template=better, cohort=cohort), False) or item_id
     if item_id is None and adaptive.is_adaptive(study) and not study.recorded.stopped:
         # nothing open: the adaptive design decides its next pairs now, in this transaction
         item_id = adaptive.decide_next(db, study, now)
@@ -264,25 +278,6 @@ def _serve_within(db: Connection, study: LoadedStudy, rater_id: str, now: float,
     loads.serve_slot(db, study.study_id, rater_id, item_id, row_group, rules, flipped=flipped, served_at=now)
     return dataclasses.replace(_served(db, study, {"item_id": item_id, "flipped": int(flipped), "served_at": now}),
                                counted=Counted(regular, gold, span, rules.key))
-
-
-def may_run_short(db: Connection, study: LoadedStudy, rater_id: str, row_group: str | None) -> bool:
-    """Could the templates leave this rater fewer items than are open to them? Always under a cap of fills
-    per template; without one, not while the items open to them are over twice the largest template's
-    fills: then no template can take more than every other place, whatever the order (this spares a count
-    of their open fills by template, which reads every open row)."""
-    if study.settings.max_fills_per_template is not None:
-        return True
-    key, now = (str(getattr(db, "path", None) or id(db)), study.study_id), time.monotonic()
-    if key not in _LARGEST or now - _LARGEST[key][0] > LARGEST_TEMPLATE_TTL:
-        _LARGEST[key] = (now, item_store.largest_template(db, study.study_id))
-    return loads.available(db, study.study_id, rater_id, row_group) <= 2 * _LARGEST[key][1] + 1
-
-
-# the largest template's size, per database and study, read again after this many seconds: it reads every
-# item, and a study's items seldom change while it runs (items imported meanwhile are counted within it)
-LARGEST_TEMPLATE_TTL = 30.0
-_LARGEST: dict[tuple[str, str], tuple[float, int]] = {}
 
 
 def rater_language(db: Connection, study: LoadedStudy, rater_id: str | None, asked: str | None = None) -> str:
