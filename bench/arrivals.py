@@ -260,7 +260,7 @@ def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite"
             for n in counts:
                 if floor and n not in floors:
                     floors[n] = floor_run(folder, n, window)
-                    print("\n".join(floor_lines([{"n": n, "cpu": 0.0, "workers": 1}], floors)), flush=True)
+                    print(floor_lines([{"n": n, "cpu": 0.0, "workers": 1}], floors)[0], flush=True)   # its row alone
                 for w in workers:
                     location = cluster.create_database() if cluster else folder / f"arrivals-{n}-{w}.db"
                     rows.append(one_run(location, w, n, window,

@@ -61,6 +61,7 @@ def test_a_table_carries_the_same_runs_floor():
     done = launch("table", "2", "--workers", "1", "--backends", "sqlite", "--window", "1")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
+    assert sum(line.startswith("fairval / floor = ") for line in lines) == 1    # once, under the table
     lines = lines[max(k for k, line in enumerate(lines) if line.startswith("| participants |")):]  # not the rows as they came
     fairval = next(line for line in lines if line.startswith("| 2 | 1 | "))
     floor = next(line for line in lines if line.startswith("| 2 | floor: bare Streamlit"))
