@@ -10,6 +10,11 @@ until the first item's card, line included), the server's CPU per participant (u
 process tree, HAProxy included, from /proc, until it has gone quiet), acknowledged answers lost or stored
 twice. The load average goes beside every table: the wall-clock columns mean little on a loaded machine.
 
+With `floor` (the default), each number of participants is also sent, with the same arrivals, to bare Streamlit
+(bench/load.py's floor app: the same three screens, one radio in a form per item, one process, no database):
+its row goes under each table with a line "fairval / floor = Nx" per run, so a table taken on any machine
+carries the figure that machine's Streamlit needs for the same work.
+
     .venv/bin/python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql]
 """
 from __future__ import annotations
@@ -165,6 +170,56 @@ def one_run(location, workers: int, n: int, window: float = WINDOW, env: dict | 
             "load": (load_before, os.getloadavg()[0]), "window": window}
 
 
+def floor_run(folder: Path, n: int, window: float = WINDOW) -> dict:
+    """Bare Streamlit (bench/load.py's floor app) driven by the same arrivals as one_run: its CPU per participant."""
+    from bench.load import _bare, bare_rate
+    from bench.workers import Tally
+
+    sub = folder / f"floor-{n}"
+    sub.mkdir(parents=True, exist_ok=True)
+    tally = Tally()
+    finished = 0
+
+    async def crowd() -> None:
+        async def one(k: int) -> None:
+            nonlocal finished
+            await asyncio.sleep(window * k / n)
+            before = tally.acknowledged
+            try:
+                await bare_rate(url, f"F{k:04d}", tally)
+                finished += tally.acknowledged - before >= ITEMS
+            except Exception as e:
+                tally.errors.append(f"F{k:04d}: {type(e).__name__}: {str(e)[:200]}")
+        await asyncio.gather(*(one(k) for k in range(n)))
+
+    load_before = os.getloadavg()[0]
+    with _bare(sub) as server:
+        url = server.url
+        before = _quiet_cpu(server)
+        asyncio.run(crowd())
+        cpu = _quiet_cpu(server) - before
+    for error in tally.errors[:3]:
+        print(f"  floor: {error}", flush=True)
+    return {"n": n, "finished": finished, "errors": len(tally.errors), "cpu": cpu / n,
+            "load": (load_before, os.getloadavg()[0])}
+
+
+def floor_lines(rows: list[dict], floors: dict[int, dict]) -> list[str]:
+    """The floor's row for each number of participants in `rows`, in the table's columns, and each run's ratio."""
+    lines = []
+    for n in dict.fromkeys(r["n"] for r in rows):
+        if n in floors:
+            f = floors[n]
+            lines.append(f"| {n} | floor: bare Streamlit, 1 process, no database | {f['finished']} | {f['errors']} | – | "
+                         f"– | – | {f['cpu']:.3f} s | – | – | {f['load'][0]:.1f} → {f['load'][1]:.1f} |")
+    for r in rows:
+        if r["n"] in floors and floors[r["n"]]["cpu"] > 0:
+            lines.append(f"fairval / floor = {r['cpu'] / floors[r['n']]['cpu']:.1f}x ({r['n']} participants, "
+                         f"{r['workers']} worker{'s' if r['workers'] > 1 else ''}; server CPU per participant "
+                         f"{r['cpu']:.3f} s / {floors[r['n']]['cpu']:.3f} s)")
+    return lines
+
+
 def _ms(x: float | None) -> str:
     return "–" if x is None else (f"{x * 1000:,.0f} ms" if x < 1 else f"{x:.1f} s")
 
@@ -188,8 +243,10 @@ def table(rows: list[dict], backend: str) -> list[str]:
 
 
 def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite", "postgresql"),
-        window: float = WINDOW) -> list[str]:
+        window: float = WINDOW, floor: bool = True) -> list[str]:
+    """floor: each count is sent to bare Streamlit too (once, before that count's first fairval run)."""
     lines: list[str] = []
+    floors: dict[int, dict] = {}
     for backend in backends:
         cluster = None
         if backend == "postgresql":
@@ -201,6 +258,9 @@ def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite"
         rows = []
         try:
             for n in counts:
+                if floor and n not in floors:
+                    floors[n] = floor_run(folder, n, window)
+                    print(floor_lines([{"n": n, "cpu": 0.0, "workers": 1}], floors)[0], flush=True)   # its row alone
                 for w in workers:
                     location = cluster.create_database() if cluster else folder / f"arrivals-{n}-{w}.db"
                     rows.append(one_run(location, w, n, window,
@@ -209,5 +269,5 @@ def run(folder: Path, counts=(100, 250, 500), workers=(1, 2), backends=("sqlite"
         finally:
             if cluster is not None:
                 cluster.stop()
-        lines += table(rows, backend)
+        lines += table(rows, backend) + floor_lines(rows, floors)
     return lines

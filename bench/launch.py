@@ -279,11 +279,13 @@ def run(folder: Path, quick: bool = False) -> list[str]:
 
 
 USAGE = ("usage: python -m bench.launch table [participants ...] [--workers 1,2] [--backends sqlite,postgresql] "
-         "[--window 60] [--whole-page]")
+         "[--window 60] [--whole-page] [--floor | --no-floor]")
 HELP = ("Issue 58's table, over Streamlit's websocket protocol (bench/arrivals.py): the participants (default 100 "
         "250 500) arrive over --window seconds, for each number of --workers and each database backend. --whole-page: "
         "every press reruns the whole page, as the table's figures before stop 65 were measured (a browser names the "
-        "fragment the pressed widget was drawn in).")
+        "fragment the pressed widget was drawn in). --floor (the default): each number of participants is also sent, with "
+        "the same arrivals, to bare Streamlit (bench/load.py's floor app, no database), whose row goes under each table "
+        "with a line \"fairval / floor = Nx\" per run; --no-floor leaves it out.")
 BACKENDS = ("sqlite", "postgresql")
 
 
@@ -295,7 +297,7 @@ def _whole(word: str, what: str) -> int:
 
 
 def parse(argv: list[str]) -> dict | None:
-    """`table`'s words: {counts, workers, backends, window}, or None for --help."""
+    """`table`'s words: {counts, workers, backends, window, whole_page, floor}, or None for --help."""
     from bench import arrivals
 
     if "--help" in argv or "-h" in argv:
@@ -305,10 +307,13 @@ def parse(argv: list[str]) -> dict | None:
     options = {"--workers": "1,2", "--backends": ",".join(BACKENDS), "--window": str(arrivals.WINDOW)}
     counts = []
     whole_page = False
+    floor = True
     rest = iter(argv[1:])
     for word in rest:
         if word == "--whole-page":
             whole_page = True
+        elif word in ("--floor", "--no-floor"):
+            floor = word == "--floor"
         elif word in options:
             value = next(rest, None)
             if value is None or value.startswith("--"):
@@ -332,7 +337,7 @@ def parse(argv: list[str]) -> dict | None:
         raise SystemExit(f"bench.launch table: {options['--window']!r} is not a window in seconds (a number above "
                          f"0); {USAGE}")
     return {"counts": tuple(counts) or (100, 250, 500), "workers": workers, "backends": backends, "window": window,
-            "whole_page": whole_page}
+            "whole_page": whole_page, "floor": floor}
 
 
 def main(argv: list[str]) -> None:
@@ -348,7 +353,8 @@ def main(argv: list[str]) -> None:
     arrivals.WINDOW = chosen["window"]
     arrivals.WHOLE_PAGE = chosen["whole_page"]
     with tempfile.TemporaryDirectory() as tmp:
-        lines = arrivals.run(Path(tmp), chosen["counts"], chosen["workers"], chosen["backends"], chosen["window"])
+        lines = arrivals.run(Path(tmp), chosen["counts"], chosen["workers"], chosen["backends"], chosen["window"],
+                              floor=chosen["floor"])
     print("\n".join(lines))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from bench.client import address, connect
 from bench.session import _quiet_cpu
 from bench.streamlit_server import Running, free_port
-from bench.workers import Rater, Tally, _study, rate
+from bench.workers import Rater, Tally, rate
 
 ITEMS = 10
 BARE_APP = '''
@@ -88,8 +89,12 @@ async def bare_rate(url: str, name: str, tally: Tally) -> None:
 
 
 def _fairval(folder: Path, python: str, cwd: Path, participants: int) -> tuple[Running, str]:
-    location = _study(folder / f"load-{cwd.name}.db", n_items=(participants + 1) * ITEMS, per_item=3,
-                      per_rater=ITEMS)
+    """The study is made by the checkout's own code (its bench/workers.py's _study), so an older checkout gets a
+    database of its own schema version."""
+    location = folder / f"load-{cwd.name}.db"
+    subprocess.run([python, "-c", "import sys; from bench.workers import _study; "
+                    "_study(sys.argv[1], n_items=int(sys.argv[2]), per_item=3, per_rater=int(sys.argv[3]))",
+                    str(location), str((participants + 1) * ITEMS), str(ITEMS)], cwd=cwd, check=True)
     port = free_port()
     command = [python, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(location), "serve",
                "--port", str(port), "--address", "127.0.0.1", "--workers", "1"]
@@ -170,7 +175,16 @@ def report(out: dict[str, list[tuple[float, float]]], participants: int, window:
                      f"{med['fairval'] / med['bare']:.2f}x; before / bare {med['base'] / med['bare']:.2f}x")
     else:
         lines.append(f"  fairval / bare {med['fairval'] / med['bare']:.2f}x")
+    lines += [f"  per round ({label}): {', '.join(f'{a:.2f}x' for a in per)}; spread {min(per):.2f}–{max(per):.2f}x"
+              for label, per in per_round(out).items()]
     return lines
+
+
+def per_round(out: dict[str, list[tuple[float, float]]]) -> dict[str, list[float]]:
+    """The ratios within each round (the servers of one round ran one after another, under the same load)."""
+    pairs = [("fairval", "bare"), ("fairval", "base"), ("base", "bare")]
+    return {f"{a} / {b}": [x[0] / y[0] for x, y in zip(out[a], out[b], strict=True)]
+            for a, b in pairs if a in out and b in out}
 
 
 def run(folder: Path, quick: bool = False) -> list[str]:

@@ -40,3 +40,37 @@ def test_a_bad_word_is_named_in_one_line(words, named):
     assert len(lines) == 1 and named in lines[0], done.stderr           # one line, no traceback
     assert "usage: python -m bench.launch table" in lines[0]
     assert done.stdout == ""
+
+
+@pytest.mark.parametrize(("words", "floor"), [(("table",), True), (("table", "--floor"), True),
+                                              (("table", "--no-floor"), False), (("table", "--no-floor", "--floor"), True)])
+def test_the_floor_is_on_unless_turned_off(words, floor):
+    from bench.launch import parse
+
+    assert parse(list(words))["floor"] is floor
+
+
+def test_help_names_the_floor():
+    done = launch("table", "--help")
+    assert "--floor" in done.stdout and "--no-floor" in done.stdout and "fairval / floor = Nx" in done.stdout
+
+
+def test_a_table_carries_the_same_runs_floor():
+    """A real run, as small as it gets (2 participants over 1 s, 1 worker, SQLite): under the table, the bare
+    Streamlit floor's row for the same count and the ratio line, whose figure is the two CPU cells divided (to their rounding)."""
+    done = launch("table", "2", "--workers", "1", "--backends", "sqlite", "--window", "1")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sum(line.startswith("fairval / floor = ") for line in lines) == 1    # once, under the table
+    lines = lines[max(k for k, line in enumerate(lines) if line.startswith("| participants |")):]  # not the rows as they came
+    fairval = next(line for line in lines if line.startswith("| 2 | 1 | "))
+    floor = next(line for line in lines if line.startswith("| 2 | floor: bare Streamlit"))
+    assert lines.index(floor) > lines.index(fairval)               # under the table it belongs to
+    assert lines.index(floor) < lines.index(next(line for line in lines if line.startswith("fairval / floor")))
+    assert floor.split(" | ")[2:4] == ["2", "0"]                    # both floor participants finished, none errored
+    cpu = [float(line.split(" | ")[7].split(" s")[0]) for line in (fairval, floor)]
+    ratio = next(line for line in lines if line.startswith("fairval / floor = "))
+    assert " (2 participants, 1 worker; " in ratio, ratio
+    shown = float(ratio.removeprefix("fairval / floor = ").split("x ")[0])
+    assert abs(shown - cpu[0] / cpu[1]) <= 0.05 + 0.001 * cpu[0] / cpu[1] ** 2, ratio   # the cells are rounded
+    assert ratio.endswith(f"{cpu[0]:.3f} s / {cpu[1]:.3f} s)")
