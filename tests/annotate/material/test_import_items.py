@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -84,6 +85,27 @@ def test_wrong_encoding_is_refused_with_its_line(db, template_study, tmp_path):
         import_items(db, "tq", path)
     assert caught.value.line == 2
     assert item_store.list_items(db, "tq") == []
+
+
+def test_an_unknown_file_type_names_every_type_that_imports(db, template_study, tmp_path):
+    # The refusal once named only .jsonl and .csv; every type it names now imports (checked below, one
+    # file each, in that type's own layout), so a user can take any of them at its word.
+    path = tmp_path / "items.txt"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    with pytest.raises(ImportProblem) as caught:
+        import_items(db, "tq", path)
+    message = str(caught.value)
+    assert message.startswith("items.txt: unknown file type '.txt'; use ") and "\n" not in message
+    assert item_store.list_items(db, "tq") == []
+    named = re.findall(r"(?<![\w.])\.[a-z]+", message.split("; use ", 1)[1])
+    assert sorted(named) == [".csv", ".json", ".jsonl", ".ndjson", ".tsv"]
+    layouts = {".jsonl": GOOD + "\n", ".ndjson": GOOD + "\n", ".json": "[\n" + GOOD + "\n]\n",
+               ".csv": "id,filled_template\na,Should we?\n", ".tsv": "id\tfilled_template\na\tShould we?\n"}
+    for number, suffix in enumerate(named):
+        create_study(db, f"tq{number}", "template_quality")
+        (tmp_path / f"items{suffix}").write_text(layouts[suffix], encoding="utf-8")
+        import_items(db, f"tq{number}", tmp_path / f"items{suffix}")
+        assert [i["data"]["filled_template"] for i in item_store.list_items(db, f"tq{number}")] == ["Should we?"]
 
 
 def test_ids_already_in_the_study_refuse_the_whole_file(db, template_study, tmp_path):
