@@ -141,3 +141,26 @@ def test_ratings_from_a_spreadsheet_with_decimal_likert_values(db, template_stud
     bad.write_text("item_id,rater_id,question,value\na,r1,quality,4.5\n", encoding="utf-8")
     with pytest.raises(ImportProblem, match="line 2, field 'value'"):
         import_ratings(db, "tq", bad)
+
+
+def test_the_import_line_says_how_many_items_are_to_rate(db_path, tmp_path):
+    # `analyze` counts only the items to rate, so a file with practice items and attention checks says
+    # what its rows are: a practice item with an expected answer is practice, not a check.
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+    gold = {"quality": 5, "yes_positive": 5}
+    rows = ([{"filled_template": f"Should we lend to applicant {i}?"} for i in range(3)]
+            + [{"filled_template": "Practice: lend?", "_practice": True, "_gold": gold},
+               {"filled_template": "Check one", "_gold": gold}, {"filled_template": "Check two", "_gold": gold}])
+    path = write_jsonl(tmp_path / "mixed.jsonl", rows)
+    run = CliRunner()
+    assert run.invoke(cli, ["--db", str(db_path), "study", "create", "tq", "--task", "template_quality"]).exit_code == 0
+    result = run.invoke(cli, ["--db", str(db_path), "items", "import", "tq", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[:2] == ["imported 6 items into 'tq'", "of them: 3 to rate, 1 practice item, 2 attention checks"]
+    assert '"n_items": 3' in run.invoke(cli, ["--db", str(db_path), "analyze", "tq", "--json"]).output
+    plain = write_jsonl(tmp_path / "plain.jsonl", [{"filled_template": "Another question?"}])
+    assert run.invoke(cli, ["--db", str(db_path), "items", "import", "tq", str(plain)]).output.splitlines() == [
+        "imported 1 item into 'tq'"]
