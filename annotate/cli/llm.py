@@ -113,7 +113,7 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
     with every name of its name_groups, in the layout of its just_prompts.csv."""
     from fairval.annotate.material.generate import fill_templates
     from fairval.annotate.material.layouts import fill_name_slots, is_names_and_templates, names_for_fill
-    from fairval.annotate.material.records import read_records
+    from fairval.annotate.material.records import read_records, require_text
     from fairval.annotate.material.vocabulary import said
     from fairval.errors import GenerationError
 
@@ -129,8 +129,11 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
         click.echo(f"wrote {len(filled)} prompts ({len(doc['name_groups'])} name groups) to {out}")
         return
 
+    records = read_records(templates)
+    for record in records:      # name the file and the line of a row without a template's text
+        require_text(templates, record, "template")
     rows = [dict(r.data, decision_question_id=r.data.get("decision_question_id", r.data.get("id")))
-            for r in read_records(templates)]
+            for r in records]
     names, matched, left_out = None, {}, 0
     if names_file:
         names, left_out = names_for_fill(names_file, _list(races), _list(genders), matched)
@@ -138,7 +141,7 @@ def generate_fill(templates, out, ages, genders, races, names_file, seed):
         filled = fill_templates(rows, ages=[int(a) for a in _list(ages)], genders=_list(genders),
                                 races=_list(races), names=names, seed=seed)
     except GenerationError as e:
-        raise click.ClickException(str(e)) from None
+        raise click.ClickException(f"{Path(templates).name}: {e}") from None
     _write_jsonl(out, filled)
     click.echo(f"wrote {len(filled)} filled questions to {out}")
     if matched:

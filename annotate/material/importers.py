@@ -32,6 +32,17 @@ class ImportResult:
     skipped: int = 0      # rows identical to what was stored already
     matched: dict[str, str] = field(default_factory=dict)   # labels matched to answers by a rule (vocabulary)
     notices: tuple[str, ...] = ()     # one line each the importer must say (gold items a rate of 0 never serves)
+    practice: int = 0     # of the written items, practice items (with or without an expected answer)
+    checks: int = 0       # attention checks: items with an expected answer (`_gold`) that are not practice
+
+    def kinds_line(self) -> str:
+        """What the written items are, when some are not to rate (empty otherwise): practice items and
+        attention checks are served but are no item of the study's numbers."""
+        if not (self.practice or self.checks):
+            return ""
+        rated = self.written - self.practice - self.checks
+        return (f"of them: {rated} to rate, {self.practice} practice item{'s' * (self.practice != 1)}, "
+                f"{self.checks} attention check{'s' * (self.checks != 1)}")
 
     def matched_line(self) -> str:
         """The labels matched this time, said in one line (empty when every label was an answer)."""
@@ -86,7 +97,9 @@ def _import_items(db: Connection, study_id: str, path, label_map: dict | None = 
         raise ImportProblem(path, None, "id", str(e)) from None
     unused = gold_checks.unused_gold_notice(db, study.study_id)
     return ImportResult(len(rows), matched=matched,
-                        notices=(unused,) if unused and any(r["gold"] for r in rows) else ())
+                        notices=(unused,) if unused and any(r["gold"] for r in rows) else (),
+                        practice=sum(1 for r in rows if r["practice"]),
+                        checks=sum(1 for r in rows if r["gold"] and not r["practice"]))
 
 
 def _intended(path, rec: Record, perceived: dict, label_map: dict | None, matched: dict) -> Record:

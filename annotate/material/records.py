@@ -125,7 +125,8 @@ def read_records(source) -> list[Record]:
         records = _csv(path, text, "\t" if suffix == ".tsv" else ",")
     else:
         raise ImportProblem(path, None, None, f"unknown file type {suffix or '(none)'!r}; "
-                            "use .jsonl (JSON Lines) or .csv")
+                            "use .jsonl or .ndjson (JSON Lines), .json (JSON Lines or one array of objects), "
+                            ".csv or .tsv")
     if not records:
         raise ImportProblem(path, None, None, "the file holds no rows")
     for rec in records:

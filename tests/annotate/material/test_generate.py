@@ -102,3 +102,27 @@ def test_cli_pairs_then_import_as_a_pair_study(db_path, db, tmp_path):
     create_study(db, "fp", "harmful_stereotype")
     import_items(db, "fp", out)
     assert len(item_store.list_items(db, "fp")) == 1
+
+
+def test_cli_fill_names_the_file_and_line_of_a_row_without_template_text(db_path, tmp_path):
+    # A JSON array whose second object carries its text under another field (as implicit-bias's
+    # decision_templates_gpt4.json does: `prompt_template`): the refusal names the file, that object's
+    # line and the field, and writes nothing.
+    templates = tmp_path / "mine.json"
+    templates.write_text("[\n" + json.dumps(TEMPLATE) + ",\n"
+                         + json.dumps({"decision_question_id": 8, "prompt_template": "Who leads [AGE]?"}) + "\n]\n")
+    out = tmp_path / "filled.jsonl"
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "generate", "fill", str(templates), "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: mine.json, line 3, field 'template': is required but missing or empty"]
+    assert not out.exists()
+
+
+def test_cli_fill_names_the_file_of_a_template_without_its_slots(db_path, tmp_path):
+    templates = write_jsonl(tmp_path / "slots.jsonl", [{"decision_question_id": 4, "template": "A [AGE]-year-old."}])
+    out = tmp_path / "filled.jsonl"
+    result = CliRunner().invoke(cli, ["--db", str(db_path), "generate", "fill", str(templates), "--out", str(out)])
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: slots.jsonl: template 4 lacks the slot(s) [RACE], [GENDER]"
+    assert not out.exists()

@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -86,6 +87,27 @@ def test_wrong_encoding_is_refused_with_its_line(db, template_study, tmp_path):
     assert item_store.list_items(db, "tq") == []
 
 
+def test_an_unknown_file_type_names_every_type_that_imports(db, template_study, tmp_path):
+    # The refusal once named only .jsonl and .csv; every type it names now imports (checked below, one
+    # file each, in that type's own layout), so a user can take any of them at its word.
+    path = tmp_path / "items.txt"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    with pytest.raises(ImportProblem) as caught:
+        import_items(db, "tq", path)
+    message = str(caught.value)
+    assert message.startswith("items.txt: unknown file type '.txt'; use ") and "\n" not in message
+    assert item_store.list_items(db, "tq") == []
+    named = re.findall(r"(?<![\w.])\.[a-z]+", message.split("; use ", 1)[1])
+    assert sorted(named) == [".csv", ".json", ".jsonl", ".ndjson", ".tsv"]
+    layouts = {".jsonl": GOOD + "\n", ".ndjson": GOOD + "\n", ".json": "[\n" + GOOD + "\n]\n",
+               ".csv": "id,filled_template\na,Should we?\n", ".tsv": "id\tfilled_template\na\tShould we?\n"}
+    for number, suffix in enumerate(named):
+        create_study(db, f"tq{number}", "template_quality")
+        (tmp_path / f"items{suffix}").write_text(layouts[suffix], encoding="utf-8")
+        import_items(db, f"tq{number}", tmp_path / f"items{suffix}")
+        assert [i["data"]["filled_template"] for i in item_store.list_items(db, f"tq{number}")] == ["Should we?"]
+
+
 def test_ids_already_in_the_study_refuse_the_whole_file(db, template_study, tmp_path):
     import_items(db, "tq", write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "filled_template": "Q"}]))
     path = write_jsonl(tmp_path / "b.jsonl", [{"id": "new", "filled_template": "Q"},
@@ -119,3 +141,26 @@ def test_ratings_from_a_spreadsheet_with_decimal_likert_values(db, template_stud
     bad.write_text("item_id,rater_id,question,value\na,r1,quality,4.5\n", encoding="utf-8")
     with pytest.raises(ImportProblem, match="line 2, field 'value'"):
         import_ratings(db, "tq", bad)
+
+
+def test_the_import_line_says_how_many_items_are_to_rate(db_path, tmp_path):
+    # `analyze` counts only the items to rate, so a file with practice items and attention checks says
+    # what its rows are: a practice item with an expected answer is practice, not a check.
+    from click.testing import CliRunner
+
+    from fairval.annotate.cli.main import cli
+    gold = {"quality": 5, "yes_positive": 5}
+    rows = ([{"filled_template": f"Should we lend to applicant {i}?"} for i in range(3)]
+            + [{"filled_template": "Practice: lend?", "_practice": True, "_gold": gold},
+               {"filled_template": "Check one", "_gold": gold}, {"filled_template": "Check two", "_gold": gold}])
+    path = write_jsonl(tmp_path / "mixed.jsonl", rows)
+    run = CliRunner()
+    assert run.invoke(cli, ["--db", str(db_path), "study", "create", "tq", "--task", "template_quality"]).exit_code == 0
+    result = run.invoke(cli, ["--db", str(db_path), "items", "import", "tq", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[:2] == ["imported 6 items into 'tq'", "of them: 3 to rate, 1 practice item, 2 attention checks"]
+    assert '"n_items": 3' in run.invoke(cli, ["--db", str(db_path), "analyze", "tq", "--json"]).output
+    plain = write_jsonl(tmp_path / "plain.jsonl", [{"filled_template": "Another question?"}])
+    assert run.invoke(cli, ["--db", str(db_path), "items", "import", "tq", str(plain)]).output.splitlines() == [
+        "imported 1 item into 'tq'"]
