@@ -118,8 +118,10 @@ class Pages:
 def _go(page, name: str, phone: bool) -> None:
     """To another page by its link in the sidebar (on a phone, opened first), as a researcher moves."""
     link = page.get_by_test_id("stSidebar").get_by_role("link", name=name, exact=True)
-    if phone and page.get_by_test_id("stExpandSidebarButton").is_visible():
-        page.get_by_test_id("stExpandSidebarButton").click()
+    if phone and not link.evaluate("e => e.getBoundingClientRect().right > 0"):     # the sidebar closed: open it
+        expand = page.get_by_test_id("stExpandSidebarButton")
+        expect(expand).to_be_visible(timeout=20_000)
+        expand.click()
     expect(link).to_be_in_viewport(timeout=20_000)
     link.click()
     page.wait_for_url(re.compile(f"/{name}"), timeout=30_000)
