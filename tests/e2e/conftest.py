@@ -104,10 +104,12 @@ def wait_text(page, text: str, timeout: float = 60_000) -> None:
 
 
 def idle(page, timeout: float = 60_000) -> None:
-    """Wait until the app has stopped running: Streamlit shows its status widget ("Running...") while a script
-    runs and removes it when the run is over; no element of the page is left stale then."""
+    """Wait until the app has stopped running: Streamlit marks its root with the script's state (the attribute
+    its own tests read) and shows its status widget ("Running...") while a script runs, removing it when the
+    run is over; no element of the page is left stale then."""
     from playwright.sync_api import expect
 
+    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1, timeout=timeout)
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
     expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=timeout)
 
