@@ -47,13 +47,21 @@ class StaticCompression:
             return await _send(send, *cached)
         start: dict = {}
         body: list[bytes] = []
+        complete = []
 
         async def capture(message):
             if message["type"] == "http.response.start":
                 start.update(message)
             elif message["type"] == "http.response.body":
                 body.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    complete.append(True)
         await self.app(scope, receive, capture)
+        if not complete:
+            # The browser left mid-file (Starlette's file response stops at its disconnect and returns as if
+            # done): what came is part of the file, to be neither kept nor sent, or every later browser would
+            # get the truncated script ("Unexpected end of input") and reload its page for good.
+            return
         status, raw_headers, data = start.get("status", 500), list(start.get("headers", [])), b"".join(body)
         kind = next((v for k, v in raw_headers if k.lower() == b"content-type"), b"")
         encoded = any(k.lower() == b"content-encoding" for k, _ in raw_headers)

@@ -103,6 +103,34 @@ def wait_text(page, text: str, timeout: float = 60_000) -> None:
     page.get_by_text(text, exact=False).filter(visible=True).first.wait_for(timeout=timeout)
 
 
+def idle(page, timeout: float = 60_000) -> None:
+    """Wait until the app has stopped running: Streamlit marks its root with the script's state (the attribute
+    its own tests read) and shows its status widget ("Running...") while a script runs, removing it when the
+    run is over; no element of the page is left stale then."""
+    from playwright.sync_api import expect
+
+    expect(page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')).to_have_count(1, timeout=timeout)
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=timeout)
+    expect(page.locator('[data-stale="true"]')).to_have_count(0, timeout=timeout)
+
+
+def frames(page, count: int = 2) -> None:
+    """Wait until the browser has drawn `count` more frames: what a page's script does in its next frame (the
+    answer card fits its options, CSS applies after a run or a resize) is done then, however loaded the machine."""
+    page.evaluate("""n => new Promise(done => {
+        const step = k => k ? requestAnimationFrame(() => step(k - 1)) : done();
+        step(n); })""", count)
+
+
+def charts_drawn(page, timeout: float = 60_000) -> None:
+    """Wait until the app is idle and every Vega-Lite chart on the page has drawn its marks (vega draws a moment
+    after Streamlit adds the chart's element), then for the frames after."""
+    idle(page, timeout)
+    page.wait_for_function("""() => { const all = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+        return all.length > 0 && all.every(c => c.querySelector('svg .mark-group')); }""", timeout=timeout)
+    frames(page)
+
+
 def serve_studies(tmp_path_factory, name: str, make):
     """A module's server: a new database, the studies `make(db, folder)` creates in it, `fairval serve` on it."""
     from fairval.store import open_db

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from fairval.ui.demographics import answer_label
 from fairval.ui.i18n import translator
+from tests.e2e.conftest import frames, idle
 
 
 def open_link(page, url: str) -> None:
@@ -46,6 +47,16 @@ def card_ready(page) -> None:
     replaced its element (so settle alone can pass on it, and a key pressed then is refused as "saving")."""
     settle(page)
     expect(page.locator(".fv-option").first).to_be_enabled(timeout=20_000)
+
+
+def drawn(page) -> None:
+    """Wait until the screen is drawn as the rater sees it: the run over, each answer card styled (a card is
+    hidden until its CSS has come) and its options fitted, which the card does again in the frame after."""
+    idle(page)
+    cards = page.locator(".fv-card")
+    for k in range(cards.count()):
+        expect(cards.nth(k)).to_be_visible(timeout=20_000)
+    frames(page)
 
 
 def item_text(page) -> str:

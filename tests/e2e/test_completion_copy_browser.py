@@ -14,7 +14,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from tests.conftest import ROOT, write_jsonl
 from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import serve_studies
+from tests.e2e.conftest import frames, idle, serve_studies
 
 pytestmark = pytest.mark.e2e
 
@@ -142,8 +142,8 @@ def test_no_character_of_the_code_is_under_the_copy_button_on_a_phone(code_serve
             page.locator(".fv-options").nth(group).locator(".fv-option").nth(3).click()
         page.get_by_role("button", name=t("Submit")).click()
         page.locator('[data-testid="stCode"]').wait_for(timeout=30_000)
-        bot.settle(page)
-        page.wait_for_timeout(300)
+        idle(page)
+        frames(page)                                      # the code box's CSS applies in the frame after the run
         os.makedirs(ARTIFACTS, exist_ok=True)
         path = os.path.join(ARTIFACTS, f"phone-{study}.png")
         page.screenshot(path=path, full_page=True)

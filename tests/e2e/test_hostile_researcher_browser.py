@@ -19,7 +19,7 @@ from fairval.annotate.outputs.export import export_ratings, export_validated
 from fairval.annotate.outputs.report import write_report
 from fairval.store import open_db
 from tests.conftest import write_jsonl
-from tests.e2e.conftest import PASSWORD, Server, wait_text
+from tests.e2e.conftest import PASSWORD, Server, idle, wait_text
 
 pytestmark = pytest.mark.e2e
 
@@ -130,7 +130,7 @@ def test_no_researcher_page_fetches_participant_text(server, browser, listener):
     for path, study, ready in PAGES:
         page.goto(f"{server.url}/{path}?study={study}")
         wait_text(page, ready, timeout=60_000)
-        page.wait_for_timeout(800)
+        idle(page)                                        # the whole page drawn, not only its first heading
         assert page.locator("main img, main iframe, main video, main audio").count() == 0, (path, study)
         links = page.locator(f"main a[href^='{listener.url}']")
         assert links.count() == 0, (path, study, links.evaluate_all(
@@ -146,7 +146,9 @@ def test_the_report_fetches_nothing_and_shows_text_as_typed(study, browser, list
             html = write_report(db, name, tmp_path / f"{name}.html")
             page = browser.new_context().new_page()
             page.goto(html.as_uri())
-            page.wait_for_timeout(500)
+            # proves a fetch does NOT happen: the network quiet (no request for 500 ms) after the load, by which
+            # any fetch the report's markup starts has been asked for
+            page.wait_for_load_state("networkidle")
             assert page.locator("body img, body iframe").count() == 0
             page.context.close()
             markdown = write_report(db, name, tmp_path / f"{name}.md").read_text()

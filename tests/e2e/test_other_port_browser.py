@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from fairval.annotate.material.studies import create_study
 from fairval.annotate.serving import sign_in
@@ -129,5 +130,6 @@ def _planted_cookie_signs_nobody_in(browser, url: str, attacker_url: str) -> Non
     page.goto(f"{url}/Results")
     form, signed_in = page.get_by_label("Password", exact=True), page.get_by_role("button", name="Sign out")
     form.or_(signed_in).first.wait_for(timeout=60_000)
-    assert form.is_visible() and not signed_in.is_visible()          # the sign-in form: nobody is signed in
+    expect(form).to_be_visible()                                     # the sign-in form: nobody is signed in
+    expect(signed_in).to_have_count(0)
     context.close()

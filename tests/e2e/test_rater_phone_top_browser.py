@@ -13,7 +13,7 @@ from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
 from tests.conftest import ROOT, write_jsonl
 from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import serve_studies
+from tests.e2e.conftest import frames, idle, serve_studies
 
 pytestmark = pytest.mark.e2e
 
@@ -55,8 +55,8 @@ def server(tmp_path_factory):
 
 
 def _look(page, device: str, screen: str) -> dict:
-    bot.settle(page)
-    page.wait_for_timeout(300)                   # the page's CSS applies with the first frame after the run
+    idle(page)
+    frames(page)                                 # the page's CSS applies with the first frame after the run
     os.makedirs(ARTIFACTS, exist_ok=True)
     path = os.path.join(ARTIFACTS, f"{device}-{screen}.png")
     page.screenshot(path=path)

@@ -116,7 +116,7 @@ def test_choosing_an_option_needs_no_server_round_trip(server, browser):
     before = len(sent)
     for label, nth in (("Strongly agree", 0), ("Somewhat agree", 0), ("Strongly disagree", 1)):
         bot.choose(page, label, nth)
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)                      # proves nothing is sent: a frame would go out within it
     assert len(sent) == before                       # chosen in the browser: nothing sent
     page.get_by_role("button", name="Submit").click()
     page.get_by_text(re.compile(r"^1 of \d+ done$")).wait_for(timeout=30_000)
@@ -137,7 +137,7 @@ def test_the_next_item_starts_at_the_top(server, browser):
     bot.card_ready(page)                            # the card scrolls up when the new item reaches it
     assert bot.item_text(page) != first
     assert main.evaluate("m => m.scrollTop") == 0
-    assert page.get_by_text(re.compile(r"^1 of \d+ done$")).is_visible()      # progress and prompt in view
+    expect(page.get_by_text(re.compile(r"^1 of \d+ done$"))).to_be_visible()   # progress and prompt in view
     page.context.close()
 
 
@@ -153,7 +153,8 @@ def test_hostile_text_in_every_displayed_field_stays_inert(server, browser, task
     page.locator(".fv-option").first.wait_for(timeout=30_000)
     bot.settle(page)
     page.get_by_test_id("stExpander").first.click()            # the instructions, opened on the item page
-    page.wait_for_timeout(500)
+    expect(page.get_by_test_id("stExpanderDetails").first).to_be_visible(timeout=20_000)
+    page.wait_for_timeout(500)           # proves no request leaves: one the opened text started would be made by then
     # a blob: URL names its origin inside (the component's own script, made in the page)
     outside = [u for u in requests if not u.startswith("data:")
                and urlparse(u.removeprefix("blob:")).hostname != "127.0.0.1"]

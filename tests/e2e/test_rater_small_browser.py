@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from playwright.sync_api import expect
 
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import create_study
@@ -79,8 +80,7 @@ def first_item(browser, server, study: str, rater: str, device: str):
     page.get_by_role("button", name="I agree to take part").click(timeout=30_000)
     page.get_by_role("button", name="Start").click(timeout=30_000)
     page.locator(".fv-option").first.wait_for(timeout=30_000)
-    bot.settle(page)
-    page.wait_for_timeout(300)                  # the card fits its options a frame after it is drawn
+    bot.drawn(page)                             # the card fits its options a frame after it is drawn
     return context, page
 
 
@@ -112,7 +112,7 @@ def test_the_items_place_is_read_out_and_drawn_once(server, browser, device):
         path = shot(page, f"status-{device}")
         assert status["role"] == "status" and "New item; 0 of 3 done." in status["heard"], status
         assert "done" not in status["drawn"], (status, path)                  # the progress line shows it
-        assert page.get_by_text("0 of 3 done", exact=True).first.is_visible()
+        expect(page.get_by_text("0 of 3 done", exact=True).first).to_be_visible()
         page.locator(".fv-option").nth(4).click()
         page.locator(".fv-options").nth(1).locator(".fv-option").nth(3).click()
         page.get_by_role("button", name="Submit").click()

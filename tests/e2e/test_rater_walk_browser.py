@@ -149,8 +149,7 @@ class Screens:
         self.count = 0
 
     def check(self, screen: str) -> None:
-        bot.settle(self.page)
-        self.page.wait_for_timeout(300)          # the card fits its options a frame after it is drawn
+        bot.drawn(self.page)                     # the card fits its options a frame after it is drawn
         self.count += 1
         problems = []
         if self.rtl:

@@ -11,7 +11,7 @@ from fairval.annotate.material.importers import import_items, import_ratings
 from fairval.annotate.material.studies import create_study
 from fairval.store import open_db
 from tests.conftest import write_jsonl
-from tests.e2e.conftest import PASSWORD, Server, wait_text
+from tests.e2e.conftest import PASSWORD, Server, charts_drawn, wait_text
 
 pytestmark = pytest.mark.e2e
 RACES = ["white", "Black", "Asian", "Hispanic", "Native American"]
@@ -104,8 +104,7 @@ def to_results(browser, server, study):
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     sign_in(page, server, f"/Results?study={study}")
     wait_text(page, "Items complete")
-    page.get_by_test_id("stVegaLiteChart").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)                   # vega draws after the element appears
+    charts_drawn(page)
     return page
 
 
@@ -146,8 +145,7 @@ def test_calibration_group_bars_are_readable(server, browser):
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     sign_in(page, server, "/Calibration?study=demo-pairs")
     wait_text(page, "By rater group")
-    page.get_by_test_id("stVegaLiteChart").first.wait_for(timeout=30_000)
-    page.wait_for_timeout(1500)
+    charts_drawn(page)
     found = charts(page)
     assert any(label["text"].startswith("gender:") for c in found for axis in c["axes"] for label in axis)
     for chart in found:

@@ -21,7 +21,7 @@ import pytest
 
 from fairval.annotate.material.demo import ensure_demo
 from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import PASSWORD, serve_studies, wait_text
+from tests.e2e.conftest import PASSWORD, frames, idle, serve_studies, wait_text
 
 pytestmark = pytest.mark.e2e
 
@@ -159,7 +159,8 @@ def _shoot(page, path) -> None:
     tall = page.evaluate("""() => { const b = document.querySelector('[data-testid="stMainBlockContainer"]');
         return b ? Math.ceil(b.getBoundingClientRect().bottom + b.parentElement.scrollTop) + 80 : 0; }""")
     page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(tall, 16_000))})
-    page.wait_for_timeout(300)
+    idle(page)
+    frames(page)                                 # laid out again at the new size
     page.screenshot(path=str(path))
     page.set_viewport_size(size)
 
@@ -226,8 +227,9 @@ def test_manage_stays_on_the_tab_where_a_study_is_first_picked(server, browser):
         page.get_by_role("tabpanel").filter(visible=True).get_by_test_id("stSelectbox").first.click()
         page.get_by_role("option", name="demo-names", exact=True).click()
         wait_text(page, "Name perception (task")
-        page.wait_for_timeout(3000)                  # the sign-in's second drawing comes within a few seconds
-        bot.settle(page)
+        # a pause that proves the tab is NOT switched back: the sign-in's second drawing comes within a few seconds
+        page.wait_for_timeout(3000)
+        idle(page)
         assert page.get_by_role("tab", selected=True).inner_text() == "Configure"
         assert page.get_by_text("Name perception (task", exact=False).filter(visible=True).count() == 1
     finally:

@@ -11,8 +11,7 @@ import pytest
 
 from fairval.annotate.material.studies import create_study
 from tests.conftest import ROOT
-from tests.e2e import rater_bot as bot
-from tests.e2e.conftest import PASSWORD, serve_studies
+from tests.e2e.conftest import PASSWORD, frames, idle, serve_studies
 from tests.e2e.test_rater_phone_top_browser import DEVICES, TOPS, _overlaps
 
 pytestmark = pytest.mark.e2e
@@ -32,8 +31,8 @@ def server(tmp_path_factory):
 
 
 def _look(page, device: str, screen: str) -> dict:
-    bot.settle(page)
-    page.wait_for_timeout(300)                   # the page's CSS applies with the first frame after the run
+    idle(page)
+    frames(page)                                 # the page's CSS applies with the first frame after the run
     os.makedirs(ARTIFACTS, exist_ok=True)
     page.screenshot(path=os.path.join(ARTIFACTS, f"{device}-{screen}.png"))
     return page.evaluate(TOPS)

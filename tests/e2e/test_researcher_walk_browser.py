@@ -87,6 +87,14 @@ class Pages:
         bot.settle(self.page)
         # a fixed second, as this waited, was not enough under load: at 1 s a grid had no headers yet, at 4 s it had
         self.page.wait_for_function(TABLES_DRAWN, timeout=60_000)
+        # a grid below the screen is drawn only when scrolled to (on a phone, most): each brought into view
+        # and read once its headers are in the DOM, so a check never reads a grid half built (found under load:
+        # the phone's Results table of templates read with no headers, 1 run in 3)
+        tables = self.page.get_by_test_id("stDataFrame").filter(visible=True)
+        for k in range(tables.count()):
+            tables.nth(k).scroll_into_view_if_needed()
+            expect(tables.nth(k).locator('[role="columnheader"]').first).to_be_attached(timeout=60_000)
+        self.page.get_by_test_id("stMain").evaluate("m => m.scrollTo(0, 0)")
         self.count += 1
         problems = []
         query = parse_qs(urlparse(self.page.url).query)
@@ -118,8 +126,10 @@ class Pages:
 def _go(page, name: str, phone: bool) -> None:
     """To another page by its link in the sidebar (on a phone, opened first), as a researcher moves."""
     link = page.get_by_test_id("stSidebar").get_by_role("link", name=name, exact=True)
-    if phone and page.get_by_test_id("stExpandSidebarButton").is_visible():
-        page.get_by_test_id("stExpandSidebarButton").click()
+    if phone and not link.evaluate("e => e.getBoundingClientRect().right > 0"):     # the sidebar closed: open it
+        expand = page.get_by_test_id("stExpandSidebarButton")
+        expect(expand).to_be_visible(timeout=20_000)
+        expand.click()
     expect(link).to_be_in_viewport(timeout=20_000)
     link.click()
     page.wait_for_url(re.compile(f"/{name}"), timeout=30_000)

@@ -67,3 +67,51 @@ def test_a_made_up_path_is_compressed_but_never_kept():
             assert r.status_code == 200 and r.headers["content-encoding"] == "gzip" and r.content == SCRIPT
     # the made-up path went to the app each time (nothing kept); the real file once
     assert CALLS == ["/static/made-up.js", "/static/index.js", "/static/made-up.js"]
+
+
+def test_a_file_cut_off_by_a_browser_leaving_is_neither_kept_nor_sent():
+    """Under uvicorn (ASGI spec 2.3) Starlette's file response stops at the browser's disconnect and returns
+    as if done, its last body message (more_body false) never sent. Kept, that part of a script went to every
+    later browser: "Unexpected end of input", Streamlit's chunk failed and the boot watchdog reloaded the page
+    (the browser tests' "Execution context destroyed"). Driven here through the ASGI calls themselves."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.mkdtemp())
+    (root / "static").mkdir()
+    (root / "static" / "index.js").write_bytes(SCRIPT)
+    left = {"yes": True}
+    calls = []
+
+    async def app(scope, receive, send):          # the file in two parts; the second not sent if the browser left
+        calls.append(scope["path"])
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/javascript"), (b"content-length", str(len(SCRIPT)).encode())]})
+        await send({"type": "http.response.body", "body": SCRIPT[:4000], "more_body": True})
+        if (await receive())["type"] == "http.disconnect":
+            return
+        await send({"type": "http.response.body", "body": SCRIPT[4000:], "more_body": False})
+
+    middleware = StaticCompression(app, root=root)
+
+    def get() -> list[dict]:
+        sent: list[dict] = []
+
+        async def receive():
+            return {"type": "http.disconnect"} if left["yes"] else {"type": "http.request", "body": b""}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": "/static/index.js", "asgi": {"spec_version": "2.3"},
+                 "headers": [(b"accept-encoding", b"gzip")]}
+        asyncio.run(middleware(scope, receive, send))
+        return sent
+
+    assert get() == []                                       # the browser that left: nothing is sent to it
+    left["yes"] = False
+    for _ in range(2):
+        sent = get()
+        assert gzip.decompress(b"".join(m.get("body", b"") for m in sent[1:])) == SCRIPT     # the whole file
+    assert calls == ["/static/index.js"] * 2                 # the cut-off part was not kept; the whole file was
