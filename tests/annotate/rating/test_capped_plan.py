@@ -7,15 +7,13 @@ ratings of each item) the study is served through the session functions the app 
 after another and each taking everything offered (finished, as the rater page does, when nothing more comes);
 the raters it took are compared with the number `fairval study show` states before launch."""
 import json
-import re
 
 import pytest
-from click.testing import CliRunner
 
-from fairval.annotate.cli.main import cli
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import session
+from tests.annotate.rating.test_unequal_templates_planned import stated_raters
 
 ANSWER = {"quality": "4", "yes_positive": "4"}
 CAPS, RATERS_PER_ITEM = range(1, 7), range(1, 4)
@@ -27,14 +25,6 @@ pytestmark = pytest.mark.both_backends
 # under a cap of 4 or 6. There the test asserts only that serving takes no fewer than stated.
 WASTEFUL = {((10, 10), 2, 5), ((11, 10), 0, 5), ((11, 10), 2, 5), ((4, 4, 2), 0, 4), ((4, 4, 2), 2, 4),
             ((4, 4, 2), 0, 6), ((4, 4, 2), 2, 6)}
-
-
-def stated_raters(db_path, name: str) -> int:
-    out = CliRunner().invoke(cli, ["--db", str(db_path), "study", "show", name])
-    assert out.exit_code == 0, out.output
-    found = re.search(r"raters needed: (\d+)", out.output)
-    assert found, out.output
-    return int(found.group(1))
 
 
 def served_raters(db, name: str, items: int, r: int) -> int:
