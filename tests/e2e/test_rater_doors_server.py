@@ -428,13 +428,16 @@ def test_a_submit_sent_again_after_the_study_closed_is_not_told_it_was_lost(tmp_
     assert _query(running.db_path, "SELECT item_id FROM ratings WHERE rater_id = 'late-again'") == [(item,)] * 2
 
 
-def test_a_submit_naming_a_fragment_the_session_never_had_is_answered(server):
+def test_a_submit_naming_a_fragment_the_session_never_had_is_answered(tmp_path):
     """A client's Submit naming a fragment id its session never had: Streamlit drops such a request before any
     script runs (AppSession.request_rerun) and sends nothing back, so the client waited forever. fairval's
     server (server/fragments.py) runs it as a rerun of the whole page, as for a client naming no fragment: it is
-    answered, the answer is stored once and the next item is drawn with "Answer saved"."""
+    answered, the answer is stored once and the next item is drawn with "Answer saved". Its own server: the
+    module's studies are rated by the tests before it, so a next item there is not certain."""
+    running = Server(_studies(tmp_path))
+
     async def go():
-        async with connect(server.url) as ws:
+        async with connect(running.url) as ws:
             tab = Tab(ws, query="study=plain&rater=forged-fragment")
             await _to_first_item(tab)
             item = json.loads(_card(tab).json)["item"]
@@ -442,9 +445,14 @@ def test_a_submit_naming_a_fragment_the_session_never_had_is_answered(server):
             trigger.json_trigger_value = json.dumps([{"event": "submit", "value": {
                 "item": item, "answers": ANSWER, "comment": None, "nonce": "forged"}}])
             await tab.run([trigger], fragment="a-fragment-never-drawn")    # answered: the client's wait ends
-            return item, json.loads(_card(tab).json), tab.texts()
-    item, card, texts = asyncio.run(go())
+            card = _card(tab)
+            assert card is not None, f"no answer card after the forged Submit; the page says {tab.texts()}"
+            return item, json.loads(card.json), tab.texts()
+    try:
+        item, card, texts = asyncio.run(go())
+    finally:
+        running.stop()
     assert card["item"] != item and card["status"] == "Answer saved."
     assert not any("not saved" in t for t in texts), texts
-    assert _query(server.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'forged-fragment'"
+    assert _query(running.db_path, "SELECT item_id, question, value FROM ratings WHERE rater_id = 'forged-fragment'"
                   ) == [(item, q, v) for q, v in ANSWER.items()]
