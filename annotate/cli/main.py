@@ -86,12 +86,9 @@ def _import_command(group: click.Group, importer: str, noun: tuple[str, str], he
         result = getattr(importers, importer)(_db(ctx), study_name, file, **options)
         click.echo(f"imported {result.written} {noun[result.written != 1]} into {study_name!r}"
                    + (f" ({result.skipped} identical to stored ones skipped)" if result.skipped else ""))
-        if result.kinds_line():
-            click.echo(result.kinds_line())
-        if result.matched:
-            click.echo(result.matched_line())
-        for notice in result.notices:
-            click.echo(notice)
+        for line in (result.kinds_line(), result.matched and result.matched_line(), *result.notices):
+            if line:                            # what the items are, labels matched, then each notice
+                click.echo(line)
     if labels:
         click.option("--map", "label_map", multiple=True, metavar="LABEL=ANSWER", help=MAP_HELP)(command)
 

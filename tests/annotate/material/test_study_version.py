@@ -4,14 +4,13 @@ study's settings, and a change made by the researcher through any worker is seen
 bound is the next load (the rater page loads the study once per run), not a later rerun."""
 import pytest
 
-from fairval.annotate.material import studies
 from fairval.annotate.material.importers import import_items
 from fairval.annotate.material.studies import configure_study, create_study, load_study
 from fairval.annotate.rating import session
 from fairval.annotate.rating.submit import submit
 from fairval.errors import StudyClosed
-from fairval.store import immediate, open_db
-from tests.annotate.rating.test_submit_statements import statements_of
+from fairval.store import immediate
+from tests.annotate.rating.test_submit_statements import in_another_worker, statements_of
 from tests.conftest import write_jsonl
 
 pytestmark = pytest.mark.both_backends    # SQLite and a real PostgreSQL server
@@ -25,18 +24,6 @@ def _study(db, tmp_path):
     import_items(db, "tq", write_jsonl(tmp_path / "tq.jsonl", [{"id": f"t{i}", "filled_template": f"Question {i}?"}
                                                                  for i in range(4)]))
     return study
-
-
-def in_another_worker(db_path, change) -> None:
-    """A change made by another worker process: its own connection, and its own studies parsed."""
-    kept = studies._PARSED
-    studies._PARSED = {}
-    other = open_db(db_path)
-    try:
-        change(other)
-    finally:
-        other.close()
-        studies._PARSED = kept
 
 
 def test_an_unchanged_study_is_known_by_its_version_and_read_whole_once_after_a_change(db, db_path, tmp_path):
