@@ -56,7 +56,10 @@ class StaticCompression:
                 body.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     complete.append(True)
-        await self.app(scope, receive, capture)
+        # A server offering ASGI's pathsend extension would get only the file's path from Starlette's file
+        # response, not its bytes: the inner app is asked without it, so the bytes come here to compress.
+        extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k != "http.response.pathsend"}
+        await self.app({**scope, "extensions": extensions}, receive, capture)
         if not complete:
             # The browser left mid-file (Starlette's file response stops at its disconnect and returns as if
             # done): what came is part of the file, to be neither kept nor sent, or every later browser would

@@ -115,3 +115,35 @@ def test_a_file_cut_off_by_a_browser_leaving_is_neither_kept_nor_sent():
         sent = get()
         assert gzip.decompress(b"".join(m.get("body", b"") for m in sent[1:])) == SCRIPT     # the whole file
     assert calls == ["/static/index.js"] * 2                 # the cut-off part was not kept; the whole file was
+
+
+def test_a_server_offering_pathsend_still_gets_the_whole_file_compressed():
+    """Starlette's FileResponse answers a server that offers `http.response.pathsend` (granian, hypercorn) with
+    the file's path alone: the middleware, which captures body bytes, would have sent the browser nothing."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from starlette.responses import FileResponse
+
+    root = Path(tempfile.mkdtemp())
+    (root / "static").mkdir()
+    (root / "static" / "index.js").write_bytes(SCRIPT)
+
+    async def app(scope, receive, send):
+        await FileResponse(root / "static" / "index.js", media_type="text/javascript")(scope, receive, send)
+
+    sent: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "GET", "path": "/static/index.js", "asgi": {"spec_version": "2.4"},
+             "headers": [(b"accept-encoding", b"gzip")], "extensions": {"http.response.pathsend": {}}}
+    asyncio.run(StaticCompression(app, root=root)(scope, receive, send))
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+    assert (b"content-encoding", b"gzip") in sent[0]["headers"]
+    assert gzip.decompress(sent[1]["body"]) == SCRIPT
