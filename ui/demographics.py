@@ -16,6 +16,7 @@ from fairval.annotate.rating import session
 from fairval.errors import AnswerError
 from fairval.store.raters import PREFER_NOT_TO_SAY
 from fairval.ui.i18n import N_, Translate
+from fairval.ui.into_view import error_into_view
 
 CONTEXT = "demographics"            # the catalogues' msgctxt for the rater's own answers
 SELF_DESCRIBE = "prefer to self-describe"
@@ -92,17 +93,23 @@ def demographics_form(db, study: LoadedStudy, rater_id: str, t: Translate) -> No
             answers["country"] = st.text_input(t(COUNTRY), key="country")
             if st.checkbox(t("Prefer not to say"), key="country-declined"):
                 answers["country"] = PREFER_NOT_TO_SAY
+        error = st.empty()        # the error goes just above Continue, the button that brought it
+        refused = False
         if st.form_submit_button(t("Continue"), type="primary"):
             try:
                 session.save_demographics(db, study, rater_id, {k: v or "" for k, v in answers.items()})
                 st.rerun()
             except AnswerError:
-                st.error(unanswered_line(t, answers))
+                error.error(unanswered_line(t, answers))
+                refused = True
+    if refused:     # on a laptop the grown form puts the line under the fold: it is scrolled into view
+        shown = st.session_state["about_you_refused"] = st.session_state.get("about_you_refused", 0) + 1
+        error_into_view(shown)
 
 
 def unanswered_line(t: Translate, answers: dict[str, str | None]) -> str:
-    """The error line naming each question left unanswered (the rule session.save_demographics refused):
-    "Answer “Gender” and “Country of residence” to go on, or choose “Prefer not to say”."."""
+    """The error line naming each question left unanswered (the rule session.save_demographics refused),
+    e.g. Answer “Gender” and “Country of residence” to go on, or choose “Prefer not to say”."""
     missing = [t(QUOTED, question=t(QUESTIONS[a])) for a in QUESTIONS
                if a in answers and not (answers[a] or "").strip()]
     return t(UNANSWERED, questions=t.list(missing))
