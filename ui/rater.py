@@ -28,6 +28,7 @@ from fairval.ui.auth import is_researcher
 from fairval.ui.common import get_db, no_uploads_here, researcher_markdown
 from fairval.ui.demographics import demographics_form
 from fairval.ui.i18n import LANGUAGES, N_, direction, translator
+from fairval.ui.into_view import screen_start
 from fairval.ui.page_language import page_language
 from fairval.ui.rater_ends import closed, declined, finished, no_items, paused, rater_language, study_words, title
 from fairval.ui.rater_submit import (
@@ -181,6 +182,7 @@ def _flow(study_id: str, rater_id: str) -> None:
                 _item(db, study, rater_id, submitted.served)    # the item the Submit held: not sought again
             else:
                 STEPS[step](db, study, rater_id)
+            screen_start(step)
     except unavailable_errors() as e:
         if busy(e) and not st.session_state.get(PENDING):   # kept waiting by a lock or a pool: it waits on
             line.busy(_browser_t())

@@ -139,3 +139,24 @@ def test_on_a_phone_the_error_is_whole_on_the_screen(server, browser):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390     # nothing runs off sideways
     finally:
         page.context.close()
+
+
+def test_after_i_agree_the_keyboard_starts_at_the_top_of_about_you(server, browser):
+    """Streamlit draws About you in place of the consent screen: the browser's place stayed where "I agree" was,
+    and the first Tab went to Continue, past every question. The new screen's heading takes the focus."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    try:
+        page.goto(f"{server.url}/?study=about-en&rater=keys-start")
+        page.get_by_role("button", name="I agree to take part").wait_for(timeout=20_000)
+        bot.settle(page)
+        _tab_to(page, "I agree to take part")
+        page.keyboard.press("Enter")
+        page.get_by_role("button", name="Continue").wait_for(timeout=20_000)
+        expect(page.locator("h1:focus")).to_have_text("About you", timeout=20_000)
+        _shot(page, "keyboard-after-consent")
+        page.keyboard.press("Tab")
+        assert page.evaluate(IN_GROUP) == "Gender"
+        assert page.evaluate("() => { const r = document.activeElement.getBoundingClientRect();"
+                             " return r.top >= 0 && r.bottom <= innerHeight; }")
+    finally:
+        page.context.close()
