@@ -98,7 +98,8 @@ def render() -> None:
     top = items.dropna(subset=["gap"]).head(10)
     # the responses in an expander: nine columns would not fit 1280 px without the table scrolling
     shown = top.assign(groups=top["group_a"].astype(str) + " vs " + top["group_b"].astype(str))
-    show_table(formats.table(shown[["item_id", "groups", "human", "lmra", "n_raters", "prompt"]]), narrow=("prompt",))
+    show_table(formats.table(shown[["item_id", "groups", "human", "lmra", "n_raters", "prompt"]]), narrow=("prompt",),
+               wrap=True)     # a prompt is read whole, not cut at the edge
     with st.expander("The responses of these pairs"):
         show_table(formats.table(top[["item_id", "response_a", "response_b"]]), narrow=("response_a", "response_b"))
 

@@ -84,8 +84,22 @@ def inert(text) -> str:
     return markdown_text(text)
 
 
-WRAPPED_ROW = 66    # px: a row over 4rem is one Streamlit's grid wraps text in (three lines of a narrow cell)
-ONE_LINE = 28       # characters a "medium" column (200 px) shows on one line
+ONE_LINE = 26       # characters a "medium" column (200 px, 8 px padding a side) holds on one line, at worst
+LINE, PADDING = 20, 8   # px: a wrapped line of the grid's text, and the row's padding above and below
+MOST_LINES = 10     # a longer cell is cut at its tenth line rather than every row made a screen tall
+WHOLE_ROWS = 20     # a wrapped table of at most this many rows is drawn whole ("auto" shows ~400 px of it)
+
+
+def wrapped_row_height(cells) -> int | None:
+    """The row height that shows the longest of these cells whole, wrapped at word boundaries in a "medium"
+    column (at least three lines: a row over 4rem is one Streamlit's grid wraps text in); None when every
+    cell fits on one line. A fixed three-line row cut a Calibration note of 160 characters at its fourth."""
+    import textwrap
+
+    lines = max((len(textwrap.wrap(str(cell), ONE_LINE)) for cell in cells), default=1)
+    if lines <= 1:
+        return None
+    return PADDING * 2 + LINE * min(max(lines, 3), MOST_LINES)
 
 
 def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False) -> None:
@@ -101,7 +115,7 @@ def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False) -> No
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})
     config = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
-    # wrap: rows tall enough for the narrow cells' text on three lines, where one of them is longer than one
-    long = wrap and any(frame[c].astype(str).str.len().max() > ONE_LINE for c in config if len(frame))
+    # wrap: rows tall enough for the longest narrow cell's text, wrapped
+    height = wrapped_row_height(cell for c in config for cell in frame[c]) if wrap else None
     st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None,
-                 row_height=WRAPPED_ROW if long else None)
+                 row_height=height, height="content" if height and len(frame) <= WHOLE_ROWS else "auto")

@@ -88,6 +88,9 @@ def test_calibration_page_shows_table_1_numbers(demo, monkeypatch):
     assert list(groups["raters"]) == ["gender: female", "gender: male"]
     by_pair = next(t for t in at.dataframe if "note" in shown(t).columns)       # By group pair, with its note
     assert max(len(n) for n in shown(by_pair)["note"]) > 28 and by_pair.proto.row_height > 64   # wrapped, not cut
+    # and whole: as many 20 px lines as the longest note takes, greedily by words at 26 characters (a 200 px
+    # column); a fixed three-line row cut its 160 characters at the fourth line
+    assert by_pair.proto.row_height >= 16 + 20 * max(_lines(n, 26) for n in shown(by_pair)["note"]) > 66
     worst = tables[("item", "groups")]                       # readable names, not identifiers
     assert len(worst) == 8 and list(worst.columns[:3]) == ["item", "groups", "human"]
     assert all(" vs " in g for g in worst["groups"])
@@ -384,3 +387,15 @@ def test_manage_shows_the_timeout_in_minutes_as_a_person_reads_them(demo, monkey
     assert not at.exception
     from fairval.annotate.material.studies import load_study
     assert load_study(demo, "minutes").settings.timeout_seconds == 90
+
+
+def _lines(text: str, width: int) -> int:
+    """Lines a greedy word wrap at `width` characters takes (a word longer than a line takes its own lines)."""
+    lines, length = 0, width + 1
+    for word in text.split():
+        if length + 1 + len(word) <= width:
+            length += 1 + len(word)
+        else:
+            lines += -(-len(word) // width)
+            length = len(word) if len(word) <= width else len(word) % width or width
+    return lines
