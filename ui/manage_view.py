@@ -261,10 +261,12 @@ def _escalate(study) -> None:
 
 
 def imported_line(result: importers.ImportResult, study_id: str) -> str:
-    """What an import wrote, "1 row" or "2 rows", and the identical rows it left as they were."""
-    kept = result.skipped
+    """What an import wrote, "1 row" or "2 rows", the identical rows it left as they were, and, as the CLI
+    says it, how many of the items are to rate, practice and attention checks."""
+    kept, kinds = result.skipped, result.kinds_line()
     return (f"Imported {count(result.written, 'row')} into {study_id!r}"
-            + (f"; {count(kept, 'identical row')} {'was' if kept == 1 else 'were'} stored already." if kept else "."))
+            + (f"; {count(kept, 'identical row')} {'was' if kept == 1 else 'were'} stored already." if kept else ".")
+            + (f" {kinds[:1].upper()}{kinds[1:]}." if kinds else ""))
 
 
 def _import(study_id: str) -> None:

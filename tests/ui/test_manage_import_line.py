@@ -21,3 +21,13 @@ def test_one_imported_row_is_said_in_the_singular_and_two_in_the_plural(db, tmp_
 def test_identical_rows_left_as_stored_are_counted_with_their_verb_in_number():
     assert imported_line(ImportResult(0, 1), "s") == "Imported 0 rows into 's'; 1 identical row was stored already."
     assert imported_line(ImportResult(1, 2), "s") == "Imported 1 row into 's'; 2 identical rows were stored already."
+
+
+def test_practice_items_and_attention_checks_are_counted_apart_as_the_cli_does(db, tmp_path):
+    create_study(db, "mixed", "template_quality")
+    rows = [{"id": f"t{i}", "filled_template": f"Should the bank lend applicant {i} money?"} for i in range(4)]
+    rows += [{"id": "p0", "filled_template": "Should the shop open late?", "_practice": True},
+             {"id": "g0", "filled_template": "Should the clinic see this patient?", "_gold": {"quality": "5"}}]
+    result = import_items(db, "mixed", write_jsonl(tmp_path / "mixed.jsonl", rows))
+    assert imported_line(result, "mixed") == ("Imported 6 rows into 'mixed'. Of them: 4 to rate, 1 practice item, "
+                                              "1 attention check.")
