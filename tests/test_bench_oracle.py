@@ -1,0 +1,50 @@
+"""bench/oracle_ratio.py's bound, checked against the estimator itself: pairs drawn with their chances, each kept
+pair rated by 3 simulated people, H estimated by inverse-probability weighting around the judge's score, many
+times over. A design keeping R · n pairs in expectation has the uniform sample's variance at n pairs."""
+from __future__ import annotations
+
+import numpy as np
+
+from bench.oracle_ratio import judge_scores, oracle, ratio, rule, squared_errors
+from bench.unseen_worlds import five_levels_sure_and_right
+from fairval.analysis.active import judge_uncertainties
+
+
+def _estimates(rng, truth, f, chance, raters: int, times: int) -> np.ndarray:
+    """`times` estimates of H: each pair kept with its chance (Poisson sampling), rated by `raters` people."""
+    n_pairs = len(f)
+    kept = rng.random((times, n_pairs)) < chance
+    answers = rng.random((times, n_pairs, raters))
+    said = np.where(answers < truth[:, 0, None], 1.0, np.where(answers < truth[:, :2].sum(1)[:, None], -1.0, 0.0))
+    y = said.mean(axis=2)
+    return f.mean() + (kept * (y - f) / chance).mean(axis=1)
+
+
+def test_a_design_keeping_r_times_the_pairs_has_the_uniform_samples_variance():
+    rng = np.random.default_rng(53)
+    w = five_levels_sure_and_right(np.random.default_rng(1), 400)
+    truth, f = np.asarray(w["truth"]), judge_scores(w)
+    e = squared_errors(w)
+    weight = np.sqrt(judge_uncertainties(w["p"], w["q"]))
+    r = ratio(e, weight)
+    n = 40
+    uniform = _estimates(rng, truth, f, np.full(400, n / 400), 3, 20_000)
+    design_chance = r * n * weight / weight.sum()
+    assert design_chance.max() < 1                                  # where the formula holds
+    design = _estimates(rng, truth, f, design_chance, 3, 20_000)
+    # both unbiased for the mean of people's expected score; variances equal within Monte-Carlo error (~1.4% each)
+    mu = truth[:, 0] - truth[:, 1]
+    assert abs(uniform.mean() - mu.mean()) < 4 * uniform.std() / np.sqrt(20_000)
+    assert abs(design.mean() - mu.mean()) < 4 * design.std() / np.sqrt(20_000)
+    assert 0.93 < design.var() / uniform.var() < 1.07, (r, design.var(), uniform.var())
+    # and the same design at the uniform sample's n is visibly better where R is well below 1
+    assert r < 0.9 and _estimates(rng, truth, f, n * weight / weight.sum(), 3, 20_000).var() < 0.95 * uniform.var()
+
+
+def test_the_oracle_is_the_least_any_rule_reaches_and_tau_one_is_uniform():
+    rng = np.random.default_rng(7)
+    e = rng.gamma(0.5, 0.2, 1000)
+    u = np.clip(e + rng.normal(0, 0.05, 1000), 0.01, None)
+    assert rule(e, u, 1.0) == 1.0 or abs(rule(e, u, 1.0) - 1.0) < 1e-12
+    assert all(oracle(e) <= rule(e, u, tau) + 1e-12 for tau in np.linspace(0.05, 1, 20))
+    assert abs(oracle(e) - np.mean(np.sqrt(e)) ** 2 / np.mean(e)) < 1e-12
