@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from fairval.annotate.material import importers
+from fairval.annotate.material import importers, vocabulary
 from fairval.annotate.material.languages import LANGUAGES
 from fairval.annotate.material.studies import (
     configure_study,
@@ -272,12 +272,20 @@ def imported_line(result: importers.ImportResult, study_id: str) -> str:
 def _import(study_id: str) -> None:
     kind = st.radio("What the file holds", list(IMPORTS), horizontal=True)
     upload = file_uploader("JSON Lines or CSV file", type=["jsonl", "ndjson", "json", "csv"])
+    # the command's --map, one a line: a refusal's suggested map can be given here, not only on the command line
+    mapped = st.text_area("Labels to map (--map), one a line", key=f"map-{study_id}", height=68,
+                          placeholder="afam=Black\nblack=Black+female",
+                          help="A label of the file that matches no answer, as LABEL=ANSWER, or a name group's "
+                               "answers joined by + (docs/formats.md, \"Labels and answers\"). Items and "
+                               "ratings only.") if kind != "LMRA scores" else ""
     if upload is not None and st.button("Import", type="primary"):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(upload.name).name
             path.write_bytes(upload.getvalue())
             try:
-                result = IMPORTS[kind](get_db(), study_id, path)
+                label_map = vocabulary.parse_map([line for line in mapped.splitlines() if line.strip()])
+                options = {"label_map": label_map} if label_map else {}
+                result = IMPORTS[kind](get_db(), study_id, path, **options)
                 st.success(imported_line(result, study_id))
                 if result.matched:
                     st.info(inert(result.matched_line()))

@@ -130,10 +130,22 @@ def split_group(label, questions: Mapping[str, Sequence[str]],
     if not readings:
         raise LabelMismatch(f"group {label!r} does not split into one answer each of {names} "
                             f"({'; '.join(f'{q}: ' + ', '.join(a) for q, a in questions.items())}); give "
-                            f"--map {label}={'+'.join(next(iter(a)) for a in questions.values())} or the "
+                            f"--map {label}={_map_example(label, words, questions, given_map)} or the "
                             f"columns {names}")
     raise LabelMismatch(f"group {label!r} splits into {names} in {len(readings)} ways; give --map "
                         f"{label}=ANSWER+ANSWER")
+
+
+def _map_example(label: str, words: list[str], questions: Mapping[str, Sequence[str]],
+                 given_map: Mapping[str, str] | None) -> str:
+    """The answers a refused group's map would join: each question's answer that the label or one of its
+    words matches (`black` -> Black), else the question's name in capitals to fill in (`RACE+GENDER`),
+    never some other group's answer the researcher might copy unread."""
+    parts = []
+    for question, answers in questions.items():
+        found = next((m for w in [label, *words] if (m := match(w, answers, given_map)) is not None), None)
+        parts.append(found.answer if found else question.upper())
+    return "+".join(parts)
 
 
 def _mapped_whole(label: str, parts: list[str], questions: Mapping[str, Sequence[str]]) -> dict[str, Matched]:

@@ -84,3 +84,41 @@ def test_create_upload_and_serve(server, browser, tmp_path):
     assert dict(db.execute("SELECT question, value FROM ratings WHERE rater_id = 'in-house-7'")) == \
         {"race": "Hispanic", "gender": "female"}
     rater.close()
+
+
+def test_a_refused_group_is_mapped_on_the_page_as_the_refusal_suggests(server, browser, tmp_path):
+    """whats-in-a-name's layout with a group that splits no way: the page refuses it naming the map to give
+    (the command's --map), and the page's own map box takes it, so no command line is needed."""
+    db = open_db(server.db_path)
+    create_study(db, "names-map", "name_perception")
+    rows = tmp_path / "prompts.csv"
+    rows.write_text("scenario,variation,name_group,name,context_level,prompt_text\n"
+                    "purchase,kayak,white_men,Colin Brennan,low,I want to buy a kayak from Colin Brennan.\n"
+                    "purchase,kayak,black,Kofi Mensah,low,I want to buy a kayak from Kofi Mensah.\n", encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server.url + "/Manage")
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    wait_text(page, "Manage studies")
+    bot.settle(page)
+    page.get_by_role("tab", name="Import").click()
+    panel = page.get_by_role("tabpanel", name="Import")
+    panel.get_by_role("combobox", name="Study").click()
+    page.get_by_role("option", name="names-map", exact=True).click()
+    upload(page, rows)
+    wait_text(page, "prompts.csv, line 3, field 'name_group': group 'black' does not split")
+    wait_text(page, "give --map black=Black+GENDER or the columns race and gender")
+    assert item_store.list_items(db, "names-map") == []
+
+    box = panel.get_by_role("textbox", name="Labels to map (--map), one a line")
+    box.fill("black=Black+female")
+    box.press("Control+Enter")          # a text area's value reaches the server on this key or on leaving it
+    bot.settle(page)
+    page.get_by_role("button", name="Import", exact=True).click()
+    wait_text(page, "Imported 2 rows into 'names-map'.")
+    wait_text(page, "name_group 'black' → race 'Black' + gender 'female'")
+    stored = {i["data"]["name"]: (i["data"]["race"], i["data"]["gender"])
+              for i in item_store.list_items(db, "names-map")}
+    assert stored == {"Colin Brennan": ("white", "male"), "Kofi Mensah": ("Black", "female")}
+    page.screenshot(path=str(tmp_path / "mapped.png"), full_page=True)
+    page.close()

@@ -135,6 +135,28 @@ def test_the_researchers_map_reads_a_group_the_rule_cannot(db_path, db, tmp_path
     assert stored == {"Marisol Quintero": ("Black", "female"), "Kwame Asante": ("Black", "male")}
 
 
+@pytest.mark.parametrize("group, example, filled, truth", [
+    ("black", "black=Black+GENDER", "black=Black+female", ("Black", "female")),
+    ("men", "men=RACE+male", "men=Hispanic+male", ("Hispanic", "male")),
+    ("aa_women", "aa_women=RACE+female", "aa_women=Black+female", ("Black", "female")),
+    ("purple", "purple=RACE+GENDER", "purple=Asian+non-binary", ("Asian", "non-binary")),
+])
+def test_a_refused_group_is_told_a_map_with_its_own_answers_and_blanks_never_another_groups(db_path, db, tmp_path,
+                                                                                           group, example,
+                                                                                           filled, truth):
+    # The refusal once suggested the first answers (`--map black=white+male`): copied, a Black group is
+    # imported as white. It suggests what the label says and leaves the rest for the researcher to fill.
+    create_study(db, "wn", "name_perception")
+    path = write_jsonl(tmp_path / "n.jsonl", [{"name": "Kofi Mensah", "name_group": group}])
+    code, out = run(db_path, "items", "import", "wn", path)
+    assert code == 1 and len(out.strip().splitlines()) == 1, out
+    assert f"give --map {example} or the columns race and gender" in out, out
+    assert item_store.list_items(db, "wn") == []
+    code, out = run(db_path, "items", "import", "wn", path, "--map", filled)
+    assert code == 0, out
+    assert [(i["data"]["race"], i["data"]["gender"]) for i in item_store.list_items(db, "wn")] == [truth]
+
+
 def test_gold_answers_and_imported_ratings_in_other_words_are_matched_and_said(db, tmp_path):
     create_study(db, "wn", "name_perception")
     items = write_jsonl(tmp_path / "n.jsonl", [
