@@ -6,6 +6,8 @@ A thin layer over the same functions the command line calls, so a notebook gets 
 """
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,7 +104,8 @@ class Study:
         import warnings
 
         from fairval.annotate.material.importers import import_items
-        result = import_items(self.database._db, self.name, source, label_map=label_map)
+        with _as_label_map():
+            result = import_items(self.database._db, self.name, source, label_map=label_map)
         for notice in result.notices:
             warnings.warn(notice, UserWarning, stacklevel=2)
         return result.written
@@ -111,7 +114,8 @@ class Study:
         """Ratings collected elsewhere (item_id, rater_id, question, value[, flipped, seconds, rater_*]);
         label_map as for import_items."""
         from fairval.annotate.material.importers import import_ratings
-        return import_ratings(self.database._db, self.name, source, label_map=label_map).written
+        with _as_label_map():
+            return import_ratings(self.database._db, self.name, source, label_map=label_map).written
 
     def import_lmra(self, source: str | Path | Iterable[dict]) -> int:
         """The judge's scores: item_id, model and score, or p_a, p_b, p_c, q_a, q_b, q_c."""
@@ -162,3 +166,20 @@ class Study:
 
     def __repr__(self) -> str:
         return f"fairval.Study({self.name!r} in {self.database.location!r})"
+
+
+@contextlib.contextmanager
+def _as_label_map():
+    """A refused label says the fix as the command line takes it (`--map black=Black+GENDER`); in Python the
+    same map is the label_map argument, so the line says that instead (the same error, its file and line kept)."""
+    from fairval.errors import ImportProblem, LabelMismatch
+    try:
+        yield
+    except (ImportProblem, LabelMismatch) as e:
+        said = re.sub(r"--map (\S+?)=(\S+?)(?=[\s;,)]|$)", lambda m: f"label_map={{{m[1]!r}: {m[2]!r}}}", str(e))
+        if said == str(e):
+            raise
+        told = type(e).__new__(type(e))          # the same error, its path, line and field, said for Python
+        told.__dict__.update(e.__dict__)
+        told.args = (said.replace("--map", "label_map"),)
+        raise told from None

@@ -174,3 +174,18 @@ def test_the_design_calls_are_the_commands(cli_output, tmp_path, db_path):
         assert design["budget"] == 12 and design["judge"] == "j"
         with pytest.raises(fairval.FairvalError, match="whole number"):
             db.study("pilot").set_adaptive(2.5)
+
+
+def test_a_refused_label_says_the_fix_as_label_map_and_the_fix_as_said_works(tmp_path):
+    """From Python the map is the label_map argument: the refusal says it that way, not as the CLI's --map."""
+    from fairval.errors import ImportProblem
+
+    with fairval.open(tmp_path / "api-map.db") as db:
+        study = db.create_study("names", "name_perception")
+        rows = [{"name": "Keisha Washington", "name_group": "black"}, {"name": "Greg Baker", "name_group": "white_men"}]
+        with pytest.raises(ImportProblem) as refused:
+            study.import_items(rows)
+        said = str(refused.value)
+        assert refused.value.line == 1 and refused.value.field == "name_group"          # where, kept
+        assert "--map" not in said and "label_map={'black': 'Black+GENDER'}" in said, said
+        assert study.import_items(rows, label_map={"black": "Black+female"}) == 2
