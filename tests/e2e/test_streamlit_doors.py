@@ -151,8 +151,9 @@ def test_the_researchers_import_takes_a_file_within_its_caps(server):
     # the forged one counted as sent: a session's share is what it sends, not what is kept
     # past the cap every one is refused: 403, or None where the server hung up on a body it would not read
     # (seen on a loaded machine, as for `huge` above); none is taken (204)
+    # (a CI run of stop 68 saw all three end as None: a server that refuses without reading a 1,000-byte body
+    # resets the connection before its 403 is read, so which of the two the client meets is the machine's timing)
     assert more[:MOST_SENT - 3] == [204] * (MOST_SENT - 3) and set(more[MOST_SENT - 3:]) <= {403, None}, more
-    assert 403 in more[MOST_SENT - 3:], more
 
 
 @pytest.mark.parametrize("origin", ["http://127.0.0.1:9999", "http://localhost:9999", "http://evil.example"])
