@@ -24,7 +24,10 @@ import sys
 import numpy as np
 
 from bench.adaptive_cost import FRESH, HELD_OUT, LINES, REGISTERED
-from fairval.analysis.active import LIVE_FLOORS, judge_uncertainties
+from bench.worlds import judge_rows
+from fairval.analysis.active import LIVE_FLOORS, uncertainties_of
+from fairval.analysis.lmra import combine_orders
+from fairval.annotate.material.importers import PROBABILITY_FIELDS
 
 RATERS = 3
 
@@ -38,12 +41,15 @@ def squared_errors(w: dict, raters: int = RATERS) -> np.ndarray:
 
 
 def judge_scores(w: dict) -> np.ndarray:
-    """The judge's score r_A − r_B of the min-combination of its two orders (004 App. H): the world's own score,
-    which bench/unseen_worlds.with_uncertainty builds its rows around."""
-    p, q = np.asarray(w["p"], float), np.asarray(w["q"], float)
-    r = np.minimum(p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True))
-    r = r / r.sum(axis=1, keepdims=True)
-    return r[:, 0] - r[:, 1]
+    """The judge's score per pair as the app stores it from the rows the bench imports (bench/worlds.judge_rows:
+    p in true order, q in the swapped order's own terms): analysis.lmra.combine_orders."""
+    return np.array([combine_orders(p, q).score for p, q in zip(w["p"], w["q"], strict=True)])
+
+
+def judge_uncertainty(w: dict) -> np.ndarray:
+    """The judge's uncertainty per pair as the live design reads it from those rows (analysis.active)."""
+    rows = judge_rows(w)
+    return uncertainties_of([{k: r[k] for k in PROBABILITY_FIELDS} for r in rows], judge_scores(w))
 
 
 def ratio(e: np.ndarray, weight: np.ndarray) -> float:
@@ -65,7 +71,7 @@ def world_bounds(make, pairs: int, seeds: range) -> dict[str, float]:
     got = {"oracle": [], "rule": [], "tau": []}
     for seed in seeds:
         w = make(np.random.default_rng([seed, pairs]), pairs)
-        e, u = squared_errors(w), judge_uncertainties(w["p"], w["q"])
+        e, u = squared_errors(w), judge_uncertainty(w)
         by_tau = {tau: rule(e, u, tau) for tau in LIVE_FLOORS}
         best = min(by_tau, key=by_tau.__getitem__)
         got["oracle"].append(oracle(e))

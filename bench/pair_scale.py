@@ -2,7 +2,7 @@
 peak memory (resident set, from the child's rusage), and the ratio of the large study's to the small one's.
 
 A ratio near 10 grows linearly; well above 10, worse. `python -m bench.pair_scale [N]` (default 5,000). Pairs
-and judge scores are generated here (public pairs layout, docs/formats.md); no one rates, so `analyze` is
+and judge scores in [−1, 1] are generated here (public pairs layout, docs/formats.md); no one rates, so `analyze` is
 the judge's side alone. Memory is the child's ru_maxrss, read after each step: run steps one at a time.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 STEPS = [("import", ["items", "import", "s", "{pairs}"]), ("lmra import", ["lmra", "import", "s", "{scores}"]),
-         ("sample --n 2000", ["study", "sample", "s", "--n", "2000", "--seed", "1"]),
+         ("sample --n 2000", ["study", "sample", "s", "--n", "{sample}", "--seed", "1"]),
          ("analyze --json", ["analyze", "s", "--json"]),
          ("analyze --bootstrap 0", ["analyze", "s", "--json", "--bootstrap", "0"]),
          ("export", ["export", "s", "--out", "{out}/export.jsonl"]),
@@ -33,7 +33,7 @@ def write_study(folder: Path, n: int) -> tuple[Path, Path]:
                                 "response_a": f"Answer A {rng.random():.6f}",
                                 "response_b": f"Answer B {rng.random():.6f}",
                                 "group_a": "woman", "group_b": "man"}) + "\n")
-            s.write(json.dumps({"item_id": f"p{i}", "model": "synth-judge", "score": round(rng.random(), 3)}) + "\n")
+            s.write(json.dumps({"item_id": f"p{i}", "model": "synth-judge", "score": round(rng.uniform(-1, 1), 3)}) + "\n")
     return pairs, scores
 
 
@@ -47,10 +47,15 @@ def run_steps(n: int) -> dict[str, tuple[float, float]]:
                        check=True, capture_output=True)
         out: dict[str, tuple[float, float]] = {}
         for name, args in STEPS:
-            filled = [a.format(pairs=pairs, scores=scores, out=folder) for a in args]
+            # a sample of 2,000 pairs, or half the study where it has fewer than 4,000
+            filled = [a.format(pairs=pairs, scores=scores, out=folder, sample=min(2000, n // 2)) for a in args]
             started = time.perf_counter()
-            proc = subprocess.Popen([*fairval, *filled], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _, _, usage = os.wait4(proc.pid, 0)
+            said = folder / "stderr.txt"
+            with said.open("w") as err:                   # a file, not a pipe a chatty step could fill and stall on
+                proc = subprocess.Popen([*fairval, *filled], stdout=subprocess.DEVNULL, stderr=err)
+                _, status, usage = os.wait4(proc.pid, 0)
+            if os.waitstatus_to_exitcode(status):         # a step that failed has no figure to report
+                raise SystemExit(f"{name} at {n} pairs failed: {said.read_text().strip()[-300:]}")
             out[name] = (time.perf_counter() - started, usage.ru_maxrss / 1024)
         return out
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.oracle_ratio import judge_scores, oracle, ratio, rule, squared_errors
-from bench.unseen_worlds import five_levels_sure_and_right
-from fairval.analysis.active import judge_uncertainties
+from bench.oracle_ratio import judge_scores, judge_uncertainty, oracle, ratio, rule, squared_errors
+from bench.unseen_worlds import LEVELS, five_levels_sure_and_right
 
 
 def _estimates(rng, truth, f, chance, raters: int, times: int) -> np.ndarray:
@@ -25,7 +24,7 @@ def test_a_design_keeping_r_times_the_pairs_has_the_uniform_samples_variance():
     w = five_levels_sure_and_right(np.random.default_rng(1), 400)
     truth, f = np.asarray(w["truth"]), judge_scores(w)
     e = squared_errors(w)
-    weight = np.sqrt(judge_uncertainties(w["p"], w["q"]))
+    weight = np.sqrt(judge_uncertainty(w))
     r = ratio(e, weight)
     n = 40
     uniform = _estimates(rng, truth, f, np.full(400, n / 400), 3, 20_000)
@@ -39,6 +38,17 @@ def test_a_design_keeping_r_times_the_pairs_has_the_uniform_samples_variance():
     assert 0.93 < design.var() / uniform.var() < 1.07, (r, design.var(), uniform.var())
     # and the same design at the uniform sample's n is visibly better where R is well below 1
     assert r < 0.9 and _estimates(rng, truth, f, n * weight / weight.sum(), 3, 20_000).var() < 0.95 * uniform.var()
+
+
+def test_the_judge_is_read_from_its_rows_as_the_app_reads_them():
+    """The world states one of five uncertainties per pair and a score near people's mean on clear pairs; read
+    through the rows `lmra import` takes (q in the swapped order's own terms), they come back. Reading q as if
+    in true terms (this bench's first version) turned most scores' sign and most uncertainties."""
+    w = five_levels_sure_and_right(np.random.default_rng(3), 1000)
+    u, f = judge_uncertainty(w), judge_scores(w)
+    mu = np.asarray(w["truth"])[:, 0] - np.asarray(w["truth"])[:, 1]
+    assert np.mean(np.isclose(u[:, None], np.asarray(LEVELS)[None, :], atol=1e-9).any(axis=1)) > 0.8
+    assert np.corrcoef(f, mu)[0, 1] > 0.5 and np.median(np.abs(f - mu)) < 0.1
 
 
 def test_the_oracle_is_the_least_any_rule_reaches_and_tau_one_is_uniform():
