@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.oracle_ratio import judge_scores, judge_uncertainty, oracle, ratio, rule, squared_errors
+from bench.oracle_ratio import (
+    RATERS,
+    best_of,
+    fitted_weight,
+    judge_scores,
+    judge_uncertainty,
+    oracle,
+    ratio,
+    rule,
+    squared_errors,
+)
 from bench.unseen_worlds import LEVELS, five_levels_sure_and_right
 
 
@@ -58,3 +68,48 @@ def test_the_oracle_is_the_least_any_rule_reaches_and_tau_one_is_uniform():
     assert rule(e, u, 1.0) == 1.0 or abs(rule(e, u, 1.0) - 1.0) < 1e-12
     assert all(oracle(e) <= rule(e, u, tau) + 1e-12 for tau in np.linspace(0.05, 1, 20))
     assert abs(oracle(e) - np.mean(np.sqrt(e)) ** 2 / np.mean(e)) < 1e-12
+
+
+def test_the_best_rule_of_a_key_weighs_by_its_bins_mean_error():
+    """best_of's R, computed again here: within a cell every pair has w = √(cell mean), so
+    R = mean(√ cell mean)² / mean(e); never below the oracle's, and a key that sets e reaches the oracle."""
+    rng = np.random.default_rng(11)
+    size = rng.random(2000)
+    u = rng.random(2000)
+    e = 0.02 + size ** 2 + rng.gamma(2.0, 0.01, 2000)                     # the error follows |f|, not u
+    edges = np.quantile(size, np.linspace(0, 1, 6)[1:-1])
+    cell = np.searchsorted(edges, size, side="right") * 5 + np.searchsorted(np.quantile(u, [0.2, 0.4, 0.6, 0.8]), u,
+                                                                           side="right")
+    mean = np.array([e[cell == c].mean() for c in range(25)])[cell]
+    expected = np.mean(np.sqrt(mean)) ** 2 / np.mean(e)
+    assert abs(best_of(e, size, u, bins=5) - expected) < 1e-12
+    assert oracle(e) <= best_of(e, size, u, bins=5) < 0.95 * best_of(e, u, bins=20)
+    assert best_of(e, u, bins=20) > 0.97                                   # u says nothing of e here
+
+
+def test_the_fitted_rule_leans_on_the_judge_only_where_its_row_says_something():
+    """Where the error is unrelated to the judge's row (its score always 0, its uncertainty drawn apart from
+    people's answers), the F-test at 1% leans in about 1% of studies and the rule costs nothing on average;
+    where the uncertainty sets the error it leans nearly always and saves."""
+    rng = np.random.default_rng(12)
+    pairs, studies = 600, 300
+    leaned, ratios = [], []
+    for _ in range(studies):
+        truth = rng.dirichlet([1.0, 1.0, 1.0], pairs)
+        u, f = rng.random(pairs), np.zeros(pairs)
+        mu = truth[:, 0] - truth[:, 1]
+        e = mu ** 2 + (truth[:, 0] + truth[:, 1] - mu ** 2) / RATERS
+        weight, lean = fitted_weight(rng, truth, f, u)
+        leaned.append(lean)
+        ratios.append(ratio(e, weight))
+    assert np.mean(leaned) <= 0.03, np.mean(leaned)           # 1% level; 3% is 3.5 binomial sd above it
+    assert np.mean(ratios) < 1.01 and max(ratios) < 1.25
+    sure = [fitted_weight(rng, *_clear_and_contested(rng, pairs)) for _ in range(30)]
+    assert np.mean([lean for _, lean in sure]) > 0.9
+
+
+def _clear_and_contested(rng, pairs):
+    """Clear pairs the judge is sure of (u 0.05), contested ones it is not (u 0.6): truth, f, u."""
+    clear = rng.random(pairs) < 0.7
+    truth = np.where(clear[:, None], [0.015, 0.015, 0.97], rng.dirichlet([1.0, 1.0, 1.0], pairs))
+    return truth, np.zeros(pairs), np.where(clear, 0.05, 0.6)
