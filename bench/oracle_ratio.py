@@ -28,7 +28,6 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-
 from scipy import stats
 
 from bench.adaptive_cost import FRESH, HELD_OUT, LINES, REGISTERED
