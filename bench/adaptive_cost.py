@@ -8,9 +8,10 @@ Reported: judgments until the stop (mean over the studies, and their ratio adapt
 Monte-Carlo interval: a paired bootstrap over the studies), how many stopped, and how many stops held the
 true H (from the world's truth, never from the app).
 
-`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh | --registered] [--quick]`: lines
-a:b of LINES (of HELD_OUT with --held-out, of FRESH with --fresh, of REGISTERED with --registered), studies by seed
-(seed k is 5300 + k, 7100 + k held out, 9100 + k fresh, 9600 + k registered), so that parts can run side by side;
+`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh | --registered | --registered-69]
+[--quick]`: lines a:b of LINES (of HELD_OUT with --held-out, of FRESH with --fresh, of REGISTERED with --registered,
+of REGISTERED_69 with --registered-69), studies by seed (seed k is 5300 + k, 7100 + k held out, 9100 + k fresh,
+9600 + k registered, 9800 + k registered at stop 69), so that parts can run side by side;
 `--pool FILE …` pools the parts' printed lines per world (each line lists its studies' judgments; the parts' seeds
 must not overlap).
 """
@@ -28,7 +29,10 @@ from bench.unseen_worlds import (
     five_levels_sure_and_right,
     five_levels_unrelated,
     graded_sure_and_right,
+    noise_unrelated,
+    size_against_error,
     sure_and_right,
+    sure_and_right_split,
     two_error_sizes,
 )
 from fairval.annotate.material.studies import load_study
@@ -68,8 +72,17 @@ REGISTERED_STUDIES = 100
 REGISTERED = [("five stated sureness levels, sure and right on 75%", five_levels_sure_and_right, 1000, 400),
               ("sureness a noisy function of its own error, sure and right on 65%", error_led_sure_and_right, 1200, 500),
               ("five stated sureness levels, unrelated", five_levels_unrelated, 800, 300)]
+# A fifth, pre-registered set (issue 53, stop 69, 2026-11-29): three worlds of bench/unseen_worlds.py written and
+# committed after the chances were changed to follow √u + |f| and before their one run, seeds from 9800
+# (`--registered-69`), REGISTERED_69_STUDIES a world fixed before the run (one study of both designs took ~12 s on
+# a quiet machine; 40 a world is ~25 minutes on two processes), in parts 0:20 and 20:40, none replaced or added.
+REGISTERED_69_SEED0 = 9800
+REGISTERED_69_STUDIES = 40
+REGISTERED_69 = [("score size against error, sureness unrelated", size_against_error, 900, 350),
+                 ("sure and right on 60%, the rest split evenly", sure_and_right_split, 1100, 450),
+                 ("sureness unrelated, judge noise unrelated", noise_unrelated, 700, 300)]
 SETS = {"": (SEED0, LINES, ""), "--held-out": (HELD_OUT_SEED0, HELD_OUT, "h"), "--fresh": (FRESH_SEED0, FRESH, "f"),
-        "--registered": (REGISTERED_SEED0, REGISTERED, "r")}
+        "--registered": (REGISTERED_SEED0, REGISTERED, "r"), "--registered-69": (REGISTERED_69_SEED0, REGISTERED_69, "q")}
 
 
 def stop_pair(folder: Path, line: tuple, seed: int, tag: str = "") -> dict:
@@ -98,9 +111,10 @@ def ratio_interval(adaptive: np.ndarray, uniform: np.ndarray, draws: int = 4000)
 
 
 def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None, held_out: bool = False,
-        fresh: bool = False, registered: bool = False):
+        fresh: bool = False, registered: bool = False, chosen_set: str | None = None):
     chosen = range(1) if quick else range(30) if seeds is None else range(*seeds.indices(1 << 30))
-    seed0, table, tag = SETS["--registered" if registered else "--fresh" if fresh else "--held-out" if held_out else ""]
+    seed0, table, tag = SETS[chosen_set if chosen_set is not None else
+                             "--registered" if registered else "--fresh" if fresh else "--held-out" if held_out else ""]
     for line in (table[:1] if quick else table[lines]):
         found = [stop_pair(folder, line, seed0 + k, tag) for k in chosen]
         a = np.array([f["adaptive"]["judgments"] for f in found], float)
@@ -156,5 +170,6 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         for text in run(Path(tmp), quick=got["quick"], lines=got["lines"], seeds=got["seeds"],
                         held_out="--held-out" in sys.argv, fresh="--fresh" in sys.argv,
-                        registered="--registered" in sys.argv):
+                        registered="--registered" in sys.argv,
+                        chosen_set="--registered-69" if "--registered-69" in sys.argv else None):
             print(text, flush=True)

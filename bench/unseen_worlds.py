@@ -146,3 +146,42 @@ def five_levels_unrelated(rng: np.random.Generator, pairs: int) -> dict:
     _clear, truth = _registered_people(rng, pairs, 0.6, [2.0, 1.0, 1.5])
     score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * rng.uniform(0.1, 0.5, pairs)
     return _world("five stated sureness levels, unrelated", rng, truth, score, LEVELS[rng.integers(0, 5, pairs)])
+
+
+# Three more worlds (issue 53, stop 69, 2026-11-29), written and committed before their one run, after the live
+# design's chances were changed to follow √u + |f| (analysis.active.live_doubt): never run before it, never tuned
+# on. Seeds 9800–9839, 40 studies a world fixed before the run (bench/adaptive_cost.py REGISTERED_69).
+# - "score size against error, sureness unrelated" (900 pairs, budget 350), the case the new chances could lose:
+#   half the pairs people agree on strongly, in one direction (A or B 94%), the judge's score people's mean there
+#   (|f| large, error small); the other half people split evenly between A and B (Dirichlet(4, 4, 1)), the judge's
+#   score near 0 (|f| small, error large); the stated uncertainty 0.1 + 0.8 Beta(2, 2) drawn apart from it all;
+# - "sure and right on 60%, the rest split evenly" (1,100 pairs, budget 450): 60% clear (people say C 95%),
+#   the judge's score within 0.03 of 0 and its uncertainty 0.02 + 0.08 Beta(2, 2) there; the rest
+#   Dirichlet(2, 2, 1), the judge's score people's mean with noise 0.3 and its uncertainty 0.4 + 0.5 Beta(2, 2);
+# - "sureness unrelated, judge noise unrelated" (700 pairs, budget 300): half the pairs clear (C 95%), the rest
+#   Dirichlet(1, 1, 1); the judge's score people's mean with a noise whose size (0.05–0.6, uniform) is drawn apart,
+#   its uncertainty 0.1 + 0.8 uniform drawn apart from everything.
+def size_against_error(rng: np.random.Generator, pairs: int) -> dict:
+    agreed = rng.random(pairs) < 0.5
+    side = np.where(rng.random(pairs) < 0.5, 0, 1)
+    strong = np.full((pairs, 3), 0.03)
+    strong[np.arange(pairs), side] = 0.94
+    truth = np.where(agreed[:, None], strong, rng.dirichlet([4.0, 4.0, 1.0], pairs))
+    mu = truth[:, 0] - truth[:, 1]
+    score = np.where(agreed, mu + rng.normal(0, 0.05, pairs), rng.normal(0, 0.05, pairs))
+    return _world("score size against error, sureness unrelated", rng, truth, score, 0.1 + 0.8 * rng.beta(2, 2, pairs))
+
+
+def sure_and_right_split(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.6
+    truth = np.where(clear[:, None], [0.025, 0.025, 0.95], rng.dirichlet([2.0, 2.0, 1.0], pairs))
+    score = np.where(clear, rng.uniform(-0.03, 0.03, pairs), truth[:, 0] - truth[:, 1] + rng.normal(0, 0.3, pairs))
+    target = np.where(clear, 0.02 + 0.08 * rng.beta(2, 2, pairs), 0.4 + 0.5 * rng.beta(2, 2, pairs))
+    return _world("sure and right on 60%, the rest split evenly", rng, truth, score, target)
+
+
+def noise_unrelated(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.5
+    truth = np.where(clear[:, None], [0.025, 0.025, 0.95], rng.dirichlet([1.0, 1.0, 1.0], pairs))
+    score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * rng.uniform(0.05, 0.6, pairs)
+    return _world("sureness unrelated, judge noise unrelated", rng, truth, score, 0.1 + 0.8 * rng.random(pairs))
