@@ -211,6 +211,6 @@ def sampling_text(sample: dict, decisions: pd.DataFrame) -> str:
     kept = int(decisions["kept"].sum())
     return (f"the adaptive design (`fairval study set … design=adaptive budget={sample['budget']}`): {decided:,} of "
             f"{sample['of']:,} pairs decided so far in a seeded random order (seed {sample['seed']}), {kept:,} of "
-            f"them sent to people, each with a chance set from {chances_follow(sample)}, and from the answers "
+            f"them sent to people, each with a chance set from {chances_follow(sample)} and the answers "
             "before it; each rated pair is weighted by 1/its chance")
 
