@@ -64,21 +64,6 @@ def uncertainties_of(probabilities: Iterable[object], scores: Iterable[float]) -
     return np.array([judge_uncertainty(p if isinstance(p, dict) else None, s) for p, s in zip(probabilities, scores)])
 
 
-LIVE_CHANCES = "root uncertainty plus score size"   # recorded with a live design whose chances follow live_doubt
-
-
-def live_doubt(uncertainty: npt.ArrayLike, score: npt.ArrayLike) -> Floats:
-    """What the live design's chances follow, per pair: (√u + |f|)², so that its chance rule (which takes the
-    root) gives π ∝ √u + |f|. √u is the spread of the judge's own score; |f|, the size of its score, stands for
-    people's spread on the pair, which u does not carry: where the judge leans one way people are split more
-    often than on a pair of no difference, and a rating there moves the estimate more. Over √u alone this lowered
-    the best any mix reaches in every bench world (bench.oracle_ratio, stop 69: 0.78x → 0.69x and 0.71x →
-    0.68x in the pre-registered sure-and-right worlds; 1.00x → 0.92–0.95x where the stated sureness says
-    nothing), the shape chosen among five on those worlds, so measured on worlds written after it."""
-    root = np.sqrt(np.clip(np.nan_to_num(np.asarray(uncertainty, np.float64), nan=0.0), 0, None))
-    return (root + np.abs(np.nan_to_num(np.asarray(score, np.float64), nan=0.0))) ** 2
-
-
 def inclusion_probabilities(uncertainty: npt.ArrayLike, budget: float, *, floor: float = DEFAULT_FLOOR) -> Floats:
     """π_i = min(1, (1 − τ) · c · √u_i + b), τ = floor, with c chosen so that Σπ = budget (the expected
     number of pairs people rate) and b = τ · budget / N. When even c → ∞ cannot spend the budget (the

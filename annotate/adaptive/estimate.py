@@ -28,7 +28,6 @@ from fairval.analysis.running_adaptive import (
 )
 from fairval.analysis.sequential import ALPHA, ASYMPTOTIC_FROM, anytime_running, split_alpha
 from fairval.analysis.shapes import AdaptiveTerms
-from fairval.annotate.material.design import chances_follow
 from fairval.annotate.results.blocks import Anytime, Estimate, Ppi
 from fairval.annotate.results.judge import directed_share
 
@@ -211,6 +210,6 @@ def sampling_text(sample: dict, decisions: pd.DataFrame) -> str:
     kept = int(decisions["kept"].sum())
     return (f"the adaptive design (`fairval study set … design=adaptive budget={sample['budget']}`): {decided:,} of "
             f"{sample['of']:,} pairs decided so far in a seeded random order (seed {sample['seed']}), {kept:,} of "
-            f"them sent to people, each with a chance set from {chances_follow(sample)} and the answers "
+            f"them sent to people, each with a chance set from the uncertainty of judge {sample['judge']!r} and the answers "
             "before it; each rated pair is weighted by 1/its chance")
 

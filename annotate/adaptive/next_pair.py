@@ -1,7 +1,6 @@
 """The live adaptive design (`fairval study set NAME design=adaptive budget=N`): while the study runs,
 pairs are decided one at a time, in an order drawn with the study's seed, each going to people with a
-chance π ∝ √(the judge's uncertainty) + |its score| (analysis.active.live_doubt; designs set before stop 69:
-√ of the uncertainty alone) mixed with uniform, π = (1 − τ) π_unc + τ · budget / N, the mix τ
+chance π ∝ √(the judge's uncertainty) mixed with uniform, π = (1 − τ) π_unc + τ · budget / N, the mix τ
 chosen from the human answers so far (analysis.active: live_floor, inclusion_probabilities with
 Σπ = budget), recorded at the moment it is decided with its τ and the least chance any pair had then
 (the bound of its term, known before the pair is). A pair is
@@ -22,10 +21,8 @@ import numpy as np
 
 from fairval.analysis.active import (
     FLOOR_EVERY,
-    LIVE_CHANCES,
     LIVE_FLOORS,
     apply_rule,
-    live_doubt,
     live_floor_by_rules,
     rule_constants,
     uncertainties_of,
@@ -75,11 +72,11 @@ def start(db: Connection, study_id: str, budget: int, *, model: str | None = Non
                          f"{chosen or 'any judge'!r}; run or import the judge first")
     ids = list(map(str, regular["item_id"]))
     rows = judged.loc[ids]
-    uncertainty = dict(zip(ids, live_doubt(uncertainties_of(rows["probabilities"], rows["score"]), rows["score"])))
+    uncertainty = dict(zip(ids, uncertainties_of(rows["probabilities"], rows["score"])))
     order = dict(zip(ids, np.random.default_rng([study.settings.seed, 0xADA]).permutation(len(ids)).tolist()))
     now = time.time() if now is None else now
     design = {"design": "adaptive", "budget": int(budget), "of": len(ids), "n": 0, "seed": study.settings.seed,
-              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now, "chances": LIVE_CHANCES,
+              "judge": chosen, "floors": sorted(map(float, floors)), "drawn_at": now,
               "planned": planned_pairs(budget, len(ids), study.settings.target_ci_width)}
     with immediate(db, study_id):
         if rating_store.rating_count(db, study_id) or ledger.any_served(db, study_id):

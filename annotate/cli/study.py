@@ -314,7 +314,6 @@ def _set_design(db, name, design, budget, changes):
     """design=adaptive budget=N: pairs go to people one decision at a time (annotate.adaptive.next_pair); set
     with the other changes' seed first, since the order of decisions is drawn from it."""
     from fairval.annotate.adaptive import next_pair as adaptive
-    from fairval.annotate.material.design import chances_follow
     from fairval.annotate.material.studies import configure_study
     from fairval.errors import StudyError
     if design != "adaptive" or not isinstance(budget, int) or isinstance(budget, bool):
@@ -324,7 +323,7 @@ def _set_design(db, name, design, budget, changes):
         configure_study(db, name, seed=changes.pop("seed"))
     found = adaptive.start(db, name, budget)
     click.echo(f"{name}: adaptive design, about {found['budget']:,} of {found['of']:,} pairs to people, decided "
-               f"one at a time from {chances_follow(found)} and the answers so far")
+               f"one at a time from the uncertainty of judge {found['judge']!r} and the answers so far")
 
 
 @study.command("watch")

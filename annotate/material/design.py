@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fairval.analysis.active import LIVE_CHANCES, LIVE_FLOORS, PILOT_MIN_PAIRS, prior_floor
+from fairval.analysis.active import LIVE_FLOORS, PILOT_MIN_PAIRS, prior_floor
 
 Kind = Literal["none", "uniform", "stratified", "active", "adaptive", "escalate"]
 KINDS: tuple[Kind, ...] = ("none", "uniform", "stratified", "active", "adaptive", "escalate")
@@ -121,7 +121,7 @@ class Design:
                     f"decides the other {r['trusted']:,} alone")
         if self.kind == "adaptive":
             return (f"adaptive: about {r['budget']:,} of {r['of']:,} pairs to people, each decided when a rater "
-                    f"needs one, with a chance that grows with {chances_follow(r)}, mixed with "
+                    f"needs one, with a chance that grows with the uncertainty of judge {r['judge']!r}, mixed with "
                     f"the uniform chance: {prior_floor(tuple(r.get('floors') or LIVE_FLOORS)):.0%} uniform until "
                     f"{PILOT_MIN_PAIRS} pairs people rated are complete, then "
                     + ("the mix the answers so far show narrows H's interval most" if r["budget"] >= PILOT_MIN_PAIRS else
@@ -138,10 +138,3 @@ class Design:
             return None
         w = self.words
         return w.drawn + (f" ({w.asked_by})" if w.asked_by else "")
-
-
-def chances_follow(sample: dict) -> str:
-    """What a live adaptive design's chances grow with, in words, as recorded with it (designs set before stop 69
-    followed the judge's uncertainty alone)."""
-    judge = f"the uncertainty of judge {sample['judge']!r}"
-    return f"{judge} and the size of its score" if sample.get("chances") == LIVE_CHANCES else judge

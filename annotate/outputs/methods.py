@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairval.analysis.active import LIVE_CHANCES
 from fairval.analysis.judge_validity import SMALL_N
 from fairval.analysis.running_adaptive import BURN_IN_WORDS
 from fairval.annotate.material.pairs import scored_question
@@ -252,10 +251,6 @@ def _chances(sample: dict) -> str:
     """How the adaptive design set its chances (annotate.adaptive.next_pair, analysis.active.live_floor_by_rules)."""
     if set(sample.get("floors") or ()) == {1.0}:
         return "Every pair had the same chance of going to people."
-    if sample.get("chances") == LIVE_CHANCES:
-        return ("Each pair's chance leaned on the judge's uncertainty and the size of its score (π ∝ √u + |f|), by a "
-                "set mix until 30 pairs were complete and from then only while those pairs showed that key going "
-                "with the judge's error (Kendall's τ, one-sided, p < 0.01).")
     return ("Each pair's chance leaned on the judge's uncertainty, by a set mix until 30 pairs were complete and from "
             "then only while those pairs showed its uncertainty going with its error (Kendall's τ, one-sided, p < 0.01).")
 

@@ -34,16 +34,6 @@ def study(cli_output, tmp_path):
     return tmp_path
 
 
-def _doubt(item: str) -> float:
-    """What the design's chances follow for a pair of these tests, (√u + |f|)², written out here: u the judge's
-    uncertainty (analysis.active.judge_uncertainty, tested on its own), f r_A − r_B with r ∝ the smaller of the two
-    orders' probabilities (the swapped order's q_a, q_b are B and A in true terms)."""
-    given = SURE if item < "p30" else UNSURE
-    r = np.minimum([given["p_a"], given["p_b"], given["p_c"]], [given["q_b"], given["q_a"], given["q_c"]])
-    f = (r[0] - r[1]) / r.sum()
-    return (math.sqrt(judge_uncertainty(given, 0.0)) + abs(f)) ** 2
-
-
 def rate(db, rater, answer="C", now=1000.0):
     """One rater arrives, consents, takes one pair and answers it; returns the pair (or None)."""
     s = load_study(db, "s")
@@ -72,7 +62,7 @@ def test_pairs_are_decided_only_when_a_rater_needs_one_with_each_chance_recorded
     assert decided["kept"].tolist() == [False] * (len(decided) - 1) + [True] and decided["item_id"].iloc[-1] == first
     # before any answer the design already leans on the judge, keeping PRIOR of the uniform chance: each
     # chance is the one τ = PRIOR gives its pair (the unsure pairs above budget / N, the sure below)
-    u_all = np.array([_doubt(i) for i in frame["item_id"]])
+    u_all = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])
     under_prior = _bisected_chances(u_all, 20, PRIOR)
     sure = (frame["item_id"] < "p30").to_numpy()
     assert under_prior[sure].max() < 20 / PAIRS < under_prior[~sure].min()     # the sure pairs below uniform
@@ -134,7 +124,7 @@ def test_chances_lean_on_the_judge_as_far_as_the_answers_so_far_show_it_pays(cli
     assert frame["decided_at"].notna().all() and sum(x is not None for x in served) == frame["kept"].sum()
     assert rate(db, "late") is None                                           # every pair decided: nothing left
     pool = list(frame["item_id"])
-    u_all = np.array([_doubt(i) for i in pool])
+    u_all = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in pool])
     judge = {r[0]: r[1] for r in db.execute("SELECT item_id, score FROM lmra_scores WHERE study_id = 's'")}
     rated = db.query("SELECT item_id, canonical, answered_at FROM ratings WHERE study_id = 's' ORDER BY answered_at")
     human = {r["item_id"]: float(r["canonical"]) for r in rated}
@@ -222,7 +212,7 @@ def test_practice_items_checks_and_a_second_judge_stay_out_of_the_design(cli_out
     assert study.recorded.human_sample["judge"] == "j"
     frame = item_store.decisions_frame(db, "s")
     assert sorted(frame["item_id"]) == everything                      # no practice item, no check
-    u = np.array([_doubt(i) for i in frame["item_id"]])
+    u = np.array([judge_uncertainty(SURE if i < "p30" else UNSURE, 0.0) for i in frame["item_id"]])
     assert frame["uncertainty"].to_numpy(float) == pytest.approx(u)    # judge j's, not k's
     session.arrive(db, "s", "r1", source="link")
     session.give_consent(db, "s", "r1", True)
