@@ -73,9 +73,10 @@ REGISTERED = [("five stated sureness levels, sure and right on 75%", five_levels
               ("sureness a noisy function of its own error, sure and right on 65%", error_led_sure_and_right, 1200, 500),
               ("five stated sureness levels, unrelated", five_levels_unrelated, 800, 300)]
 # A fifth, pre-registered set (issue 53, stop 69, 2026-11-29): three worlds of bench/unseen_worlds.py written and
-# committed after the chances were changed to follow √u + |f| and before their one run, seeds from 9800
-# (`--registered-69`), REGISTERED_69_STUDIES a world fixed before the run (one study of both designs took ~12 s on
-# a quiet machine; 40 a world is ~25 minutes on two processes), in parts 0:20 and 20:40, none replaced or added.
+# committed (c55ba99) before their one run, seeds from 9800 (`--registered-69`), REGISTERED_69_STUDIES a world fixed
+# before the run (one study of both designs took ~12 s on a quiet machine; 40 a world is ~25 minutes on two
+# processes), in parts 0:20 and 20:40, none replaced or added; run once with the app's design and once with a
+# trial one whose chances followed √u + |f| (branch i53-key69, not kept: bench/README.md "adaptive_cost, stop 69").
 REGISTERED_69_SEED0 = 9800
 REGISTERED_69_STUDIES = 40
 REGISTERED_69 = [("score size against error, sureness unrelated", size_against_error, 900, 350),

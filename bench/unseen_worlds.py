@@ -148,9 +148,9 @@ def five_levels_unrelated(rng: np.random.Generator, pairs: int) -> dict:
     return _world("five stated sureness levels, unrelated", rng, truth, score, LEVELS[rng.integers(0, 5, pairs)])
 
 
-# Three more worlds (issue 53, stop 69, 2026-11-29), written and committed before their one run, after the live
-# design's chances were changed to follow √u + |f| (analysis.active.live_doubt): never run before it, never tuned
-# on. Seeds 9800–9839, 40 studies a world fixed before the run (bench/adaptive_cost.py REGISTERED_69).
+# Three more worlds (issue 53, stop 69, 2026-11-29), written and committed before their one run (with the app's
+# design and with a trial design whose chances followed √u + |f|), never tuned on. Seeds 9800–9839, 40 studies a
+# world fixed before the run (bench/adaptive_cost.py REGISTERED_69).
 # - "score size against error, sureness unrelated" (900 pairs, budget 350), the case the new chances could lose:
 #   half the pairs people agree on strongly, in one direction (A or B 94%), the judge's score people's mean there
 #   (|f| large, error small); the other half people split evenly between A and B (Dirichlet(4, 4, 1)), the judge's
