@@ -151,3 +151,42 @@ def test_registered_worlds_are_as_their_comments_state():
     folded = [stats.truncnorm.mean(0, 1 / s, scale=s) * (2 * stats.norm.cdf(1 / s) - 1) + 2 * stats.norm.sf(1 / s)
               for s in sd]
     assert abs(np.minimum(np.abs(err[off <= 0.1]), 1).mean() - np.mean(folded)) < 0.01
+
+
+def test_stop_69s_registered_worlds_are_as_their_comments_state():
+    """bench/unseen_worlds.py's worlds pre-registered at stop 69, checked from the judge's rows and people's answer
+    distributions on 60,000 pairs each: shares within ±0.015, means within 0.01 (several standard errors)."""
+    assert [(name, pairs, budget) for name, _, pairs, budget in adaptive_cost.REGISTERED_69] == [
+        ("score size against error, sureness unrelated", 900, 350),
+        ("sure and right on 60%, the rest split evenly", 1100, 450),
+        ("sureness unrelated, judge noise unrelated", 700, 300)]
+    assert adaptive_cost.REGISTERED_69_SEED0 == 9800 and adaptive_cost.REGISTERED_69_STUDIES == 40
+    n = 60_000
+    against, split, noise = (make(np.random.default_rng(21 + k), n)
+                             for k, (_, make, _, _) in enumerate(adaptive_cost.REGISTERED_69))
+    for w in (against, split, noise):
+        assert w["p"].min() >= 0 and np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
+    # people agree strongly on half (A or B 94%), the judge's score their mean there; split evenly on the rest,
+    # the judge's score near 0; its uncertainty 0.1 + 0.8 Beta(2, 2) wherever the score lets it be stated
+    off, score, u, least = _read(against)
+    agreed = np.abs(against["mu"]) > 0.85
+    assert abs(agreed.mean() - 0.5) < 0.015
+    assert np.median(np.abs(score[agreed] - against["mu"][agreed])) < 0.06 and np.abs(score[~agreed]).max() < 0.3
+    assert np.allclose(against["truth"][~agreed].mean(axis=0), [4 / 9, 4 / 9, 1 / 9], atol=0.01)
+    free = ~agreed                                               # |score| small: every uncertainty can be stated
+    assert abs(u[free].mean() - 0.5) < 0.01 and u[free].min() >= 0.1 - 1e-9 and u[free].max() <= 0.9 + 1e-9
+    assert abs(np.corrcoef(u[free], (score[free] - against["mu"][free]) ** 2)[0, 1]) < 0.03   # drawn apart
+    # 60% clear (C 95%), the judge within 0.03 of 0 and sure (0.02–0.1) there; the rest Dirichlet(2, 2, 1)
+    off, score, u, least = _read(split)
+    clear = np.isclose(off, 0.05)
+    assert abs(clear.mean() - 0.6) < 0.015 and np.abs(score[clear]).max() <= 0.03 + 1e-9
+    assert u[clear].min() >= 0.02 - 1e-9 and u[clear].max() <= 0.1 + 1e-6 and u[~clear].min() >= 0.4 - 1e-9
+    assert np.allclose(split["truth"][~clear].mean(axis=0), [0.4, 0.4, 0.2], atol=0.01)
+    # half clear, the rest Dirichlet(1, 1, 1); uncertainty 0.1 + 0.8 uniform apart from the judge's error
+    off, score, u, least = _read(noise)
+    clear = np.isclose(off, 0.05)
+    assert abs(clear.mean() - 0.5) < 0.015
+    assert np.allclose(noise["truth"][~clear].mean(axis=0), [1 / 3, 1 / 3, 1 / 3], atol=0.01)
+    stated = least < 0.1                                        # where the score leaves every uncertainty possible
+    assert abs(u[stated].mean() - 0.5) < 0.01
+    assert abs(np.corrcoef(u[stated], (score[stated] - noise["mu"][stated]) ** 2)[0, 1]) < 0.03
