@@ -122,12 +122,14 @@ def frames(page, count: int = 2) -> None:
         step(n); })""", count)
 
 
-def charts_drawn(page, timeout: float = 60_000) -> None:
+def charts_drawn(page, timeout: float = 60_000, *, some: bool = True) -> None:
     """Wait until the app is idle and every Vega-Lite chart on the page has drawn its marks (vega draws a moment
-    after Streamlit adds the chart's element), then for the frames after."""
+    after Streamlit adds the chart's element), then for the frames after. some=False: a page with no chart is
+    drawn too."""
     idle(page, timeout)
-    page.wait_for_function("""() => { const all = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
-        return all.length > 0 && all.every(c => c.querySelector('svg .mark-group')); }""", timeout=timeout)
+    page.wait_for_function("""some => { const all = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+        return (all.length > 0 || !some) && all.every(c => c.querySelector('svg .mark-group')); }""", arg=some,
+                           timeout=timeout)
     frames(page)
 
 
