@@ -10,6 +10,7 @@ import html
 
 import streamlit as st
 
+from fairval.annotate.material.layouts import readable_slots, scenario_category
 from fairval.annotate.material.pairs import responses_as_shown
 from fairval.annotate.material.tasks import Task
 from fairval.annotate.rating.session import Served
@@ -28,9 +29,13 @@ def show_item(task: Task, served: Served, t: Translate = english) -> None:
             st.caption(t("As it appears in a question:"))
             st.text(str(data["filled_template"]))
     elif task.display == "scenario":
-        if data.get("category"):
-            st.text(t("Category: {category}", category=data["category"]))
-        st.text(str(data["scenario"]))
+        if category := scenario_category(data):
+            st.text(t("Category: {category}", category=category))
+        text, slotted = readable_slots(str(data["scenario"]))
+        st.text(text)
+        if slotted:
+            st.caption(t("Words in square brackets stand for words filled in when the prompt is used, such as the "
+                         "groups it compares."))
     else:
         first, second = responses_as_shown(data, served.flipped)
         st.caption(t("User"))

@@ -14,12 +14,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from fairval.annotate.material.records import Record, read_records
 from fairval.errors import GenerationError, LabelMismatch
 
 NAME_SLOT = "{name}"
+# a format slot as the seeds' templates write one: {name}, {pair_group[0]}
+FORMAT_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?\}")
 # a task's field -> the seeds' field that holds it, read when the row lacks the task's own
 SEED_FIELDS: dict[str, tuple[str, ...]] = {"scenario": ("prompt_template",), "response_a": ("response_1",),
                                            "response_b": ("response_2",), "group_a": ("group_A",),
@@ -115,3 +118,23 @@ def names_for_fill(source, races: list[str], genders: list[str], matched: dict) 
         else:
             left_out += 1
     return names, left_out
+
+
+def readable_slots(text: str) -> tuple[str, bool]:
+    """A template's format slots as a rater can read them, and whether it had any: implicit-bias's decision
+    templates are published with {pair_group[0]}, {pair_attribute[1]} where its code fills in words from its
+    stimuli lists; a rater judging the template sees [group 1], [attribute 2] ("pair_" dropped, counted from
+    1), and {name} as [name]."""
+    def readable(found: re.Match) -> str:
+        word = found.group(1).removeprefix("pair_").replace("_", " ")
+        return f"[{word} {int(found.group(2)) + 1}]" if found.group(2) is not None else f"[{word}]"
+    shown, count = FORMAT_SLOT.subn(readable, text)
+    return shown, count > 0
+
+
+def scenario_category(data: dict) -> str | None:
+    """The category a scenario is to be relevant to: its own `category`, or the seeds' `meta.category`
+    (implicit-bias's decision templates)."""
+    meta = data.get("meta")
+    found = data.get("category") or (meta.get("category") if isinstance(meta, dict) else None)
+    return str(found) if found else None
