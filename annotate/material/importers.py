@@ -72,6 +72,8 @@ def _import_items(db: Connection, study_id: str, path, label_map: dict | None = 
         if perceived:
             rec = _intended(path, rec, perceived, label_map, matched)
         for required in study.task.required_fields:
+            if required not in rec.data and (not_items := layouts.word_list_layout(rec)):    # not a column at all
+                raise ImportProblem(path, None, None, not_items)
             seed = layouts.seed_name(rec, required, study.task.required_fields)
             if seed and rec.data.get(required) in (None, ""):
                 raise ImportProblem(path, rec.line, seed, f"is required but missing or empty (fairval's {required!r})")

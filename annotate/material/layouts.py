@@ -76,6 +76,24 @@ def seed_name(rec: Record, field: str, required: tuple[str, ...]) -> str | None:
     return SEED_FIELDS[field][0] if in_layout and field in SEED_FIELDS else None
 
 
+# implicit-bias's stimuli files: word lists its code fills into the decision templates, not material to rate
+WORD_LISTS = ((frozenset({"category", "dataset", "A", "B", "C"}), "implicit-bias's IAT stimuli (word lists: columns "
+               "category, dataset, A, B, C)"),
+              (frozenset({"POS", "NEG"}), "implicit-bias's global stimuli (word pairs: columns POS, NEG)"))
+
+
+def word_list_layout(rec: Record) -> str | None:
+    """Why a row lacking a task's fields is not material at all, when its columns are one of the seeds' word
+    lists: one line naming the layout and what fairval takes instead; None for any other row."""
+    for columns, what in WORD_LISTS:
+        if columns <= set(rec.data):
+            return (f"looks like {what}, the words its code fills into its decision templates, not items to rate; "
+                    "fairval imports the decision templates themselves (decision_templates_gpt4.json, a "
+                    "scenario_select study), discrim-eval's rows, whats-in-a-name's files and pair rows: "
+                    "docs/formats.md shows each layout")
+    return None
+
+
 def read_items(source) -> list[Record]:
     """An items file's records (records.read_records), or a templates_and_names.json's names, one row each,
     numbered by the line the name is written on."""

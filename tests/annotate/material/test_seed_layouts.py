@@ -174,3 +174,47 @@ def test_templates_and_names_gives_the_names_of_an_implicit_fill(db_path, tmp_pa
     said = run(db_path, "generate", "fill", templates, "--out", out, "--names", names_file, "--ages", "40",
                "--races", "white", "--genders", "male")
     assert f"left out {sum(map(len, groups.values())) - len(groups['white_men'])} names whose group" in said
+
+
+STIMULI = {"iat_stimuli.csv": "category,dataset,A,B,C\nfruit,own,apple,pear,sweet\nfruit,own,,,ripe\n",
+           "iat_stimuli_synonym.csv": ",category,dataset,A,B,C,D\n0,fruit,own,apple,pear,sweet,sugary\n",
+           "global_stimuli.csv": "POS,NEG\nbright,dim\n"}
+
+
+@pytest.mark.parametrize("name", list(STIMULI))
+@pytest.mark.parametrize("source", ["own", "public"])
+def test_a_stimuli_list_is_refused_as_not_items_in_one_line(db_path, tmp_path, name, source):
+    """implicit-bias's word lists are what its code fills into the templates: refused in one line naming that
+    layout and what fairval takes (not as a missing field), whatever the task; nothing written."""
+    if source == "own":
+        path = tmp_path / name
+        path.write_text(STIMULI[name], encoding="utf-8")
+    else:
+        path = public_sample(SHARED_DATA / "implicit-bias" / "stimuli" / name)
+    what = ("implicit-bias's global stimuli (word pairs: columns POS, NEG)" if name.startswith("global") else
+            "implicit-bias's IAT stimuli (word lists: columns category, dataset, A, B, C)")
+    for task in ("scenario_select", "template_quality", "harmful_stereotype"):
+        run(db_path, "study", "create", task, "--task", task)
+        result = CliRunner().invoke(cli, ["--db", str(db_path), "items", "import", task, str(path)])
+        assert result.exit_code == 1
+        assert result.output.strip() == (
+            f"Error: {name}: looks like {what}, the words its code fills into its decision templates, not items to "
+            "rate; fairval imports the decision templates themselves (decision_templates_gpt4.json, a "
+            "scenario_select study), discrim-eval's rows, whats-in-a-name's files and pair rows: docs/formats.md "
+            "shows each layout")
+    from fairval.store import open_db
+    db = open_db(db_path)
+    assert item_store.list_items(db, "scenario_select") == []                     # nothing written
+    db.close()
+
+
+def test_a_file_with_those_columns_and_the_tasks_own_fields_imports(db, tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("scenario,category,dataset,A,B,C\nTwo neighbours share a garden.,age,own,x,y,z\n", encoding="utf-8")
+    create_study(db, "sc", "scenario_select")
+    assert import_items(db, "sc", path).written == 1
+    path.write_text("category,dataset,A,B,C,scenario\nage,own,x,y,z,\n", encoding="utf-8")
+    create_study(db, "sc2", "scenario_select")
+    with pytest.raises(ImportProblem, match=r"mine.csv, line 2, field 'scenario': is required but missing or empty$"):
+        import_items(db, "sc2", path)                        # its own column, empty: the precise line stays
+    assert item_store.list_items(db, "sc2") == []
