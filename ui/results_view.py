@@ -110,15 +110,16 @@ def _pay(study_id: str) -> None:
 
 def _progress(p: dict) -> None:
     # the words of `study show` and `analyze` (annotate/results/progress.py), each label's help saying what it counts
-    cols = st.columns(5)
-    cols[0].metric("Items complete", f"{p['items_complete']} / {p['n_items']}",
+    # the two counts "done / needed" on a row of their own: five abreast, a study of 2,000 items showed "1000 / 2…"
+    cols = st.columns(2) + st.columns(3)
+    cols[0].metric("Items complete", f"{p['items_complete']:,} / {p['n_items']:,}",
                    help="Items with all the raters the study asks for each.")
-    cols[1].metric("Judgments", f"{p['judgments']} / {p['judgments_needed']}",
+    cols[1].metric("Judgments", f"{p['judgments']:,} / {p['judgments_needed']:,}",
                    help=f"A judgment is one rater's answers to one item ({p['questions']} question(s) here): "
                         f"{judgment_words(p['judgments'], p['ratings'])}, as `fairval analyze` counts them. Needed: "
                         "each item times the raters it asks for.")
-    cols[2].metric("Raters", p["raters"], help="Raters who answered at least one item, as `fairval analyze` counts them.")
-    cols[3].metric(f"Active, last {p['active_minutes']:g} min", p["active_raters"],
+    cols[2].metric("Raters", f"{p['raters']:,}", help="Raters who answered at least one item, as `fairval analyze` counts them.")
+    cols[3].metric(f"Active, last {p['active_minutes']:g} min", f"{p['active_raters']:,}",
                    help=f"{active_words(p)[0].upper()}{active_words(p)[1:]}: served an item or answered one within the "
                         "study's timeout, so still at work or just finished.")
     cols[4].metric("Median seconds", "–" if p["median_seconds"] is None else f"{p['median_seconds']:.1f}",
