@@ -26,17 +26,25 @@ from fairval.ui.auth import allowed, session_token, signed_in
 from fairval.ui.common import get_db, show_table
 from fairval.ui.study_picker import study_header
 
+MOVED_ON = ("the page now shows another study or setting than this button was drawn for: download again from the "
+            "page as it is now")
 
-def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callable[[], bytes]:
+
+def _on_click(write: Callable, suffix: str, view: tuple, on_screen: dict, *, sidecar: bool = False) -> Callable[[], bytes]:
     """Bytes made by the library's own writer when the button is clicked. Streamlit runs this on
     another thread, so it opens its own connection. The buttons use on_click="ignore": a rerun
-    started by the click could drop the deferred file before it is fetched."""
+    started by the click could drop the deferred file before it is fetched. `view` is what the button was
+    drawn for (study, flagged raters left out or not); `on_screen` is what the page shows now, set at each run:
+    Streamlit keeps an earlier run's buttons until the new ones are drawn, so a click just after the study was
+    switched would otherwise give the previous study's file."""
     path = default_db_path()
     who = audit.actor()             # the signed-in researcher: the file is made on another thread
     token = session_token()
 
     def produce() -> bytes:
         audit.acting_as(*who)
+        if on_screen.get("view") != view:
+            raise ExportRefused(MOVED_ON)
         db = open_db(path)
         try:
             # checked when the file is made, not when the button was drawn: a sign-out in another tab, an
@@ -46,12 +54,12 @@ def _on_click(write: Callable, suffix: str, *, sidecar: bool = False) -> Callabl
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / f"export{suffix}"
                 write(db, out)
+                if on_screen.get("view") != view:               # switched while the file was being made
+                    raise ExportRefused(MOVED_ON)
                 return (out.with_name(out.name + ".numbers.json") if sidecar else out).read_bytes()
         finally:
             db.close()
     return produce
-
-
 
 
 def verdicts_for(study_id: str, exclude: bool, thresholds: Thresholds):
@@ -64,6 +72,9 @@ def render() -> None:
     if chosen is None:
         return
     study_id, exclude = chosen
+    # what the page shows, read by the downloads' thread (the same dict from run to run: session state keeps it)
+    on_screen = st.session_state.setdefault("export-shown", {})
+    on_screen["view"] = view = (study_id, exclude)
     st.subheader("Validated set")
     thresholds, passing = Thresholds(), None
     task = load_study(get_db(), study_id).task
@@ -126,9 +137,9 @@ def render() -> None:
         if heading:
             st.subheader(heading)
         for suffix, mime in files if not (empty and name == "validated") else ():
-            st.download_button(f"{label} ({suffix})", _on_click(write, suffix), on_click="ignore",
+            st.download_button(f"{label} ({suffix})", _on_click(write, suffix, view, on_screen), on_click="ignore",
                                file_name=f"{study_id}-{name}{suffix}", mime=mime, key=f"{name}{suffix}")
         if name == "validated":
-            st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", sidecar=True),
+            st.download_button("Numbers (JSON sidecar)", _on_click(validated, ".jsonl", view, on_screen, sidecar=True),
                                on_click="ignore", file_name=f"{study_id}-validated.numbers.json",
                                mime="application/json", key="sidecar")

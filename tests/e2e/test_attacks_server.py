@@ -263,3 +263,49 @@ def test_a_start_refused_after_the_key_is_read_leaves_no_copy(tmp_path):
                               env={"FAIRVAL_COOKIE_SECRET_FILE": str(tmp_path / "no-such-secret")})
     assert process.wait(60) != 0
     assert _holding(temporary, [key.splitlines()[1]]) == [], list(temporary.rglob("*"))
+
+
+def test_a_button_drawn_for_the_previous_study_gives_no_file(named_server):
+    """Streamlit keeps a run's download buttons until the next run has drawn its own, so a click just after the
+    study was switched pressed the previous study's button and got that study's file. Here the click comes
+    while the new run is drawing (after its heading, before its buttons), as a quick researcher's does: no
+    file. The new button gives the new study's file."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    from fairval.annotate.material.studies import create_study
+
+    db = open_db(named_server.db_path)
+    try:
+        if "other" not in {r[0] for r in db.execute("SELECT study_id FROM studies").fetchall()}:
+            create_study(db, "other", "template_quality", raters_per_item=1, seed=6)
+    finally:
+        db.close()
+
+    async def attempt():
+        async with connect(named_server.url) as ws:
+            tab = Tab(ws, page="Results")
+            await tab.run()
+            await tab.submit_form({"Name": "olga", "Password": "owner-pass"}, "Sign in")
+            tab.page, tab.query = "Export", "study=tq"
+            await tab.run()
+            old = tab.widget("Ratings (.csv)").deferred_file_id
+            picker = WidgetState(id=tab.widget("Study").id)
+            picker.string_value = "other"
+            switch = BackMsg()
+            switch.rerun_script.query_string, switch.rerun_script.page_name = tab.query, tab.page
+            switch.rerun_script.widget_states.widgets.extend([picker])
+            await ws.send(switch.SerializeToString())
+            while True:                          # the new run's deltas, up to its "Validated set" heading
+                forward = ForwardMsg()
+                forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
+                if forward.WhichOneof("type") == "delta" and "Validated set" in str(forward.delta):
+                    break
+            stale = await tab.download(old)      # (the run's other messages are read past meanwhile)
+            await tab.run()
+            new = tab.widget("Ratings (.csv)")
+            return stale, await tab.download(new.deferred_file_id)
+    stale, fresh = asyncio.run(attempt())
+    assert stale.error_msg and not stale.deferred_file.url                        # the previous study's: none
+    assert fresh.deferred_file.url and not fresh.error_msg
