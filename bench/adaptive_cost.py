@@ -111,11 +111,10 @@ def ratio_interval(adaptive: np.ndarray, uniform: np.ndarray, draws: int = 4000)
     return float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))
 
 
-def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None, held_out: bool = False,
-        fresh: bool = False, registered: bool = False, chosen_set: str | None = None):
+def run(folder, quick: bool = False, lines: slice = slice(None), seeds: slice | None = None, which: str = ""):
+    """`which`: a key of SETS ("" the worlds seen in development, "--held-out", "--fresh", "--registered", …)."""
     chosen = range(1) if quick else range(30) if seeds is None else range(*seeds.indices(1 << 30))
-    seed0, table, tag = SETS[chosen_set if chosen_set is not None else
-                             "--registered" if registered else "--fresh" if fresh else "--held-out" if held_out else ""]
+    seed0, table, tag = SETS[which]
     for line in (table[:1] if quick else table[lines]):
         found = [stop_pair(folder, line, seed0 + k, tag) for k in chosen]
         a = np.array([f["adaptive"]["judgments"] for f in found], float)
@@ -170,7 +169,5 @@ if __name__ == "__main__":
     got = parse([a for a in sys.argv[1:] if a not in SETS], ())
     with tempfile.TemporaryDirectory() as tmp:
         for text in run(Path(tmp), quick=got["quick"], lines=got["lines"], seeds=got["seeds"],
-                        held_out="--held-out" in sys.argv, fresh="--fresh" in sys.argv,
-                        registered="--registered" in sys.argv,
-                        chosen_set="--registered-69" if "--registered-69" in sys.argv else None):
+                        which=next((flag for flag in SETS if flag and flag in sys.argv), "")):
             print(text, flush=True)

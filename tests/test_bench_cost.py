@@ -28,7 +28,7 @@ def test_parts_pool_into_one_ratio_with_the_delta_methods_interval(monkeypatch, 
                 "uniform --n": {"judgments": u[k], "stopped": True, "covered": True}}
 
     monkeypatch.setattr(adaptive_cost, "stop_pair", fake)
-    parts = ["\n".join(adaptive_cost.run(tmp_path, lines=slice(2, 3), seeds=slice(lo, hi), held_out=True))
+    parts = ["\n".join(adaptive_cost.run(tmp_path, lines=slice(2, 3), seeds=slice(lo, hi), which="--held-out"))
              for lo, hi in ((0, 25), (25, 60))]
     (line,) = adaptive_cost.pool(parts)
 
@@ -45,7 +45,7 @@ def test_parts_pool_into_one_ratio_with_the_delta_methods_interval(monkeypatch, 
 def test_parts_that_overlap_are_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(adaptive_cost, "stop_pair", lambda folder, line, seed, tag="": {
         d: {"judgments": 100, "stopped": True, "covered": True} for d in ("adaptive", "uniform --n")})
-    parts = ["\n".join(adaptive_cost.run(tmp_path, lines=slice(0, 1), seeds=slice(lo, hi), fresh=True))
+    parts = ["\n".join(adaptive_cost.run(tmp_path, lines=slice(0, 1), seeds=slice(lo, hi), which="--fresh"))
              for lo, hi in ((0, 5), (4, 8))]
     try:
         list(adaptive_cost.pool(parts))

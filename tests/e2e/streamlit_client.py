@@ -27,9 +27,9 @@ class Tab:
                  for w in widgets}
         return drawn.pop() if len(drawn) == 1 else ""
 
-    async def run(self, widgets: list[WidgetState] = (), fragment: str | None = None) -> list:
-        """One rerun as the browser asks it: with `widgets`' states, naming the fragment they were drawn in
-        (`fragment`: another, or "" for the whole page, as a lying client may)."""
+    async def ask(self, widgets: list[WidgetState] = (), fragment: str | None = None) -> None:
+        """A rerun request as the browser sends it: with `widgets`' states, naming the fragment they were drawn in
+        (`fragment`: another, or "" for the whole page, as a lying client may); the answer is not read."""
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_name = self.page
@@ -37,6 +37,10 @@ class Tab:
         msg.rerun_script.widget_states.widgets.extend(widgets)
         msg.rerun_script.fragment_id = self._fragment(widgets) if fragment is None else fragment
         await self.ws.send(msg.SerializeToString())
+
+    async def run(self, widgets: list[WidgetState] = (), fragment: str | None = None) -> list:
+        """One rerun as the browser asks it (ask), read to its end: the elements it drew."""
+        await self.ask(widgets, fragment)
         elements = []
         while True:
             forward = ForwardMsg()

@@ -270,7 +270,6 @@ def test_a_button_drawn_for_the_previous_study_gives_no_file(named_server):
     study was switched pressed the previous study's button and got that study's file. Here the click comes
     while the new run is drawing (after its heading, before its buttons), as a quick researcher's does: no
     file. The new button gives the new study's file."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from streamlit.proto.WidgetStates_pb2 import WidgetState
 
@@ -293,10 +292,7 @@ def test_a_button_drawn_for_the_previous_study_gives_no_file(named_server):
             old = tab.widget("Ratings (.csv)").deferred_file_id
             picker = WidgetState(id=tab.widget("Study").id)
             picker.string_value = "other"
-            switch = BackMsg()
-            switch.rerun_script.query_string, switch.rerun_script.page_name = tab.query, tab.page
-            switch.rerun_script.widget_states.widgets.extend([picker])
-            await ws.send(switch.SerializeToString())
+            await tab.ask([picker])
             while True:                          # the new run's deltas, up to its "Validated set" heading
                 forward = ForwardMsg()
                 forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
