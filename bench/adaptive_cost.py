@@ -8,11 +8,12 @@ Reported: judgments until the stop (mean over the studies, and their ratio adapt
 Monte-Carlo interval: a paired bootstrap over the studies), how many stopped, and how many stops held the
 true H (from the world's truth, never from the app).
 
-`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh | --registered | --registered-69]
-[--quick]`: lines a:b of LINES (of HELD_OUT with --held-out, of FRESH with --fresh, of REGISTERED with --registered,
-of REGISTERED_69 with --registered-69), studies by seed (seed k is 5300 + k, 7100 + k held out, 9100 + k fresh,
-9600 + k registered, 9800 + k registered at stop 69), so that parts can run side by side;
-`--pool FILE …` pools the parts' printed lines per world (each line lists its studies' judgments; the parts' seeds
+`.venv/bin/python -m bench.adaptive_cost [a:b] [--seeds a:b] [--held-out | --fresh | --registered | --registered-69 |
+--registered-70] [--quick]`: lines a:b of LINES (of HELD_OUT with --held-out, of FRESH with --fresh, of REGISTERED
+with --registered, of REGISTERED_69 with --registered-69, of REGISTERED_70 with --registered-70), studies by seed
+(seed k is 5300 + k, 7100 + k held out, 9100 + k fresh, 9600 + k registered, 9800 + k registered at stop 69,
+10000 + k at stop 70), so that parts can run side by side; `--pool FILE …` pools the parts' printed lines per world
+(each line lists its studies' judgments; the parts' seeds
 must not overlap).
 """
 from __future__ import annotations
@@ -29,10 +30,13 @@ from bench.unseen_worlds import (
     five_levels_sure_and_right,
     five_levels_unrelated,
     graded_sure_and_right,
+    leaning_b_sure_and_right,
     noise_unrelated,
     size_against_error,
+    small_sure_and_right,
     sure_and_right,
     sure_and_right_split,
+    three_noise_levels,
     two_error_sizes,
 )
 from fairval.annotate.material.studies import load_study
@@ -82,8 +86,19 @@ REGISTERED_69_STUDIES = 40
 REGISTERED_69 = [("score size against error, sureness unrelated", size_against_error, 900, 350),
                  ("sure and right on 60%, the rest split evenly", sure_and_right_split, 1100, 450),
                  ("sureness unrelated, judge noise unrelated", noise_unrelated, 700, 300)]
+# A sixth, pre-registered set (issue 53, stop 70, 2026-11-29): three worlds of bench/unseen_worlds.py written and
+# committed with the design they measure (the asymptotic part intersected over every decided pair from its burn-in
+# on) before their one run, seeds from 10000 (`--registered-70`), 40 studies a world fixed before the run (a study of
+# both designs took 2-12 s here; 40 a world is ~10 minutes on two processes), in parts 0:20 and 20:40, none
+# replaced or added.
+REGISTERED_70_SEED0 = 10000
+REGISTERED_70_STUDIES = 40
+REGISTERED_70 = [("sure and right on 70%, the rest leaning B", leaning_b_sure_and_right, 1300, 500),
+                 ("sure and right on 80%, a small study", small_sure_and_right, 500, 250),
+                 ("sureness unrelated, three noise levels", three_noise_levels, 1000, 400)]
 SETS = {"": (SEED0, LINES, ""), "--held-out": (HELD_OUT_SEED0, HELD_OUT, "h"), "--fresh": (FRESH_SEED0, FRESH, "f"),
-        "--registered": (REGISTERED_SEED0, REGISTERED, "r"), "--registered-69": (REGISTERED_69_SEED0, REGISTERED_69, "q")}
+        "--registered": (REGISTERED_SEED0, REGISTERED, "r"), "--registered-69": (REGISTERED_69_SEED0, REGISTERED_69, "q"),
+        "--registered-70": (REGISTERED_70_SEED0, REGISTERED_70, "s")}
 
 
 def stop_pair(folder: Path, line: tuple, seed: int, tag: str = "") -> dict:

@@ -11,8 +11,8 @@ keep up), each study stopping at the first kept pair where H's interval is TARGE
   "burn-in 20" set τ = 1 at 20 pairs); every: complete pairs between choices of τ (FLOOR_EVERY, 10);
 - prior: τ before then (0.7; "τ fixed at x": x from the first pair to the last, never chosen: what a design
   that knew the best mix beforehand would need); z: the one-sided z of mix_evidence's bounds (EVIDENCE_Z, 1.28);
-- tame: the least chance, as a share of the uniform one, down to which the prefix is intersected (0.7; None:
-  not at all); span: the typical span setting the variance floor (4);
+- tame: the least chance, as a share of the uniform one, down to which the prefix is intersected (the app: 0,
+  every pair, since stop 70; 0.7 before; None: not at all); span: the typical span setting the variance floor (4);
 - betting alpha: the betting part's share of alpha, the asymptotic part the rest (the app: half each), the
   line then also giving `--n` under the same split (its sequence is built the same way).
 
@@ -79,7 +79,8 @@ def uniform(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, tu
 
 
 def adaptive(rng: np.random.Generator, w: dict, y: np.ndarray, budget: int, *, planned: Callable | None = None,
-             guard: float = 0.01, burn: int = 30, prior: float = 0.7, tame: float | None = 0.7, span: float = TYPICAL_SPAN,
+             guard: float = 0.01, burn: int = 30, prior: float = 0.7,
+             tame: float | None = running_adaptive.TAME_MIX, span: float = TYPICAL_SPAN,
              floors: tuple[float, ...] = LIVE_FLOORS, ever: bool = False, z: float | None = None,
              every: int = FLOOR_EVERY, betting_alpha: float | None = None,
              betting_planned: bool = False) -> tuple[int, bool, float]:

@@ -185,3 +185,42 @@ def noise_unrelated(rng: np.random.Generator, pairs: int) -> dict:
     truth = np.where(clear[:, None], [0.025, 0.025, 0.95], rng.dirichlet([1.0, 1.0, 1.0], pairs))
     score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * rng.uniform(0.05, 0.6, pairs)
     return _world("sureness unrelated, judge noise unrelated", rng, truth, score, 0.1 + 0.8 * rng.random(pairs))
+
+
+# Three more worlds (issue 53, stop 70, 2026-11-29), written and committed before their one run, with the design
+# whose asymptotic part is intersected over every pair from its burn-in on (analysis.running_adaptive); never tuned
+# on. Seeds 10000–10039, 40 studies a world fixed before the run (bench/adaptive_cost.py REGISTERED_70).
+# - "sure and right on 70%, the rest leaning B" (1,300 pairs, budget 500): 70% clear pairs, people saying C with
+#   0.93 + 0.06 Beta(2, 2) and A or B evenly otherwise, the judge's score within 0.04 of 0 and its uncertainty
+#   0.01 + 0.12 Beta(1, 3) there; the rest Dirichlet(1, 2, 1.2), the judge's score people's mean with noise 0.35 and
+#   its uncertainty 0.5 + 0.4 Beta(3, 2);
+# - "sure and right on 80%, a small study" (500 pairs, budget 250): 80% clear (C 97%), the judge's score within
+#   0.02 of 0 and its uncertainty 0.02 + 0.06 Uniform there; the rest Dirichlet(1, 1, 1), the judge's score
+#   people's mean with noise 0.25 and its uncertainty 0.35 + 0.6 Beta(2, 2);
+# - "sureness unrelated, three noise levels" (1,000 pairs, budget 400): 65% clear (C 95%), the rest
+#   Dirichlet(1.5, 1, 1.5); the judge's noise 0.1, 0.3 or 0.5 (a third each) drawn per pair apart from the rest, its
+#   uncertainty 0.05 + 0.9 Uniform drawn apart from everything.
+def leaning_b_sure_and_right(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.7
+    c = 0.93 + 0.06 * rng.beta(2, 2, pairs)
+    sure = np.stack([(1 - c) / 2, (1 - c) / 2, c], axis=1)
+    truth = np.where(clear[:, None], sure, rng.dirichlet([1.0, 2.0, 1.2], pairs))
+    score = np.where(clear, rng.uniform(-0.04, 0.04, pairs), truth[:, 0] - truth[:, 1] + rng.normal(0, 0.35, pairs))
+    target = np.where(clear, 0.01 + 0.12 * rng.beta(1, 3, pairs), 0.5 + 0.4 * rng.beta(3, 2, pairs))
+    return _world("sure and right on 70%, the rest leaning B", rng, truth, score, target)
+
+
+def small_sure_and_right(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.8
+    truth = np.where(clear[:, None], [0.015, 0.015, 0.97], rng.dirichlet([1.0, 1.0, 1.0], pairs))
+    score = np.where(clear, rng.uniform(-0.02, 0.02, pairs), truth[:, 0] - truth[:, 1] + rng.normal(0, 0.25, pairs))
+    target = np.where(clear, 0.02 + 0.06 * rng.random(pairs), 0.35 + 0.6 * rng.beta(2, 2, pairs))
+    return _world("sure and right on 80%, a small study", rng, truth, score, target)
+
+
+def three_noise_levels(rng: np.random.Generator, pairs: int) -> dict:
+    clear = rng.random(pairs) < 0.65
+    truth = np.where(clear[:, None], [0.025, 0.025, 0.95], rng.dirichlet([1.5, 1.0, 1.5], pairs))
+    noise = np.array([0.1, 0.3, 0.5])[rng.integers(0, 3, pairs)]
+    score = truth[:, 0] - truth[:, 1] + rng.normal(0, 1, pairs) * noise
+    return _world("sureness unrelated, three noise levels", rng, truth, score, 0.05 + 0.9 * rng.random(pairs))

@@ -190,3 +190,45 @@ def test_stop_69s_registered_worlds_are_as_their_comments_state():
     stated = least < 0.1                                        # where the score leaves every uncertainty possible
     assert abs(u[stated].mean() - 0.5) < 0.01
     assert abs(np.corrcoef(u[stated], (score[stated] - noise["mu"][stated]) ** 2)[0, 1]) < 0.03
+
+
+def test_stop_70s_registered_worlds_are_as_their_comments_state():
+    """bench/unseen_worlds.py's worlds pre-registered at stop 70, checked as stop 69's are (60,000 pairs each)."""
+    assert [(name, pairs, budget) for name, _, pairs, budget in adaptive_cost.REGISTERED_70] == [
+        ("sure and right on 70%, the rest leaning B", 1300, 500),
+        ("sure and right on 80%, a small study", 500, 250),
+        ("sureness unrelated, three noise levels", 1000, 400)]
+    assert adaptive_cost.REGISTERED_70_SEED0 == 10000 and adaptive_cost.REGISTERED_70_STUDIES == 40
+    n = 60_000
+    leaning, small, levels = (make(np.random.default_rng(31 + k), n)
+                              for k, (_, make, _, _) in enumerate(adaptive_cost.REGISTERED_70))
+    for w in (leaning, small, levels):
+        assert w["p"].min() >= 0 and np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
+    # 70% clear (C 0.93–0.99, A and B even), the judge within 0.04 of 0 and sure (0.01–0.13); the rest Dirichlet(1, 2, 1.2)
+    off, score, u, least = _read(leaning)
+    clear = np.isclose(leaning["truth"][:, 0], leaning["truth"][:, 1]) & (off <= 0.07 + 1e-9)
+    assert abs(clear.mean() - 0.7) < 0.015 and np.abs(score[clear]).max() <= 0.04 + 1e-9
+    assert abs(off[clear].mean() - 0.04) < 0.002
+    assert u[clear].min() >= 0.01 - 1e-9 and u[clear].max() <= 0.13 + 1e-6 and abs(u[clear].mean() - 0.04) < 0.003
+    assert np.allclose(leaning["truth"][~clear].mean(axis=0), np.array([1.0, 2.0, 1.2]) / 4.2, atol=0.01)
+    # 80% clear (C 97%), the judge within 0.02 of 0 and sure (0.02–0.08); the rest Dirichlet(1, 1, 1), unsure (≥ 0.35)
+    off, score, u, least = _read(small)
+    clear = np.isclose(off, 0.03)
+    assert abs(clear.mean() - 0.8) < 0.015 and np.abs(score[clear]).max() <= 0.02 + 1e-9
+    assert u[clear].min() >= 0.02 - 1e-9 and u[clear].max() <= 0.08 + 1e-6
+    assert np.allclose(small["truth"][~clear].mean(axis=0), [1 / 3, 1 / 3, 1 / 3], atol=0.01)
+    stated = ~clear & (least < 0.35)
+    assert abs(u[stated].mean() - 0.65) < 0.01
+    # 65% clear (C 95%), the rest Dirichlet(1.5, 1, 1.5); uncertainty 0.05 + 0.9 uniform apart from the judge's error,
+    # whose noise takes three sizes
+    off, score, u, least = _read(levels)
+    clear = np.isclose(off, 0.05)
+    assert abs(clear.mean() - 0.65) < 0.015
+    assert np.allclose(levels["truth"][~clear].mean(axis=0), np.array([1.5, 1.0, 1.5]) / 4, atol=0.01)
+    # on clear pairs (people's mean 0) the judge's score is its noise, clipped to ±1: E|clip(N(0, σ))| over σ
+    sizes = np.array([0.1, 0.3, 0.5])
+    folded = sizes * np.sqrt(2 / np.pi) - 2 * (sizes * stats.norm.pdf(1 / sizes) - stats.norm.sf(1 / sizes))
+    assert abs(np.abs(score[clear]).mean() - folded.mean()) < 0.005
+    stated = least < 0.05
+    assert abs(u[stated].mean() - 0.5) < 0.01
+    assert abs(np.corrcoef(u[stated], (score[stated] - levels["mu"][stated]) ** 2)[0, 1]) < 0.03

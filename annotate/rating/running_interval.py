@@ -22,9 +22,10 @@ from fairval.store import running as running_store
 
 LAMBDA_SUMS = ("wy", "wf", "wywf", "wfwf")
 TYPICAL_SPAN = 4.0          # a PPI term's typical span, as annotate.results.judge._ppi_sequence gives it
-VERSION = 4                 # the sequence's construction (2: alpha split, no without-replacement form for H;
+VERSION = 5                 # the sequence's construction (2: alpha split, no without-replacement form for H;
                             # 3: the adaptive design's tame prefix intersected; 4: its betting part at every
-                            # decided pair, the asymptotic part after a burn-in, issue 53):
+                            # decided pair, the asymptotic part after a burn-in, issue 53; 5: intersected over
+                            # every pair from the burn-in on, issue 53 stop 70):
                             # a state kept by another is forgotten and rebuilt
 
 

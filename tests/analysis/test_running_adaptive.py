@@ -97,3 +97,23 @@ def test_the_kept_interval_is_anytime_running_over_the_terms_after_every_pair(se
     assert min(widths) < 0.9 * max(widths)                        # it narrowed: the comparison saw real ends
     if pairs > 100:                         # the asymptotic part was both off and on, so both were compared
         assert trusted.any() and not trusted.all()
+
+
+def test_the_app_intersects_every_interval_from_the_burn_in_on_even_where_the_design_leans():
+    """Issue 53, stop 70: the asymptotic part is intersected over every decided pair from its burn-in on, however
+    low a chance fell (before, only while no chance was below 70% of the uniform one; that cost the design its
+    saving where the judge is sure and right). Here the least chance falls below a tenth of the uniform one before
+    the 10th decided pair."""
+    pairs, budget = 400, 200
+    f, chance, kept, y, least = decided(6, pairs, 0.05)
+    assert least[9] < 0.1 * budget / pairs
+    m = float(f.mean())
+    reach = envelope_reach(budget, pairs)
+    found = adaptive_terms(y, f, chance, kept, m, least)
+    plain = anytime_running(found.terms, lower=m - reach, upper=m + reach, planned=pairs, steps=(found.lows, found.highs),
+                            means=(-1.0, 1.0), typical_span=4.0, intersect=running_adaptive.INTERSECT,
+                            trusted=running_adaptive.trusted_pairs(kept))
+    got = running_adaptive.tame_intersection(*plain, least, tame=running_adaptive.tame_least(budget, pairs))
+    by_hand = tame_by_hand(*plain, least, -np.inf)          # every pair from the 30th on
+    assert np.array_equal(np.vstack(got), np.vstack(by_hand))
+    assert (by_hand[0] > plain[0] + 1e-9).any() and (by_hand[1] < plain[1] - 1e-9).any()
