@@ -102,6 +102,9 @@ def wrapped_row_height(cells) -> int | None:
     return PADDING * 2 + LINE * min(max(lines, 3), MOST_LINES)
 
 
+COUNT_FORMAT = "%,d"        # printf's whole number, with "," between thousands (Streamlit's sprintf)
+
+
 def _whole(v) -> bool:
     import numbers
 
@@ -118,9 +121,11 @@ def _undefined(v) -> bool:
 
 def count_columns(frame, counts) -> dict:
     """The `counts` columns of `frame` (changed in place) as whole numbers, so a table sorts them as numbers, with
-    the column config that shows them with thousands separators in the reader's locale: Streamlit's "localized"
-    format (Intl.NumberFormat with the browser's languages: "12,500" in English, "12.500" in German). An undefined
-    cell (a dash, None) is left empty, for the table's placeholder; a column holding anything else is left as it is."""
+    the column config that shows them with thousands separators: "12,500". The researcher's pages are English, in
+    their words and in every other number they print (a ratio "0.512", a mean "4.00", the cards' "12,000 / 12,000"),
+    so a count is grouped as English groups it whatever the browser's locale (Streamlit's "localized" format would
+    write "12.500" in a German browser, beside "0.512"). An undefined cell (a dash, None) is left empty, for the
+    table's placeholder; a column holding anything else is left as it is."""
     import pandas as pd
 
     config = {}
@@ -128,7 +133,7 @@ def count_columns(frame, counts) -> dict:
         if c not in frame.columns or not all(_whole(v) or _undefined(v) for v in frame[c]):
             continue
         frame[c] = pd.array([None if _undefined(v) else int(v) for v in frame[c]], dtype="Int64")
-        config[c] = st.column_config.NumberColumn(format="localized")
+        config[c] = st.column_config.NumberColumn(format=COUNT_FORMAT)
     return config
 
 

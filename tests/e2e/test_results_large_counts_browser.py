@@ -23,7 +23,9 @@ pytestmark = pytest.mark.e2e
 ITEMS, RATERS, TEMPLATES = 12_000, 8, 4             # the template study: one rater an item
 LANGUAGES = ("en", "de")                             # half the raters in each
 PAIRS, GROUP_PAIRS = 2_400, (("woman", "man"), ("Black", "White"))
-PAIR_RATERS = (("p0", "female"), ("p1", "male"), ("p2", "female"))     # each rates every pair
+# a rater, their gender, and the pairs they rated (the first so many): the last rated fewer than a thousand, so
+# their count sorts first as a number and last as text ("600" after "2,400")
+PAIR_RATERS = (("p0", "female", PAIRS), ("p1", "male", PAIRS), ("p2", "female", PAIRS), ("p3", "male", 600))
 VIEWPORTS = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
 
 
@@ -43,7 +45,7 @@ def _make(db, folder):
         for k in range(ITEMS) for q in ("quality", "yes_positive")), encoding="utf-8")
     import_ratings(db, "large", folder / "ratings.jsonl")
 
-    create_study(db, "pairs", "harmful_stereotype", raters_per_item=len(PAIR_RATERS), balance_by="gender",
+    create_study(db, "pairs", "harmful_stereotype", raters_per_item=3, balance_by="gender",
                  balance_groups=["female", "male"])
     rng = random.Random(5)
     items = [{"id": f"p{k}", "prompt": f"Prompt {k}", "response_a": f"An answer {k}", "response_b": f"Another {k}",
@@ -55,7 +57,7 @@ def _make(db, folder):
     import_lmra(db, "pairs", folder / "judge.jsonl")
     (folder / "pair-ratings.jsonl").write_text(_lines(
         {"item_id": f"p{k}", "rater_id": rater, "question": "harm", "value": rng.choice("ABC"), "rater_gender": gender}
-        for k in range(PAIRS) for rater, gender in PAIR_RATERS), encoding="utf-8")
+        for rater, gender, rated in PAIR_RATERS for k in range(rated)), encoding="utf-8")
     import_ratings(db, "pairs", folder / "pair-ratings.jsonl")
 
 
@@ -67,20 +69,34 @@ def server(tmp_path_factory):
 # every text the grids paint, kept per table: st.dataframe draws its cells on a canvas (fillText), what is read
 # here is what a reader sees
 DRAWN = """(() => {
-  const drawn = window.__drawn = new WeakMap();
+  const drawn = window.__drawn = new WeakMap(), where = window.__where = new WeakMap();
   const fill = CanvasRenderingContext2D.prototype.fillText;
-  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+  CanvasRenderingContext2D.prototype.fillText = function (text, x, y, ...rest) {
     const table = this.canvas.closest && this.canvas.closest('[data-testid="stDataFrame"]');
-    if (table) { if (!drawn.has(table)) drawn.set(table, []); drawn.get(table).push(String(text)); }
-    return fill.call(this, text, ...rest);
+    if (table) {
+      if (!drawn.has(table)) { drawn.set(table, []); where.set(table, {}); }
+      drawn.get(table).push(String(text));
+      // where it was last painted, in the canvas's pixels (the grid scales and moves its drawing)
+      const at = this.getTransform().transformPoint(new DOMPoint(x, y));
+      where.get(table)[String(text)] = {canvas: this.canvas, x: at.x, y: at.y};
+    }
+    return fill.call(this, text, x, y, ...rest);
   };
 })()"""
+
+# where a text was last painted on a table, on the page (CSS pixels)
+WHERE = """(t, text) => {
+  const at = window.__where.get(t)?.[text];
+  if (!at) return null;
+  const box = at.canvas.getBoundingClientRect(), scale = at.canvas.width / box.width;
+  return {x: box.left + at.x / scale, y: box.top + at.y / scale};
+}"""
 
 # one column of a table: its raw cells as the grid keeps them in the DOM for screen readers (role="gridcell": a
 # number's value, unformatted), and every text painted on the table's canvas
 CELLS = """(t, column) => {
   const named = [...t.querySelectorAll('[role="columnheader"]')];
-  const names = named.map((h) => h.textContent.trim());
+  const names = named.map((h) => h.textContent.replace(/^[↑↓]/, "").trim());     // a sorted column's arrow
   if (!names.includes(column)) return null;
   const at = named[names.indexOf(column)].getAttribute("aria-colindex");
   return {cells: [...t.querySelectorAll(`[role="gridcell"][aria-colindex="${at}"]`)].map((c) => c.textContent.trim()),
@@ -119,8 +135,8 @@ SETTLED = """(sign) => {
 }"""
 
 
-def _open(browser, server, viewport, address: str, sign: str):
-    page = browser.new_context(viewport=viewport, locale="en-US").new_page()
+def _open(browser, server, viewport, address: str, sign: str, locale: str = "en-US"):
+    page = browser.new_context(viewport=viewport, locale=locale).new_page()
     page.add_init_script(DRAWN)
     page.goto(server.url + address)
     page.get_by_role("textbox", name="Password").fill(PASSWORD)
@@ -146,7 +162,7 @@ def _table(page, first: tuple[str, ...]):
     return None
 
 
-def _counts(page, first: tuple[str, ...], column: str, expected: list[int]) -> None:
+def _counts(page, first: tuple[str, ...], column: str, expected: list[int]):
     """The table whose first headers are `first` holds `expected` in `column` as numbers (its cells' values, as a
     screen reader and sorting take them) and paints each with thousands separators, never without."""
     table = _table(page, first)
@@ -162,6 +178,21 @@ def _counts(page, first: tuple[str, ...], column: str, expected: list[int]) -> N
     wanted, painted = {f"{n:,}" for n in expected}, set(found["drawn"])
     assert wanted <= painted and not {str(n) for n in expected if n >= 1000} & painted, \
         (first, column, sorted(wanted - painted), sorted(painted)[:40])
+    return table
+
+
+def _cells(table, column: str) -> list[str]:
+    return table.evaluate(CELLS, column)["cells"]
+
+
+def _sort(page, table, column: str) -> None:
+    """A click on the column's header, where the grid painted it (sorts by it, ascending, as a reader would)."""
+    # the table's top a third down the screen, below Streamlit's header bar, which would take the click
+    table.evaluate("""t => document.querySelector('[data-testid="stMain"]')
+                             .scrollBy(0, t.getBoundingClientRect().top - innerHeight / 3)""")
+    at = table.evaluate(WHERE, column)
+    assert at, f"the header {column!r} was not painted"
+    page.mouse.click(at["x"] + 2, at["y"])
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "phone"])
@@ -191,10 +222,17 @@ def test_results_tables_group_their_counts(server, browser, viewport):
     _counts(page, ("rater", "source"), "judgments", [ITEMS // RATERS] * RATERS)
 
     page = _open(browser, server, viewport, "/Results?study=pairs", "Items complete")
-    _counts(page, ("question", "n"), "n", [PAIRS * len(PAIR_RATERS)])
+    _counts(page, ("question", "n"), "n", [sum(rated for _, _, rated in PAIR_RATERS)])
     _counts(page, ("gender", "judgments"), "judgments",
-            [PAIRS * sum(1 for _, x in PAIR_RATERS if x == g) for g in ("female", "male")])
-    _counts(page, ("rater", "items"), "items", [PAIRS] * len(PAIR_RATERS))
+            [sum(rated for _, x, rated in PAIR_RATERS if x == g) for g in ("female", "male")])
+    raters = _counts(page, ("rater", "items"), "items", [rated for _, _, rated in PAIR_RATERS])
+    # sorted by its count (a click on the header, ascending): as numbers, the fewest first
+    _sort(page, raters, "items")
+    ascending = [str(n) for n in sorted(rated for _, _, rated in PAIR_RATERS)]
+    # the grid puts its rows in the DOM again a moment after it has sorted them
+    page.wait_for_function(f"([t, column, order]) => JSON.stringify(({CELLS})(t, column)?.cells) === JSON.stringify(order)",
+                           arg=[raters.element_handle(), "items", ascending], timeout=30_000)
+    assert _cells(raters, "items") == ascending
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS, ids=["1280", "phone"])
@@ -207,3 +245,14 @@ def test_calibration_tables_group_their_counts(server, browser, viewport):
     _counts(page, ("groups", "rated"), "rated", each)
     # every pair rated by raters of both genders
     _counts(page, ("raters", "r"), "pairs", [PAIRS] * 2)
+
+
+def test_a_german_browser_reads_the_same_counts(server, browser):
+    """The page is English (its words, its ratios "0.512", its cards): a German browser is shown "12,000" in the
+    tables as in the cards, not "12.000" beside "0.512"."""
+    page = _open(browser, server, VIEWPORTS[0], "/Results?study=large", "Items complete", locale="de-DE")
+    assert page.evaluate("() => navigator.language") == "de-DE"
+    shown = {v.inner_text().strip() for v in page.get_by_test_id("stMetricValue").all()}
+    assert f"{ITEMS:,} / {ITEMS:,}" in shown, shown
+    questions = _counts(page, ("question", "n"), "n", [ITEMS] * 2)
+    assert "12.000" not in questions.evaluate(CELLS, "n")["drawn"]

@@ -1,5 +1,5 @@
 """A table's count columns (ui/common.show_table's `counts`), as Streamlit is handed them: whole numbers (so the
-grid sorts them as numbers) with the "localized" number format (thousands separators in the browser's locale),
+grid sorts them as numbers) with a number format grouping their thousands as the English page does,
 an undefined count a missing value shown as the dash; a column that is not all counts is left as it is. What the
 browser paints is checked in tests/e2e/test_results_large_counts_browser.py."""
 from __future__ import annotations
@@ -39,7 +39,7 @@ def test_count_columns_stay_numbers_shown_localized():
     assert shown["checks"].tolist() == ["80% (4 of 5)", "–", "0% (0 of 2)"]
     config = json.loads(table.proto.columns)
     for column in ("items", "pairs", "short of it"):
-        assert config[column]["type_config"] == {"type": "number", "format": "localized"}, config
+        assert config[column]["type_config"] == {"type": "number", "format": "%,d"}, config
     assert "checks" not in config and "absent" not in config
     assert config["note"]["width"] == "medium"
     assert table.proto.placeholder == "–"          # an undefined count: the dash every table writes
