@@ -1,12 +1,15 @@
-"""Counts of large studies, in Debian's Chromium at 1280 px and on a phone, on an English page:
+"""Counts of large studies, in Debian's Chromium at 1280 px and on a phone:
 - Results' metric cards show "12,000 / 12,000" items and judgments whole (five metrics abreast cut a 2,000-item
   study's to "1000 / 2…"), with thousands separators;
 - every count column of Results' and Calibration's tables (questions, languages, templates, raters, pay,
-  judgments by group; the judges, group pairs, the judge's audit, rater groups) shows "12,000", not "12000".
+  judgments by group; the judges, group pairs, the judge's audit, rater groups) paints "12,000", not "12000",
+  keeps the number itself as the cell's value, and sorts as numbers ("600" before "2,400");
+- a German browser is shown the same "12,000" (the pages are English: words, ratios, cards).
 
-st.dataframe draws its cells on a canvas; the grid keeps a table of the cells on screen in the DOM for screen
-readers (role="gridcell"), which is what is read here. Each expected number is counted from the rows this
-module writes, not from the app's numbers."""
+st.dataframe paints its cells on a canvas: what it paints is recorded as it paints it (fillText), per table. The
+grid keeps the cells on screen in the DOM for screen readers (role="gridcell", a number's raw value), which is how
+a column is found and its values read. Each expected number is counted from the rows this module writes, not
+from the app's numbers."""
 from __future__ import annotations
 
 import json
