@@ -48,7 +48,7 @@ def render() -> None:
     model: str = st.selectbox("Judge model", models) if len(models) > 1 else models[0]
     chosen = lmra.by_model[model] if lmra.by_model else lmra
     st.subheader("LMRA vs mean human rating")
-    show_table(agreement_table(list(lmra.by_model.items()) if lmra.by_model else [(model, chosen)]))
+    show_table(agreement_table(list(lmra.by_model.items()) if lmra.by_model else [(model, chosen)]), counts=("pairs",))
     label = rate_of(numbers)[1]
     rate = (chosen.rate if lmra.by_model else main) or main             # this judge's H numbers
     gap = rate.difference or Estimate()          # humans − LMRA, or nothing to show
@@ -72,17 +72,18 @@ def render() -> None:
     groups_of_pairs = pair_group_rows(main.by_pair_group)
     if groups_of_pairs:
         st.subheader("By group pair")
-        show_table(_without_empty(pd.DataFrame(groups_of_pairs)), narrow=("note",), wrap=True)
+        show_table(_without_empty(pd.DataFrame(groups_of_pairs)), narrow=("note",), wrap=True,
+                   counts=("pairs", "rated", "rated, best spread", "short of it"))
         st.caption(inert(stratified_sentence(main.by_pair_group, label)))
     audit = audit_rows(lmra.by_pair_group) if chosen is lmra else []       # the main judge's audit
     if audit:
         st.subheader("Is the judge fair? Its error by group pair")
-        show_table(pd.DataFrame(audit))
+        show_table(pd.DataFrame(audit), counts=("rated",))
         st.caption(inert(audit_sentence(lmra.by_pair_group)))
     groups = [(f"{attr}: {g}", c) for attr, by in (chosen.by_rater_group or {}).items() for g, c in by.items()]
     if groups:
         st.subheader("By rater group")
-        show_table(agreement_table(groups).rename(columns={"judge": "raters"}))
+        show_table(agreement_table(groups).rename(columns={"judge": "raters"}), counts=("pairs",))
         if any(c.has("p_holm") for _, c in groups):
             st.caption("p (Holm): p adjusted over the groups of one attribute; read it when comparing them.")
         allocation = rater_allocation_sentence(chosen.rater_group_allocation)
@@ -99,7 +100,7 @@ def render() -> None:
     # the responses in an expander: nine columns would not fit 1280 px without the table scrolling
     shown = top.assign(groups=top["group_a"].astype(str) + " vs " + top["group_b"].astype(str))
     show_table(formats.table(shown[["item_id", "groups", "human", "lmra", "n_raters", "prompt"]]), narrow=("prompt",),
-               wrap=True)     # a prompt is read whole, not cut at the edge
+               wrap=True, counts=("n_raters",))     # a prompt is read whole, not cut at the edge
     with st.expander("The responses of these pairs"):
         show_table(formats.table(top[["item_id", "response_a", "response_b"]]), narrow=("response_a", "response_b"))
 

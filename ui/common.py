@@ -102,20 +102,59 @@ def wrapped_row_height(cells) -> int | None:
     return PADDING * 2 + LINE * min(max(lines, 3), MOST_LINES)
 
 
-def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False) -> None:
+COUNT_FORMAT = "%,d"        # printf's whole number, with "," between thousands (Streamlit's sprintf)
+
+
+def _whole(v) -> bool:
+    import numbers
+
+    return (isinstance(v, numbers.Integral) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+
+
+def _undefined(v) -> bool:
+    import pandas as pd
+
+    from fairval.annotate.outputs.formats import DASH
+
+    return (isinstance(v, str) and v == DASH) or (pd.api.types.is_scalar(v) and bool(pd.isna(v)))
+
+
+def count_columns(frame, counts) -> dict:
+    """The `counts` columns of `frame` (changed in place) as whole numbers, so a table sorts them as numbers, with
+    the column config that shows them with thousands separators: "12,500". The researcher's pages are English, in
+    their words and in every other number they print (a ratio "0.512", a mean "4.00", the cards' "12,000 / 12,000"),
+    so a count is grouped as English groups it whatever the browser's locale (Streamlit's "localized" format would
+    write "12.500" in a German browser, beside "0.512"). An undefined cell (a dash, None) is left empty, for the
+    table's placeholder; a column holding anything else is left as it is."""
+    import pandas as pd
+
+    config = {}
+    for c in counts:
+        if c not in frame.columns or not all(_whole(v) or _undefined(v) for v in frame[c]):
+            continue
+        frame[c] = pd.array([None if _undefined(v) else int(v) for v in frame[c]], dtype="Int64")
+        config[c] = st.column_config.NumberColumn(format=COUNT_FORMAT)
+    return config
+
+
+def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False, counts=()) -> None:
     """A table of participant-supplied or imported text: st.dataframe draws every cell as plain text (no
     Markdown, no link, no image), where st.table would render cells as Markdown. The `narrow` columns (long
     text: a template, a note) get a fixed width, their cells shortened with "…" (whole on hover), so the
     table's other columns fit the page rather than being pushed out of it. `wrap`: a narrow cell too long for
-    one line is wrapped (every row taller) rather than cut at the column's edge."""
+    one line is wrapped (every row taller) rather than cut at the column's edge. `counts`: the columns that
+    count something (items, judgments, raters, pairs, n), shown with thousands separators (count_columns). A
+    missing value is shown as a dash, as formats.DASH writes an undefined number."""
     import pandas as pd
 
-    from fairval.annotate.outputs.formats import readable
+    from fairval.annotate.outputs.formats import DASH, readable
 
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})
-    config = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
+    texts = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
+    config = {**texts, **count_columns(frame, [readable(c) for c in counts])}
     # wrap: rows tall enough for the longest narrow cell's text, wrapped
-    height = wrapped_row_height(cell for c in config for cell in frame[c]) if wrap else None
+    height = wrapped_row_height(cell for c in texts for cell in frame[c]) if wrap else None
     st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None,
-                 row_height=height, height="content" if height and len(frame) <= WHOLE_ROWS else "auto")
+                 row_height=height, height="content" if height and len(frame) <= WHOLE_ROWS else "auto",
+                 placeholder=DASH)

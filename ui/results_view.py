@@ -25,10 +25,11 @@ def render() -> None:
     numbers = numbers_for(study_id, exclude)
     _progress(progress)
     st.subheader("Questions")
-    show_table(question_table(numbers))
+    show_table(question_table(numbers), counts=("n",))
     if numbers.by_language:          # a study in several languages: each one's raters apart
         st.subheader("By the raters' language")
-        show_table(formats.table(formats.language_rows(numbers.by_language)), narrow=("note",))
+        show_table(formats.table(formats.language_rows(numbers.by_language)), narrow=("note",),
+                   counts=("raters", "n"))
         st.caption("Each language's numbers from the ratings given in it alone (the language each rater picked "
                    "on the consent screen); unrecorded: ratings stored before fairval kept the language.")
     _anytime(numbers)
@@ -36,7 +37,7 @@ def render() -> None:
     if numbers.templates:
         st.subheader("Per template")
         show_table(formats.table(_with_text(study_id, exclude, formats.with_mean_interval(numbers.templates))),
-                   narrow=("text",), wrap=True)   # a template is read whole, not cut at ~30 characters
+                   narrow=("text",), wrap=True, counts=("n",))   # a template is read whole, not cut at ~30 characters
         st.caption("Mean intervals: a betting confidence interval over the template's ratings (Waudby-Smith and "
                    "Ramdas), on the 1–5 scale and never outside it.")
     if numbers.names is not None and numbers.names.by_question:
@@ -54,7 +55,8 @@ def render() -> None:
                                         "consensus_agreement": "agreement"})
         raters = formats.table(raters)
         competence = raters.pop("competence") if "competence" in raters else None
-        show_table(raters, narrow=("flags",), wrap=True)      # a flag is read whole, not cut at 200 px
+        # a flag is read whole, not cut at 200 px
+        show_table(raters, narrow=("flags",), wrap=True, counts=("n_items", "checks"))
         # in an expander: beside the flags it would push the table past 1280 px; none for a template study
         if competence is not None and not (competence == formats.DASH).all():
             with st.expander("Each rater's competence (Dawid–Skene)"):
@@ -105,7 +107,8 @@ def _pay(study_id: str) -> None:
                f"{formats.count(summary['judgments'], 'judgment')}; bonuses not yet paid "
                f"{summary['bonus_owed']:.2f} (`fairval prolific bonuses`).")
     table = owed(get_db(), study_id)
-    show_table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}))
+    show_table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}),
+               counts=("judgments", "paid_judgments"))
 
 
 def _progress(p: dict) -> None:
@@ -127,7 +130,7 @@ def _progress(p: dict) -> None:
     if p["judgments_by_group"]:
         st.caption(f"Judgments by rater {p['group_attribute']}:")
         show_table(pd.DataFrame({p["group_attribute"]: list(p["judgments_by_group"]),     # groups as typed
-                                 "judgments": list(p["judgments_by_group"].values())}))
+                                 "judgments": list(p["judgments_by_group"].values())}), counts=("judgments",))
     st.caption(f"Study status: {p['status']} · {judgment_words(p['judgments'], p['ratings'])} · flagged raters: "
                f"{len(p['flagged_raters'])}")
     checks = checks_sentence(p["gold_items"], p["gold_rate"], p["checks_met"])
@@ -165,12 +168,13 @@ def _names(names: Names) -> None:
             ci = found.accuracy_ci
             show_table(pd.DataFrame({"intended": list(acc), "accuracy": [formats.ratio(v) for v in acc.values()],
                                      "accuracy 95% CI": [formats.interval(ci.get(g)) for g in acc],
-                                     "n": [found.n[g] for g in acc]}))
+                                     "n": [found.n[g] for g in acc]}), counts=("n",))
             st.caption("Intervals: Wilson's, over the ratings of each intended group.")
             for why in found.unscored.values():
                 st.text(f"⚠ {why}")     # plain text: it quotes the group's label as imported, which no Markdown may read
             st.caption("Confusion (rows intended, columns perceived)")
-            show_table(pd.DataFrame(found.confusion).T)
+            confusion = pd.DataFrame(found.confusion).T
+            show_table(confusion, counts=tuple(confusion.columns))     # every cell a count of ratings
             heatmap = charts.confusion_heatmap(found.confusion, attr)
             if heatmap is not None:
                 st.altair_chart(heatmap)
