@@ -153,19 +153,23 @@ def test_registered_worlds_are_as_their_comments_state():
     assert abs(np.minimum(np.abs(err[off <= 0.1]), 1).mean() - np.mean(folded)) < 0.01
 
 
+def _registered_set(table: list, seed: int, expected: list) -> list[dict]:
+    """A pre-registered set's worlds as named and sized, each drawn on 60,000 pairs, with valid rows."""
+    assert [(name, pairs, budget) for name, _, pairs, budget in table] == expected
+    worlds = [make(np.random.default_rng(seed + k), 60_000) for k, (_, make, _, _) in enumerate(table)]
+    for w in worlds:
+        assert w["p"].min() >= 0 and np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
+    return worlds
+
+
 def test_stop_69s_registered_worlds_are_as_their_comments_state():
     """bench/unseen_worlds.py's worlds pre-registered at stop 69, checked from the judge's rows and people's answer
     distributions on 60,000 pairs each: shares within ±0.015, means within 0.01 (several standard errors)."""
-    assert [(name, pairs, budget) for name, _, pairs, budget in adaptive_cost.REGISTERED_69] == [
+    against, split, noise = _registered_set(adaptive_cost.REGISTERED_69, 21, [
         ("score size against error, sureness unrelated", 900, 350),
         ("sure and right on 60%, the rest split evenly", 1100, 450),
-        ("sureness unrelated, judge noise unrelated", 700, 300)]
+        ("sureness unrelated, judge noise unrelated", 700, 300)])
     assert adaptive_cost.REGISTERED_69_SEED0 == 9800 and adaptive_cost.REGISTERED_69_STUDIES == 40
-    n = 60_000
-    against, split, noise = (make(np.random.default_rng(21 + k), n)
-                             for k, (_, make, _, _) in enumerate(adaptive_cost.REGISTERED_69))
-    for w in (against, split, noise):
-        assert w["p"].min() >= 0 and np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
     # people agree strongly on half (A or B 94%), the judge's score their mean there; split evenly on the rest,
     # the judge's score near 0; its uncertainty 0.1 + 0.8 Beta(2, 2) wherever the score lets it be stated
     off, score, u, least = _read(against)
@@ -194,16 +198,11 @@ def test_stop_69s_registered_worlds_are_as_their_comments_state():
 
 def test_stop_70s_registered_worlds_are_as_their_comments_state():
     """bench/unseen_worlds.py's worlds pre-registered at stop 70, checked as stop 69's are (60,000 pairs each)."""
-    assert [(name, pairs, budget) for name, _, pairs, budget in adaptive_cost.REGISTERED_70] == [
+    leaning, small, levels = _registered_set(adaptive_cost.REGISTERED_70, 31, [
         ("sure and right on 70%, the rest leaning B", 1300, 500),
         ("sure and right on 80%, a small study", 500, 250),
-        ("sureness unrelated, three noise levels", 1000, 400)]
+        ("sureness unrelated, three noise levels", 1000, 400)])
     assert adaptive_cost.REGISTERED_70_SEED0 == 10000 and adaptive_cost.REGISTERED_70_STUDIES == 40
-    n = 60_000
-    leaning, small, levels = (make(np.random.default_rng(31 + k), n)
-                              for k, (_, make, _, _) in enumerate(adaptive_cost.REGISTERED_70))
-    for w in (leaning, small, levels):
-        assert w["p"].min() >= 0 and np.allclose(w["p"].sum(axis=1), 1) and np.allclose(w["q"].sum(axis=1), 1)
     # 70% clear (C 0.93–0.99, A and B even), the judge within 0.04 of 0 and sure (0.01–0.13); the rest Dirichlet(1, 2, 1.2)
     off, score, u, least = _read(leaning)
     clear = np.isclose(leaning["truth"][:, 0], leaning["truth"][:, 1]) & (off <= 0.07 + 1e-9)
