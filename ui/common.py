@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import numbers
 import re
 
 import streamlit as st
@@ -106,8 +107,6 @@ COUNT_FORMAT = "%,d"        # printf's whole number, with "," between thousands 
 
 
 def _whole(v) -> bool:
-    import numbers
-
     return (isinstance(v, numbers.Integral) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
 
 
