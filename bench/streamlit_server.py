@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -11,15 +10,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+from fairval.annotate.serving.server import free_port
 from fairval.store.db import is_url
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def children(pid: int) -> list[int]:
@@ -43,17 +37,36 @@ def tree(pid: int) -> list[int]:
     return found
 
 
-def healthy(url: str, *, within: float, path: str = "/_stcore/health") -> bool:
+def healthy(url: str, *, within: float, path: str = "/_stcore/health",
+            process: subprocess.Popen | None = None) -> bool:
     """Wait (up to `within` seconds: a loaded machine starts slowly) until the health check (Streamlit's, or
-    `path` for another server) answers."""
+    `path` for another server) answers; no longer once the server's process has ended."""
     deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and (process is None or process.poll() is None):
         try:
             if urllib.request.urlopen(f"{url}{path}", timeout=2).status == 200:
                 return True
         except OSError:
             time.sleep(0.3)
     return False
+
+
+PORT_TAKEN = ("is not available", "cannot bind socket")    # what Streamlit, and HAProxy, log when the port is taken
+
+
+class PortTaken(RuntimeError):
+    """The server's port was taken between choosing and binding it."""
+
+
+def on_a_free_port(start) -> Running:
+    """start(port), on another free port if something took the first before the server bound it."""
+    for attempt in range(3):
+        try:
+            return start(free_port())
+        except PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 class Running:
@@ -67,9 +80,14 @@ class Running:
             command, cwd=cwd or ROOT, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
             env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none",
                  "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})})
-        if not healthy(self.url, within=120, path=health):
+        if not healthy(self.url, within=120, path=health, process=self.process):
+            code = self.process.poll()
             self.stop()
-            raise RuntimeError(f"server did not start; log in {self.log.name}")
+            lines = [line.strip() for line in Path(self.log.name).read_text(errors="replace").splitlines()]
+            last = next((line for line in reversed(lines) if line), "no output")
+            why = "no answer in 120 s" if code is None else f"exited {code}"
+            error = PortTaken if any(mark in line for line in lines for mark in PORT_TAKEN) else RuntimeError
+            raise error(f"server did not start ({why}: {last[:120]}); log in {self.log.name}")
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the server's whole process tree has used so far, from /proc."""
@@ -100,15 +118,14 @@ class Running:
 
 
 def fairval_serve(db_path: Path | str, *, workers: int = 1, env: dict | None = None) -> Running:
-    port = free_port()
     if not is_url(db_path):
         db_path = Path(db_path).resolve()          # the server runs in the project folder
     command = [sys.executable, "-c", "from fairval.annotate.cli.main import main; main()", "--db", str(db_path), "serve",
-               "--port", str(port), "--address", "127.0.0.1", "--workers", str(workers)]
-    return Running(command, port, {"FAIRVAL_DB": str(db_path), **(env or {})})
+               "--address", "127.0.0.1", "--workers", str(workers), "--port"]
+    return on_a_free_port(lambda port: Running([*command, str(port)], port, {"FAIRVAL_DB": str(db_path), **(env or {})}))
 
 
 def streamlit_run(script: Path) -> Running:
-    port = free_port()
-    return Running([sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
-                    "--server.address", "127.0.0.1", "--server.headless", "true"], port)
+    return on_a_free_port(lambda port: Running(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+         "--server.headless", "true", "--server.port", str(port)], port))

@@ -8,7 +8,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -23,9 +22,9 @@ def server_binaries() -> Path | None:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """Outside the ephemeral range, where a client connection could take it before postgres binds it."""
+    from fairval.annotate.serving.server import free_port as quiet_port
+    return quiet_port()
 
 
 class PostgresCluster:

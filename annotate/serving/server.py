@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import random
 import secrets
 import shutil
 import signal
@@ -88,7 +89,26 @@ def pool_size() -> int:
     return runs_at_once() + 2
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999                 # Linux's default
+
+
 def free_port() -> int:
+    """A free port of 127.0.0.1 for a server this machine starts, outside the kernel's ephemeral range.
+    Binding port 0 hands out a port from that range, and any outgoing connection (to PostgreSQL, a browser's,
+    a client's) may take it as its local port before the server binds it: the server then cannot start."""
+    low, high = _ephemeral_range()
+    quiet = [(20000, low - 1)] if low > 21000 else []
+    quiet += [(high + 1, 65535)] if high < 64535 else []
+    for _ in range(50 if quiet else 0):
+        start, end = random.choice(quiet)
+        port = random.randint(start, end)
+        if not port_taken("127.0.0.1", port):
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -302,12 +322,9 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
     try:
         for worker in workers:
             worker.start()
-        deadline = time.monotonic() + 120
-        while not all(w.healthy() for w in workers):
-            if time.monotonic() > deadline or any(w.exit_code() is not None for w in workers):
-                print("fairval: a worker did not start; stopping", file=sys.stderr)
-                return 1
-            time.sleep(0.3)
+        if not _all_answer(workers, time.monotonic() + 120):
+            print("fairval: a worker did not start; stopping", file=sys.stderr)
+            return 1
         servers = [(f"w{k}", f"127.0.0.1:{w.port}") for k, w in enumerate(workers)]
         cfg = secrets_held.add("haproxy.cfg", config(
             f"{address}:{port}", servers, maxconn=connection_limit(), tls_pem=pem, front_secret=front_secret,
@@ -333,6 +350,27 @@ def _several(env: dict, port: int, address: str, count: int, *, pem: str | None 
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+def _all_answer(workers: list[_Worker], deadline: float, *, tries: int = 3) -> bool:
+    """Wait until every worker answers its health check. One that exits first (its port taken after it was
+    chosen, by a program this one does not know) starts again on another port, up to `tries` starts."""
+    started = {id(w): 1 for w in workers}
+    while not all(w.healthy() for w in workers):
+        if time.monotonic() > deadline:
+            return False
+        for worker in workers:
+            if (code := worker.exit_code()) is None:
+                continue
+            if started[id(worker)] >= tries:
+                return False
+            old, worker.port = worker.port, free_port()
+            print(f"fairval: worker on port {old} exited ({code}) before it answered; starting it on port "
+                  f"{worker.port}", file=sys.stderr, flush=True)
+            worker.start()
+            started[id(worker)] += 1
+        time.sleep(0.3)
+    return True
 
 
 def _exit(signum, _frame) -> None:

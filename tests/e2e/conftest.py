@@ -5,7 +5,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -14,18 +13,13 @@ from pathlib import Path
 import pytest
 
 from bench.streamlit_server import healthy
+from fairval.annotate.serving.server import free_port
 from tests.conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PASSWORD = "e2e-pass"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -44,7 +38,7 @@ class Server:
              "--workers", str(workers)],
             cwd=ROOT, env={**environment, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        if healthy(self.url, within=120):
+        if healthy(self.url, within=120, process=self.process):
             return
         self.stop()
         raise RuntimeError(f"streamlit did not start; log: {self.log_path.read_text()}")
