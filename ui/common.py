@@ -104,6 +104,7 @@ def wrapped_row_height(cells) -> int | None:
 
 
 COUNT_FORMAT = "%,d"        # printf's whole number, with "," between thousands (Streamlit's sprintf)
+MONEY_FORMAT = "%,.2f"      # an amount: cents, thousands grouped as a count's are
 
 
 def _whole(v) -> bool:
@@ -136,14 +137,28 @@ def count_columns(frame, counts) -> dict:
     return config
 
 
-def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False, counts=()) -> None:
+def money_columns(frame, money) -> dict:
+    """The `money` columns of `frame` (changed in place) as numbers shown with cents and English thousands
+    separators ("1,208.00"), so a table sorts amounts as numbers (as text "99.00" came after "1208.00")."""
+    import pandas as pd
+
+    config = {}
+    for c in money:
+        if c in frame.columns and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in frame[c]):
+            frame[c] = pd.array([float(v) for v in frame[c]], dtype="Float64")
+            config[c] = st.column_config.NumberColumn(format=MONEY_FORMAT)
+    return config
+
+
+def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False, counts=(), money=()) -> None:
     """A table of participant-supplied or imported text: st.dataframe draws every cell as plain text (no
     Markdown, no link, no image), where st.table would render cells as Markdown. The `narrow` columns (long
     text: a template, a note) get a fixed width, their cells shortened with "…" (whole on hover), so the
     table's other columns fit the page rather than being pushed out of it. `wrap`: a narrow cell too long for
     one line is wrapped (every row taller) rather than cut at the column's edge. `counts`: the columns that
-    count something (items, judgments, raters, pairs, n), shown with thousands separators (count_columns). A
-    missing value is shown as a dash, as formats.DASH writes an undefined number."""
+    count something (items, judgments, raters, pairs, n), shown with thousands separators (count_columns); `money`: amounts,
+    with cents and thousands separators (money_columns). A missing value is shown as a dash, as formats.DASH
+    writes an undefined number."""
     import pandas as pd
 
     from fairval.annotate.outputs.formats import DASH, readable
@@ -151,7 +166,8 @@ def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False, count
     frame = pd.DataFrame(frame)
     frame = frame.rename(columns={c: readable(c) for c in frame.columns})
     texts = {readable(c): st.column_config.TextColumn(width="medium") for c in narrow if readable(c) in frame.columns}
-    config = {**texts, **count_columns(frame, [readable(c) for c in counts])}
+    config = {**texts, **count_columns(frame, [readable(c) for c in counts]),
+              **money_columns(frame, [readable(c) for c in money])}
     # wrap: rows tall enough for the longest narrow cell's text, wrapped
     height = wrapped_row_height(cell for c in texts for cell in frame[c]) if wrap else None
     st.dataframe(frame, hide_index=isinstance(frame.index, pd.RangeIndex), column_config=config or None,

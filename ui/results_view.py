@@ -100,15 +100,14 @@ def _pay(study_id: str) -> None:
     summary = cost_summary(get_db(), study_id)
     st.subheader("Pay")
     cols = st.columns(3)
-    cols[0].metric(f"Pay ({summary['currency']})", f"{summary['pay']:.2f}")
-    cols[1].metric(f"Platform fee ({s.platform_fee:.0%})", f"{summary['fee']:.2f}")
-    cols[2].metric("Total", f"{summary['total']:.2f}")
+    cols[0].metric(f"Pay ({summary['currency']})", f"{summary['pay']:,.2f}")
+    cols[1].metric(f"Platform fee ({s.platform_fee:.0%})", f"{summary['fee']:,.2f}")
+    cols[2].metric("Total", f"{summary['total']:,.2f}")
     st.caption(f"{formats.count(summary['participants'], 'participant')}, "
                f"{formats.count(summary['judgments'], 'judgment')}; bonuses not yet paid "
-               f"{summary['bonus_owed']:.2f} (`fairval prolific bonuses`).")
-    table = owed(get_db(), study_id)
-    show_table(table.assign(**{c: table[c].map(lambda v: f"{v:.2f}") for c in ("bonus_paid", "bonus_owed", "total")}),
-               counts=("judgments", "paid_judgments"))
+               f"{summary['bonus_owed']:,.2f} (`fairval prolific bonuses`).")
+    show_table(owed(get_db(), study_id), counts=("judgments", "paid_judgments"),
+               money=("bonus_paid", "bonus_owed", "total"))
 
 
 def _progress(p: dict) -> None:

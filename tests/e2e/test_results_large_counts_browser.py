@@ -3,7 +3,8 @@
   study's to "1000 / 2…"), with thousands separators;
 - every count column of Results' and Calibration's tables (questions, languages, templates, raters, pay,
   judgments by group; the judges, group pairs, the judge's audit, rater groups) paints "12,000", not "12000",
-  keeps the number itself as the cell's value, and sorts as numbers ("600" before "2,400");
+  keeps the number itself as the cell's value, and sorts as numbers ("600" before "2,400"); Pay's amounts
+  paint "1,501.00";
 - a German browser is shown the same "12,000" (the pages are English: words, ratios, cards).
 
 st.dataframe paints its cells on a canvas: what it paints is recorded as it paints it (fillText), per table. The
@@ -29,6 +30,7 @@ PAIRS, GROUP_PAIRS = 2_400, (("woman", "man"), ("Black", "White"))
 # a rater, their gender, and the pairs they rated (the first so many): the last rated fewer than a thousand, so
 # their count sorts first as a number and last as text ("600" after "2,400")
 PAIR_RATERS = (("p0", "female", PAIRS), ("p1", "male", PAIRS), ("p2", "female", PAIRS), ("p3", "male", 600))
+PAY, PER_JUDGMENT = 1.0, 1.0                         # a rater's base pay, and per judgment
 VIEWPORTS = [{"width": 1280, "height": 900}, {"width": 390, "height": 844}]
 
 
@@ -37,7 +39,8 @@ def _lines(rows) -> str:
 
 
 def _make(db, folder):
-    create_study(db, "large", "template_quality", raters_per_item=1, base_pay=1.0, pay_per_judgment=0.1)
+    # each rater is owed more than a thousand: PAY + judgments × PER_JUDGMENT
+    create_study(db, "large", "template_quality", raters_per_item=1, base_pay=PAY, pay_per_judgment=PER_JUDGMENT)
     (folder / "items.jsonl").write_text(_lines({"id": f"q{k}", "filled_template": f"Should request {k} be granted?",
                                                 "decision_question_id": f"t{k % TEMPLATES}"} for k in range(ITEMS)),
                                         encoding="utf-8")
@@ -165,21 +168,26 @@ def _table(page, first: tuple[str, ...]):
     return None
 
 
-def _counts(page, first: tuple[str, ...], column: str, expected: list[int]):
+def _counts(page, first: tuple[str, ...], column: str, expected: list, *, money: bool = False):
     """The table whose first headers are `first` holds `expected` in `column` as numbers (its cells' values, as a
-    screen reader and sorting take them) and paints each with thousands separators, never without."""
+    screen reader and sorting take them) and paints each with thousands separators, never without; `money`:
+    with cents too ("1,501.00")."""
+    grouped, plain = (lambda n: f"{n:,.2f}", lambda n: f"{n:.2f}") if money else (lambda n: f"{n:,}", str)
     table = _table(page, first)
     assert table is not None, f"no table with the headers {first}: " + str(page.evaluate(HEADERS))
     table.scroll_into_view_if_needed()
     assert table.evaluate(SHOW_COLUMN, column), f"no column {column!r} in the table {first}"
     expect(table.locator('[role="gridcell"]').first).to_be_attached(timeout=60_000)
     # painted: each number drawn on the grid's canvas in one form or the other (it paints a frame after it is shown)
-    either = [[f"{n:,}", str(n)] for n in expected]
+    either = [[grouped(n), plain(n)] for n in expected]
     page.wait_for_function(PAINTED, arg=[table.element_handle(), column, either], timeout=60_000)
     found = table.evaluate(CELLS, column)
-    assert found["cells"] == [str(n) for n in expected], (first, column, found["cells"])
-    wanted, painted = {f"{n:,}" for n in expected}, set(found["drawn"])
-    assert wanted <= painted and not {str(n) for n in expected if n >= 1000} & painted, \
+    if money:
+        assert [float(c) for c in found["cells"]] == [float(n) for n in expected], (first, column, found["cells"])
+    else:
+        assert found["cells"] == [str(n) for n in expected], (first, column, found["cells"])
+    wanted, painted = {grouped(n) for n in expected}, set(found["drawn"])
+    assert wanted <= painted and not {plain(n) for n in expected if n >= 1000} & painted, \
         (first, column, sorted(wanted - painted), sorted(painted)[:40])
     return table
 
@@ -203,7 +211,8 @@ def test_the_counts_are_shown_whole(server, browser, viewport):
     page = _open(browser, server, viewport, "/Results?study=large", "Items complete")
     values = page.get_by_test_id("stMetricValue")
     shown = {v.inner_text().strip() for v in values.all()}
-    assert {f"{ITEMS:,} / {ITEMS:,}", str(RATERS)} <= shown, shown
+    owed = RATERS * PAY + ITEMS * PER_JUDGMENT        # every judgment paid, and each rater's base pay
+    assert {f"{ITEMS:,} / {ITEMS:,}", str(RATERS), f"{owed:,.2f}"} <= shown, shown
     # each value fits its box: nothing cut to an ellipsis
     cut = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
         .flatMap(v => [v, ...v.querySelectorAll('*')]).filter(e => e.scrollWidth > e.clientWidth + 1)
@@ -223,6 +232,9 @@ def test_results_tables_group_their_counts(server, browser, viewport):
     # each rater rated every RATERS-th item; Pay counts the same judgments
     _counts(page, ("rater", "items"), "items", [ITEMS // RATERS] * RATERS)
     _counts(page, ("rater", "source"), "judgments", [ITEMS // RATERS] * RATERS)
+    # and what each is owed, in all and in bonuses not yet paid: amounts grouped the same way, with cents
+    _counts(page, ("rater", "source"), "total", [PAY + ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True)
+    _counts(page, ("rater", "source"), "bonus owed", [ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True)
 
     page = _open(browser, server, viewport, "/Results?study=pairs", "Items complete")
     _counts(page, ("question", "n"), "n", [sum(rated for _, _, rated in PAIR_RATERS)])

@@ -43,3 +43,34 @@ def test_count_columns_stay_numbers_shown_localized():
     assert "checks" not in config and "absent" not in config
     assert config["note"]["width"] == "medium"
     assert table.proto.placeholder == "–"          # an undefined count: the dash every table writes
+
+
+def _amounts():
+    import pandas as pd
+
+    from fairval.ui.common import show_table
+
+    show_table(pd.DataFrame({"rater_id": ["r1", "r2", "r3"], "judgments": [12, 1_208, 3],
+                             "bonus_owed": [99.0, 1_208.5, 0],
+                             "total": [100.25, 1_209.5, 1.0],
+                             "note": [1.5, "two", 3.0]}),                          # not all amounts: left as it is
+               counts=("judgments",), money=("bonus_owed", "total", "note", "absent"))
+
+
+def test_money_columns_stay_numbers_shown_with_cents_and_grouped():
+    """Pay's amounts were strings ("1208.00"): ungrouped, and sorting by them put "99.00" after "1208.00"."""
+    at = AppTest.from_function(_amounts, default_timeout=30).run()
+    assert not at.exception
+    table = at.dataframe[0]
+    shown = table.value
+    assert shown["bonus owed"].tolist() == [99.0, 1_208.5, 0.0] and shown["total"].tolist() == [100.25, 1_209.5, 1.0]
+    for column in ("bonus owed", "total"):
+        assert pd.api.types.is_float_dtype(shown[column]), (column, shown[column].dtype)
+    # as numbers they sort by amount, where the old strings sorted "99.00" last
+    assert sorted(shown["bonus owed"]) == [0.0, 99.0, 1_208.5]
+    assert sorted(f"{v:.2f}" for v in [99.0, 1_208.5, 0.0])[-1] == "99.00"
+    config = json.loads(table.proto.columns)
+    for column in ("bonus owed", "total"):
+        assert config[column]["type_config"] == {"type": "number", "format": "%,.2f"}, config
+    assert config["judgments"]["type_config"]["format"] == "%,d"
+    assert "note" not in config and "absent" not in config
