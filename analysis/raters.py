@@ -78,13 +78,13 @@ def rater_quality(ratings: pd.DataFrame, gold: Mapping[str, Mapping[str, str]],
         flags = []
         if gold_acc is not None and gold_acc < rules.min_gold_accuracy:
             flags.append(f"gold accuracy {gold_acc:.0%} below {rules.min_gold_accuracy:.0%} "
-                         f"({n_hit} of {n_gold})")
+                         f"({n_hit:,} of {n_gold:,})")
         if med is not None and rules.min_median_seconds and med < rules.min_median_seconds:
             flags.append(f"median {_below(med, rules.min_median_seconds)} s per item, under the minimum "
                          f"{rules.min_median_seconds:g} s")
         if top is not None and line is not None and top["n"] >= rules.straightline_min_answers \
                 and line >= rules.max_straightline:
-            flags.append(f"straight-lining: {top['what']} ({round(line * top['n'])} of {top['n']})")
+            flags.append(f"straight-lining: {top['what']} ({round(line * top['n']):,} of {int(top['n']):,})")
         flags.extend(at_random.get(str(rater), ()))
         out.append(RaterQuality(str(rater), items, n_gold, gold_acc, med, line, agreement.get(rater), tuple(flags),
                                 competence.get(str(rater), {})))
@@ -119,8 +119,8 @@ def _rater_model(regular: pd.DataFrame, questions: tuple[str, ...], min_answers:
                     and t.p_honest is not None and t.p_honest < 0.05:
                 flags.setdefault(t.rater_id, []).append(
                     f"answers {question!r} no better than at random: agreed with the other raters' model label "
-                    f"on {t.agreed} of {t.n} items, {t.expected:.1f} expected by chance (p = {t.p_value:.2f}) and "
-                    f"{t.expected_honest:.1f} from a rater right {HONEST_ACCURACY:.0%} of the time (p = "
+                    f"on {t.agreed:,} of {t.n:,} items, {t.expected:,.1f} expected by chance (p = {t.p_value:.2f}) and "
+                    f"{t.expected_honest:,.1f} from a rater right {HONEST_ACCURACY:.0%} of the time (p = "
                     f"{t.p_honest:.3f}); Dawid–Skene competence {model.competence()[t.rater_id]:.2f}")
     return competence, flags
 

@@ -135,3 +135,14 @@ def test_a_mixed_pair_rater_is_not_flagged():
     rows = pair_rows("mixed", [("A", False), ("B", False), ("A", True), ("B", True)] * 3)
     (rater,) = rater_quality(frame(rows), {}, pair_questions=PAIRS)
     assert rater.flags == () and rater.straightline == 0.5
+
+
+def test_flags_group_the_thousands_of_a_large_study():
+    """A rater of 2,400 items read "(2400 of 2400)" beside the pages' "2,400": their counts are grouped too."""
+    n, gold = 2_400, 1_200
+    rows = [(f"i{i}", "lazy", "quality", "5", "5", 1.0, False) for i in range(n)]
+    rows += [(f"g{k}", "lazy", "quality", "5", "5", 1.0, True) for k in range(gold)]
+    (lazy,) = rater_quality(frame(rows), {f"g{k}": {"quality": "1"} for k in range(gold)}, QualityRules())
+    assert lazy.flags[0] == "gold accuracy 0% below " + f"{QualityRules().min_gold_accuracy:.0%} (0 of 1,200)"
+    straight = next(f for f in lazy.flags if f.startswith("straight-lining"))
+    assert straight.endswith(f"({n:,} of {n:,})"), straight
