@@ -168,12 +168,13 @@ def _table(page, first: tuple[str, ...]):
     return None
 
 
-def _counts(page, first: tuple[str, ...], column: str, expected: list, *, money: bool = False):
+def _counts(page, first: tuple[str, ...], column: str, expected: list, *, money: bool = False, table=None):
     """The table whose first headers are `first` holds `expected` in `column` as numbers (its cells' values, as a
     screen reader and sorting take them) and paints each with thousands separators, never without; `money`:
-    with cents too ("1,501.00")."""
+    with cents too ("1,501.00"). `table`: one found before (a phone's grid scrolled sideways to a column no
+    longer shows its first headers)."""
     grouped, plain = (lambda n: f"{n:,.2f}", lambda n: f"{n:.2f}") if money else (lambda n: f"{n:,}", str)
-    table = _table(page, first)
+    table = table or _table(page, first)
     assert table is not None, f"no table with the headers {first}: " + str(page.evaluate(HEADERS))
     table.scroll_into_view_if_needed()
     assert table.evaluate(SHOW_COLUMN, column), f"no column {column!r} in the table {first}"
@@ -231,10 +232,10 @@ def test_results_tables_group_their_counts(server, browser, viewport):
     _counts(page, ("template", "text"), "n", [ITEMS // TEMPLATES] * 2 * TEMPLATES)
     # each rater rated every RATERS-th item; Pay counts the same judgments
     _counts(page, ("rater", "items"), "items", [ITEMS // RATERS] * RATERS)
-    _counts(page, ("rater", "source"), "judgments", [ITEMS // RATERS] * RATERS)
+    pay = _counts(page, ("rater", "source"), "judgments", [ITEMS // RATERS] * RATERS)
     # and what each is owed, in all and in bonuses not yet paid: amounts grouped the same way, with cents
-    _counts(page, ("rater", "source"), "total", [PAY + ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True)
-    _counts(page, ("rater", "source"), "bonus owed", [ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True)
+    _counts(page, (), "total", [PAY + ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True, table=pay)
+    _counts(page, (), "bonus owed", [ITEMS // RATERS * PER_JUDGMENT] * RATERS, money=True, table=pay)
 
     page = _open(browser, server, viewport, "/Results?study=pairs", "Items complete")
     _counts(page, ("question", "n"), "n", [sum(rated for _, _, rated in PAIR_RATERS)])
