@@ -24,6 +24,8 @@ def ephemeral() -> range:
 @pytest.mark.skipif(not Path("/proc/sys/net/ipv4/ip_local_port_range").exists(), reason="Linux's port range only")
 def test_a_chosen_port_is_free_and_outside_the_range_outgoing_connections_take():
     taken = ephemeral()
+    if taken.start <= 21000 and taken.stop > 64535:
+        pytest.skip(f"this machine's ephemeral range {taken.start}–{taken.stop - 1} leaves no port outside it")
     for _ in range(200):
         port = free_port()
         assert port not in taken and 1024 <= port <= 65535
