@@ -15,16 +15,13 @@ from pathlib import Path
 
 import psycopg
 
+# outside the ephemeral range, where a client connection could take the port before postgres binds it
+from fairval.annotate.serving.server import free_port
+
 
 def server_binaries() -> Path | None:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     return Path(found[-1]).parent if found else None
-
-
-def free_port() -> int:
-    """Outside the ephemeral range, where a client connection could take it before postgres binds it."""
-    from fairval.annotate.serving.server import free_port as quiet_port
-    return quiet_port()
 
 
 class PostgresCluster:

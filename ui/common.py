@@ -156,9 +156,9 @@ def show_table(frame, *, narrow: tuple[str, ...] = (), wrap: bool = False, count
     text: a template, a note) get a fixed width, their cells shortened with "…" (whole on hover), so the
     table's other columns fit the page rather than being pushed out of it. `wrap`: a narrow cell too long for
     one line is wrapped (every row taller) rather than cut at the column's edge. `counts`: the columns that
-    count something (items, judgments, raters, pairs, n), shown with thousands separators (count_columns); `money`: amounts,
-    with cents and thousands separators (money_columns). A missing value is shown as a dash, as formats.DASH
-    writes an undefined number."""
+    count something (items, judgments, raters, pairs, n), shown with thousands separators (count_columns);
+    `money`: amounts, with cents and thousands separators (money_columns). A missing value is shown as a dash,
+    as formats.DASH writes an undefined number."""
     import pandas as pd
 
     from fairval.annotate.outputs.formats import DASH, readable
